@@ -1,0 +1,29 @@
+# README: `make quickstart` installs everything and runs the default simulation; `make test` runs the tests.
+# Both depend on `setup`, which is idempotent (a stamp file makes re-runs near-instant).
+VENV := .venv
+PY := $(VENV)/bin/python
+
+.PHONY: help setup quickstart test lint
+
+help:
+	@echo "make setup       install into $(VENV) (idempotent)"
+	@echo "make quickstart  setup, then run the default simulation on the embedded local model"
+	@echo "make test        setup, then run the test suite"
+	@echo "make lint        ruff check, ruff format --check, mypy"
+
+setup:
+	@scripts/setup.sh
+
+quickstart: setup
+	$(VENV)/bin/squall run
+
+# pytest exits 5 when it collected no tests: that is a failure, not a pass.
+test: setup
+	@$(PY) -m pytest -q; rc=$$?; \
+	if [ $$rc -eq 5 ]; then echo "make test: no tests were collected" >&2; fi; \
+	exit $$rc
+
+lint: setup
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/mypy

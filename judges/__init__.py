@@ -1,0 +1,1 @@
+"""Scorers over stored episodes."""

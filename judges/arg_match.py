@@ -1,0 +1,157 @@
+"""Compare an agent's call arguments with gold arguments: exactly, or with embeddings for free text.
+
+Error codes are ``args:missing:<key>``, ``args:extra:<key>`` and ``args:value:<key>`` (top-level keys;
+a difference deep inside a nested value is reported on its top-level key).
+
+Rules, in both modes:
+- numbers compare numerically (3 == 3.0), but booleans are not numbers (True != 1);
+- lists compare in order; dicts key by key; strings exactly;
+- a parameter given on one side only counts as equal when the tool schema's default for it
+  (``schema["properties"][key]["default"]``) equals the other side's value.
+
+Embedding mode relaxes free-text strings only: after exact equality, case- and whitespace-folded
+equality (cheap), then cosine similarity >= threshold. Strings the schema constrains (``enum``,
+``const``, ``format``, ``pattern``) stay exact, and so do strings whose numbers differ ("21 degrees"
+vs "22 degrees", "dev_123" vs "dev_124" embed almost identically but mean different things).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal, Protocol
+
+import numpy as np
+
+MatchMode = Literal["exact", "embedding"]
+
+_NUMBER_RE = re.compile(r"\d+(?:\.\d+)?")
+_CONSTRAINTS = ("enum", "const", "format", "pattern")
+
+
+class TextEmbedder(Protocol):
+    """What the matcher needs from an embedder (``judges.embedding.Embedder`` is one)."""
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray: ...
+
+    def similarity(self, a: str, b: str) -> float: ...
+
+
+def normalise(value: Any) -> Any:
+    """A canonical JSON-like form: integral floats become ints, tuples lists, dict keys strings."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, Mapping):
+        return {str(k): normalise(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [normalise(v) for v in value]
+    return value
+
+
+@dataclass(frozen=True)
+class ArgMatcher:
+    """Argument comparison for judges. ``embedder`` is required in embedding mode (created when omitted)."""
+
+    mode: MatchMode = "exact"
+    threshold: float = 0.8
+    embedder: TextEmbedder | None = None
+
+    def __post_init__(self) -> None:
+        if self.mode not in ("exact", "embedding"):
+            raise ValueError(f"unknown argument match mode {self.mode!r}")
+        if self.mode == "embedding" and self.embedder is None:
+            from judges.embedding import Embedder  # heavy dependencies: only when asked for
+
+            object.__setattr__(self, "embedder", Embedder())
+
+    def match(
+        self, agent_args: Mapping[str, Any], gold_args: Mapping[str, Any], schema: Mapping[str, Any] | None = None
+    ) -> tuple[bool, list[str]]:
+        """Whether the agent's arguments match the gold ones, and the ``args:<reason>:<key>`` codes if not."""
+        agent, gold = normalise(agent_args), normalise(gold_args)
+        props = _properties(schema)
+        if self.mode == "embedding":
+            self._prefetch(agent, gold, props)
+        errors: list[str] = []
+        for key, expected in gold.items():
+            if key not in agent:
+                if not self._equals_default(props, key, expected):
+                    errors.append(f"args:missing:{key}")
+            elif not self.equal(agent[key], expected, _free_text(props.get(key))):
+                errors.append(f"args:value:{key}")
+        errors.extend(
+            f"args:extra:{key}"
+            for key, value in agent.items()
+            if key not in gold and not self._equals_default(props, key, value)
+        )
+        return not errors, errors
+
+    def equal(self, a: Any, b: Any, free_text: bool = True) -> bool:
+        """Whether two normalised values match under this matcher's mode."""
+        if isinstance(a, str) and isinstance(b, str):
+            return self._strings_match(a, b, free_text)
+        if isinstance(a, bool) or isinstance(b, bool):
+            return type(a) is type(b) and a == b
+        if isinstance(a, dict) and isinstance(b, dict):
+            return a.keys() == b.keys() and all(self.equal(a[k], b[k], free_text) for k in a)
+        if isinstance(a, list) and isinstance(b, list):
+            return len(a) == len(b) and all(self.equal(x, y, free_text) for x, y in zip(a, b, strict=True))
+        if isinstance(a, dict | list | str) or isinstance(b, dict | list | str):
+            return False  # different shapes
+        return bool(a == b)
+
+    def _strings_match(self, a: str, b: str, free_text: bool) -> bool:
+        if a == b:
+            return True
+        if self.mode == "exact" or not free_text or not _embeddable(a, b):
+            return False
+        if _fold(a) == _fold(b):
+            return True
+        assert self.embedder is not None  # set in __post_init__ for embedding mode
+        return self.embedder.similarity(a, b) >= self.threshold
+
+    def _equals_default(self, props: Mapping[str, Any], key: str, value: Any) -> bool:
+        spec = props.get(key)
+        if not isinstance(spec, Mapping) or "default" not in spec:
+            return False
+        return self.equal(normalise(spec["default"]), value, _free_text(spec))
+
+    def _prefetch(self, agent: dict[str, Any], gold: dict[str, Any], props: Mapping[str, Any]) -> None:
+        """Embed every string pair the comparison will need in one batch; later lookups hit the cache."""
+        texts: list[str] = []
+        for key in agent.keys() & gold.keys():
+            if _free_text(props.get(key)):
+                _collect_pairs(agent[key], gold[key], texts)
+        if texts and self.embedder is not None:
+            self.embedder.encode(texts)
+
+
+def _collect_pairs(a: Any, b: Any, out: list[str]) -> None:
+    if isinstance(a, str) and isinstance(b, str):
+        if a != b and _embeddable(a, b) and _fold(a) != _fold(b):
+            out.extend((a, b))
+    elif isinstance(a, dict) and isinstance(b, dict):
+        for key in a.keys() & b.keys():
+            _collect_pairs(a[key], b[key], out)
+    elif isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        for x, y in zip(a, b, strict=True):
+            _collect_pairs(x, y, out)
+
+
+def _properties(schema: Mapping[str, Any] | None) -> Mapping[str, Any]:
+    props = schema.get("properties") if isinstance(schema, Mapping) else None
+    return props if isinstance(props, Mapping) else {}
+
+
+def _free_text(spec: Any) -> bool:
+    """True unless the schema constrains the value to codes (enum, const, format, pattern)."""
+    return not (isinstance(spec, Mapping) and any(k in spec for k in _CONSTRAINTS))
+
+
+def _embeddable(a: str, b: str) -> bool:
+    return _NUMBER_RE.findall(a) == _NUMBER_RE.findall(b)
+
+
+def _fold(text: str) -> str:
+    return " ".join(text.casefold().split())

@@ -1,0 +1,148 @@
+"""Core API accuracy per turn, and conversation success (every turn right).
+
+A turn is right when the set of core calls the agent made equals the core calls of some accepted
+solution path of that turn. What counts as an agent's core call:
+- only calls that succeeded (a call the world refused changed nothing; error handling is judged apart);
+- read-only lookups are support calls and ignored, unless the path itself has a core call of that
+  function (a lookup that answers the user's question is core).
+Support calls in the gold are never scored.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from judges.arg_match import ArgMatcher
+from sim.core import EpisodeResult, GoldCall, Score, ToolCall, Turn
+
+Schemas = dict[str, dict[str, Any]]
+
+
+@dataclass
+class TurnVerdict:
+    correct: bool
+    path: int | None = None  # index of the matching path (0 = primary)
+    errors: list[str] = field(default_factory=list)
+
+
+def agent_calls(result: EpisodeResult, turn: int) -> list[tuple[ToolCall, bool]]:
+    """(call, read_only) for each call of ``turn`` that the world executed successfully."""
+    read_only = {ev.call.id: bool(ev.read_only) for ev in result.events if ev.kind == "tool_call" and ev.call}
+    return [
+        (ev.call, read_only.get(ev.call.id, False))
+        for ev in result.events
+        if ev.kind == "tool_result" and ev.turn == turn and ev.call and ev.result and ev.result.ok
+    ]
+
+
+def judge_turn(turn: Turn, calls: list[tuple[ToolCall, bool]], schemas: Schemas, matcher: ArgMatcher) -> TurnVerdict:
+    best: TurnVerdict | None = None
+    for index, path in enumerate(turn.paths()):
+        errors = _compare(path, calls, schemas, matcher)
+        if not errors:
+            return TurnVerdict(correct=True, path=index)
+        if best is None:  # report deductions against the primary path
+            best = TurnVerdict(correct=False, errors=errors)
+    assert best is not None
+    return best
+
+
+def _compare(
+    path: list[GoldCall], calls: list[tuple[ToolCall, bool]], schemas: Schemas, matcher: ArgMatcher
+) -> list[str]:
+    gold = [c for c in path if c.role == "core"]
+    core_names = {c.name for c in gold}
+    made = [c for c, read_only in calls if not read_only or c.name in core_names]
+
+    def same(a: ToolCall, g: GoldCall) -> bool:
+        return a.name == g.name and matcher.match(a.arguments, g.arguments, schemas.get(g.name))[0]
+
+    unmatched_gold = [g for g in gold if not any(same(a, g) for a in made)]
+    unmatched_made = [a for a in made if not any(same(a, g) for g in gold)]
+    errors: list[str] = []
+    for g in unmatched_gold:
+        near = next((a for a in unmatched_made if a.name == g.name), None)
+        if near is None:
+            errors.append(f"core:missing:{g.name}")
+        else:  # right function, wrong arguments: say which
+            unmatched_made.remove(near)
+            errors.extend(matcher.match(near.arguments, g.arguments, schemas.get(g.name))[1] or [f"args:{g.name}"])
+    errors.extend(f"core:extra:{a.name}" for a in unmatched_made)
+    return errors
+
+
+def judge_turns(result: EpisodeResult, matcher: ArgMatcher) -> list[TurnVerdict]:
+    schemas = {s.name: s.parameters for s in result.tools}
+    verdicts = []
+    for i, turn in enumerate(result.task.turns):
+        if i >= result.turns_played:
+            verdicts.append(TurnVerdict(correct=False, errors=["turn:not_played"]))
+        else:
+            verdicts.append(judge_turn(turn, agent_calls(result, i), schemas, matcher))
+    return verdicts
+
+
+def _unscoreable(result: EpisodeResult, judge: str) -> Score:
+    return Score(
+        episode_id=result.episode_id,
+        task_id=result.task_id,
+        trial=result.trial,
+        judge=judge,
+        value=None,
+        errors=[f"episode:{result.termination}"],
+    )
+
+
+class CoreApiAccuracy:
+    """Fraction of the task's turns with core gold calls whose core calls were right."""
+
+    name = "core_api_accuracy"
+
+    def __init__(self, matcher: ArgMatcher) -> None:
+        self.matcher = matcher
+
+    async def score(self, result: EpisodeResult) -> Score:
+        if result.failed:
+            return _unscoreable(result, self.name)
+        verdicts = judge_turns(result, self.matcher)
+        # Turns whose gold has no core call test answers, not API calls: outside this metric's denominator.
+        applicable = [any(c.role == "core" for c in turn.gold) for turn in result.task.turns]
+        per_turn: list[float | None] = [
+            (1.0 if v.correct else 0.0) if ok else None for v, ok in zip(verdicts, applicable, strict=True)
+        ]
+        values = [v for v in per_turn if v is not None]
+        return Score(
+            episode_id=result.episode_id,
+            task_id=result.task_id,
+            trial=result.trial,
+            judge=self.name,
+            value=sum(values) / len(values) if values else None,
+            per_turn=per_turn,
+            errors=[f"turn{i}:{e}" for i, v in enumerate(verdicts) for e in v.errors],
+            details={"paths": [v.path for v in verdicts], "arg_mode": self.matcher.mode},
+        )
+
+
+class ConversationSuccess:
+    """1.0 when every turn's core calls were right, else 0.0."""
+
+    name = "conversation_success"
+
+    def __init__(self, matcher: ArgMatcher) -> None:
+        self.matcher = matcher
+
+    async def score(self, result: EpisodeResult) -> Score:
+        if result.failed:
+            return _unscoreable(result, self.name)
+        verdicts = judge_turns(result, self.matcher)
+        ok = all(v.correct for v in verdicts)
+        first_wrong = next((i for i, v in enumerate(verdicts) if not v.correct), None)
+        return Score(
+            episode_id=result.episode_id,
+            task_id=result.task_id,
+            trial=result.trial,
+            judge=self.name,
+            value=1.0 if ok else 0.0,
+            details={"first_wrong_turn": first_wrong},
+        )

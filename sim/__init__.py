@@ -1,0 +1,1 @@
+"""squall engine: config, planning, episode loop, agents, LLM gateway, store, report, CLI."""

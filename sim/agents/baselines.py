@@ -1,0 +1,53 @@
+"""Calibration baselines: the oracle (gold replay with backup paths) and the null agent (always declines).
+
+A harness whose oracle does not score 1.0 or whose null agent does not score 0.0 has a bug in its
+tasks, world or judges; both are cheap and run on every change.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from sim.core import AgentRuntime, Event, ToolCall, ToolSpec
+
+
+class OracleAgent:
+    """Replays the turn's gold path; when a call fails, switches to the next alternative path.
+
+    Paths that use a function already seen failing are tried last, so after an outage the oracle goes
+    straight to the backup plan instead of retrying the dead function.
+    """
+
+    name = "oracle"
+
+    async def respond(
+        self, history: Sequence[Event], tools: Sequence[ToolSpec], instructions: str, runtime: AgentRuntime
+    ) -> str:
+        turn = runtime.task.turns[runtime.turn]
+        failed: set[str] = set()
+        remaining = turn.paths()
+        step = 0
+        while remaining:
+            # Stable sort: among paths that avoid failed functions, gold order is kept.
+            remaining.sort(key=lambda path: any(c.name in failed for c in path))
+            path = remaining.pop(0)
+            for gold in path:
+                step += 1
+                call = ToolCall(id="", name=gold.name, arguments=dict(gold.arguments))
+                if not (await runtime.call(call, step=step)).ok:
+                    failed.add(gold.name)
+                    break
+            else:
+                return turn.gold_answer or "Done."
+        return turn.reference_response or "Sorry, I could not complete that: the service is unavailable."
+
+
+class NullAgent:
+    """Never calls a tool; always declines. The floor every score is compared against."""
+
+    name = "null"
+
+    async def respond(
+        self, history: Sequence[Event], tools: Sequence[ToolSpec], instructions: str, runtime: AgentRuntime
+    ) -> str:
+        return "I'm sorry, I can't help with that."

@@ -1,0 +1,105 @@
+"""What a text-protocol (ReAct-style) agent reads: the system prompt, observations and parse-error feedback.
+
+The format taught here is the one ``text_parse`` reads best; the parser also accepts sloppier forms.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Collection, Sequence
+from types import MappingProxyType
+from typing import Any
+
+from sim.agents.text_parse import ParseError
+from sim.core.tools import ToolResult, ToolSpec
+
+FORMAT = """\
+To use a tool, write exactly these three lines and then stop:
+Thought: <your reasoning about what to do next>
+Action: <the tool name>
+Action Input: <the arguments as one JSON object; {} if there are none>
+
+The tool's result then comes back to you as:
+Observation: <the result as JSON>
+
+When you are done, need something from the user, or cannot go on, write:
+Thought: <your reasoning>
+Final Answer: <your reply to the user>
+
+Rules:
+- One Action per reply. Never write an Observation yourself.
+- Action is exactly one tool name from the list.
+- Action Input is valid JSON: double-quoted keys and strings, true/false/null."""
+
+_NO_TOOLS = "No tools are available in this conversation: always reply with Final Answer."
+_HINTS = MappingProxyType(
+    {
+        "unknown_tool": "Use one of the tool names listed below, spelled exactly.",
+        "bad_arguments": 'Action Input must be one JSON object with double-quoted keys: {"key": "value", "n": 3}.',
+        "no_action": "Every reply must end with either an Action and its Action Input, or a Final Answer.",
+        "empty": "Every reply must end with either an Action and its Action Input, or a Final Answer.",
+        "empty_answer": "Write your reply to the user after 'Final Answer:'.",
+    }
+)
+_MAX_LISTED_TOOLS = 40  # worlds with tool search can offer hundreds; the feedback stays short
+
+
+def render_system_prompt(instructions: str, tools: Sequence[ToolSpec]) -> str:
+    """Domain instructions, then the tools (name, description, compact JSON-schema parameters), then the format."""
+    parts = [instructions.strip()] if instructions.strip() else []
+    if tools:
+        listed = "\n\n".join(_render_tool(tool) for tool in tools)
+        parts.append(f"# Tools\n\nYou can use these tools:\n\n{listed}")
+        parts.append(f"# Format\n\n{FORMAT}")
+    else:
+        parts.append(f"# Format\n\n{_NO_TOOLS}\nFinal Answer: <your reply to the user>")
+    return "\n\n".join(parts)
+
+
+def render_observation(result: ToolResult, max_chars: int | None = None) -> str:
+    """``Observation: <compact JSON>``. Text content is shown as is; failures always say they failed.
+
+    A failure whose payload does not already carry an "error" key is wrapped as
+    ``{"error": <payload>, "status": ...}`` so the model cannot mistake it for data.
+    """
+    content: Any = result.content
+    if not result.ok and not (isinstance(content, dict) and "error" in content):
+        content = {"error": content, "status": result.status}
+        if result.error_code:
+            content["code"] = result.error_code
+    elif result.ok and content is None:
+        content = {"status": "success"}
+    body = content if isinstance(content, str) else _compact(content)
+    if max_chars is not None and len(body) > max_chars:
+        body = f"{body[:max_chars]}... [truncated {len(body) - max_chars} characters]"
+    return f"Observation: {body}"
+
+
+def render_parse_error(err: ParseError, tool_names: Collection[str]) -> str:
+    """Feedback for a reply the parser could not use: what was wrong, then the expected format."""
+    names = list(tool_names)
+    lines = [f"Observation: your last reply could not be used. {err.message}", _HINTS.get(err.code, "")]
+    if names:
+        shown = ", ".join(names[:_MAX_LISTED_TOOLS])
+        more = f" (and {len(names) - _MAX_LISTED_TOOLS} more)" if len(names) > _MAX_LISTED_TOOLS else ""
+        lines.append(f"Tools: {shown}{more}.")
+        lines.append(
+            "Reply again in exactly this format:\n"
+            "Thought: <your reasoning>\n"
+            "Action: <one tool name>\n"
+            'Action Input: {"argument": "value"}\n'
+            "or, to reply to the user:\n"
+            "Final Answer: <your reply>"
+        )
+    else:
+        lines.append(f"{_NO_TOOLS}\nFinal Answer: <your reply>")
+    return "\n".join(line for line in lines if line)
+
+
+def _render_tool(tool: ToolSpec) -> str:
+    description = tool.description.strip().replace("\n", "\n  ")
+    return f"- {tool.name}: {description}\n  Parameters: {_compact(tool.parameters)}"
+
+
+def _compact(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)

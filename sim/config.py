@@ -1,0 +1,104 @@
+"""Run configuration: defaults, a TOML file, then command-line overrides, validated in one place."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from sim.llm.gateway import RetryPolicy
+
+DEFAULT_AGENT = "text:local"
+"""The embedded default: SmolLM2-135M served by llama.cpp, started by squall, via the text protocol."""
+
+
+# Fields that change what is measured; the rest (where, how fast) may differ on --resume.
+IDENTITY_FIELDS = (
+    "world",
+    "agent",
+    "user",
+    "stressors",
+    "tasks",
+    "limit",
+    "trials",
+    "seed",
+    "max_steps",
+    "max_turns",
+    "max_tokens",
+    "temperature",
+    "arg_match",
+    "embedding_threshold",
+)
+
+
+class ConfigError(Exception):
+    """Bad configuration; the message names the file (or option) and the field."""
+
+
+class RunConfig(BaseModel):
+    """Everything that defines a run. Every field can be set in TOML or on the command line."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    world: str = Field(default="smart_home", description="Built-in world name, task file, or world directory.")
+    agent: str = Field(
+        default=DEFAULT_AGENT,
+        description="oracle | null | MODEL | native:MODEL | text:MODEL; MODEL is a pydantic-ai model string, "
+        "openai-chat:NAME@BASE_URL, or 'local' (the embedded model).",
+    )
+    user: str = Field(default="scripted", description="scripted | scripted:coreferential")
+    stressors: list[str] = Field(default_factory=list, description="Stressor names, applied in order.")
+    tasks: list[str] = Field(default_factory=list, description="Only these task ids (default: all).")
+    limit: int | None = Field(default=None, ge=1, description="Only the first N tasks.")
+    trials: int = Field(default=1, ge=1, description="Episodes per task.")
+    seed: int = Field(default=0, description="Root seed; each episode's seed derives from it.")
+    concurrency: int = Field(default=4, ge=1, description="Episodes in flight.")
+    endpoint_concurrency: int = Field(default=16, ge=1, description="Concurrent requests per LLM endpoint.")
+    out: Path = Field(default=Path("runs"), description="Folder that holds run directories.")
+    run_id: str | None = Field(default=None, pattern=r"^[A-Za-z0-9._-]+$", description="Default: a timestamp.")
+    resume: bool = Field(default=False, description="Continue run_id, skipping finished episodes.")
+    max_steps: int = Field(default=15, ge=1, description="Model requests (and tool calls) per turn.")
+    max_turns: int = Field(default=20, ge=1, description="User turns per episode.")
+    episode_timeout_s: float = Field(default=600.0, gt=0, description="Wall-clock budget per episode.")
+    request_timeout_s: float = Field(default=120.0, gt=0, description="HTTP timeout per LLM request.")
+    max_tokens: int | None = Field(default=512, ge=1, description="Completion cap per model request.")
+    temperature: float | None = Field(default=0.0, ge=0, description="Sampling temperature (None: provider's).")
+    arg_match: Literal["exact", "embedding"] = Field(default="exact", description="How argument values match.")
+    embedding_threshold: float = Field(default=0.8, gt=0, le=1, description="Cosine threshold in embedding mode.")
+    retry: RetryPolicy = Field(default_factory=RetryPolicy)
+
+    def config_hash(self) -> str:
+        identity = self.model_dump(mode="json", include=set(IDENTITY_FIELDS))
+        return hashlib.sha256(json.dumps(identity, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def load_config(path: Path | None, overrides: dict[str, Any]) -> RunConfig:
+    """Merge a TOML file (optional) with overrides (options the user actually gave) and validate."""
+    data: dict[str, Any] = {}
+    if path is not None:
+        data = _read_toml(path)
+        data = data.get("run", data)  # accept a [run] table or top-level keys
+    merged = {**data, **{k: v for k, v in overrides.items() if v is not None}}
+    try:
+        return RunConfig.model_validate(merged)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        field = ".".join(str(p) for p in err["loc"])
+        top = str(err["loc"][0]) if err["loc"] else ""
+        source = f"--{top.replace('_', '-')}" if top in overrides and overrides[top] is not None else str(path)
+        more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
+        raise ConfigError(f"{source}: field '{field}': {err['msg']}{more}") from exc
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        with path.open("rb") as f:
+            return tomllib.load(f)
+    except FileNotFoundError as exc:
+        raise ConfigError(f"{path}: config file not found") from exc
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: invalid TOML: {exc}") from exc

@@ -1,0 +1,62 @@
+"""The contract: value types and protocols shared by the engine, worlds, users and judges.
+
+``worlds``, ``personas`` and ``judges`` import this package and nothing else of ``sim``.
+"""
+
+from sim.core.protocols import (
+    Agent,
+    AgentRuntime,
+    CallContext,
+    CallNext,
+    Judge,
+    LLMHandle,
+    Stressor,
+    User,
+    UserView,
+    World,
+    WorldPack,
+)
+from sim.core.task import CallRole, GoldCall, Task, Turn, UserIntent
+from sim.core.tools import ToolCall, ToolResult, ToolSpec, ToolStatus, failure
+from sim.core.trace import (
+    FAILED_TERMINATIONS,
+    EpisodeResult,
+    Event,
+    EventKind,
+    FaultKind,
+    Score,
+    TerminationReason,
+    Usage,
+)
+
+__all__ = [
+    "FAILED_TERMINATIONS",
+    "Agent",
+    "AgentRuntime",
+    "CallContext",
+    "CallNext",
+    "CallRole",
+    "EpisodeResult",
+    "Event",
+    "EventKind",
+    "FaultKind",
+    "GoldCall",
+    "Judge",
+    "LLMHandle",
+    "Score",
+    "Stressor",
+    "Task",
+    "TerminationReason",
+    "ToolCall",
+    "ToolResult",
+    "ToolSpec",
+    "ToolStatus",
+    "Turn",
+    "Usage",
+    "User",
+    "UserIntent",
+    "UserView",
+    "World",
+    "WorldPack",
+    "failure",
+]

@@ -1,0 +1,156 @@
+"""The seams between engine, worlds, users, agents, stressors and judges.
+
+Everything here is a structural protocol: implementations never inherit from squall classes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any, Protocol, TypeVar
+
+from pydantic import BaseModel, Field
+
+from sim.core.task import Task
+from sim.core.tools import ToolCall, ToolResult, ToolSpec
+from sim.core.trace import EpisodeResult, Event, FaultKind, Score, Usage
+
+T = TypeVar("T")
+
+
+class World(Protocol):
+    """One episode's executable environment. Deterministic: same seed, same calls, same results."""
+
+    name: str
+
+    def specs(self) -> list[ToolSpec]: ...
+
+    def instructions(self) -> str:
+        """Domain instructions the agent's system prompt starts from."""
+        ...
+
+    async def call(self, call: ToolCall) -> ToolResult: ...
+
+    def snapshot(self) -> Any:
+        """A JSON-serialisable copy of the state."""
+        ...
+
+    def restore(self, snapshot: Any) -> None: ...
+
+    def state_hash(self) -> str: ...
+
+
+class WorldPack(Protocol):
+    """Frozen world data loaded once per run; builds a fresh World per episode."""
+
+    name: str
+
+    def tasks(self) -> list[Task]: ...
+
+    def new_world(self, seed: int) -> World: ...
+
+
+CallNext = Callable[[ToolCall], Awaitable[ToolResult]]
+
+
+class CallContext(BaseModel):
+    """Where in the episode a call happens, for stressors that depend on it."""
+
+    turn: int = Field(description="0-based user turn index.")
+    call_index: int = Field(description="0-based index of this call within the episode.")
+
+
+class Stressor(Protocol):
+    """A per-episode, seeded perturbation. Any hook may be the identity."""
+
+    name: str
+
+    def on_task(self, task: Task) -> Task:
+        """Rewrite the task (gold, references). Runs first."""
+        ...
+
+    def on_spec(self, specs: list[ToolSpec], instructions: str) -> tuple[list[ToolSpec], str]:
+        """Rewrite what the agent reads."""
+        ...
+
+    async def on_call(self, call: ToolCall, ctx: CallContext, next: CallNext) -> ToolResult:
+        """Wrap one call: pass it on with ``await next(call)``, alter it, or answer it yourself."""
+        ...
+
+
+class LLMHandle(Protocol):
+    """An episode's door to the gateway: every model request of the episode goes through it."""
+
+    steps: int
+    """Model requests made so far in the current turn."""
+
+    async def run(self, endpoint: str, request: Callable[[], Awaitable[T]]) -> T:
+        """Run one model request under the gateway's limits and retries; count it as one agent step."""
+        ...
+
+    def record_usage(self, usage: Usage) -> None:
+        """Add provider-reported usage of the request just made."""
+        ...
+
+
+class AgentRuntime(Protocol):
+    """What an agent under test may touch during one turn."""
+
+    @property
+    def turn(self) -> int:
+        """0-based index of the current user turn."""
+        ...
+
+    @property
+    def task(self) -> Task:
+        """The (stressed) task. Only calibration agents such as the oracle may read it."""
+        ...
+
+    @property
+    def llm(self) -> LLMHandle:
+        """The episode's gateway handle; agents that call models must use it."""
+        ...
+
+    async def call(self, call: ToolCall, step: int) -> ToolResult:
+        """Run a tool through the stressors and the world; records the call and its result."""
+        ...
+
+    def fault(self, fault: FaultKind, code: str, detail: str, step: int = 0) -> None:
+        """Record a fault event (e.g. an unparseable action) without ending the turn."""
+        ...
+
+
+class Agent(Protocol):
+    """An agent under test. Stateless across episodes: the history is handed in each turn."""
+
+    name: str
+
+    async def respond(
+        self, history: Sequence[Event], tools: Sequence[ToolSpec], instructions: str, runtime: AgentRuntime
+    ) -> str:
+        """Act on the conversation so far (ending with the user's latest message) and return the reply."""
+        ...
+
+
+class UserView(BaseModel):
+    """What a user sees after an agent turn."""
+
+    turn: int = Field(description="Index of the turn that just ended.")
+    agent_message: str
+
+
+class User(Protocol):
+    """A simulated (or human) user. ``reply`` returns None to end the conversation."""
+
+    name: str
+
+    async def open(self, task: Task) -> str: ...
+
+    async def reply(self, view: UserView) -> str | None: ...
+
+
+class Judge(Protocol):
+    """A pure function of a stored episode. LLM-backed judges get an LLMHandle at construction."""
+
+    name: str
+
+    async def score(self, result: EpisodeResult) -> Score: ...

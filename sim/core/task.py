@@ -1,0 +1,64 @@
+"""Task value types: a conversation plan with gold calls per turn."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field
+
+from sim.core.tools import Frozen
+
+CallRole = Literal["core", "support"]
+
+
+class GoldCall(Frozen):
+    """One call of a reference solution."""
+
+    name: str = Field(description="Function name.")
+    arguments: dict[str, Any] = Field(default_factory=dict, description="Exact expected arguments.")
+    role: CallRole = Field(
+        default="core",
+        description="core: fulfils the user's intent and is scored; support: a lookup or prerequisite "
+        "that a good agent may or may not need, never scored.",
+    )
+
+
+class UserIntent(Frozen):
+    """What the user wants in one turn, in the renderings a user simulator may pick from."""
+
+    explicit: str = Field(description="Self-contained request naming every entity.")
+    coreferential: str | None = Field(
+        default=None, description="Same request leaning on earlier turns ('turn it off too')."
+    )
+    paraphrases: list[str] = Field(default_factory=list, description="Other wordings of the explicit request.")
+
+
+class Turn(Frozen):
+    """One user turn and what a correct agent does in it."""
+
+    user: UserIntent
+    gold: list[GoldCall] = Field(
+        description="Primary solution path, in order. Empty means the agent should call nothing that acts."
+    )
+    alternatives: list[list[GoldCall]] = Field(
+        default_factory=list, description="Other complete solution paths that reach the same outcome."
+    )
+    reference_response: str | None = Field(
+        default=None, description="A good reply when the turn's calls fail (for error-handling judges)."
+    )
+    gold_answer: str | None = Field(default=None, description="Facts the final reply must convey, if any.")
+
+    def paths(self) -> list[list[GoldCall]]:
+        """Every accepted solution path, primary first."""
+        return [self.gold, *self.alternatives]
+
+
+class Task(Frozen):
+    """A multi-turn conversation plan over one world."""
+
+    id: str = Field(description="Unique within its world.")
+    world: str = Field(description="Name of the world the task runs in.")
+    persona: str | None = Field(default=None, description="Persona name for simulated users.")
+    description: str = Field(default="", description="What the task tests, for reports.")
+    tags: list[str] = Field(default_factory=list, description="Free labels (e.g. 'multi-turn', 'alt-path').")
+    turns: list[Turn] = Field(min_length=1, description="User turns in order.")

@@ -1,0 +1,100 @@
+"""What happened in an episode: events, usage, termination, scores."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from sim.core.task import Task
+from sim.core.tools import Frozen, ToolCall, ToolResult, ToolSpec
+
+EventKind = Literal["user_message", "agent_message", "tool_call", "tool_result", "error"]
+FaultKind = Literal["agent", "user", "judge", "provider", "harness"]
+TerminationReason = Literal[
+    "completed",  # the user ended the conversation (or ran out of turns)
+    "turn_limit",  # the conversation hit the run's turn limit
+    "timeout",  # the episode's wall-clock budget ran out
+    "provider_error",  # an LLM call failed after all retries
+    "user_error",  # the user simulator failed
+    "harness_error",  # a bug or crash in squall or a world
+    "cancelled",  # the run was interrupted
+]
+FAILED_TERMINATIONS: frozenset[str] = frozenset(
+    {"timeout", "provider_error", "user_error", "harness_error", "cancelled"}
+)
+"""Terminations that make an episode unscoreable: reported, never averaged in."""
+
+
+class Usage(BaseModel):
+    """LLM usage and time, summed over the calls it covers."""
+
+    requests: int = Field(default=0, description="Model responses received.")
+    input_tokens: int = Field(default=0, description="Prompt tokens, as the provider reported them.")
+    output_tokens: int = Field(default=0, description="Completion tokens, as the provider reported them.")
+    cost: float = Field(default=0.0, description="USD, where the provider priced the call; else 0.")
+    retries: int = Field(default=0, description="Requests that failed and were retried.")
+    working_s: float = Field(default=0.0, description="Seconds spent in requests that produced a response.")
+    waiting_s: float = Field(default=0.0, description="Seconds spent waiting: slots, Retry-After, backoff.")
+
+    def add(self, other: Usage) -> None:
+        for name in type(self).model_fields:
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+
+
+class Event(Frozen):
+    """One thing that happened in an episode. Fields not relevant to a kind stay None."""
+
+    kind: EventKind
+    turn: int = Field(description="0-based user turn index.")
+    step: int = Field(default=0, description="Agent step within the turn; calls from one model response share it.")
+    t: float = Field(default=0.0, description="Seconds since the episode started.")
+    content: str | None = Field(default=None, description="Message text, or the error detail.")
+    call: ToolCall | None = Field(default=None, description="For tool_call and tool_result.")
+    result: ToolResult | None = Field(default=None, description="For tool_result.")
+    read_only: bool | None = Field(default=None, description="For tool_call: whether the tool is a lookup.")
+    fault: FaultKind | None = Field(default=None, description="For error: whose fault it was.")
+    code: str | None = Field(default=None, description="For error: an 'area:reason' code.")
+    usage: Usage | None = Field(default=None, description="For agent_message: LLM usage of that turn.")
+
+
+class EpisodeResult(BaseModel):
+    """The full record of one episode: enough to re-judge it without calling anything."""
+
+    episode_id: str = Field(description="task_id#trial (unique within a run).")
+    task_id: str
+    trial: int
+    seed: int = Field(description="Seed the episode's world, user and stressors were built from.")
+    world: str
+    agent: str = Field(description="Agent spec string.")
+    user: str = Field(description="User spec string.")
+    stressors: list[str] = Field(default_factory=list)
+    task: Task = Field(description="The task as the episode ran it (after stressor rewrites).")
+    tools: list[ToolSpec] = Field(description="The tool specs the agent was shown.")
+    instructions: str = Field(default="", description="System instructions the agent was shown.")
+    events: list[Event] = Field(default_factory=list)
+    termination: TerminationReason = "completed"
+    turns_played: int = 0
+    usage: Usage = Field(default_factory=Usage)
+    duration_s: float = 0.0
+    final_state_hash: str | None = None
+
+    @property
+    def failed(self) -> bool:
+        """True when the episode cannot be scored (a fault that is not the agent's)."""
+        return self.termination in FAILED_TERMINATIONS
+
+
+class Score(Frozen):
+    """One judge's verdict on one episode."""
+
+    episode_id: str
+    task_id: str
+    trial: int
+    judge: str = Field(description="Judge name, e.g. core_api_accuracy.")
+    value: float | None = Field(description="In [0, 1]; None when the judge could not score (see errors).")
+    per_turn: list[float | None] = Field(
+        default_factory=list, description="Per-turn values, where the judge has them; None: turn not applicable."
+    )
+    errors: list[str] = Field(default_factory=list, description="'area:reason' codes explaining deductions.")
+    details: dict[str, Any] = Field(default_factory=dict)

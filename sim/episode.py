@@ -1,0 +1,156 @@
+"""The episode loop: user ⇄ agent ⇄ world, with limits and categorised failures."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import traceback
+
+from pydantic import BaseModel, Field
+from pydantic_ai.exceptions import UnexpectedModelBehavior, UsageLimitExceeded
+
+from sim.core import (
+    Agent,
+    EpisodeResult,
+    Event,
+    FaultKind,
+    Stressor,
+    Task,
+    TerminationReason,
+    User,
+    UserView,
+    WorldPack,
+)
+from sim.llm.errors import ProviderError, StepLimitReached
+from sim.llm.gateway import EpisodeLLM, Gateway
+from sim.runtime import EpisodeRuntime
+
+
+class EpisodeLimits(BaseModel):
+    """Budgets for one episode."""
+
+    max_steps: int = Field(default=15, ge=1, description="Model requests (and tool calls) per turn.")
+    max_turns: int = Field(default=20, ge=1, description="User turns per episode.")
+    timeout_s: float = Field(default=600.0, gt=0, description="Wall-clock budget per episode.")
+
+
+class EpisodeSpec(BaseModel):
+    """One planned episode: a task, a trial number and the seed everything is built from."""
+
+    task: Task
+    trial: int
+    seed: int
+
+    @property
+    def episode_id(self) -> str:
+        return f"{self.task.id}#{self.trial}"
+
+
+class _Recorder:
+    def __init__(self) -> None:
+        self.events: list[Event] = []
+        self._start = time.monotonic()
+
+    def clock(self) -> float:
+        return round(time.monotonic() - self._start, 4)
+
+    def add(self, event: Event) -> None:
+        self.events.append(event)
+
+
+async def run_episode(
+    spec: EpisodeSpec,
+    pack: WorldPack,
+    agent: Agent,
+    user: User,
+    stressors: list[Stressor],
+    gateway: Gateway,
+    limits: EpisodeLimits,
+    labels: tuple[str, str],
+) -> EpisodeResult:
+    """Play one episode to the end and return its full record. Never raises except on cancellation."""
+    rec = _Recorder()
+    world = pack.new_world(spec.seed)
+    task = spec.task
+    for s in stressors:
+        task = s.on_task(task)
+    specs, instructions = world.specs(), world.instructions()
+    for s in stressors:
+        specs, instructions = s.on_spec(specs, instructions)
+    llm = EpisodeLLM(gateway, limits.max_steps, rec.add, rec.clock)
+    runtime = EpisodeRuntime(world, stressors, specs, task, llm, rec.add, rec.clock, limits.max_steps)
+    result = EpisodeResult(
+        episode_id=spec.episode_id,
+        task_id=task.id,
+        trial=spec.trial,
+        seed=spec.seed,
+        world=pack.name,
+        agent=labels[0],
+        user=labels[1],
+        stressors=[s.name for s in stressors],
+        task=task,
+        tools=specs,
+        instructions=instructions,
+    )
+
+    def error(turn: int, fault: FaultKind, code: str, detail: str) -> None:
+        rec.add(Event(kind="error", turn=turn, t=rec.clock(), fault=fault, code=code, content=detail))
+
+    termination: TerminationReason = "completed"
+    turn = 0
+    try:
+        async with asyncio.timeout(limits.timeout_s):
+            message: str | None
+            try:
+                message = await user.open(task)
+            except Exception as exc:
+                error(0, "user", "user:open_failed", _describe(exc))
+                message, termination = None, "user_error"
+            while message is not None:
+                if turn >= limits.max_turns:
+                    termination = "turn_limit"
+                    break
+                rec.add(Event(kind="user_message", turn=turn, t=rec.clock(), content=message))
+                runtime.start_turn(turn)
+                reply = ""
+                try:
+                    reply = await agent.respond(list(rec.events), specs, instructions, runtime)
+                except StepLimitReached as exc:
+                    error(turn, "agent", "agent:step_limit", str(exc))
+                except (UnexpectedModelBehavior, UsageLimitExceeded) as exc:
+                    error(turn, "agent", "agent:unexpected_behavior", _describe(exc))
+                except ProviderError as exc:
+                    error(turn, "provider", exc.code, str(exc))
+                    termination = "provider_error"
+                    break
+                rec.add(
+                    Event(
+                        kind="agent_message", turn=turn, t=rec.clock(), content=reply, usage=llm.turn_usage.model_copy()
+                    )
+                )
+                result.turns_played = turn + 1
+                try:
+                    message = await user.reply(UserView(turn=turn, agent_message=reply))
+                except Exception as exc:
+                    error(turn, "user", "user:reply_failed", _describe(exc))
+                    termination = "user_error"
+                    break
+                turn += 1
+    except TimeoutError:
+        error(turn, "harness", "harness:timeout", f"episode exceeded {limits.timeout_s}s")
+        termination = "timeout"
+    except asyncio.CancelledError:
+        raise
+    except Exception as exc:
+        error(turn, "harness", "harness:exception", traceback.format_exc(limit=8)[-2000:] or _describe(exc))
+        termination = "harness_error"
+    result.events = rec.events
+    result.termination = termination
+    result.usage = llm.usage
+    result.duration_s = rec.clock()
+    result.final_state_hash = world.state_hash()
+    return result
+
+
+def _describe(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {exc}"[:1000]

@@ -1,0 +1,1 @@
+"""LLM access: gateway, provider error classification, token counting, the embedded local model."""

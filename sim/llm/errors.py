@@ -1,0 +1,73 @@
+"""Classify provider failures so the gateway knows whether to wait, retry or give up."""
+
+from __future__ import annotations
+
+import json
+from typing import Literal
+
+import pydantic
+from pydantic_ai import exceptions as pe
+
+ErrorClass = Literal["rate_limit", "transient", "fatal"]
+
+
+class ProviderError(Exception):
+    """An LLM request that failed for good (fatal, or retries exhausted). Ends the episode as provider_error."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+class StepLimitReached(Exception):
+    """The agent used up its per-turn step budget. Ends the turn, not the episode; an agent fault."""
+
+
+def classify(exc: BaseException) -> tuple[ErrorClass, str, float | None]:
+    """(class, 'provider:reason' code, retry-after seconds) for an exception raised by a model request."""
+    retry_after = getattr(exc, "retry_after", None)
+    if isinstance(exc, pe.ModelRateLimitError):
+        return "rate_limit", "provider:rate_limited", retry_after
+    if isinstance(exc, pe.ModelQuotaExceededError | pe.ModelRequestRejectedError):
+        return "fatal", f"provider:{_status_reason(exc, 'rejected')}", None
+    if isinstance(exc, pe.ModelConnectionError | pe.ModelRequestTimeout | TimeoutError):
+        return "transient", "provider:timeout_or_connection", retry_after
+    if isinstance(exc, pe.ModelUnavailableError | pe.ModelServerError):
+        return "transient", f"provider:{_status_reason(exc, 'server_error')}", retry_after
+    if isinstance(exc, pe.ModelHTTPError):
+        if exc.status_code >= 500 or exc.status_code in (408, 409):
+            return "transient", f"provider:http_{exc.status_code}", retry_after
+        return "fatal", f"provider:http_{exc.status_code}", None
+    if _bad_body(exc):
+        return "transient", "provider:malformed_response", None
+    if isinstance(exc, pe.ModelAPIError):
+        return "transient", "provider:api_error", retry_after
+    # A body the SDK could not parse surfaces as one of these, depending on where parsing broke.
+    if isinstance(exc, pe.UnexpectedModelBehavior | json.JSONDecodeError | pydantic.ValidationError):
+        return "transient", "provider:malformed_response", None
+    return "fatal", "harness:unexpected_exception", None
+
+
+def _bad_body(exc: BaseException) -> bool:
+    """A response body that did not parse, wherever in the SDK stack it was wrapped."""
+    seen: BaseException | None = exc
+    for _ in range(6):
+        if seen is None:
+            return False
+        if isinstance(seen, json.JSONDecodeError | pydantic.ValidationError) or _is_openai_error(seen):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
+
+
+def _status_reason(exc: BaseException, default: str) -> str:
+    status = getattr(exc, "status_code", None)
+    return f"http_{status}" if status else default
+
+
+def _is_openai_error(exc: BaseException) -> bool:
+    try:
+        import openai
+    except ImportError:  # pragma: no cover - openai ships with pydantic-ai-slim[openai]
+        return False
+    return isinstance(exc, openai.APIResponseValidationError)

@@ -1,0 +1,164 @@
+"""Configuration of the mock LLM server: policy, faults, rate limit, latency. Loadable from JSON or TOML."""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+
+class _Frozen(BaseModel):
+    # extra="forbid" so a typo in a config file is an error, not a silently ignored key.
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class ScriptedToolCall(_Frozen):
+    """One tool call the scripted model makes."""
+
+    name: str = Field(description="Function name to call (need not exist in the request's tools).")
+    arguments: dict[str, Any] | str = Field(
+        default_factory=dict,
+        description="Arguments; a dict is sent as JSON, a string is sent verbatim (to script invalid JSON).",
+    )
+
+
+class Step(_Frozen):
+    """One assistant turn of a script: text, tool calls, or both."""
+
+    text: str | None = Field(default=None, description="Assistant message content.")
+    tool_calls: list[ScriptedToolCall] | None = Field(default=None, description="Tool calls to make.")
+
+    @model_validator(mode="after")
+    def _not_empty(self) -> Step:
+        if self.text is None and not self.tool_calls:
+            raise ValueError("a step needs 'text' or a non-empty 'tool_calls'")
+        return self
+
+
+class ScriptPolicy(_Frozen):
+    """Walks a script; the step is the number of assistant messages already in the request."""
+
+    kind: Literal["script"] = "script"
+    steps: list[Step] = Field(min_length=1, description="Default script, used when no by_user key matches.")
+    by_user: dict[str, list[Step]] = Field(
+        default_factory=dict,
+        description="Scripts keyed by a substring of the first user message; the first matching key wins.",
+    )
+    after_end: str | None = Field(
+        default=None, description="Text answered past the end of a script; None repeats the last step."
+    )
+
+    @model_validator(mode="after")
+    def _scripts_not_empty(self) -> ScriptPolicy:
+        for key, steps in self.by_user.items():
+            if not steps:
+                raise ValueError(f"by_user[{key!r}] is an empty script")
+        return self
+
+
+class EchoPolicy(_Frozen):
+    """Answers with text echoing the last user message."""
+
+    kind: Literal["echo"] = "echo"
+    prefix: str = Field(default="echo: ", description="Prepended to the echoed text.")
+
+
+class FirstToolPolicy(_Frozen):
+    """Calls the request's first tool with schema-built arguments, then answers done_text after its result."""
+
+    kind: Literal["first_tool"] = "first_tool"
+    done_text: str = Field(default="done", description="Answer once the last message is a tool result.")
+
+
+PolicyConfig = Annotated[ScriptPolicy | EchoPolicy | FirstToolPolicy, Field(discriminator="kind")]
+
+FaultKind = Literal["rate_limit", "server_error", "timeout", "malformed"]
+MalformedVariant = Literal["invalid_json", "missing_choices", "not_json"]
+
+
+class FaultRule(_Frozen):
+    """A fault injected on matching requests (by 1-based global ordinal, every N-th, or probability)."""
+
+    kind: FaultKind = Field(description="What goes wrong.")
+    at: list[Annotated[int, Field(ge=1)]] = Field(default_factory=list, description="1-based request ordinals.")
+    every: int | None = Field(default=None, ge=1, description="Every N-th request (N, 2N, ...).")
+    probability: float | None = Field(default=None, ge=0.0, le=1.0, description="Chance per request, seeded RNG.")
+    retry_after_s: float = Field(default=1.0, ge=0.0, description="rate_limit: seconds asked to wait.")
+    retry_after_ms_header: bool = Field(
+        default=True, description="rate_limit: also send retry-after-ms (OpenAI does); Retry-After is always sent."
+    )
+    status: Literal[500, 502, 503] = Field(default=500, description="server_error: HTTP status.")
+    hang_s: float = Field(default=30.0, ge=0.0, description="timeout: seconds to hang before answering normally.")
+    variant: MalformedVariant = Field(
+        default="invalid_json",
+        description="malformed: truncated JSON, JSON without 'choices', or a text/plain body.",
+    )
+
+    @model_validator(mode="after")
+    def _has_matcher(self) -> FaultRule:
+        if not self.at and self.every is None and self.probability is None:
+            raise ValueError("a fault rule needs 'at', 'every' or 'probability'")
+        return self
+
+
+class RateLimit(_Frozen):
+    """A real sliding-window request limiter; excess requests get 429 with a computed Retry-After."""
+
+    rpm: int = Field(ge=1, description="Requests allowed per window.")
+    window_s: float = Field(default=60.0, gt=0.0, description="Window length; shorten it in tests.")
+    retry_after_ms_header: bool = Field(default=True, description="Also send retry-after-ms.")
+
+
+class MockConfig(_Frozen):
+    """Everything the mock server does."""
+
+    policy: PolicyConfig = Field(description="How answers are produced.")
+    faults: list[FaultRule] = Field(default_factory=list, description="Checked in order; the first match wins.")
+    rate_limit: RateLimit | None = Field(default=None, description="Optional request rate limiter.")
+    latency_s: float = Field(default=0.0, ge=0.0, description="Base latency added to every completion.")
+    jitter_s: float = Field(default=0.0, ge=0.0, description="Extra uniform random latency in [0, jitter_s].")
+    seed: int = Field(default=0, description="Seeds the fault and jitter RNGs.")
+    model: str = Field(default="mock-model", description="Model name reported in responses and /v1/models.")
+
+
+class MockConfigError(ValueError):
+    """A config file that cannot be read, parsed or validated; the message names the file and field."""
+
+
+def _format_validation(path: Path, err: ValidationError) -> str:
+    lines = []
+    for e in err.errors():
+        loc = ".".join(str(p) for p in e["loc"]) or "<root>"
+        lines.append(f"{path}: field '{loc}': {e['msg']}")
+    return "\n".join(lines)
+
+
+def parse_mock_config(data: Any, source: Path) -> MockConfig:
+    """Validate already-parsed data; `source` only labels errors."""
+    try:
+        return MockConfig.model_validate(data)
+    except ValidationError as e:
+        raise MockConfigError(_format_validation(source, e)) from e
+
+
+def load_mock_config(path: Path) -> MockConfig:
+    """Load a config from a .json or .toml file; raises MockConfigError naming the file and field."""
+    path = Path(path)
+    try:
+        raw = path.read_bytes()
+    except OSError as e:
+        raise MockConfigError(f"{path}: cannot read: {e.strerror or e}") from e
+    suffix = path.suffix.lower()
+    try:
+        if suffix == ".json":
+            data = json.loads(raw)
+        elif suffix == ".toml":
+            data = tomllib.loads(raw.decode("utf-8"))
+        else:
+            raise MockConfigError(f"{path}: unknown config format {suffix!r} (use .json or .toml)")
+    except (json.JSONDecodeError, tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
+        raise MockConfigError(f"{path}: invalid {suffix[1:].upper()}: {e}") from e
+    return parse_mock_config(data, path)

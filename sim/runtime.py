@@ -1,0 +1,92 @@
+"""The agent's only way to touch the world: stressors, the world, and the event record."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from sim.core import CallContext, CallNext, Event, FaultKind, Stressor, Task, ToolCall, ToolResult, ToolSpec, World
+from sim.llm.errors import StepLimitReached
+from sim.llm.gateway import EpisodeLLM
+
+
+def chain(stressors: Sequence[Stressor], world: World, ctx: Callable[[], CallContext]) -> CallNext:
+    """Compose on_call hooks so the first stressor sees the agent's call first and the world sees it last."""
+
+    async def innermost(call: ToolCall) -> ToolResult:
+        return await world.call(call)
+
+    handler: CallNext = innermost
+    for stressor in reversed(stressors):
+        handler = _wrap(stressor, handler, ctx)
+    return handler
+
+
+def _wrap(stressor: Stressor, nxt: CallNext, ctx: Callable[[], CallContext]) -> CallNext:
+    async def run(call: ToolCall) -> ToolResult:
+        return await stressor.on_call(call, ctx(), nxt)
+
+    return run
+
+
+class EpisodeRuntime:
+    """Implements AgentRuntime for one episode; the episode loop moves it from turn to turn."""
+
+    def __init__(
+        self,
+        world: World,
+        stressors: Sequence[Stressor],
+        specs: Sequence[ToolSpec],
+        task: Task,
+        llm: EpisodeLLM,
+        record: Callable[[Event], None],
+        clock: Callable[[], float],
+        max_calls_per_turn: int,
+    ) -> None:
+        self.task = task
+        self.llm = llm
+        self.turn = 0
+        self._record = record
+        self._clock = clock
+        self._max_calls = max_calls_per_turn
+        self._read_only = {s.name: s.read_only for s in specs}
+        self._calls_in_turn = 0
+        self._call_index = 0
+        self._dispatch = chain(stressors, world, self._context)
+
+    def _context(self) -> CallContext:
+        return CallContext(turn=self.turn, call_index=self._call_index)
+
+    def start_turn(self, turn: int) -> None:
+        self.turn = turn
+        self._calls_in_turn = 0
+        self.llm.start_turn(turn)
+
+    async def call(self, call: ToolCall, step: int) -> ToolResult:
+        if self._calls_in_turn >= self._max_calls:
+            raise StepLimitReached(f"more than {self._max_calls} tool calls in turn {self.turn}")
+        # Ids are assigned here so traces are deterministic and unique whatever the model sent.
+        call = call.model_copy(update={"id": f"call_{self.turn}_{self._call_index}"})
+        self._calls_in_turn += 1
+        self._record(
+            Event(
+                kind="tool_call",
+                turn=self.turn,
+                step=step,
+                t=self._clock(),
+                call=call,
+                read_only=self._read_only.get(call.name),
+            )
+        )
+        try:
+            result = await self._dispatch(call)
+        finally:
+            self._call_index += 1
+        if result.call_id != call.id:
+            result = result.model_copy(update={"call_id": call.id})
+        self._record(Event(kind="tool_result", turn=self.turn, step=step, t=self._clock(), call=call, result=result))
+        return result
+
+    def fault(self, fault: FaultKind, code: str, detail: str, step: int = 0) -> None:
+        self._record(
+            Event(kind="error", turn=self.turn, step=step, t=self._clock(), fault=fault, code=code, content=detail)
+        )

@@ -1,0 +1,94 @@
+"""The command line: bad input gives a clear error and exit 2; run, report and score work end to end."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from sim.cli import app
+
+runner = CliRunner()
+
+
+def invoke(*args: str) -> tuple[int, str]:
+    result = runner.invoke(app, list(args))
+    return result.exit_code, result.output + (result.stderr if result.stderr_bytes else "")
+
+
+def test_bad_config_value_names_file_and_field(tmp_path: Path) -> None:
+    cfg = tmp_path / "run.toml"
+    cfg.write_text('agent = "oracle"\ntrials = 0\n')
+    code, out = invoke("run", "--config", str(cfg), "--out", str(tmp_path))
+    assert code == 2
+    assert "run.toml" in out and "trials" in out
+
+
+def test_unknown_config_key_and_bad_toml(tmp_path: Path) -> None:
+    cfg = tmp_path / "run.toml"
+    cfg.write_text('agent = "oracle"\ntrails = 3\n')
+    code, out = invoke("run", "--config", str(cfg))
+    assert code == 2 and "trails" in out and "run.toml" in out
+    cfg.write_text("agent = oracle\n")
+    code, out = invoke("run", "--config", str(cfg))
+    assert code == 2 and "run.toml" in out and "line 1" in out
+
+
+def test_option_error_names_the_option(tmp_path: Path) -> None:
+    code, out = invoke("run", "--agent", "oracle", "--arg-match", "fuzzy", "--out", str(tmp_path))
+    assert code == 2 and "--arg-match" in out
+
+
+def test_bad_task_file_names_file_line_and_field(tmp_path: Path) -> None:
+    tasks = tmp_path / "tasks.jsonl"
+    good = {"id": "a", "world": "smart_home", "turns": [{"user": {"explicit": "hi"}, "gold": []}]}
+    bad = {"id": "b", "world": "smart_home", "turns": [{"user": {"explicit": "hi"}, "gold": [{"arguments": {}}]}]}
+    tasks.write_text(json.dumps(good) + "\n" + json.dumps(bad) + "\n")
+    code, out = invoke("run", "--agent", "oracle", "--world", str(tasks), "--out", str(tmp_path))
+    assert code == 2
+    assert "tasks.jsonl:2" in out and "name" in out
+    assert not (tmp_path / "latest").exists()  # nothing half written
+
+
+def test_unknown_agent_stressor_and_task(tmp_path: Path) -> None:
+    for args, needle in [
+        (["--agent", "openai-chat:m@ftp://x"], "base URL"),
+        (["--agent", "oracle", "--stressors", "earthquake"], "earthquake"),
+        (["--agent", "oracle", "--task", "nope"], "nope"),
+        (["--agent", "oracle", "--resume"], "--run-id"),
+    ]:
+        code, out = invoke("run", *args, "--out", str(tmp_path))
+        assert code == 2, (args, out)
+        assert needle in out, (args, out)
+
+
+def test_run_report_and_score_round_trip(tmp_path: Path) -> None:
+    code, out = invoke("run", "--agent", "oracle", "--limit", "2", "--out", str(tmp_path), "--run-id", "r", "-q")
+    assert code == 0, out
+    assert "core API accuracy" in out and "100.0%" in out
+    run_dir = tmp_path / "r"
+    summary = json.loads((run_dir / "summary.json").read_text())
+    assert {"episodes", "failed_episodes", "core_api_accuracy", "conversation_success"} <= summary.keys()
+    manifest = json.loads((run_dir / "manifest.json").read_text())
+    assert {"config", "config_hash", "git_commit", "versions", "seed"} <= manifest.keys()
+    code, out = invoke("report", str(run_dir), "--json")
+    assert code == 0 and json.loads(out)["core_api_accuracy"] == 1.0
+    # Re-judging stored traces gives the same scores without running the agent again.
+    before = (run_dir / "scores.jsonl").read_text()
+    code, out = invoke("score", str(run_dir))
+    assert code == 0, out
+    assert (run_dir / "scores.jsonl").read_text() == before
+    code, out = invoke("report", str(tmp_path / "missing"))
+    assert code == 2 and "missing" in out
+
+
+def test_resume_of_a_finished_run_runs_nothing_new(tmp_path: Path) -> None:
+    args = ["run", "--agent", "oracle", "--limit", "2", "--out", str(tmp_path), "--run-id", "r", "-q"]
+    assert invoke(*args)[0] == 0
+    code, out = invoke(*args, "--resume")
+    assert code == 0, out
+    lines = (tmp_path / "r" / "episodes.jsonl").read_text().splitlines()
+    assert len(lines) == 2
+    code, out = invoke("run", "--agent", "null", "--limit", "2", "--out", str(tmp_path), "--run-id", "r", "--resume")
+    assert code == 2 and "config_hash" in out

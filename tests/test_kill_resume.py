@@ -1,0 +1,57 @@
+"""A run killed with SIGKILL mid-way resumes and ends with every episode exactly once."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+from tests.mockllm_server import REPO_ROOT, mock_llm_server
+
+TRIALS = 3
+
+
+def squall(args: list[str]) -> subprocess.Popen[bytes]:
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
+    return subprocess.Popen([sys.executable, "-m", "sim", *args], cwd=REPO_ROOT, env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+
+
+def lines(path: Path) -> list[str]:
+    return path.read_text().splitlines() if path.exists() else []
+
+
+def test_sigkill_then_resume_finds_every_episode_once(tmp_path: Path) -> None:
+    # Slow, real HTTP agent: each model request takes ~0.15 s, so the run is still going when killed.
+    config = {"policy": {"kind": "first_tool"}, "latency_s": 0.15}
+    with mock_llm_server(config) as srv:
+        args = ["run", "--agent", f"openai-chat:mock-model@{srv.url}", "--trials", str(TRIALS), "--concurrency", "2",
+                "--out", str(tmp_path), "--run-id", "killed", "-q"]
+        proc = squall(args)
+        episodes = tmp_path / "killed" / "episodes.jsonl"
+        deadline = time.monotonic() + 60
+        while len(lines(episodes)) < 3 and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.05)
+        assert proc.poll() is None, proc.stderr.read().decode() if proc.stderr else ""
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+        done_before = len(lines(episodes))
+        planned = json.loads((tmp_path / "killed" / "manifest.json").read_text())["planned_episodes"]
+        assert 3 <= done_before < planned
+
+        resumed = squall([*args, "--resume"])
+        _, stderr = resumed.communicate(timeout=300)
+        assert resumed.returncode == 0, stderr.decode()
+
+    ids = Counter(json.loads(line)["episode_id"] for line in lines(episodes))
+    assert len(ids) == planned and set(ids.values()) == {1}
+    scores = Counter((json.loads(line)["episode_id"], json.loads(line)["judge"])
+                     for line in lines(tmp_path / "killed" / "scores.jsonl"))
+    assert len(scores) == 2 * planned and set(scores.values()) == {1}
+    summary = json.loads((tmp_path / "killed" / "summary.json").read_text())
+    assert summary["episodes"] == planned

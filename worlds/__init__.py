@@ -1,0 +1,1 @@
+"""Executable worlds, their domains and stressors."""

@@ -1,0 +1,1 @@
+"""Domains shipped with squall."""

@@ -1,0 +1,61 @@
+"""Checks call arguments against a tool's JSON schema and says, by parameter name, what is wrong.
+
+Nothing here is smart-home specific; it can move to ``worlds/`` once a second world needs it.
+"""
+
+from __future__ import annotations
+
+from types import MappingProxyType
+from typing import Any
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import ValidationError
+
+_CODES = MappingProxyType(
+    {
+        "required": "missing_argument",
+        "additionalProperties": "unexpected_argument",
+        "type": "wrong_type",
+        "minimum": "out_of_range",
+        "maximum": "out_of_range",
+        "exclusiveMinimum": "out_of_range",
+        "exclusiveMaximum": "out_of_range",
+        "multipleOf": "out_of_range",
+    }
+)
+
+
+class ArgumentChecker:
+    """One compiled validator per tool schema; build once per world."""
+
+    def __init__(self, schema: dict[str, Any]) -> None:
+        Draft202012Validator.check_schema(schema)
+        self._schema = schema
+        self._validator = Draft202012Validator(schema)
+
+    def problems(self, arguments: dict[str, Any]) -> tuple[str, str] | None:
+        """(error code, message) for the first problem, every problem named in the message; None when valid."""
+        errors = sorted(self._validator.iter_errors(arguments), key=_order)
+        if not errors:
+            return None
+        messages = list(dict.fromkeys(self._describe(e, arguments) for e in errors))
+        return _CODES.get(str(errors[0].validator), "invalid_value"), " ".join(messages)
+
+    def _describe(self, error: ValidationError, arguments: dict[str, Any]) -> str:
+        properties = self._schema.get("properties", {})
+        if error.validator == "required":
+            missing = [p for p in self._schema.get("required", []) if p not in arguments]
+            return "Missing required parameter(s): " + ", ".join(f"'{p}'" for p in missing) + "."
+        if error.validator == "additionalProperties":
+            extra = sorted(set(arguments) - set(properties))
+            valid = ", ".join(properties) or "none"
+            return f"Unexpected parameter(s): {', '.join(repr(p) for p in extra)}; valid parameters: {valid}."
+        if error.path:
+            return f"Parameter '{error.path[0]}': {error.message}."
+        return f"Arguments: {error.message}."
+
+
+def _order(error: ValidationError) -> tuple[int, str]:
+    """Structural problems (missing/extra parameters) first, then by parameter name, for stable messages."""
+    structural = error.validator in ("required", "additionalProperties")
+    return (0 if structural else 1, str(error.path[0]) if error.path else "")

@@ -1,0 +1,78 @@
+"""The smart home as a ``World``: one instance per episode, owning its own ``HomeState``."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from sim.core import ToolCall, ToolResult, ToolSpec, failure
+from worlds.domains.smart_home.arguments import ArgumentChecker
+from worlds.domains.smart_home.specs import SPECS
+from worlds.domains.smart_home.state import HomeState
+from worlds.domains.smart_home.tools import TOOL_FUNCTIONS, ToolError
+
+WORLD_NAME = "smart_home"
+
+INSTRUCTIONS = """\
+You are a smart home assistant. You control the user's home only through the tools provided.
+- Device, room and scene ids come from list_devices, list_rooms and list_scenes; do not guess them.
+- A light, speaker or TV must be switched on (set_power) before its brightness, color or volume can be set.
+  A thermostat is switched on by setting its mode (heat, cool or auto) before its temperature is set.
+- Temperatures are in degrees Celsius.
+- Unlocking a door needs its PIN. Only the user knows it: ask for it, never guess.
+- If a tool call fails, tell the user what failed and why, and what they can do about it."""
+
+
+def argument_checkers() -> dict[str, ArgumentChecker]:
+    """One compiled schema validator per tool (about 1 ms each to build, so build them once per pack)."""
+    return {spec.name: ArgumentChecker(spec.parameters) for spec in SPECS}
+
+
+class SmartHomeWorld:
+    """Deterministic: the state holds its own clock and id counter, and nothing here is random."""
+
+    name: str = WORLD_NAME
+
+    def __init__(self, state: HomeState, seed: int = 0, checkers: Mapping[str, ArgumentChecker] | None = None) -> None:
+        """``checkers`` (from ``argument_checkers()``) are stateless: a pack builds them once for all its worlds."""
+        self.seed = seed  # nothing in the home is random; kept so episodes can report it
+        self._state = state
+        self._checkers = checkers if checkers is not None else argument_checkers()
+
+    def specs(self) -> list[ToolSpec]:
+        return list(SPECS)
+
+    def instructions(self) -> str:
+        return INSTRUCTIONS
+
+    async def call(self, call: ToolCall) -> ToolResult:
+        """Never raises on bad input: every mistake becomes a failed ToolResult the agent can read."""
+        self._state.tick()
+        function = TOOL_FUNCTIONS.get(call.name)
+        if function is None:
+            known = ", ".join(spec.name for spec in SPECS)
+            return failure(call, "not_found", "unknown_tool", f"No tool named '{call.name}'. Available: {known}.")
+        problem = self._checkers[call.name].problems(call.arguments)
+        if problem is not None:
+            code, message = problem
+            return failure(call, "invalid_arguments", code, message)
+        try:
+            content = function(self._state, **call.arguments)
+        except ToolError as error:
+            return failure(call, error.status, error.code, error.message)
+        return ToolResult(call_id=call.id, status="success", content=content)
+
+    def snapshot(self) -> dict[str, Any]:
+        return self._state.model_dump(mode="json")
+
+    def restore(self, snapshot: Any) -> None:
+        self._state = HomeState.model_validate(snapshot)
+
+    def state_hash(self) -> str:
+        """Hash of the home itself: two call sequences that leave the home alike hash alike, however long."""
+        return self._state.home_hash()
+
+    @property
+    def state(self) -> HomeState:
+        """The live state, for tests and judges' replay checks; agents only see tool results."""
+        return self._state

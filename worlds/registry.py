@@ -1,0 +1,116 @@
+"""Turns a world spec string into a ``WorldPack``.
+
+A spec is a built-in name (``smart_home``), a ``.json``/``.jsonl`` task file whose tasks all name one
+built-in world, or a directory holding ``world.toml``::
+
+    domain = "smart_home"      # built-in world whose home and tools to use
+    tasks = "tasks.jsonl"      # optional, relative to the directory; default: the domain's own tasks
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+from sim.core import Task, WorldPack
+from worlds.task_files import SUFFIXES, TaskFileError, load_tasks
+
+PackFactory = Callable[[Sequence[Task] | None], WorldPack]
+"""Builds a pack serving the given tasks, or the world's own tasks when None."""
+
+
+class WorldLoadError(ValueError):
+    """A world spec that names no built-in world or points at a bad file."""
+
+
+def _smart_home(tasks: Sequence[Task] | None) -> WorldPack:
+    # Imported here so that naming one world does not import (or break on) every other.
+    from worlds.domains.smart_home import SmartHomePack
+
+    return SmartHomePack(tasks)
+
+
+BUILTIN_WORLDS: MappingProxyType[str, PackFactory] = MappingProxyType({"smart_home": _smart_home})
+"""Built-in world name -> pack factory. A plain constant: adding a world means editing this line."""
+
+_TOML_KEYS = frozenset({"domain", "tasks"})
+
+
+def known_worlds() -> list[str]:
+    return sorted(BUILTIN_WORLDS)
+
+
+def load_world(spec: str) -> WorldPack:
+    """The pack a spec names. Raises WorldLoadError with a message fit for the command line."""
+    if spec in BUILTIN_WORLDS:
+        return _build(spec, None, origin=spec)
+    path = Path(spec)
+    if path.is_dir():
+        return _load_dir(path)
+    if path.suffix in SUFFIXES:
+        if not path.exists():
+            raise WorldLoadError(f"{path}: no such task file")
+        tasks = _tasks(path)
+        return _build(_single_world(path, tasks), tasks, origin=str(path))
+    raise WorldLoadError(
+        f"unknown world '{spec}'; known worlds: {', '.join(known_worlds())} "
+        "(or give a .json/.jsonl task file, or a directory with world.toml)"
+    )
+
+
+def _load_dir(directory: Path) -> WorldPack:
+    toml_path = directory / "world.toml"
+    if not toml_path.is_file():
+        raise WorldLoadError(f"{directory}: a world directory needs a world.toml")
+    try:
+        config: dict[str, Any] = tomllib.loads(toml_path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
+        raise WorldLoadError(f"{toml_path}: {error}") from error
+    unknown = sorted(set(config) - _TOML_KEYS)
+    if unknown:
+        raise WorldLoadError(f"{toml_path}: unknown key(s) {', '.join(unknown)}; allowed: domain, tasks")
+    domain = config.get("domain")
+    if not isinstance(domain, str):
+        raise WorldLoadError(f"{toml_path}: 'domain' must name a built-in world: {', '.join(known_worlds())}")
+    if domain not in BUILTIN_WORLDS:
+        raise WorldLoadError(f"{toml_path}: unknown domain '{domain}'; known worlds: {', '.join(known_worlds())}")
+    tasks_entry = config.get("tasks")
+    if tasks_entry is None:
+        return _build(domain, None, origin=str(toml_path))
+    if not isinstance(tasks_entry, str):
+        raise WorldLoadError(f"{toml_path}: 'tasks' must be a path relative to {directory}")
+    tasks_path = directory / tasks_entry
+    if not tasks_path.is_file():
+        raise WorldLoadError(f"{toml_path}: tasks file {tasks_path} does not exist")
+    tasks = _tasks(tasks_path)
+    named = _single_world(tasks_path, tasks)
+    if named != domain:
+        raise WorldLoadError(f"{tasks_path}: tasks are for world '{named}' but {toml_path} says domain '{domain}'")
+    return _build(domain, tasks, origin=str(toml_path))
+
+
+def _tasks(path: Path) -> list[Task]:
+    try:
+        return load_tasks(path)
+    except TaskFileError as error:
+        raise WorldLoadError(str(error)) from error
+
+
+def _single_world(path: Path, tasks: list[Task]) -> str:
+    worlds = sorted({task.world for task in tasks})
+    if len(worlds) != 1:
+        raise WorldLoadError(f"{path}: tasks name several worlds ({', '.join(worlds)}); a task file serves one")
+    if worlds[0] not in BUILTIN_WORLDS:
+        known = ", ".join(known_worlds())
+        raise WorldLoadError(f"{path}: tasks name unknown world '{worlds[0]}'; known worlds: {known}")
+    return worlds[0]
+
+
+def _build(name: str, tasks: Sequence[Task] | None, origin: str) -> WorldPack:
+    try:
+        return BUILTIN_WORLDS[name](tasks)
+    except ValueError as error:  # bad built-in data, or tasks that do not fit the world's tools
+        raise WorldLoadError(f"{origin}: {error}") from error
