@@ -12,7 +12,7 @@ help:
 	@echo "make lint        ruff check, ruff format --check, mypy"
 
 setup:
-	@scripts/setup.sh
+	@bash scripts/setup.sh
 
 quickstart: setup
 	$(VENV)/bin/squall run

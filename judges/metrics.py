@@ -50,6 +50,9 @@ def summarize(episodes: list[EpisodeResult], scores: list[Score], planned: int |
             success_by_task[e.task_id].append(verdict.value)
     successes = [v for vs in success_by_task.values() for v in vs]
 
+    judge_faults = sorted(
+        {s.episode_id for s in scores if s.value is None and any(e.startswith("judge:") for e in s.errors)}
+    )
     faults = Counter(ev.fault for e in episodes for ev in e.events if ev.kind == "error" and ev.fault)
     codes = Counter(ev.code for e in episodes for ev in e.events if ev.kind == "error" and ev.code)
     trials = max((e.trial for e in episodes), default=-1) + 1
@@ -70,6 +73,8 @@ def summarize(episodes: list[EpisodeResult], scores: list[Score], planned: int |
         "pass_hat_k": {str(k): pass_hat_k(success_by_task, k) for k in range(1, trials + 1)} if trials > 0 else {},
         "terminations": dict(Counter(e.termination for e in episodes)),
         "failed_episode_ids": sorted(e.episode_id for e in failed),
+        "judge_faults": len(judge_faults),  # scored episodes a judge could not score: outside its rates
+        "judge_fault_episode_ids": judge_faults,
         "faults_by_kind": dict(faults),
         "error_codes": dict(codes.most_common(20)),
         "per_task": {

@@ -17,7 +17,7 @@ WHEELS=.cache/wheels
 TIKTOKEN_DIR=.cache/tiktoken
 NO_LOCAL=${SQUALL_NO_LOCAL_MODEL:-0}
 
-step() { printf '[setup] %s\n' "$*"; }
+step() { printf '[setup %4ss] %s\n' "$SECONDS" "$*"; }
 die() {
     printf '[setup] ERROR: %s\n' "$*" >&2
     exit 1
@@ -91,7 +91,7 @@ if [[ $NO_LOCAL != 1 ]]; then
         mv "$WORK"/llama_cpp_python-*.whl "$WHEELS"/
         wheel=$(ls "$WHEELS"/llama_cpp_python-"$LLAMA_VERSION"-*.whl | head -n1)
     fi
-    step "installing cached wheel $(basename "$wheel")"
+    step "installing cached wheel ${wheel##*/}"
     pip install --no-deps "$wheel"
 fi
 

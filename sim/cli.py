@@ -33,7 +33,7 @@ def _user_errors() -> tuple[type[Exception], ...]:
     from worlds.registry import WorldLoadError
     from worlds.task_files import TaskFileError
 
-    return (ConfigError, StoreError, WorldLoadError, TaskFileError, MockConfigError, ValueError)
+    return (ConfigError, StoreError, WorldLoadError, TaskFileError, MockConfigError)
 
 
 @app.command()
@@ -60,7 +60,7 @@ def run(
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
 ) -> None:
     """Run episodes, judge them, store everything under OUT/RUN_ID and print the results table."""
-    from sim.config import load_config
+    from sim.config import load_config, quickstart_applies
     from sim.report import render
     from sim.runner import execute
 
@@ -104,6 +104,11 @@ def run(
 
     try:
         cfg = load_config(config, overrides)
+        if quickstart_applies(config, overrides):
+            console.print(
+                f"No agent configured: quickstart suite ({', '.join(cfg.tasks)}) on the embedded SmolLM2-135M "
+                "(llama.cpp, CPU). Its scores are low: a true measurement of a 135M model."
+            )
         if cfg.resume and cfg.run_id is None:
             _fail("--resume needs --run-id (the run directory name to continue)")
         with progress:

@@ -15,6 +15,17 @@ from sim.llm.gateway import RetryPolicy
 DEFAULT_AGENT = "text:local"
 """The embedded default: SmolLM2-135M served by llama.cpp, started by squall, via the text protocol."""
 
+QUICKSTART: dict[str, Any] = {
+    "agent": DEFAULT_AGENT,
+    "world": "smart_home",
+    "tasks": ["sh-001", "sh-005", "sh-008"],
+    "max_steps": 4,
+    "max_tokens": 160,
+    "concurrency": 1,  # llama.cpp serves one request at a time; more would only queue
+}
+"""What ``squall run`` does when no agent is configured: a small suite on the embedded model (~5 min on 2 cores).
+Any field given explicitly still wins."""
+
 
 # Fields that change what is measured; the rest (where, how fast) may differ on --resume.
 IDENTITY_FIELDS = (
@@ -77,21 +88,61 @@ class RunConfig(BaseModel):
 
 
 def load_config(path: Path | None, overrides: dict[str, Any]) -> RunConfig:
-    """Merge a TOML file (optional) with overrides (options the user actually gave) and validate."""
-    data: dict[str, Any] = {}
-    if path is not None:
-        data = _read_toml(path)
-        data = data.get("run", data)  # accept a [run] table or top-level keys
-    merged = {**data, **{k: v for k, v in overrides.items() if v is not None}}
+    """Merge a TOML file (optional) with overrides (options the user actually gave) and validate.
+
+    On --resume, the settings stored in the run's manifest are the base, so ``--resume --run-id ID``
+    alone continues a run as it was started. With neither an agent nor a world given anywhere, the
+    quickstart suite on the embedded model runs.
+    """
+    given = {**_file_settings(path), **{k: v for k, v in overrides.items() if v is not None}}
+    stored = _stored_settings(given) if given.get("resume") else {}
+    merged = {**stored, **given}
+    if "agent" not in merged and "world" not in merged:
+        merged = {**QUICKSTART, **merged}
     try:
         return RunConfig.model_validate(merged)
     except ValidationError as exc:
         err = exc.errors()[0]
         field = ".".join(str(p) for p in err["loc"])
         top = str(err["loc"][0]) if err["loc"] else ""
-        source = f"--{top.replace('_', '-')}" if top in overrides and overrides[top] is not None else str(path)
+        if top in overrides and overrides[top] is not None:
+            source = f"--{top.replace('_', '-')}"
+        elif top in stored and top not in given:
+            source = "the resumed run's manifest.json"
+        else:
+            source = str(path)
         more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
         raise ConfigError(f"{source}: field '{field}': {err['msg']}{more}") from exc
+
+
+def _stored_settings(given: dict[str, Any]) -> dict[str, Any]:
+    """The config a run was started with (for --resume), minus what may change between sessions."""
+    if not given.get("run_id"):
+        return {}
+    manifest = Path(given.get("out") or "runs") / str(given["run_id"]) / "manifest.json"
+    if not manifest.exists():
+        return {}
+    try:
+        config = json.loads(manifest.read_text(encoding="utf-8"))["config"]
+    except (OSError, ValueError, KeyError) as exc:
+        raise ConfigError(f"{manifest}: unreadable manifest: {exc}") from exc
+    return {k: v for k, v in config.items() if k in IDENTITY_FIELDS}
+
+
+def quickstart_applies(path: Path | None, overrides: dict[str, Any]) -> bool:
+    """True when neither the file nor the command line names an agent or a world (and this is no resume)."""
+    given = {**_file_settings(path), **{k: v for k, v in overrides.items() if v is not None}}
+    return not given.get("resume") and "agent" not in given and "world" not in given
+
+
+def _file_settings(path: Path | None) -> dict[str, Any]:
+    if path is None:
+        return {}
+    data = _read_toml(path)
+    run = data.get("run", data)  # accept a [run] table or top-level keys
+    if not isinstance(run, dict):
+        raise ConfigError(f"{path}: 'run' must be a table")
+    return run
 
 
 def _read_toml(path: Path) -> dict[str, Any]:

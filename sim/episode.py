@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 import time
 import traceback
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from pydantic import BaseModel, Field
 from pydantic_ai.exceptions import UnexpectedModelBehavior, UsageLimitExceeded
@@ -44,6 +46,33 @@ class EpisodeSpec(BaseModel):
     @property
     def episode_id(self) -> str:
         return f"{self.task.id}#{self.trial}"
+
+
+class PausableDeadline:
+    """The episode's wall-clock budget, stopped while the gateway waits on the provider.
+
+    A slow or rate-limited provider is not the agent's fault; only working time counts.
+    """
+
+    def __init__(self, timeout: asyncio.Timeout) -> None:
+        self._timeout = timeout
+        self._depth = 0
+        self._remaining = 0.0
+
+    @contextmanager
+    def paused(self) -> Iterator[None]:
+        loop = asyncio.get_running_loop()
+        if self._depth == 0:
+            when = self._timeout.when()
+            self._remaining = max(0.0, when - loop.time()) if when is not None else float("inf")
+            self._timeout.reschedule(None)
+        self._depth += 1
+        try:
+            yield
+        finally:
+            self._depth -= 1
+            if self._depth == 0 and self._remaining != float("inf"):
+                self._timeout.reschedule(loop.time() + self._remaining)
 
 
 class _Recorder:
@@ -98,8 +127,10 @@ async def run_episode(
 
     termination: TerminationReason = "completed"
     turn = 0
+    deadline = asyncio.timeout(limits.timeout_s)
     try:
-        async with asyncio.timeout(limits.timeout_s):
+        async with deadline:
+            llm.waiting = PausableDeadline(deadline).paused
             message: str | None
             try:
                 message = await user.open(task)
@@ -136,9 +167,13 @@ async def run_episode(
                     termination = "user_error"
                     break
                 turn += 1
-    except TimeoutError:
-        error(turn, "harness", "harness:timeout", f"episode exceeded {limits.timeout_s}s")
-        termination = "timeout"
+    except TimeoutError as exc:
+        if deadline.expired():
+            error(turn, "harness", "harness:timeout", f"episode exceeded {limits.timeout_s}s of working time")
+            termination = "timeout"
+        else:  # a TimeoutError from a world, user or agent, not our budget
+            error(turn, "harness", "harness:exception", _describe(exc))
+            termination = "harness_error"
     except asyncio.CancelledError:
         raise
     except Exception as exc:

@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 from judges.arg_match import ArgMatcher
-
 from judges.core_api import ConversationSuccess, CoreApiAccuracy
 from judges.metrics import summarize
 from personas import build_user
@@ -142,9 +141,18 @@ async def execute(
     """Run every planned episode not yet in the store; returns the store and the run summary."""
     pack = load_world(config.world)
     specs = plan(config, pack)
-    agent_spec = parse_agent_spec(config.agent)
-    build_user(config.user)  # fail before starting anything on a bad spec
-    build_stressors(config.stressors, 0)
+    try:  # fail on a bad spec before anything starts or is written
+        agent_spec = parse_agent_spec(config.agent)
+    except ValueError as exc:
+        raise ConfigError(f"field 'agent': {exc}") from exc
+    for field, check in (
+        ("user", lambda: build_user(config.user)),
+        ("stressors", lambda: build_stressors(config.stressors, 0)),
+    ):
+        try:
+            check()
+        except ValueError as exc:
+            raise ConfigError(f"field '{field}': {exc}") from exc
     judges = build_judges(config)
     store = open_store(config, len(specs))
     _point_latest(store)

@@ -2,30 +2,33 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 
 from sim.core import CallContext, CallNext, Event, FaultKind, Stressor, Task, ToolCall, ToolResult, ToolSpec, World
 from sim.llm.errors import StepLimitReached
 from sim.llm.gateway import EpisodeLLM
 
-
-def chain(stressors: Sequence[Stressor], world: World, ctx: Callable[[], CallContext]) -> CallNext:
-    """Compose on_call hooks so the first stressor sees the agent's call first and the world sees it last."""
-
-    async def innermost(call: ToolCall) -> ToolResult:
-        return await world.call(call)
-
-    handler: CallNext = innermost
-    for stressor in reversed(stressors):
-        handler = _wrap(stressor, handler, ctx)
-    return handler
+Dispatch = Callable[[ToolCall, CallContext], Awaitable[ToolResult]]
 
 
-def _wrap(stressor: Stressor, nxt: CallNext, ctx: Callable[[], CallContext]) -> CallNext:
-    async def run(call: ToolCall) -> ToolResult:
-        return await stressor.on_call(call, ctx(), nxt)
+def chain(stressors: Sequence[Stressor], world: World) -> Dispatch:
+    """Compose on_call hooks: the first stressor sees the agent's call first, the world sees it last.
 
-    return run
+    The context is bound per call (not read from shared state), so concurrent calls stay apart.
+    """
+
+    async def dispatch(call: ToolCall, ctx: CallContext) -> ToolResult:
+        def layer(i: int) -> CallNext:
+            async def run(c: ToolCall) -> ToolResult:
+                if i == len(stressors):
+                    return await world.call(c)
+                return await stressors[i].on_call(c, ctx, layer(i + 1))
+
+            return run
+
+        return await layer(0)(call)
+
+    return dispatch
 
 
 class EpisodeRuntime:
@@ -51,10 +54,7 @@ class EpisodeRuntime:
         self._read_only = {s.name: s.read_only for s in specs}
         self._calls_in_turn = 0
         self._call_index = 0
-        self._dispatch = chain(stressors, world, self._context)
-
-    def _context(self) -> CallContext:
-        return CallContext(turn=self.turn, call_index=self._call_index)
+        self._dispatch = chain(stressors, world)
 
     def start_turn(self, turn: int) -> None:
         self.turn = turn
@@ -64,9 +64,12 @@ class EpisodeRuntime:
     async def call(self, call: ToolCall, step: int) -> ToolResult:
         if self._calls_in_turn >= self._max_calls:
             raise StepLimitReached(f"more than {self._max_calls} tool calls in turn {self.turn}")
-        # Ids are assigned here so traces are deterministic and unique whatever the model sent.
-        call = call.model_copy(update={"id": f"call_{self.turn}_{self._call_index}"})
+        # Ids are assigned here, before any await (calls of one step run concurrently), so traces are
+        # deterministic and unique whatever the model sent.
+        index = self._call_index
+        self._call_index += 1
         self._calls_in_turn += 1
+        call = call.model_copy(update={"id": f"call_{self.turn}_{index}"})
         self._record(
             Event(
                 kind="tool_call",
@@ -77,10 +80,7 @@ class EpisodeRuntime:
                 read_only=self._read_only.get(call.name),
             )
         )
-        try:
-            result = await self._dispatch(call)
-        finally:
-            self._call_index += 1
+        result = await self._dispatch(call, CallContext(turn=self.turn, call_index=index))
         if result.call_id != call.id:
             result = result.model_copy(update={"call_id": call.id})
         self._record(Event(kind="tool_result", turn=self.turn, step=step, t=self._clock(), call=call, result=result))

@@ -137,5 +137,8 @@ class RunStore:
     def rewrite_scores(self, scores: list[Score]) -> None:
         """Replace scores.jsonl wholesale (re-judging), atomically."""
         tmp = self.root / f".{SCORES}.tmp"
-        tmp.write_text("".join(s.model_dump_json() + "\n" for s in scores), encoding="utf-8")
+        with tmp.open("w", encoding="utf-8") as f:
+            f.write("".join(s.model_dump_json() + "\n" for s in scores))
+            f.flush()
+            os.fsync(f.fileno())
         os.replace(tmp, self.root / SCORES)

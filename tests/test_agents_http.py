@@ -77,8 +77,10 @@ async def test_native_agent_recovers_from_429_and_malformed_body(tmp_path: Path)
 
 
 async def test_native_agent_gives_up_on_persistent_malformed_bodies(tmp_path: Path) -> None:
-    config = {"policy": {"kind": "script", "steps": native_script(task())},
-              "faults": [{"kind": "malformed", "every": 1, "variant": "missing_choices"}]}
+    config = {
+        "policy": {"kind": "script", "steps": native_script(task())},
+        "faults": [{"kind": "malformed", "every": 1, "variant": "missing_choices"}],
+    }
     with mock_llm_server(config) as srv:
         ep, summary = await run(tmp_path, srv.url, "")
     assert ep.termination == "provider_error"
@@ -98,8 +100,13 @@ async def test_text_agent_over_http_with_parse_failure_and_429(tmp_path: Path) -
 
 
 async def test_unreachable_endpoint_is_a_provider_failure(tmp_path: Path) -> None:
-    cfg = RunConfig(agent="openai-chat:m@http://127.0.0.1:9/v1", tasks=[TASK_ID], out=tmp_path, run_id="r",
-                    retry={"max_attempts": 2, "base_delay_s": 0.01})
+    cfg = RunConfig(
+        agent="openai-chat:m@http://127.0.0.1:9/v1",
+        tasks=[TASK_ID],
+        out=tmp_path,
+        run_id="r",
+        retry={"max_attempts": 2, "base_delay_s": 0.01},
+    )
     store, summary = await execute(cfg)
     assert store.episodes()[0].termination == "provider_error"
     assert summary["failed_episodes"] == 1
@@ -108,11 +115,15 @@ async def test_unreachable_endpoint_is_a_provider_failure(tmp_path: Path) -> Non
 @pytest.mark.parametrize("agent", ["", "text:"])
 async def test_step_limit_is_an_agent_fault_not_a_failure(tmp_path: Path, agent: str) -> None:
     # A model that never stops calling tools: every turn ends at the step limit, the episode still completes.
-    loop = [{"tool_calls": [{"name": "list_rooms", "arguments": {}}]}] if not agent else [
-        {"text": "Action: list_rooms\nAction Input: {}"}]
+    loop = (
+        [{"tool_calls": [{"name": "list_rooms", "arguments": {}}]}]
+        if not agent
+        else [{"text": "Action: list_rooms\nAction Input: {}"}]
+    )
     with mock_llm_server({"policy": {"kind": "script", "steps": loop}}) as srv:
-        cfg = RunConfig(agent=f"{agent}openai-chat:mock-model@{srv.url}", tasks=[TASK_ID], out=tmp_path,
-                        run_id="r", max_steps=3)
+        cfg = RunConfig(
+            agent=f"{agent}openai-chat:mock-model@{srv.url}", tasks=[TASK_ID], out=tmp_path, run_id="r", max_steps=3
+        )
         store, summary = await execute(cfg)
     ep = store.episodes()[0]
     assert ep.termination == "completed"

@@ -42,7 +42,8 @@ async def test_oracle_survives_outage_through_the_backup_path(tmp_path: Path) ->
         took_backup += 1
         down = failed[0].call.name  # type: ignore[union-attr]
         later_ok = [
-            e for e in ep.events
+            e
+            for e in ep.events
             if e.kind == "tool_result" and e.turn == failed[0].turn and e.t >= failed[0].t and e.result and e.result.ok
         ]
         assert later_ok, f"{ep.episode_id}: no successful call after the outage of {down}"

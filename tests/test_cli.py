@@ -92,3 +92,24 @@ def test_resume_of_a_finished_run_runs_nothing_new(tmp_path: Path) -> None:
     assert len(lines) == 2
     code, out = invoke("run", "--agent", "null", "--limit", "2", "--out", str(tmp_path), "--run-id", "r", "--resume")
     assert code == 2 and "config_hash" in out
+
+
+def test_resume_with_only_run_id_continues_the_stored_config(tmp_path: Path) -> None:
+    args = ["--out", str(tmp_path), "--run-id", "r", "-q"]
+    assert invoke("run", "--agent", "oracle", "--limit", "2", "--stressors", "outage", *args)[0] == 0
+    (tmp_path / "r" / "episodes.jsonl").write_text(
+        (tmp_path / "r" / "episodes.jsonl").read_text().splitlines()[0] + "\n"
+    )
+    code, out = invoke("run", "--resume", *args)
+    assert code == 0, out
+    lines = (tmp_path / "r" / "episodes.jsonl").read_text().splitlines()
+    assert len(lines) == 2 and all('"stressors":["outage"]' in line for line in lines)
+
+
+def test_quickstart_applies_only_without_agent_and_world(tmp_path: Path) -> None:
+    from sim.config import QUICKSTART, load_config, quickstart_applies
+
+    assert quickstart_applies(None, {}) and load_config(None, {}).tasks == QUICKSTART["tasks"]
+    assert not quickstart_applies(None, {"world": "x.jsonl"})
+    assert load_config(None, {"world": "x.jsonl"}).tasks == []
+    assert load_config(None, {"agent": "oracle"}).max_steps == 15

@@ -12,9 +12,18 @@ SPECS = [
     ToolSpec(name="list_devices", description="", read_only=True),
     ToolSpec(name="get_device_details", description="", read_only=True),
     ToolSpec(name="set_power", description=""),
-    ToolSpec(name="set_brightness", description="", parameters={
-        "type": "object", "properties": {"device_id": {"type": "string"}, "level": {"type": "integer"},
-                                         "transition_s": {"type": "number", "default": 0}}}),
+    ToolSpec(
+        name="set_brightness",
+        description="",
+        parameters={
+            "type": "object",
+            "properties": {
+                "device_id": {"type": "string"},
+                "level": {"type": "integer"},
+                "transition_s": {"type": "number", "default": 0},
+            },
+        },
+    ),
     ToolSpec(name="activate_scene", description=""),
 ]
 READ_ONLY = {s.name for s in SPECS if s.read_only}
@@ -24,20 +33,36 @@ def turn(gold: list[GoldCall], alternatives: list[list[GoldCall]] | None = None)
     return Turn(user=UserIntent(explicit="x"), gold=gold, alternatives=alternatives or [])
 
 
-def episode(turns: list[Turn], calls: list[list[tuple[str, dict[str, Any], str]]], played: int | None = None,
-            termination: str = "completed") -> EpisodeResult:
+def episode(
+    turns: list[Turn],
+    calls: list[list[tuple[str, dict[str, Any], str]]],
+    played: int | None = None,
+    termination: str = "completed",
+) -> EpisodeResult:
     events: list[Event] = []
     for i, turn_calls in enumerate(calls):
         events.append(Event(kind="user_message", turn=i, content="x"))
         for j, (name, args, status) in enumerate(turn_calls):
             call = ToolCall(id=f"c{i}_{j}", name=name, arguments=args)
             events.append(Event(kind="tool_call", turn=i, call=call, read_only=name in READ_ONLY))
-            events.append(Event(kind="tool_result", turn=i, call=call,
-                                result=ToolResult(call_id=call.id, status=status)))  # type: ignore[arg-type]
+            events.append(
+                Event(kind="tool_result", turn=i, call=call, result=ToolResult(call_id=call.id, status=status))
+            )  # type: ignore[arg-type]
     task = Task(id="t", world="w", turns=turns)
-    return EpisodeResult(episode_id="t#0", task_id="t", trial=0, seed=0, world="w", agent="a", user="u", task=task,
-                         tools=SPECS, events=events, turns_played=len(calls) if played is None else played,
-                         termination=termination)  # type: ignore[arg-type]
+    return EpisodeResult(
+        episode_id="t#0",
+        task_id="t",
+        trial=0,
+        seed=0,
+        world="w",
+        agent="a",
+        user="u",
+        task=task,
+        tools=SPECS,
+        events=events,
+        turns_played=len(calls) if played is None else played,
+        termination=termination,
+    )  # type: ignore[arg-type]
 
 
 ON = GoldCall(name="set_power", arguments={"device_id": "lamp", "on": True})
@@ -52,21 +77,32 @@ def verdicts(ep: EpisodeResult) -> list[tuple[bool, list[str]]]:
 
 
 def test_support_lookups_and_failed_calls_are_not_scored() -> None:
-    ep = episode([turn([LOOKUP, ON, DIM])], [[
-        ("get_device_details", {"device_id": "lamp"}, "success"),  # extra lookup: fine
-        ("set_brightness", {"device_id": "lamp", "level": 30}, "failed"),  # refused (device off): not counted
-        ("set_power", {"device_id": "lamp", "on": True}, "success"),
-        ("set_brightness", {"device_id": "lamp", "level": 30}, "success"),
-    ]])
+    ep = episode(
+        [turn([LOOKUP, ON, DIM])],
+        [
+            [
+                ("get_device_details", {"device_id": "lamp"}, "success"),  # extra lookup: fine
+                ("set_brightness", {"device_id": "lamp", "level": 30}, "failed"),  # refused (device off): not counted
+                ("set_power", {"device_id": "lamp", "on": True}, "success"),
+                ("set_brightness", {"device_id": "lamp", "level": 30}, "success"),
+            ]
+        ],
+    )
     assert verdicts(ep) == [(True, [])]
 
 
 def test_missing_extra_and_wrong_arguments_are_reported() -> None:
-    ep = episode([turn([ON, DIM]), turn([ON]), turn([ON])], [
-        [("set_power", {"device_id": "lamp", "on": True}, "success")],
-        [("set_power", {"device_id": "lamp", "on": True}, "success"), ("activate_scene", {"scene_id": "x"}, "success")],
-        [("set_power", {"device_id": "lamp", "on": False}, "success")],
-    ])
+    ep = episode(
+        [turn([ON, DIM]), turn([ON]), turn([ON])],
+        [
+            [("set_power", {"device_id": "lamp", "on": True}, "success")],
+            [
+                ("set_power", {"device_id": "lamp", "on": True}, "success"),
+                ("activate_scene", {"scene_id": "x"}, "success"),
+            ],
+            [("set_power", {"device_id": "lamp", "on": False}, "success")],
+        ],
+    )
     (ok0, e0), (ok1, e1), (ok2, e2) = verdicts(ep)
     assert not ok0 and e0 == ["core:missing:set_brightness"]
     assert not ok1 and e1 == ["core:extra:activate_scene"]
@@ -74,8 +110,15 @@ def test_missing_extra_and_wrong_arguments_are_reported() -> None:
 
 
 def test_extra_call_to_a_gold_function_is_wrong() -> None:
-    ep = episode([turn([ON])], [[("set_power", {"device_id": "lamp", "on": True}, "success"),
-                                 ("set_power", {"device_id": "tv", "on": True}, "success")]])
+    ep = episode(
+        [turn([ON])],
+        [
+            [
+                ("set_power", {"device_id": "lamp", "on": True}, "success"),
+                ("set_power", {"device_id": "tv", "on": True}, "success"),
+            ]
+        ],
+    )
     assert verdicts(ep) == [(False, ["core:extra:set_power"])]
 
 

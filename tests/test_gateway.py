@@ -49,13 +49,25 @@ async def test_retry_after_is_honoured_and_counted_as_waiting() -> None:
     assert retries == ["provider:rate_limited", "provider:rate_limited"]
 
 
-async def test_retry_after_is_capped_and_backoff_used_without_it() -> None:
+async def test_long_retry_after_is_honoured_in_full_and_backoff_used_without_it() -> None:
     sleep = FakeSleep()
     gw = Gateway(sleep=sleep, retry=RetryPolicy(max_delay_s=10, base_delay_s=1.0))
-    request, _ = flaky([rate_limited(1000.0), ModelHTTPError(503, "m", "overloaded")])
+    request, _ = flaky([rate_limited(60.0), ModelHTTPError(503, "m", "overloaded")])
     assert await gw.run("ep", request, Usage()) == "ok"
-    assert sleep.calls[0] == 10
-    assert 1.0 <= sleep.calls[1] < 3.0  # second attempt: 2 x base delay, jitter x[0.5, 1.5)
+    assert sleep.calls[0] == 60.0  # retrying earlier than the provider allows would only earn another 429
+    assert 0.5 <= sleep.calls[1] < 1.5  # first transient fault: base delay, jitter x[0.5, 1.5)
+
+
+async def test_rate_limits_give_up_past_their_time_budget_or_an_absurd_ask() -> None:
+    sleep = FakeSleep()
+    request, attempts = flaky([rate_limited(100.0) for _ in range(10)])
+    with pytest.raises(ProviderError, match="Rate limit reached"):
+        await Gateway(sleep=sleep, retry=RetryPolicy(rate_limit_budget_s=250)).run("ep", request, Usage())
+    assert sleep.calls == [100.0, 100.0] and attempts["n"] == 3
+    request, attempts = flaky([rate_limited(3600.0)])
+    with pytest.raises(ProviderError):
+        await Gateway(sleep=FakeSleep(), retry=RetryPolicy(max_retry_after_s=300)).run("ep", request, Usage())
+    assert attempts["n"] == 1
 
 
 async def test_fatal_error_is_not_retried() -> None:
@@ -68,8 +80,8 @@ async def test_fatal_error_is_not_retried() -> None:
 
 
 async def test_retries_exhausted_raise_provider_error() -> None:
-    request, attempts = flaky([rate_limited(0.0) for _ in range(10)])
-    with pytest.raises(ProviderError, match="after 3 attempt"):
+    request, attempts = flaky([ModelHTTPError(503, "m", "overloaded") for _ in range(10)])
+    with pytest.raises(ProviderError, match="after 3 failed attempt"):
         await Gateway(sleep=FakeSleep(), retry=RetryPolicy(max_attempts=3)).run("ep", request, Usage())
     assert attempts["n"] == 3
 

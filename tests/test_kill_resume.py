@@ -18,8 +18,9 @@ TRIALS = 3
 
 def squall(args: list[str]) -> subprocess.Popen[bytes]:
     env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
-    return subprocess.Popen([sys.executable, "-m", "sim", *args], cwd=REPO_ROOT, env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    return subprocess.Popen(
+        [sys.executable, "-m", "sim", *args], cwd=REPO_ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
 
 
 def lines(path: Path) -> list[str]:
@@ -30,8 +31,20 @@ def test_sigkill_then_resume_finds_every_episode_once(tmp_path: Path) -> None:
     # Slow, real HTTP agent: each model request takes ~0.15 s, so the run is still going when killed.
     config = {"policy": {"kind": "first_tool"}, "latency_s": 0.15}
     with mock_llm_server(config) as srv:
-        args = ["run", "--agent", f"openai-chat:mock-model@{srv.url}", "--trials", str(TRIALS), "--concurrency", "2",
-                "--out", str(tmp_path), "--run-id", "killed", "-q"]
+        args = [
+            "run",
+            "--agent",
+            f"openai-chat:mock-model@{srv.url}",
+            "--trials",
+            str(TRIALS),
+            "--concurrency",
+            "2",
+            "--out",
+            str(tmp_path),
+            "--run-id",
+            "killed",
+            "-q",
+        ]
         proc = squall(args)
         episodes = tmp_path / "killed" / "episodes.jsonl"
         deadline = time.monotonic() + 60
@@ -50,8 +63,10 @@ def test_sigkill_then_resume_finds_every_episode_once(tmp_path: Path) -> None:
 
     ids = Counter(json.loads(line)["episode_id"] for line in lines(episodes))
     assert len(ids) == planned and set(ids.values()) == {1}
-    scores = Counter((json.loads(line)["episode_id"], json.loads(line)["judge"])
-                     for line in lines(tmp_path / "killed" / "scores.jsonl"))
+    scores = Counter(
+        (json.loads(line)["episode_id"], json.loads(line)["judge"])
+        for line in lines(tmp_path / "killed" / "scores.jsonl")
+    )
     assert len(scores) == 2 * planned and set(scores.values()) == {1}
     summary = json.loads((tmp_path / "killed" / "summary.json").read_text())
     assert summary["episodes"] == planned

@@ -13,8 +13,9 @@ from sim.store import EPISODES, SCORES, RunStore, StoreError
 
 def result(i: int) -> EpisodeResult:
     task = Task(id=f"t{i}", world="w", turns=[Turn(user=UserIntent(explicit="hi"), gold=[GoldCall(name="f")])])
-    return EpisodeResult(episode_id=f"t{i}#0", task_id=f"t{i}", trial=0, seed=i, world="w", agent="a", user="u",
-                         task=task, tools=[])
+    return EpisodeResult(
+        episode_id=f"t{i}#0", task_id=f"t{i}", trial=0, seed=i, world="w", agent="a", user="u", task=task, tools=[]
+    )
 
 
 def test_append_and_read_back(tmp_path: Path) -> None:

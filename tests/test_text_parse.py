@@ -17,91 +17,62 @@ TOOLS = ["get_weather", "set_light", "list_devices", "search_flights", "send_mes
 PARIS = {"city": "Paris"}
 KITCHEN = {"room": "kitchen", "level": 3}
 
-# (id, model output, expected): ("action", name, arguments) | ("final", text) | ("error", code)
+
+def act(name: str, arguments: dict[str, Any]) -> tuple[Any, ...]:
+    return ("action", name, arguments)
+
+
+def final(text: str) -> tuple[Any, ...]:
+    return ("final", text)
+
+
+def err(code: str) -> tuple[Any, ...]:
+    return ("error", code)
+
+
+WEATHER, LIGHT = act("get_weather", PARIS), act("set_light", KITCHEN)
+
+# (id, model output, expected parse)
 CASES: list[tuple[str, str, tuple[Any, ...]]] = [
     # --- the ReAct format, clean and sloppy
-    (
-        "react",
-        'Thought: I need the weather.\nAction: get_weather\nAction Input: {"city": "Paris"}',
-        ("action", "get_weather", PARIS),
-    ),
-    (
-        "lowercase-labels",
-        'thought: ok\naction: get_weather\naction input: {"city": "Paris"}',
-        ("action", "get_weather", PARIS),
-    ),
-    ("uppercase-labels", 'ACTION: get_weather\nACTION INPUT: {"city": "Paris"}', ("action", "get_weather", PARIS)),
-    (
-        "extra-whitespace",
-        '  Action :   get_weather  \n\n  Action Input :\n\n   {"city": "Paris"}   ',
-        ("action", "get_weather", PARIS),
-    ),
-    (
-        "input-next-line-fenced",
-        'Action: get_weather\nAction Input:\n```json\n{"city": "Paris"}\n```',
-        ("action", "get_weather", PARIS),
-    ),
-    (
-        "input-inline-backticks",
-        'Action: `get_weather`\nAction Input: `{"city": "Paris"}`',
-        ("action", "get_weather", PARIS),
-    ),
-    ("bold-labels", '**Action:** get_weather\n**Action Input:** {"city": "Paris"}', ("action", "get_weather", PARIS)),
-    (
-        "one-line-react",
-        'Thought: weather. Action: get_weather Action Input: {"city": "Paris"} then I answer',
-        ("action", "get_weather", PARIS),
-    ),
-    (
-        "trailing-text",
-        'Action: set_light\nAction Input: {"room": "kitchen", "level": 3}\n\nI have turned on the light.',
-        ("action", "set_light", KITCHEN),
-    ),
+    ("react", 'Thought: I need the weather.\nAction: get_weather\nAction Input: {"city": "Paris"}', WEATHER),
+    ("lowercase-labels", 'thought: ok\naction: get_weather\naction input: {"city": "Paris"}', WEATHER),
+    ("uppercase-labels", 'ACTION: get_weather\nACTION INPUT: {"city": "Paris"}', WEATHER),
+    ("extra-whitespace", '  Action :   get_weather  \n\n  Action Input :\n\n   {"city": "Paris"}   ', WEATHER),
+    ("input-next-line-fenced", 'Action: get_weather\nAction Input:\n```json\n{"city": "Paris"}\n```', WEATHER),
+    ("input-inline-backticks", 'Action: `get_weather`\nAction Input: `{"city": "Paris"}`', WEATHER),
+    ("bold-labels", '**Action:** get_weather\n**Action Input:** {"city": "Paris"}', WEATHER),
+    ("one-line-react", 'Thought: weather. Action: get_weather Action Input: {"city": "Paris"} then I answer', WEATHER),
+    ("trailing-text", 'Action: set_light\nAction Input: {"room": "kitchen", "level": 3}\n\nDone.', LIGHT),
     (
         "hallucinated-observation",
         'Thought: lamp\nAction: set_light\nAction Input: {"room": "kitchen", "level": 3}\nObservation: done\n'
         "Thought: I now know the final answer\nFinal Answer: The light is on.",
-        ("action", "set_light", KITCHEN),
+        LIGHT,
     ),
     (
         "python-literal",
-        "Action: set_light\nAction Input: {'room': 'kitchen', 'level': 3, 'on': True, 'color': None}",
-        ("action", "set_light", {**KITCHEN, "on": True, "color": None}),
+        "Action: set_light\nAction Input: {'room': 'kitchen', 'level': 3, 'on': True, 'c': None}",
+        act("set_light", {**KITCHEN, "on": True, "c": None}),
     ),
     (
         "json-with-python-none",
-        'Action: set_light\nAction Input: {"room": "kitchen", "level": 3, "color": None, "on": true}',
-        ("action", "set_light", {**KITCHEN, "color": None, "on": True}),
+        'Action: set_light\nAction Input: {"room": "kitchen", "level": 3, "c": None, "on": true}',
+        act("set_light", {**KITCHEN, "c": None, "on": True}),
     ),
-    (
-        "trailing-comma",
-        'Action: set_light\nAction Input: {"room": "kitchen", "level": 3,}',
-        ("action", "set_light", KITCHEN),
-    ),
-    (
-        "input-as-json-string",
-        'Action: get_weather\nAction Input: "{\\"city\\": \\"Paris\\"}"',
-        ("action", "get_weather", PARIS),
-    ),
-    ("input-as-kwargs", 'Action: set_light\nAction Input: room="kitchen", level=3', ("action", "set_light", KITCHEN)),
-    ("no-input-no-args", "Thought: what is there?\nAction: list_devices", ("action", "list_devices", {})),
-    ("empty-object-input", "Action: list_devices\nAction Input: {}", ("action", "list_devices", {})),
-    ("input-none-word", "Action: list_devices\nAction Input: None", ("action", "list_devices", {})),
-    ("name-with-parens", 'Action: get_weather()\nAction Input: {"city": "Paris"}', ("action", "get_weather", PARIS)),
-    (
-        "name-in-a-sentence",
-        'Action: I will use the get_weather tool\nAction Input: {"city": "Paris"}',
-        ("action", "get_weather", PARIS),
-    ),
-    ("name-on-next-line", 'Action:\nget_weather\nAction Input: {"city": "Paris"}', ("action", "get_weather", PARIS)),
-    (
-        "namespace-prefix",
-        'Action: functions.get_weather\nAction Input: {"city": "Paris"}',
-        ("action", "get_weather", PARIS),
-    ),
-    ("wrong-case-name", 'Action: Get_Weather\nAction Input: {"city": "Paris"}', ("action", "get_weather", PARIS)),
-    ("call-on-action-line", 'Action: set_light(room="kitchen", level=3)', ("action", "set_light", KITCHEN)),
-    ("json-on-action-line", 'Action: get_weather {"city": "Paris"}', ("action", "get_weather", PARIS)),
+    ("trailing-comma", 'Action: set_light\nAction Input: {"room": "kitchen", "level": 3,}', LIGHT),
+    ("input-as-json-string", 'Action: get_weather\nAction Input: "{\\"city\\": \\"Paris\\"}"', WEATHER),
+    ("input-as-kwargs", 'Action: set_light\nAction Input: room="kitchen", level=3', LIGHT),
+    ("no-input-no-args", "Thought: what is there?\nAction: list_devices", act("list_devices", {})),
+    ("empty-object-input", "Action: list_devices\nAction Input: {}", act("list_devices", {})),
+    ("input-none-word", "Action: list_devices\nAction Input: None", act("list_devices", {})),
+    ("name-with-parens", 'Action: get_weather()\nAction Input: {"city": "Paris"}', WEATHER),
+    ("name-in-a-sentence", 'Action: I will use the get_weather tool\nAction Input: {"city": "Paris"}', WEATHER),
+    ("name-on-next-line", 'Action:\nget_weather\nAction Input: {"city": "Paris"}', WEATHER),
+    ("namespace-prefix", 'Action: functions.get_weather\nAction Input: {"city": "Paris"}', WEATHER),
+    ("wrong-case-name", 'Action: Get_Weather\nAction Input: {"city": "Paris"}', WEATHER),
+    ("call-on-action-line", 'Action: set_light(room="kitchen", level=3)', LIGHT),
+    ("json-on-action-line", 'Action: get_weather {"city": "Paris"}', WEATHER),
     (
         "nested-arguments",
         'Action: search_flights\nAction Input: {"route": {"from": "CDG", "to": "JFK"}, '
@@ -114,120 +85,88 @@ CASES: list[tuple[str, str, tuple[Any, ...]]] = [
     ),
     (
         "unicode-arguments",
-        'Action: send_message\nAction Input: {"text": "Grüße, 東京 ☀"}',
-        ("action", "send_message", {"text": "Grüße, 東京 ☀"}),
+        'Action: send_message\nAction Input: {"text": "Grüße 東京 ☀"}',
+        act("send_message", {"text": "Grüße 東京 ☀"}),
     ),
     (
         "label-text-inside-argument",
-        'Action: send_message\nAction Input: {"text": "Final Answer: Action: x"}',
-        ("action", "send_message", {"text": "Final Answer: Action: x"}),
+        'Action: send_message\nAction Input: {"text": "Final Answer: x"}',
+        act("send_message", {"text": "Final Answer: x"}),
     ),
-    (
-        "langchain-final-action",
-        'Thought: done\nAction: Final Answer\nAction Input: "It is sunny."',
-        ("final", "It is sunny."),
-    ),
+    ("langchain-final-action", 'Action: Final Answer\nAction Input: "It is sunny."', final("It is sunny.")),
     # --- tags and JSON
-    (
-        "hermes-tool-call",
-        '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>',
-        ("action", "get_weather", PARIS),
-    ),
+    ("hermes-tool-call", '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>', WEATHER),
     (
         "tool-call-parameters",
         '<tool_call>{"name": "get_weather", "parameters": {"city": "Paris"}}</tool_call>',
-        ("action", "get_weather", PARIS),
+        WEATHER,
     ),
-    (
-        "tool-call-unclosed",
-        'I will check.\n<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}',
-        ("action", "get_weather", PARIS),
-    ),
+    ("tool-call-unclosed", 'Ok.\n<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}', WEATHER),
     (
         "smollm-tool-call-list",
         '<tool_call>[{"name": "set_light", "arguments": {"room": "kitchen", "level": 3}}]</tool_call>',
-        ("action", "set_light", KITCHEN),
+        LIGHT,
     ),
     (
         "tool-call-string-arguments",
         '<tool_call>{"name": "get_weather", "arguments": "{\\"city\\": \\"Paris\\"}"}</tool_call>',
-        ("action", "get_weather", PARIS),
+        WEATHER,
     ),
-    ("llama-function-tag", '<function=get_weather>{"city": "Paris"}</function>', ("action", "get_weather", PARIS)),
-    ("api-call-tag", '<API_CALL>set_light(room="kitchen", level=3)</API_CALL>', ("action", "set_light", KITCHEN)),
-    ("bare-call", 'set_light(room="kitchen", level=3)', ("action", "set_light", KITCHEN)),
+    ("llama-function-tag", '<function=get_weather>{"city": "Paris"}</function>', WEATHER),
+    ("api-call-tag", '<API_CALL>set_light(room="kitchen", level=3)</API_CALL>', LIGHT),
+    ("bare-call", 'set_light(room="kitchen", level=3)', LIGHT),
     (
         "bare-call-json-literals",
         "set_light(room='kitchen', level=3, on=true)",
-        ("action", "set_light", {**KITCHEN, "on": True}),
+        act("set_light", {**KITCHEN, "on": True}),
     ),
-    ("bare-call-in-fence", '```python\nset_light(room="kitchen", level=3)\n```', ("action", "set_light", KITCHEN)),
-    ("bfcl-list", '[get_weather(city="Paris"), set_light(room="kitchen", level=3)]', ("action", "get_weather", PARIS)),
-    ("bare-json", '{"name": "get_weather", "arguments": {"city": "Paris"}}', ("action", "get_weather", PARIS)),
-    (
-        "fenced-json",
-        'Let me check.\n```json\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n```',
-        ("action", "get_weather", PARIS),
-    ),
-    ("llama3-parameters", '{"name": "get_weather", "parameters": {"city": "Paris"}}', ("action", "get_weather", PARIS)),
+    ("bare-call-in-fence", '```python\nset_light(room="kitchen", level=3)\n```', LIGHT),
+    ("bfcl-list", '[get_weather(city="Paris"), set_light(room="kitchen", level=3)]', WEATHER),
+    ("bare-json", '{"name": "get_weather", "arguments": {"city": "Paris"}}', WEATHER),
+    ("fenced-json", 'Let me check.\n```json\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n```', WEATHER),
+    ("llama3-parameters", '{"name": "get_weather", "parameters": {"city": "Paris"}}', WEATHER),
     (
         "openai-function-shape",
         '{"type": "function", "function": {"name": "get_weather", "arguments": "{\\"city\\": \\"Paris\\"}"}}',
-        ("action", "get_weather", PARIS),
+        WEATHER,
     ),
-    ("flat-json", '{"name": "get_weather", "city": "Paris"}', ("action", "get_weather", PARIS)),
-    (
-        "langchain-json",
-        '{"action": "get_weather", "action_input": {"city": "Paris"}}',
-        ("action", "get_weather", PARIS),
-    ),
-    ("langchain-json-final", '{"action": "Final Answer", "action_input": "It is sunny."}', ("final", "It is sunny.")),
-    ("python-dict-call", "{'name': 'get_weather', 'arguments': {'city': 'Paris'}}", ("action", "get_weather", PARIS)),
+    ("flat-json", '{"name": "get_weather", "city": "Paris"}', WEATHER),
+    ("langchain-json", '{"action": "get_weather", "action_input": {"city": "Paris"}}', WEATHER),
+    ("langchain-json-final", '{"action": "Final Answer", "action_input": "It is sunny."}', final("It is sunny.")),
+    ("python-dict-call", "{'name': 'get_weather', 'arguments': {'city': 'Paris'}}", WEATHER),
     (
         "think-block-ignored",
-        '<think>maybe get_weather(city="Rome")?</think>\nAction: get_weather\nAction Input: {"city": "Paris"}',
-        ("action", "get_weather", PARIS),
+        '<think>get_weather(city="Rome")?</think>\nAction: get_weather\nAction Input: {"city": "Paris"}',
+        WEATHER,
     ),
     # --- final answers
-    ("final-answer", "Thought: I know this.\nFinal Answer: It is sunny in Paris.", ("final", "It is sunny in Paris.")),
-    (
-        "final-answer-multiline",
-        "Final Answer: Done.\n- light on\n- door locked",
-        ("final", "Done.\n- light on\n- door locked"),
-    ),
-    ("plain-text", "Hello! How can I help you today?", ("final", "Hello! How can I help you today?")),
-    (
-        "plain-text-with-record",
-        'The user is {"name": "Alice", "age": 30}.',
-        ("final", 'The user is {"name": "Alice", "age": 30}.'),
-    ),
-    ("plain-text-with-code", 'Use print("hi") in Python.', ("final", 'Use print("hi") in Python.')),
-    (
-        "final-before-action",
-        "Final Answer: I will check.\nAction: get_weather\nAction Input: {}",
-        ("final", "I will check."),
-    ),
+    ("final-answer", "Thought: I know this.\nFinal Answer: It is sunny in Paris.", final("It is sunny in Paris.")),
+    ("final-answer-multiline", "Final Answer: Done.\n- light on\n- door shut", final("Done.\n- light on\n- door shut")),
+    ("plain-text", "Hello! How can I help you today?", final("Hello! How can I help you today?")),
+    ("plain-text-with-record", 'User: {"name": "Alice", "age": 30}.', final('User: {"name": "Alice", "age": 30}.')),
+    ("plain-text-with-code", 'Use print("hi") in Python.', final('Use print("hi") in Python.')),
+    ("final-before-action", "Final Answer: Wait.\nAction: get_weather\nAction Input: {}", final("Wait.")),
     # --- errors the model gets feedback for
-    ("empty", "   \n ", ("error", "empty")),
-    ("only-thought", "Thought: I should look up the weather.", ("error", "no_action")),
-    ("thinking-cut-off", "<think>Let me think about the weather in", ("error", "empty")),
-    ("unknown-tool", 'Action: get_wether\nAction Input: {"city": "Paris"}', ("error", "unknown_tool")),
-    ("unknown-tool-json", '{"name": "weather_lookup", "arguments": {"city": "Paris"}}', ("error", "unknown_tool")),
-    ("unknown-tool-call", 'fetch_weather(city="Paris")', ("error", "unknown_tool")),
-    ("truncated-json", 'Action: get_weather\nAction Input: {"city": "Par', ("error", "bad_arguments")),
-    ("unquoted-keys", 'Action: get_weather\nAction Input: {city: "Paris"}', ("error", "bad_arguments")),
-    ("input-not-object", "Action: get_weather\nAction Input: Paris", ("error", "bad_arguments")),
-    ("input-list", 'Action: get_weather\nAction Input: ["Paris"]', ("error", "bad_arguments")),
-    ("positional-call", 'get_weather("Paris")', ("error", "bad_arguments")),
+    ("empty", "   \n ", err("empty")),
+    ("only-thought", "Thought: I should look up the weather.", err("no_action")),
+    ("thinking-cut-off", "<think>Let me think about the weather in", err("empty")),
+    ("unknown-tool", 'Action: get_wether\nAction Input: {"city": "Paris"}', err("unknown_tool")),
+    ("unknown-tool-json", '{"name": "weather_lookup", "arguments": {"city": "Paris"}}', err("unknown_tool")),
+    ("unknown-tool-call", 'fetch_weather(city="Paris")', err("unknown_tool")),
+    ("truncated-json", 'Action: get_weather\nAction Input: {"city": "Par', err("bad_arguments")),
+    ("unquoted-keys", 'Action: get_weather\nAction Input: {city: "Paris"}', err("bad_arguments")),
+    ("input-not-object", "Action: get_weather\nAction Input: Paris", err("bad_arguments")),
+    ("input-list", 'Action: get_weather\nAction Input: ["Paris"]', err("bad_arguments")),
+    ("positional-call", 'get_weather("Paris")', err("bad_arguments")),
     (
         "broken-tool-call-json",
-        '<tool_call>{"name": "get_weather", "arguments": {"city": }}</tool_call>',
-        ("error", "bad_arguments"),
+        '<tool_call>{"name": "get_weather", "arguments": {"c": }}</tool_call>',
+        err("bad_arguments"),
     ),
-    ("tool-call-without-name", '<tool_call>{"arguments": {"city": "Paris"}}</tool_call>', ("error", "no_action")),
-    ("call-mentioned-in-prose", 'I could run get_weather(city="Paris") for you.', ("error", "no_action")),
-    ("empty-final-answer", "Thought: done\nFinal Answer:", ("error", "empty_answer")),
-    ("action-without-name", 'Action:\nAction Input: {"city": "Paris"}', ("error", "no_action")),
+    ("tool-call-without-name", '<tool_call>{"arguments": {"city": "Paris"}}</tool_call>', err("no_action")),
+    ("call-mentioned-in-prose", 'I could run get_weather(city="Paris") for you.', err("no_action")),
+    ("empty-final-answer", "Thought: done\nFinal Answer:", err("empty_answer")),
+    ("action-without-name", 'Action:\nAction Input: {"city": "Paris"}', err("no_action")),
 ]
 
 
@@ -299,52 +238,13 @@ def test_literal_eval_never_executes_code(tmp_path: Any) -> None:
     assert not marker.exists()
 
 
-_FRAGMENTS = [
-    "Thought:",
-    "Action:",
-    "Action Input:",
-    "Final Answer:",
-    "Observation:",
-    "action input :",
-    "**Action:**",
-    "<tool_call>",
-    "</tool_call>",
-    "<API_CALL>",
-    "</API_CALL>",
-    "<function=get_weather>",
-    "</function>",
-    "<think>",
-    "</think>",
-    "```json",
-    "```",
-    "{",
-    "}",
-    "[",
-    "]",
-    "(",
-    ")",
-    '"',
-    "'",
-    "\\",
-    ":",
-    ",",
-    "=",
-    "\n",
-    " ",
-    '{"name": ',
-    '"arguments": ',
-    "get_weather",
-    "set_light",
-    "get_weather(",
-    "city=",
-    '"Paris"',
-    "3",
-    "True",
-    "null",
-    "functions.",
-    "final answer",
-    "finish",
-]
+# Pieces of the protocol, glued at random; one string split on "|" keeps the table short.
+_FRAGMENTS = (  # noqa: SIM905
+    "Thought:|Action:|Action Input:|Final Answer:|Observation:|action input :|**Action:**|<tool_call>|</tool_call>|"
+    "<API_CALL>|</API_CALL>|<function=get_weather>|</function>|<think>|</think>|```json|```|{|}|[|]|(|)|\"|'|\\|:|,|=|"
+    '{"name": |"arguments": |get_weather|set_light|get_weather(|city=|"Paris"|3|True|null|functions.|final answer|'
+    "finish|\n| "
+).split("|")
 
 
 @settings(
@@ -441,6 +341,7 @@ def test_what_the_agent_writes_in_the_transcript_parses_back() -> None:
             ToolResult(call_id="1", status="unavailable", content="down", error_code="outage"),
             '{"error":"down","status":"unavailable","code":"outage"}',
         ),
+        (ToolResult(call_id="1", status="timeout", content=None), '{"error":"timeout","status":"timeout"}'),
     ],
 )
 def test_render_observation(result: ToolResult, expected: str) -> None:

@@ -10,6 +10,7 @@ from typing import Literal
 from sim.agents.baselines import NullAgent, OracleAgent
 from sim.agents.native import NativeToolAgent
 from sim.agents.text_agent import TextProtocolAgent
+from sim.agents.text_prompt import ToolStyle
 from sim.core import Agent
 from sim.llm.models import ModelFactory, ModelSpec, parse_model_spec
 
@@ -61,16 +62,22 @@ async def open_agent(
 
         async with LocalModelServer() as server:
             model_spec = parse_model_spec(f"openai-chat:{server.model_name}@{server.base_url}")
-            yield _build(spec, models, model_spec, max_tokens, temperature)
+            # The embedded model has a 4k context: show tools as one-line signatures.
+            yield _build(spec, models, model_spec, max_tokens, temperature, tool_style="signature")
         return
     model_spec = parse_model_spec(spec.model)
     yield _build(spec, models, model_spec, max_tokens, temperature)
 
 
 def _build(
-    spec: AgentSpec, models: ModelFactory, model_spec: ModelSpec, max_tokens: int | None, temperature: float | None
+    spec: AgentSpec,
+    models: ModelFactory,
+    model_spec: ModelSpec,
+    max_tokens: int | None,
+    temperature: float | None,
+    tool_style: ToolStyle = "schema",
 ) -> Agent:
     model = models.build(model_spec)
     if spec.kind == "text":
-        return TextProtocolAgent(spec.label, model, model_spec.endpoint, max_tokens, temperature)
+        return TextProtocolAgent(spec.label, model, model_spec.endpoint, max_tokens, temperature, tool_style)
     return NativeToolAgent(spec.label, model, model_spec.endpoint, max_tokens, temperature)

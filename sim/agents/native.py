@@ -18,8 +18,9 @@ from sim.agents.history import to_model_messages
 from sim.core import AgentRuntime, Event, ToolCall, ToolSpec
 from sim.llm.models import GatewayModel, settings
 
-# Arguments pass through untouched: validating them is the world's job, and its errors are the signal.
-_ANY_ARGS = SchemaValidator(core_schema.any_schema())
+# Any JSON object passes through untouched: validating it is the world's job, and its errors are the signal.
+# A non-object (e.g. "null") goes back to the model as a retry and is recorded as an agent fault.
+_ANY_ARGS = SchemaValidator(core_schema.dict_schema())
 
 
 class RuntimeToolset(AbstractToolset[Any]):

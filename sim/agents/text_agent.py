@@ -19,7 +19,7 @@ from pydantic_ai.messages import (
 from pydantic_ai.models import Model, ModelRequestParameters
 
 from sim.agents.text_parse import Action, FinalAnswer, parse_step
-from sim.agents.text_prompt import render_observation, render_parse_error, render_system_prompt
+from sim.agents.text_prompt import ToolStyle, render_observation, render_parse_error, render_system_prompt
 from sim.core import AgentRuntime, Event, ToolCall, ToolSpec
 from sim.llm.models import GatewayModel, settings
 
@@ -34,8 +34,10 @@ class TextProtocolAgent:
         endpoint: str,
         max_tokens: int | None = 256,
         temperature: float | None = 0.0,
+        tool_style: ToolStyle = "schema",
     ) -> None:
         self.name = name
+        self._tool_style = tool_style
         self._model = model
         self._endpoint = endpoint
         # Stop before the model invents its own observation.
@@ -46,7 +48,7 @@ class TextProtocolAgent:
     ) -> str:
         model = GatewayModel(self._model, self._endpoint, runtime.llm)
         names = [t.name for t in tools]
-        messages = transcript(history, render_system_prompt(instructions, tools))
+        messages = transcript(history, render_system_prompt(instructions, tools, self._tool_style))
         params = ModelRequestParameters()
         while True:  # the episode's step budget (enforced by runtime.llm) ends a runaway loop
             response = await model.request(messages, self._settings, params)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from collections.abc import Collection, Sequence
 from types import MappingProxyType
-from typing import Any
+from typing import Any, Literal
 
 from sim.agents.text_parse import ParseError
 from sim.core.tools import ToolResult, ToolSpec
@@ -44,11 +44,19 @@ _HINTS = MappingProxyType(
 _MAX_LISTED_TOOLS = 40  # worlds with tool search can offer hundreds; the feedback stays short
 
 
-def render_system_prompt(instructions: str, tools: Sequence[ToolSpec]) -> str:
-    """Domain instructions, then the tools (name, description, compact JSON-schema parameters), then the format."""
+ToolStyle = Literal["schema", "signature"]
+
+
+def render_system_prompt(instructions: str, tools: Sequence[ToolSpec], style: ToolStyle = "schema") -> str:
+    """Domain instructions, then the tools, then the format.
+
+    ``schema`` shows each tool's full JSON schema; ``signature`` a one-line Python-like signature, about a
+    third of the tokens, for small-context models (SmolLM2 has 4k).
+    """
     parts = [instructions.strip()] if instructions.strip() else []
     if tools:
-        listed = "\n\n".join(_render_tool(tool) for tool in tools)
+        render = _render_tool if style == "schema" else _render_signature
+        listed = ("\n\n" if style == "schema" else "\n").join(render(tool) for tool in tools)
         parts.append(f"# Tools\n\nYou can use these tools:\n\n{listed}")
         parts.append(f"# Format\n\n{FORMAT}")
     else:
@@ -64,7 +72,8 @@ def render_observation(result: ToolResult, max_chars: int | None = None) -> str:
     """
     content: Any = result.content
     if not result.ok and not (isinstance(content, dict) and "error" in content):
-        content = {"error": content, "status": result.status}
+        error = (result.error_code or result.status) if content is None else content
+        content = {"error": error, "status": result.status}
         if result.error_code:
             content["code"] = result.error_code
     elif result.ok and content is None:
@@ -99,6 +108,26 @@ def render_parse_error(err: ParseError, tool_names: Collection[str]) -> str:
 def _render_tool(tool: ToolSpec) -> str:
     description = tool.description.strip().replace("\n", "\n  ")
     return f"- {tool.name}: {description}\n  Parameters: {_compact(tool.parameters)}"
+
+
+def _render_signature(tool: ToolSpec) -> str:
+    props: dict[str, Any] = tool.parameters.get("properties") or {}
+    required = set(tool.parameters.get("required") or [])
+    params = []
+    for name, spec in props.items():
+        kind = _type_hint(spec if isinstance(spec, dict) else {})
+        params.append(f"{name}: {kind}" if name in required else f"{name}: {kind} = optional")
+    summary = tool.description.strip().split("\n")[0]
+    return f"- {tool.name}({', '.join(params)}): {summary}"
+
+
+def _type_hint(spec: dict[str, Any]) -> str:
+    if "enum" in spec:
+        return " | ".join(json.dumps(v) for v in spec["enum"])
+    kind = str(spec.get("type", "any"))
+    if "minimum" in spec and "maximum" in spec:
+        return f"{kind} {spec['minimum']}..{spec['maximum']}"
+    return kind
 
 
 def _compact(value: Any) -> str:

