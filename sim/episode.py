@@ -99,28 +99,34 @@ async def run_episode(
 ) -> EpisodeResult:
     """Play one episode to the end and return its full record. Never raises except on cancellation."""
     rec = _Recorder()
-    world = pack.new_world(spec.seed)
-    task = spec.task
-    for s in stressors:
-        task = s.on_task(task)
-    specs, instructions = world.specs(), world.instructions()
-    for s in stressors:
-        specs, instructions = s.on_spec(specs, instructions)
-    llm = EpisodeLLM(gateway, limits.max_steps, rec.add, rec.clock)
-    runtime = EpisodeRuntime(world, stressors, specs, task, llm, rec.add, rec.clock, limits.max_steps)
     result = EpisodeResult(
         episode_id=spec.episode_id,
-        task_id=task.id,
+        task_id=spec.task.id,
         trial=spec.trial,
         seed=spec.seed,
         world=pack.name,
         agent=labels[0],
         user=labels[1],
         stressors=[s.name for s in stressors],
-        task=task,
-        tools=specs,
-        instructions=instructions,
+        task=spec.task,
+        tools=[],
     )
+    try:
+        world = pack.new_world(spec.seed)
+        task = spec.task
+        for s in stressors:
+            task = s.on_task(task)
+        specs, instructions = world.specs(), world.instructions()
+        for s in stressors:
+            specs, instructions = s.on_spec(specs, instructions)
+    except Exception:  # a broken world or stressor fails this episode, not the whole run
+        detail = traceback.format_exc(limit=8)[-2000:]
+        result.events = [Event(kind="error", turn=0, fault="harness", code="harness:setup_failed", content=detail)]
+        result.termination = "harness_error"
+        return result
+    result.task, result.tools, result.instructions = task, specs, instructions
+    llm = EpisodeLLM(gateway, limits.max_steps, rec.add, rec.clock)
+    runtime = EpisodeRuntime(world, stressors, specs, task, llm, rec.add, rec.clock, limits.max_steps)
 
     def error(turn: int, fault: FaultKind, code: str, detail: str) -> None:
         rec.add(Event(kind="error", turn=turn, t=rec.clock(), fault=fault, code=code, content=detail))
@@ -183,7 +189,11 @@ async def run_episode(
     result.termination = termination
     result.usage = llm.usage
     result.duration_s = rec.clock()
-    result.final_state_hash = world.state_hash()
+    try:
+        result.final_state_hash = world.state_hash()
+    except Exception as exc:
+        error(turn, "harness", "harness:state_hash_failed", _describe(exc))
+        result.termination = "harness_error"
     return result
 
 

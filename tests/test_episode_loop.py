@@ -87,7 +87,7 @@ class RateLimitedAgent:
         async def request() -> str:
             if not self.failed:
                 self.failed = True
-                raise ModelRateLimitError("m", "slow down", retry_after=0.4)
+                raise ModelRateLimitError("m", "slow down", retry_after=1.5)
             await asyncio.sleep(self.work_s)
             return "ok"
 
@@ -95,13 +95,13 @@ class RateLimitedAgent:
 
 
 async def test_waiting_on_the_provider_does_not_count_against_the_episode_budget() -> None:
-    result = await episode(RateLimitedAgent(work_s=0.0), timeout_s=0.25)
+    result = await episode(RateLimitedAgent(work_s=0.0), timeout_s=1.0)
     assert result.termination == "completed"  # type: ignore[attr-defined]
-    assert result.usage.waiting_s >= 0.4  # type: ignore[attr-defined]
+    assert result.usage.waiting_s >= 1.5  # type: ignore[attr-defined]
 
 
 async def test_working_time_over_budget_is_a_timeout() -> None:
-    result = await episode(RateLimitedAgent(work_s=0.5), timeout_s=0.25)
+    result = await episode(RateLimitedAgent(work_s=2.0), timeout_s=1.0)
     assert result.termination == "timeout"  # type: ignore[attr-defined]
     assert result.failed  # type: ignore[attr-defined]
 
@@ -124,3 +124,15 @@ async def test_a_timeout_inside_a_world_is_a_harness_error_not_the_budget() -> N
     assert result.termination == "harness_error"  # type: ignore[attr-defined]
     errors = [e for e in result.events if e.kind == "error"]  # type: ignore[attr-defined]
     assert errors[-1].fault == "harness" and "socket timeout" in (errors[-1].content or "")
+
+
+class BrokenSetup(BrokenWorldCall):
+    def on_task(self, task: Task) -> Task:
+        raise RuntimeError("bad stressor data")
+
+
+async def test_a_broken_setup_fails_the_episode_not_the_run() -> None:
+    result = await episode(ParallelAgent(), [BrokenSetup()])
+    assert result.termination == "harness_error"  # type: ignore[attr-defined]
+    assert result.events[0].code == "harness:setup_failed"  # type: ignore[attr-defined]
+    assert "bad stressor data" in (result.events[0].content or "")  # type: ignore[attr-defined]

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from tests.mockllm_server import REPO_ROOT, mock_llm_server
 
-TRIALS = 3
+TRIALS = 2
 
 
 def squall(args: list[str]) -> subprocess.Popen[bytes]:
@@ -70,3 +70,23 @@ def test_sigkill_then_resume_finds_every_episode_once(tmp_path: Path) -> None:
     assert len(scores) == 2 * planned and set(scores.values()) == {1}
     summary = json.loads((tmp_path / "killed" / "summary.json").read_text())
     assert summary["episodes"] == planned
+
+
+def test_ctrl_c_keeps_finished_episodes_and_exits_130(tmp_path: Path) -> None:
+    config = {"policy": {"kind": "first_tool"}, "latency_s": 0.15}
+    with mock_llm_server(config) as srv:
+        args = ["run", "--agent", f"openai-chat:mock-model@{srv.url}", "--trials", "2", "--concurrency", "2",
+                "--out", str(tmp_path), "--run-id", "int", "-q"]
+        proc = squall(args)
+        episodes = tmp_path / "int" / "episodes.jsonl"
+        deadline = time.monotonic() + 60
+        while len(lines(episodes)) < 2 and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.05)
+        os.kill(proc.pid, signal.SIGINT)
+        _, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 130, stderr.decode()
+    assert "--resume" in stderr.decode()
+    done = lines(episodes)
+    summary = json.loads((tmp_path / "int" / "summary.json").read_text())
+    assert summary["episodes"] == len(done) >= 2  # what finished is kept and summarised
+    assert all(json.loads(line)["termination"] == "completed" for line in done)
