@@ -17,7 +17,7 @@ from judges.arg_match import ArgMatcher
 from judges.core_api import ConversationSuccess, CoreApiAccuracy
 from judges.metrics import summarize
 from personas import build_user
-from sim.agents.factory import open_agent, parse_agent_spec
+from sim.agents.factory import LOCAL, open_agent, parse_agent_spec
 from sim.config import ConfigError, RunConfig
 from sim.core import Agent, EpisodeResult, Judge, Score, WorldPack
 from sim.episode import EpisodeLimits, EpisodeSpec, run_episode
@@ -145,6 +145,11 @@ async def execute(
         agent_spec = parse_agent_spec(config.agent)
     except ValueError as exc:
         raise ConfigError(f"field 'agent': {exc}") from exc
+    if agent_spec.model == LOCAL:
+        from sim.llm.local_server import local_model_available
+
+        if reason := local_model_available():
+            raise ConfigError(f"field 'agent': {config.agent} needs the embedded model: {reason}; run `make setup`")
     for field, check in (
         ("user", lambda: build_user(config.user)),
         ("stressors", lambda: build_stressors(config.stressors, 0)),

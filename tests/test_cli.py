@@ -113,3 +113,12 @@ def test_quickstart_applies_only_without_agent_and_world(tmp_path: Path) -> None
     assert not quickstart_applies(None, {"world": "x.jsonl"})
     assert load_config(None, {"world": "x.jsonl"}).tasks == []
     assert load_config(None, {"agent": "oracle"}).max_steps == 15
+
+
+def test_missing_embedded_model_is_a_clear_error(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import sim.llm.local_server as local_server
+
+    monkeypatch.setattr(local_server, "local_model_available", lambda: "llama_cpp is not installed")
+    code, out = invoke("run", "--agent", "text:local", "--out", str(tmp_path), "--run-id", "r")
+    assert code == 2 and "llama_cpp is not installed" in out and "make setup" in out
+    assert not (tmp_path / "r").exists()

@@ -75,8 +75,20 @@ def test_sigkill_then_resume_finds_every_episode_once(tmp_path: Path) -> None:
 def test_ctrl_c_keeps_finished_episodes_and_exits_130(tmp_path: Path) -> None:
     config = {"policy": {"kind": "first_tool"}, "latency_s": 0.15}
     with mock_llm_server(config) as srv:
-        args = ["run", "--agent", f"openai-chat:mock-model@{srv.url}", "--trials", "2", "--concurrency", "2",
-                "--out", str(tmp_path), "--run-id", "int", "-q"]
+        args = [
+            "run",
+            "--agent",
+            f"openai-chat:mock-model@{srv.url}",
+            "--trials",
+            "2",
+            "--concurrency",
+            "2",
+            "--out",
+            str(tmp_path),
+            "--run-id",
+            "int",
+            "-q",
+        ]
         proc = squall(args)
         episodes = tmp_path / "int" / "episodes.jsonl"
         deadline = time.monotonic() + 60
