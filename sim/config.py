@@ -23,8 +23,8 @@ QUICKSTART: dict[str, Any] = {
     "max_tokens": 160,
     "concurrency": 1,  # llama.cpp serves one request at a time; more would only queue
 }
-"""What ``squall run`` does when no agent is configured: a small suite on the embedded model (~5 min on 2 cores).
-Any field given explicitly still wins."""
+"""What ``squall run`` does when neither an agent nor a world is configured: a small suite on the embedded
+model (measured: ~1 min on a quiet 2-core machine, 3-4 min on a loaded one). Any field given explicitly wins."""
 
 
 # Fields that change what is measured; the rest (where, how fast) may differ on --resume.

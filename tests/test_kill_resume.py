@@ -27,30 +27,31 @@ def lines(path: Path) -> list[str]:
     return path.read_text().splitlines() if path.exists() else []
 
 
+# Slow, real HTTP agent: each model request takes ~0.15 s, so a run is still going when interrupted.
+SLOW_MOCK = {"policy": {"kind": "first_tool"}, "latency_s": 0.15}
+
+
+def run_args(url: str, out: Path, run_id: str) -> list[str]:
+    agent = f"openai-chat:mock-model@{url}"
+    return ["run", "--agent", agent, "--trials", str(TRIALS), "--concurrency", "2", "--out", str(out),
+            "--run-id", run_id, "-q"]  # fmt: skip
+
+
+def start_and_wait(args: list[str], episodes: Path, at_least: int) -> subprocess.Popen[bytes]:
+    """Start a run and return once it has stored ``at_least`` episodes (still running)."""
+    proc = squall(args)
+    deadline = time.monotonic() + 60
+    while len(lines(episodes)) < at_least and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.05)
+    assert proc.poll() is None, proc.stderr.read().decode() if proc.stderr else ""
+    return proc
+
+
 def test_sigkill_then_resume_finds_every_episode_once(tmp_path: Path) -> None:
-    # Slow, real HTTP agent: each model request takes ~0.15 s, so the run is still going when killed.
-    config = {"policy": {"kind": "first_tool"}, "latency_s": 0.15}
-    with mock_llm_server(config) as srv:
-        args = [
-            "run",
-            "--agent",
-            f"openai-chat:mock-model@{srv.url}",
-            "--trials",
-            str(TRIALS),
-            "--concurrency",
-            "2",
-            "--out",
-            str(tmp_path),
-            "--run-id",
-            "killed",
-            "-q",
-        ]
-        proc = squall(args)
-        episodes = tmp_path / "killed" / "episodes.jsonl"
-        deadline = time.monotonic() + 60
-        while len(lines(episodes)) < 3 and time.monotonic() < deadline and proc.poll() is None:
-            time.sleep(0.05)
-        assert proc.poll() is None, proc.stderr.read().decode() if proc.stderr else ""
+    episodes = tmp_path / "killed" / "episodes.jsonl"
+    with mock_llm_server(SLOW_MOCK) as srv:
+        args = run_args(srv.url, tmp_path, "killed")
+        proc = start_and_wait(args, episodes, at_least=3)
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait()
         done_before = len(lines(episodes))
@@ -73,27 +74,9 @@ def test_sigkill_then_resume_finds_every_episode_once(tmp_path: Path) -> None:
 
 
 def test_ctrl_c_keeps_finished_episodes_and_exits_130(tmp_path: Path) -> None:
-    config = {"policy": {"kind": "first_tool"}, "latency_s": 0.15}
-    with mock_llm_server(config) as srv:
-        args = [
-            "run",
-            "--agent",
-            f"openai-chat:mock-model@{srv.url}",
-            "--trials",
-            "2",
-            "--concurrency",
-            "2",
-            "--out",
-            str(tmp_path),
-            "--run-id",
-            "int",
-            "-q",
-        ]
-        proc = squall(args)
-        episodes = tmp_path / "int" / "episodes.jsonl"
-        deadline = time.monotonic() + 60
-        while len(lines(episodes)) < 2 and time.monotonic() < deadline and proc.poll() is None:
-            time.sleep(0.05)
+    episodes = tmp_path / "int" / "episodes.jsonl"
+    with mock_llm_server(SLOW_MOCK) as srv:
+        proc = start_and_wait(run_args(srv.url, tmp_path, "int"), episodes, at_least=2)
         os.kill(proc.pid, signal.SIGINT)
         _, stderr = proc.communicate(timeout=60)
     assert proc.returncode == 130, stderr.decode()
