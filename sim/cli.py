@@ -61,7 +61,7 @@ def run(
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
 ) -> None:
     """Run episodes, judge them, store everything under OUT/RUN_ID and print the results table."""
-    from sim.config import load_config, quickstart_applies
+    from sim.config import resolve_config
     from sim.report import render
     from sim.runner import execute
 
@@ -104,8 +104,8 @@ def run(
         progress.update(bar[0], advance=1, last=f"{result.episode_id}: {shown} ({result.termination})")
 
     try:
-        cfg = load_config(config, overrides)
-        if quickstart_applies(config, overrides):
+        cfg, quickstart = resolve_config(config, overrides)
+        if quickstart:
             console.print(
                 f"No agent configured: quickstart suite ({', '.join(cfg.tasks)}) on the embedded SmolLM2-135M "
                 "(llama.cpp, CPU). Its scores are low: a true measurement of a 135M model."

@@ -88,19 +88,25 @@ class RunConfig(BaseModel):
 
 
 def load_config(path: Path | None, overrides: dict[str, Any]) -> RunConfig:
+    """The validated config; see ``resolve_config``."""
+    return resolve_config(path, overrides)[0]
+
+
+def resolve_config(path: Path | None, overrides: dict[str, Any]) -> tuple[RunConfig, bool]:
     """Merge a TOML file (optional) with overrides (options the user actually gave) and validate.
 
     On --resume, the settings stored in the run's manifest are the base, so ``--resume --run-id ID``
     alone continues a run as it was started. With neither an agent nor a world given anywhere, the
-    quickstart suite on the embedded model runs.
+    quickstart suite on the embedded model runs. Returns the config and whether that preset applied.
     """
     given = {**_file_settings(path), **{k: v for k, v in overrides.items() if v is not None}}
     stored = _stored_settings(given) if given.get("resume") else {}
     merged = {**stored, **given}
-    if "agent" not in merged and "world" not in merged:
+    quickstart = "agent" not in merged and "world" not in merged
+    if quickstart:
         merged = {**QUICKSTART, **merged}
     try:
-        return RunConfig.model_validate(merged)
+        return RunConfig.model_validate(merged), quickstart
     except ValidationError as exc:
         err = exc.errors()[0]
         field = ".".join(str(p) for p in err["loc"])
@@ -127,12 +133,6 @@ def _stored_settings(given: dict[str, Any]) -> dict[str, Any]:
     except (OSError, ValueError, KeyError) as exc:
         raise ConfigError(f"{manifest}: unreadable manifest: {exc}") from exc
     return {k: v for k, v in config.items() if k in IDENTITY_FIELDS}
-
-
-def quickstart_applies(path: Path | None, overrides: dict[str, Any]) -> bool:
-    """True when neither the file nor the command line names an agent or a world (and this is no resume)."""
-    given = {**_file_settings(path), **{k: v for k, v in overrides.items() if v is not None}}
-    return not given.get("resume") and "agent" not in given and "world" not in given
 
 
 def _file_settings(path: Path | None) -> dict[str, Any]:

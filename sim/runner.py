@@ -11,7 +11,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from judges.arg_match import ArgMatcher
 from judges.core_api import ConversationSuccess, CoreApiAccuracy
@@ -28,6 +28,7 @@ from worlds.registry import load_world
 from worlds.stressors import build_stressors
 
 OnEpisode = Callable[[EpisodeResult, list[Score]], None]
+T = TypeVar("T")
 
 
 def derive_seed(root: int, task_id: str, trial: int) -> int:
@@ -51,6 +52,14 @@ def plan(config: RunConfig, pack: WorldPack) -> list[EpisodeSpec]:
         for t in tasks
         for k in range(config.trials)
     ]
+
+
+def _checked(field: str, build: Callable[[], T]) -> T:
+    """Run a spec parser; its ValueError becomes a ConfigError naming the field."""
+    try:
+        return build()
+    except ValueError as exc:
+        raise ConfigError(f"field '{field}': {exc}") from exc
 
 
 def build_judges(config: RunConfig) -> list[Judge]:
@@ -141,23 +150,15 @@ async def execute(
     """Run every planned episode not yet in the store; returns the store and the run summary."""
     pack = load_world(config.world)
     specs = plan(config, pack)
-    try:  # fail on a bad spec before anything starts or is written
-        agent_spec = parse_agent_spec(config.agent)
-    except ValueError as exc:
-        raise ConfigError(f"field 'agent': {exc}") from exc
+    # Fail on a bad spec before anything starts or is written.
+    agent_spec = _checked("agent", lambda: parse_agent_spec(config.agent))
+    _checked("user", lambda: build_user(config.user))
+    _checked("stressors", lambda: build_stressors(config.stressors, 0))
     if agent_spec.model == LOCAL:
         from sim.llm.local_server import local_model_available
 
         if reason := local_model_available():
             raise ConfigError(f"field 'agent': {config.agent} needs the embedded model: {reason}; run `make setup`")
-    for field, check in (
-        ("user", lambda: build_user(config.user)),
-        ("stressors", lambda: build_stressors(config.stressors, 0)),
-    ):
-        try:
-            check()
-        except ValueError as exc:
-            raise ConfigError(f"field '{field}': {exc}") from exc
     judges = build_judges(config)
     store = open_store(config, len(specs))
     _point_latest(store)

@@ -29,14 +29,18 @@ class StoreError(Exception):
     """A run directory that cannot be used as asked (missing, mismatched config, corrupt line)."""
 
 
-def write_json_atomic(path: Path, data: Any) -> None:
+def write_text_atomic(path: Path, text: str) -> None:
+    """Readers see the old file or the new one, never a torn one, even across a crash."""
     tmp = path.with_name(f".{path.name}.tmp")
     with tmp.open("w", encoding="utf-8") as f:
-        json.dump(data, f, indent=2, sort_keys=True, default=str)
-        f.write("\n")
+        f.write(text)
         f.flush()
         os.fsync(f.fileno())
     os.replace(tmp, path)
+
+
+def write_json_atomic(path: Path, data: Any) -> None:
+    write_text_atomic(path, json.dumps(data, indent=2, sort_keys=True, default=str) + "\n")
 
 
 def _cut_partial_tail(path: Path) -> None:
@@ -136,9 +140,4 @@ class RunStore:
 
     def rewrite_scores(self, scores: list[Score]) -> None:
         """Replace scores.jsonl wholesale (re-judging), atomically."""
-        tmp = self.root / f".{SCORES}.tmp"
-        with tmp.open("w", encoding="utf-8") as f:
-            f.write("".join(s.model_dump_json() + "\n" for s in scores))
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, self.root / SCORES)
+        write_text_atomic(self.root / SCORES, "".join(s.model_dump_json() + "\n" for s in scores))

@@ -107,12 +107,14 @@ def test_resume_with_only_run_id_continues_the_stored_config(tmp_path: Path) -> 
 
 
 def test_quickstart_applies_only_without_agent_and_world(tmp_path: Path) -> None:
-    from sim.config import QUICKSTART, load_config, quickstart_applies
+    from sim.config import QUICKSTART, resolve_config
 
-    assert quickstart_applies(None, {}) and load_config(None, {}).tasks == QUICKSTART["tasks"]
-    assert not quickstart_applies(None, {"world": "x.jsonl"})
-    assert load_config(None, {"world": "x.jsonl"}).tasks == []
-    assert load_config(None, {"agent": "oracle"}).max_steps == 15
+    cfg, quickstart = resolve_config(None, {})
+    assert quickstart and cfg.tasks == QUICKSTART["tasks"]
+    cfg, quickstart = resolve_config(None, {"world": "x.jsonl"})
+    assert not quickstart and cfg.tasks == []
+    cfg, quickstart = resolve_config(None, {"agent": "oracle"})
+    assert not quickstart and cfg.max_steps == 15
 
 
 def test_missing_embedded_model_is_a_clear_error(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]

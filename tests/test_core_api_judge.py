@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from judges.arg_match import ArgMatcher
 from judges.core_api import ConversationSuccess, CoreApiAccuracy, judge_turns
-from sim.core import EpisodeResult, Event, GoldCall, Task, ToolCall, ToolResult, ToolSpec, Turn, UserIntent
+from sim.core import EpisodeResult, GoldCall, TerminationReason, ToolSpec, Turn
+from tests import traces
+from tests.traces import AgentCall, turn
 
 SPECS = [
     ToolSpec(name="list_devices", description="", read_only=True),
@@ -26,43 +26,15 @@ SPECS = [
     ),
     ToolSpec(name="activate_scene", description=""),
 ]
-READ_ONLY = {s.name for s in SPECS if s.read_only}
-
-
-def turn(gold: list[GoldCall], alternatives: list[list[GoldCall]] | None = None) -> Turn:
-    return Turn(user=UserIntent(explicit="x"), gold=gold, alternatives=alternatives or [])
 
 
 def episode(
     turns: list[Turn],
-    calls: list[list[tuple[str, dict[str, Any], str]]],
+    calls: list[list[AgentCall]],
     played: int | None = None,
-    termination: str = "completed",
+    termination: TerminationReason = "completed",
 ) -> EpisodeResult:
-    events: list[Event] = []
-    for i, turn_calls in enumerate(calls):
-        events.append(Event(kind="user_message", turn=i, content="x"))
-        for j, (name, args, status) in enumerate(turn_calls):
-            call = ToolCall(id=f"c{i}_{j}", name=name, arguments=args)
-            events.append(Event(kind="tool_call", turn=i, call=call, read_only=name in READ_ONLY))
-            events.append(
-                Event(kind="tool_result", turn=i, call=call, result=ToolResult(call_id=call.id, status=status))
-            )  # type: ignore[arg-type]
-    task = Task(id="t", world="w", turns=turns)
-    return EpisodeResult(
-        episode_id="t#0",
-        task_id="t",
-        trial=0,
-        seed=0,
-        world="w",
-        agent="a",
-        user="u",
-        task=task,
-        tools=SPECS,
-        events=events,
-        turns_played=len(calls) if played is None else played,
-        termination=termination,
-    )  # type: ignore[arg-type]
+    return traces.episode(turns, calls, SPECS, played, termination)
 
 
 ON = GoldCall(name="set_power", arguments={"device_id": "lamp", "on": True})

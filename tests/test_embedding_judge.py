@@ -11,7 +11,8 @@ from judges.arg_match import ArgMatcher
 from judges.core_api import judge_turns
 from judges.embedding import Embedder, embedding_available
 from sim.cli import app
-from sim.core import EpisodeResult, Event, GoldCall, Task, ToolCall, ToolResult, ToolSpec, Turn, UserIntent
+from sim.core import EpisodeResult, GoldCall, ToolSpec
+from tests import traces
 
 pytestmark = [
     pytest.mark.embedding,
@@ -30,25 +31,8 @@ NOTE = ToolSpec(
 
 def episode(text: str, device: str = "fridge") -> EpisodeResult:
     gold = GoldCall(name="add_note", arguments={"device_id": "fridge", "text": "buy milk tomorrow morning"})
-    call = ToolCall(id="c0", name="add_note", arguments={"device_id": device, "text": text})
-    task = Task(id="t", world="w", turns=[Turn(user=UserIntent(explicit="x"), gold=[gold])])
-    events = [
-        Event(kind="tool_call", turn=0, call=call, read_only=False),
-        Event(kind="tool_result", turn=0, call=call, result=ToolResult(call_id="c0", status="success")),
-    ]
-    return EpisodeResult(
-        episode_id="t#0",
-        task_id="t",
-        trial=0,
-        seed=0,
-        world="w",
-        agent="a",
-        user="u",
-        task=task,
-        tools=[NOTE],
-        events=events,
-        turns_played=1,
-    )
+    return traces.episode([traces.turn([gold])], [[("add_note", {"device_id": device, "text": text}, "success")]],
+                          [NOTE])  # fmt: skip
 
 
 def test_paraphrased_free_text_matches_only_in_embedding_mode() -> None:

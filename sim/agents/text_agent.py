@@ -6,6 +6,7 @@ recorded as agent faults (so the judges and reports see them).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 
 from pydantic_ai.messages import (
@@ -92,6 +93,4 @@ def transcript(history: Sequence[Event], system_prompt: str) -> list[ModelMessag
 
 
 def _json(value: object) -> str:
-    import json
-
     return json.dumps(value, ensure_ascii=False)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import httpx2
@@ -74,8 +75,6 @@ class ModelFactory:
 
 
 def _api_key(spec: ModelSpec) -> str:
-    import os
-
     if spec.base_url is not None:
         return os.environ.get("SQUALL_API_KEY") or os.environ.get("OPENAI_API_KEY") or "EMPTY"
     return os.environ.get("OPENAI_API_KEY", "")

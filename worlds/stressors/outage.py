@@ -1,8 +1,8 @@
 """External failure: the first solution function the agent calls goes down for the rest of the episode.
 
-Only a function the task can live without is taken down: every turn whose primary path uses it must
-have an alternative path that avoids it. So the outage is always survivable, and the agent is scored
-on finding the backup plan.
+Only a function the task can live without is taken down: in every turn whose primary path uses it as a
+core call, it must be that path's first core call, and an alternative path must avoid it. So the outage
+is always survivable, and the agent is scored on finding the backup plan.
 """
 
 from __future__ import annotations
