@@ -1,4 +1,9 @@
-"""squall command line: run, score, report, mock-llm."""
+"""squall command line: run, score, report, mock-llm.
+
+Start-up is kept light: heavy modules (pydantic-ai, openai, torch) are imported by the code paths that
+need them, inside the commands. Bad input of any kind — an option, a config file, a task file, a run
+folder — prints one line naming where the problem is and exits 2, with nothing written.
+"""
 
 from __future__ import annotations
 
@@ -6,23 +11,40 @@ import asyncio
 import json
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
-from rich.console import Console
-from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from sim.core import EpisodeResult, Score
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from sim.core import EpisodeResult, Score
+
+CONFIG_ONLY_HELP = (
+    "Config-file-only settings (no option): the retry policy, in a [retry] table "
+    "(max_attempts, base_delay_s, max_delay_s, max_retry_after_s, rate_limit_budget_s, max_malformed)."
+)
 
 app = typer.Typer(
-    add_completion=False, no_args_is_help=False, help="Evaluate tool-calling agents under real API conditions."
+    add_completion=False,
+    no_args_is_help=False,
+    pretty_exceptions_enable=False,
+    help="Evaluate tool-calling agents under real API conditions.",
 )
-err = Console(stderr=True)
 
 
-def _fail(message: str, code: int = 2) -> None:
-    err.print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
+def _console(stderr: bool = False) -> Console:
+    from rich.console import Console
+
+    return Console(stderr=stderr)
+
+
+def _fail(message: str, code: int = 2) -> NoReturn:
+    """One line on stderr: 'error: <where>: <what>'. Never a traceback."""
+    from rich.markup import escape
+
+    one_line = " ".join(message.split())
+    _console(stderr=True).print(f"[bold red]error:[/] {escape(one_line)}", highlight=False, soft_wrap=True)
     raise typer.Exit(code)
 
 
@@ -37,7 +59,7 @@ def _user_errors() -> tuple[type[Exception], ...]:
     return (ConfigError, StoreError, WorldLoadError, TaskFileError, MockConfigError)
 
 
-@app.command()
+@app.command(epilog=CONFIG_ONLY_HELP)
 def run(
     config: Annotated[Path | None, typer.Option("--config", "-c", help="TOML file with run settings.")] = None,
     world: Annotated[str | None, typer.Option(help="World name, task file or world directory.")] = None,
@@ -51,19 +73,35 @@ def run(
     trials: Annotated[int | None, typer.Option(help="Episodes per task.")] = None,
     seed: Annotated[int | None, typer.Option(help="Root seed.")] = None,
     concurrency: Annotated[int | None, typer.Option(help="Episodes in flight.")] = None,
+    endpoint_concurrency: Annotated[
+        int | None, typer.Option(help="Requests in flight per LLM endpoint (default: --concurrency).")
+    ] = None,
     out: Annotated[Path | None, typer.Option(help="Folder for run directories (default runs/).")] = None,
-    run_id: Annotated[str | None, typer.Option("--run-id", help="Run directory name (default: timestamp).")] = None,
+    run_id: Annotated[
+        str | None, typer.Option("--run-id", help="Run directory name, not a path (default: a timestamp).")
+    ] = None,
     resume: Annotated[bool, typer.Option("--resume", help="Continue --run-id, skipping finished episodes.")] = False,
     max_steps: Annotated[int | None, typer.Option(help="Model requests / tool calls per turn.")] = None,
     max_turns: Annotated[int | None, typer.Option(help="User turns per episode.")] = None,
-    episode_timeout_s: Annotated[float | None, typer.Option("--episode-timeout", help="Seconds per episode.")] = None,
+    episode_timeout_s: Annotated[
+        float | None, typer.Option("--episode-timeout", help="Working-time seconds per episode.")
+    ] = None,
+    request_timeout_s: Annotated[
+        float | None, typer.Option("--request-timeout", help="HTTP timeout per LLM request, seconds.")
+    ] = None,
+    max_tokens: Annotated[int | None, typer.Option(help="Completion cap per model request.")] = None,
+    temperature: Annotated[float | None, typer.Option(help="Sampling temperature.")] = None,
     arg_match: Annotated[str | None, typer.Option(help="exact | embedding")] = None,
+    embedding_threshold: Annotated[
+        float | None, typer.Option(help="Cosine threshold for --arg-match embedding.")
+    ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
 ) -> None:
     """Run episodes, judge them, store everything under OUT/RUN_ID and print the results table."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
     from sim.config import resolve_config
     from sim.report import render
-    from sim.runner import execute
 
     overrides: dict[str, Any] = {
         "world": world,
@@ -73,17 +111,22 @@ def run(
         "trials": trials,
         "seed": seed,
         "concurrency": concurrency,
+        "endpoint_concurrency": endpoint_concurrency,
         "out": out,
         "run_id": run_id,
         "max_steps": max_steps,
         "max_turns": max_turns,
         "episode_timeout_s": episode_timeout_s,
+        "request_timeout_s": request_timeout_s,
+        "max_tokens": max_tokens,
+        "temperature": temperature,
         "arg_match": arg_match,
+        "embedding_threshold": embedding_threshold,
         "tasks": task or None,
         "stressors": [s.strip() for s in stressors.split(",") if s.strip()] if stressors is not None else None,
         "resume": True if resume else None,
     }
-    console = Console()
+    console = _console()
     progress = Progress(
         TextColumn("[bold]{task.description}"),
         BarColumn(),
@@ -110,12 +153,12 @@ def run(
                 f"No agent configured: quickstart suite ({', '.join(cfg.tasks)}) on the embedded SmolLM2-135M "
                 "(llama.cpp, CPU). Its scores are low: a true measurement of a 135M model."
             )
-        if cfg.resume and cfg.run_id is None:
-            _fail("--resume needs --run-id (the run directory name to continue)")
+        from sim.runner import execute
+
         with progress:
             store, summary = asyncio.run(execute(cfg, on_start, on_episode))
     except KeyboardInterrupt:
-        err.print("interrupted: finished episodes are saved; continue with --resume --run-id <id>")
+        _console(stderr=True).print("interrupted: finished episodes are saved; continue with --resume --run-id <id>")
         raise typer.Exit(130) from None
     except _user_errors() as exc:
         _fail(str(exc))
@@ -127,64 +170,54 @@ def run(
 def score(
     run_dir: Annotated[Path, typer.Argument(help="A run directory (runs/<run-id>).")],
     arg_match: Annotated[str | None, typer.Option(help="exact | embedding (default: the run's setting)")] = None,
+    embedding_threshold: Annotated[
+        float | None, typer.Option(help="Cosine threshold for --arg-match embedding (default: the run's).")
+    ] = None,
 ) -> None:
-    """Re-judge stored episodes without calling the agent; rewrites scores.jsonl and summary.json."""
-    from judges.metrics import summarize
-    from sim.config import RunConfig
-    from sim.report import render
-    from sim.runner import build_judges, judge
-    from sim.store import RunStore
-
-    async def rejudge() -> dict[str, Any]:
-        store = RunStore.open_existing(run_dir)
-        manifest = store.manifest()
-        cfg = RunConfig.model_validate({**manifest["config"], **({"arg_match": arg_match} if arg_match else {})})
-        judges = build_judges(cfg)
-        episodes = store.episodes()
-        scores = [s for r in episodes for s in await judge(r, judges)]
-        store.rewrite_scores(scores)
-        summary = {"run_id": store.root.name, **summarize(episodes, scores, manifest.get("planned_episodes"))}
-        store.write_summary(summary)
-        return summary
+    """Re-judge stored episodes without calling the agent. Appends a new score set; never rewrites one."""
+    from sim.rescore import rescore
 
     try:
-        summary = asyncio.run(rejudge())
+        summary, note = asyncio.run(rescore(run_dir, arg_match, embedding_threshold))
     except _user_errors() as exc:
         _fail(str(exc))
-    render(summary, Console())
+    from sim.report import render
+
+    console = _console()
+    render(summary, console)
+    console.print(note)
 
 
 @app.command()
 def report(
     run_dir: Annotated[Path, typer.Argument(help="A run directory (runs/<run-id>).")],
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
+    score_set: Annotated[
+        str | None, typer.Option("--score-set", help="Hash (or prefix) of the score set to show (default: newest).")
+    ] = None,
 ) -> None:
-    """Print a run's results table (recomputed from the stored scores)."""
-    from judges.metrics import summarize
-    from sim.report import render
-    from sim.store import RunStore
+    """Print a run's results table (recomputed from the stored scores of one score set)."""
+    from sim.rescore import summary_of
 
     try:
-        store = RunStore.open_existing(run_dir)
-        summary = {
-            "run_id": store.root.name,
-            **summarize(store.episodes(), store.scores(), store.manifest().get("planned_episodes")),
-        }
+        summary = summary_of(run_dir, score_set)
     except _user_errors() as exc:
         _fail(str(exc))
     if as_json:
         sys.stdout.write(json.dumps(summary, indent=2) + "\n")
-    else:
-        render(summary, Console())
+        return
+    from sim.report import render
+
+    render(summary, _console())
 
 
 @app.command("mock-llm")
 def mock_llm(
     config: Annotated[Path | None, typer.Option("--config", "-c", help="Mock config (JSON or TOML).")] = None,
     host: Annotated[str, typer.Option(help="Bind address.")] = "127.0.0.1",
-    port: Annotated[int, typer.Option(help="Port (0: any free port).")] = 8765,
+    port: Annotated[int, typer.Option(min=0, max=65535, help="Port (0: any free port).")] = 8765,
     port_file: Annotated[Path | None, typer.Option(help="Write the bound port here once listening.")] = None,
-    max_lifetime: Annotated[float | None, typer.Option(help="Exit after this many seconds.")] = None,
+    max_lifetime: Annotated[float | None, typer.Option(min=0, help="Exit after this many seconds.")] = None,
 ) -> None:
     """Serve the mock OpenAI-compatible endpoint (scripted policies, latency, 429s, 5xx, hangs, bad bodies)."""
     from sim.mockllm.config import MockConfig, load_mock_config
@@ -194,8 +227,48 @@ def mock_llm(
         cfg = load_mock_config(config) if config else MockConfig.model_validate({"policy": {"kind": "echo"}})
     except _user_errors() as exc:
         _fail(str(exc))
-    run_server(cfg, host=host, port=port, port_file=port_file, max_lifetime_s=max_lifetime)
+    if port_file is not None and not port_file.parent.is_dir():
+        _fail(f"--port-file: folder {port_file.parent} does not exist")
+    try:
+        run_server(cfg, host=host, port=port, port_file=port_file, max_lifetime_s=max_lifetime)
+    except OSError as exc:  # address in use, unknown host, no permission: the bind failed, nothing was served
+        _fail(f"--host {host} --port {port}: cannot listen: {exc.strerror or exc}")
+    except KeyboardInterrupt:
+        raise typer.Exit(130) from None
+
+
+def _usage_errors() -> tuple[type[Exception], ...]:
+    """Click's UsageError: newer typer vendors its own copy of click, older typer uses click itself."""
+    import click
+
+    found: list[type[Exception]] = [click.exceptions.UsageError]
+    try:
+        from typer._click.exceptions import UsageError
+    except ImportError:
+        pass
+    else:
+        found.append(UsageError)
+    return tuple(found)
+
+
+def run_cli(argv: list[str]) -> int:
+    """Run the command line; returns the exit code. Usage errors (a bad option value, an unknown option)
+    are one line too, like every other bad input."""
+    try:
+        code = app(args=argv, prog_name="squall", standalone_mode=False)
+    except _usage_errors() as exc:
+        ctx = getattr(exc, "ctx", None)
+        hint = f"{ctx.command_path}: " if ctx is not None else ""
+        try:
+            _fail(hint + exc.format_message())  # type: ignore[attr-defined]
+        except typer.Exit as exit_:
+            return exit_.exit_code
+    except typer.Abort:
+        return 130
+    except typer.Exit as exc:
+        return exc.exit_code
+    return code if isinstance(code, int) else 0
 
 
 def main() -> None:
-    app()
+    sys.exit(run_cli(sys.argv[1:]))

@@ -1,16 +1,26 @@
-"""Run configuration: defaults, a TOML file, then command-line overrides, validated in one place."""
+"""Run configuration: defaults, a TOML file, then command-line overrides, validated in one place.
+
+The TOML rule (one, documented in the README): run settings are top-level keys and the retry policy
+is the ``[retry]`` table; or, equivalently, everything sits in one ``[run]`` table (retry policy in
+``[run.retry]``) and nothing else is in the file. Mixing the two, an unknown table or an unknown key
+is an error naming the file, the line, the table and the key.
+
+Every error names where the bad value came from: the command-line option (``--episode-timeout``),
+the file and line (``run.toml:3``), or the resumed run's manifest.
+"""
 
 from __future__ import annotations
 
 import hashlib
 import json
+import re
 import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
 
-from sim.llm.gateway import RetryPolicy
+from sim.llm.retry_policy import RetryPolicy
 
 DEFAULT_AGENT = "text:local"
 """The embedded default: SmolLM2-135M served by llama.cpp, started by squall, via the text protocol."""
@@ -26,6 +36,10 @@ QUICKSTART: dict[str, Any] = {
 """What ``squall run`` does when neither an agent nor a world is configured: a small suite on the embedded
 model (measured: ~1 min on a quiet 2-core machine, 3-4 min on a loaded one). Any field given explicitly wins."""
 
+RUN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
+
+MAX_PLANNED_EPISODES = 1_000_000
+"""Largest plan (tasks × trials) one run accepts; a bigger one is almost surely a typo."""
 
 # Fields that change what is measured; the rest (where, how fast) may differ on --resume.
 IDENTITY_FIELDS = (
@@ -45,13 +59,23 @@ IDENTITY_FIELDS = (
     "embedding_threshold",
 )
 
+OPTION_NAMES = {"episode_timeout_s": "--episode-timeout", "request_timeout_s": "--request-timeout", "tasks": "--task"}
+"""Fields whose command-line option is not simply ``--`` + the field name with dashes."""
+
+CONFIG_ONLY = ("retry",)
+"""Settings with no command-line option: they are set in the TOML file (``--help`` says so)."""
+
+
+def option_name(field: str) -> str:
+    return OPTION_NAMES.get(field, "--" + field.replace("_", "-"))
+
 
 class ConfigError(Exception):
     """Bad configuration; the message names the file (or option) and the field."""
 
 
 class RunConfig(BaseModel):
-    """Everything that defines a run. Every field can be set in TOML or on the command line."""
+    """Everything that defines a run. Every field can be set in TOML; all but ``retry`` on the command line."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -65,26 +89,52 @@ class RunConfig(BaseModel):
     stressors: list[str] = Field(default_factory=list, description="Stressor names, applied in order.")
     tasks: list[str] = Field(default_factory=list, description="Only these task ids (default: all).")
     limit: int | None = Field(default=None, ge=1, description="Only the first N tasks.")
-    trials: int = Field(default=1, ge=1, description="Episodes per task.")
+    trials: int = Field(default=1, ge=1, le=MAX_PLANNED_EPISODES, description="Episodes per task.")
     seed: int = Field(default=0, description="Root seed; each episode's seed derives from it.")
-    concurrency: int = Field(default=4, ge=1, description="Episodes in flight.")
-    endpoint_concurrency: int = Field(default=16, ge=1, description="Concurrent requests per LLM endpoint.")
+    concurrency: int = Field(default=4, ge=1, le=100_000, description="Episodes in flight.")
+    endpoint_concurrency: int | None = Field(
+        default=None, ge=1, description="Requests in flight per LLM endpoint (default: the episode concurrency)."
+    )
     out: Path = Field(default=Path("runs"), description="Folder that holds run directories.")
-    run_id: str | None = Field(default=None, pattern=r"^[A-Za-z0-9._-]+$", description="Default: a timestamp.")
+    run_id: str | None = Field(default=None, description="Run directory name (a name, not a path; default: a timestamp).")
     resume: bool = Field(default=False, description="Continue run_id, skipping finished episodes.")
     max_steps: int = Field(default=15, ge=1, description="Model requests (and tool calls) per turn.")
     max_turns: int = Field(default=20, ge=1, description="User turns per episode.")
-    episode_timeout_s: float = Field(default=600.0, gt=0, description="Wall-clock budget per episode.")
-    request_timeout_s: float = Field(default=120.0, gt=0, description="HTTP timeout per LLM request.")
+    episode_timeout_s: float = Field(default=600.0, gt=0, description="Working-time budget per episode, seconds.")
+    request_timeout_s: float = Field(default=120.0, gt=0, description="HTTP timeout per LLM request, seconds.")
     max_tokens: int | None = Field(default=512, ge=1, description="Completion cap per model request.")
     temperature: float | None = Field(default=0.0, ge=0, description="Sampling temperature (None: provider's).")
     arg_match: Literal["exact", "embedding"] = Field(default="exact", description="How argument values match.")
     embedding_threshold: float = Field(default=0.8, gt=0, le=1, description="Cosine threshold in embedding mode.")
     retry: RetryPolicy = Field(default_factory=RetryPolicy)
 
+    _sources: dict[str, str] = PrivateAttr(default_factory=dict)
+
+    @field_validator("run_id")
+    @classmethod
+    def _run_id_is_a_name(cls, value: str | None) -> str | None:
+        # A name, never a path: '.', '..' or a separator would put the run outside --out.
+        if value is not None and (not RUN_ID.fullmatch(value) or value == "latest"):
+            raise ValueError(
+                f"{value!r} is not a run name: use 1-128 letters, digits, '.', '_' or '-', starting with a letter or "
+                "digit (not a path, not 'latest')"
+            )
+        return value
+
+    @property
+    def requests_per_endpoint(self) -> int:
+        return self.endpoint_concurrency or self.concurrency
+
     def config_hash(self) -> str:
         identity = self.model_dump(mode="json", include=set(IDENTITY_FIELDS))
         return hashlib.sha256(json.dumps(identity, sort_keys=True).encode()).hexdigest()[:16]
+
+    def where(self, field: str) -> str:
+        """Where a field's value came from, for error messages: '--agent', 'run.toml:3: field 'agent''..."""
+        return self._sources.get(field) or f"field '{field}'"
+
+    def problem(self, field: str, message: str) -> ConfigError:
+        return ConfigError(f"{self.where(field)}: {message}")
 
 
 def load_config(path: Path | None, overrides: dict[str, Any]) -> RunConfig:
@@ -99,57 +149,112 @@ def resolve_config(path: Path | None, overrides: dict[str, Any]) -> tuple[RunCon
     alone continues a run as it was started. With neither an agent nor a world given anywhere, the
     quickstart suite on the embedded model runs. Returns the config and whether that preset applied.
     """
-    given = {**_file_settings(path), **{k: v for k, v in overrides.items() if v is not None}}
+    file = TomlSettings.read(path) if path is not None else None
+    cli = {k: v for k, v in overrides.items() if v is not None}
+    given = {**(file.settings if file else {}), **cli}
     stored = _stored_settings(given) if given.get("resume") else {}
     merged = {**stored, **given}
     quickstart = "agent" not in merged and "world" not in merged
     if quickstart:
         merged = {**QUICKSTART, **merged}
+
+    def source(field: str, subfield: str = "") -> str:
+        if field in cli:
+            return option_name(field)
+        if file is not None and field in file.settings:
+            return file.describe(field, subfield)
+        if field in stored:
+            return f"the resumed run's manifest.json: field '{field}'"
+        return f"field '{field}'"
+
     try:
-        return RunConfig.model_validate(merged), quickstart
+        cfg = RunConfig.model_validate(merged)
     except ValidationError as exc:
-        err = exc.errors()[0]
-        field = ".".join(str(p) for p in err["loc"])
-        top = str(err["loc"][0]) if err["loc"] else ""
-        if top in overrides and overrides[top] is not None:
-            source = f"--{top.replace('_', '-')}"
-        elif top in stored and top not in given:
-            source = "the resumed run's manifest.json"
-        else:
-            source = str(path)
+        err = exc.errors(include_url=False)[0]
+        loc = [str(p) for p in err["loc"]]
+        top = loc[0] if loc else ""
+        msg = "unknown setting" if err["type"] == "extra_forbidden" else err["msg"].removeprefix("Value error, ")
+        if err["type"] == "extra_forbidden" and len(loc) == 1:
+            msg += f" (known: {', '.join(RunConfig.model_fields)})"
+        elif err["type"] == "extra_forbidden":
+            msg += f" (known: {', '.join(RetryPolicy.model_fields)})"
         more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
-        raise ConfigError(f"{source}: field '{field}': {err['msg']}{more}") from exc
+        raise ConfigError(f"{source(top, '.'.join(loc[1:]))}: {msg}{more}") from exc
+    cfg._sources = {name: source(name) for name in RunConfig.model_fields if name in cli or name in given}
+    if cfg.out.exists() and not cfg.out.is_dir():
+        raise cfg.problem("out", f"{cfg.out} exists and is not a directory")
+    return cfg, quickstart
+
+
+class TomlSettings:
+    """A config file's settings, with the line each setting is on (for error messages)."""
+
+    def __init__(self, path: Path, settings: dict[str, Any], text: str, table: str) -> None:
+        self.path = path
+        self.settings = settings
+        self._lines = text.splitlines()
+        self._table = table  # "" for top-level settings, "run" for a [run] table
+
+    @classmethod
+    def read(cls, path: Path) -> TomlSettings:
+        try:
+            text = path.read_text(encoding="utf-8")
+        except FileNotFoundError as exc:
+            raise ConfigError(f"{path}: config file not found") from exc
+        except IsADirectoryError as exc:
+            raise ConfigError(f"{path}: is a directory, not a TOML file") from exc
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ConfigError(f"{path}: cannot read: {exc}") from exc
+        try:
+            data = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as exc:
+            raise ConfigError(f"{path}: invalid TOML: {exc}") from exc
+        if "run" not in data:
+            return cls(path, data, text, "")
+        if not isinstance(data["run"], dict):
+            raise ConfigError(f"{path}: 'run' must be a table ([run]) holding the run settings")
+        outside = sorted(k for k in data if k != "run")
+        if outside:
+            raise ConfigError(
+                f"{path}: {', '.join(outside)} outside the [run] table; put every setting in [run] (the retry "
+                "policy in [run.retry]) or every setting at top level (the retry policy in [retry]), not both"
+            )
+        return cls(path, data["run"], text, "run")
+
+    def describe(self, field: str, subfield: str = "") -> str:
+        """'run.toml:4: [retry] key 'max_attempts'' or 'run.toml:2: field 'trials''."""
+        table = ".".join(p for p in (self._table, field if subfield else "") if p)
+        key = subfield.split(".")[0] if subfield else field
+        line = self._line_of(table, key)
+        where = f"{self.path}:{line}" if line else str(self.path)
+        return f"{where}: [{table}] key '{key}'" if table and subfield else f"{where}: field '{field}'"
+
+    def _line_of(self, table: str, key: str) -> int | None:
+        current = ""
+        assignment = re.compile(rf"^\s*[\"']?{re.escape(key)}[\"']?\s*=")
+        for number, line in enumerate(self._lines, start=1):
+            header = re.match(r"^\s*\[\s*([^\]]+?)\s*\]", line)
+            if header:
+                current = header.group(1).replace(" ", "")
+                if current == ".".join(p for p in (table, key) if p):
+                    return number  # the key is itself a table: point at its header
+                continue
+            if current == table and assignment.match(line):
+                return number
+        # A table given as a whole line (retry = {...}) or a dotted key: point at the table's own line.
+        return self._line_of(table.rpartition(".")[0], table.rpartition(".")[2]) if table and key else None
 
 
 def _stored_settings(given: dict[str, Any]) -> dict[str, Any]:
     """The config a run was started with (for --resume), minus what may change between sessions."""
-    if not given.get("run_id"):
-        return {}
-    manifest = Path(given.get("out") or "runs") / str(given["run_id"]) / "manifest.json"
-    if not manifest.exists():
+    run_id = given.get("run_id")
+    if not isinstance(run_id, str) or not RUN_ID.fullmatch(run_id):
+        return {}  # validation names the bad run id
+    manifest = Path(given.get("out") or "runs") / run_id / "manifest.json"
+    if not manifest.is_file():
         return {}
     try:
         config = json.loads(manifest.read_text(encoding="utf-8"))["config"]
-    except (OSError, ValueError, KeyError) as exc:
+    except (OSError, ValueError, KeyError, TypeError) as exc:
         raise ConfigError(f"{manifest}: unreadable manifest: {exc}") from exc
     return {k: v for k, v in config.items() if k in IDENTITY_FIELDS}
-
-
-def _file_settings(path: Path | None) -> dict[str, Any]:
-    if path is None:
-        return {}
-    data = _read_toml(path)
-    run = data.get("run", data)  # accept a [run] table or top-level keys
-    if not isinstance(run, dict):
-        raise ConfigError(f"{path}: 'run' must be a table")
-    return run
-
-
-def _read_toml(path: Path) -> dict[str, Any]:
-    try:
-        with path.open("rb") as f:
-            return tomllib.load(f)
-    except FileNotFoundError as exc:
-        raise ConfigError(f"{path}: config file not found") from exc
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: invalid TOML: {exc}") from exc

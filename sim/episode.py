@@ -9,7 +9,6 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from pydantic import BaseModel, Field
-from pydantic_ai.exceptions import UnexpectedModelBehavior, UsageLimitExceeded
 
 from sim.core import (
     Agent,
@@ -23,7 +22,7 @@ from sim.core import (
     UserView,
     WorldPack,
 )
-from sim.llm.errors import ProviderError, StepLimitReached
+from sim.llm.errors import ProviderError, StepLimitReached, is_model_misbehaviour
 from sim.llm.gateway import EpisodeLLM, Gateway
 from sim.runtime import EpisodeRuntime
 
@@ -154,12 +153,14 @@ async def run_episode(
                     reply = await agent.respond(list(rec.events), specs, instructions, runtime)
                 except StepLimitReached as exc:
                     error(turn, "agent", "agent:step_limit", str(exc))
-                except (UnexpectedModelBehavior, UsageLimitExceeded) as exc:
-                    error(turn, "agent", "agent:unexpected_behavior", _describe(exc))
                 except ProviderError as exc:
                     error(turn, "provider", exc.code, str(exc))
                     termination = "provider_error"
                     break
+                except Exception as exc:
+                    if not is_model_misbehaviour(exc):
+                        raise
+                    error(turn, "agent", "agent:unexpected_behavior", _describe(exc))
                 rec.add(
                     Event(
                         kind="agent_message", turn=turn, t=rec.clock(), content=reply, usage=llm.turn_usage.model_copy()

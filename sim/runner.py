@@ -1,29 +1,33 @@
-"""Plan a run, execute its episodes concurrently, judge and store each as it finishes."""
+"""Run a plan: validate everything, then execute episodes concurrently, judge and store each as it finishes.
+
+Order matters for "bad input writes nothing": the world (with its gold plans run by execution), the
+plan, the user, the stressors, the judges, the run folder's name and the agent's model are all checked
+— and the embedded model server started — before the run folder is created.
+"""
 
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import os
 import platform
 import subprocess
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import AsyncExitStack
 from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
 from typing import Any, TypeVar
 
-from judges.arg_match import ArgMatcher
-from judges.core_api import ConversationSuccess, CoreApiAccuracy
-from judges.metrics import summarize
 from personas import build_user
-from sim.agents.factory import LOCAL, open_agent, parse_agent_spec
+from sim.agents.factory import LOCAL, AgentSpec, AgentUnavailable, open_agent, parse_agent_spec
 from sim.config import ConfigError, RunConfig
 from sim.core import Agent, EpisodeResult, Judge, Score, WorldPack
 from sim.episode import EpisodeLimits, EpisodeSpec, run_episode
+from sim.judging import build_judges, judge, judge_config, judge_config_hash, run_summary
 from sim.llm.gateway import Gateway
-from sim.llm.models import ModelFactory
+from sim.plan import Plan, make_plan
 from sim.store import RunStore
+from worlds.gold_check import check_gold_by_execution
 from worlds.registry import load_world
 from worlds.stressors import build_stressors
 
@@ -31,66 +35,12 @@ OnEpisode = Callable[[EpisodeResult, list[Score]], None]
 T = TypeVar("T")
 
 
-def derive_seed(root: int, task_id: str, trial: int) -> int:
-    """Stable per-episode seed: same run seed, task and trial give the same world, user and stressors."""
-    digest = hashlib.sha256(f"{root}:{task_id}:{trial}".encode()).digest()
-    return int.from_bytes(digest[:4], "big") & 0x7FFFFFFF
-
-
-def plan(config: RunConfig, pack: WorldPack) -> list[EpisodeSpec]:
-    tasks = pack.tasks()
-    if config.tasks:
-        known = {t.id for t in tasks}
-        missing = [t for t in config.tasks if t not in known]
-        if missing:
-            raise ConfigError(f"field 'tasks': unknown task id(s) {missing} in world {pack.name!r}")
-        tasks = [t for t in tasks if t.id in set(config.tasks)]
-    if config.limit is not None:
-        tasks = tasks[: config.limit]
-    return [
-        EpisodeSpec(task=t, trial=k, seed=derive_seed(config.seed, t.id, k))
-        for t in tasks
-        for k in range(config.trials)
-    ]
-
-
-def _checked(field: str, build: Callable[[], T]) -> T:
-    """Run a spec parser; its ValueError becomes a ConfigError naming the field."""
+def _checked(config: RunConfig, field: str, build: Callable[[], T]) -> T:
+    """Run a spec parser; its ValueError becomes a ConfigError naming where the value came from."""
     try:
         return build()
     except ValueError as exc:
-        raise ConfigError(f"field '{field}': {exc}") from exc
-
-
-def build_judges(config: RunConfig) -> list[Judge]:
-    embedder = None
-    if config.arg_match == "embedding":
-        from judges.embedding import Embedder
-
-        embedder = Embedder()
-    matcher = ArgMatcher(mode=config.arg_match, threshold=config.embedding_threshold, embedder=embedder)
-    return [CoreApiAccuracy(matcher), ConversationSuccess(matcher)]
-
-
-async def judge(result: EpisodeResult, judges: list[Judge]) -> list[Score]:
-    """Every judge's score; a judge that crashes yields an unscored Score (a judge fault), not a lost episode."""
-    scores = []
-    for j in judges:
-        try:
-            scores.append(await j.score(result))
-        except Exception as exc:
-            scores.append(
-                Score(
-                    episode_id=result.episode_id,
-                    task_id=result.task_id,
-                    trial=result.trial,
-                    judge=j.name,
-                    value=None,
-                    errors=[f"judge:{type(exc).__name__}"],
-                    details={"error": str(exc)[:500]},
-                )
-            )
-    return scores
+        raise config.problem(field, str(exc)) from exc
 
 
 def manifest(config: RunConfig, run_id: str, planned: int) -> dict[str, Any]:
@@ -99,6 +49,7 @@ def manifest(config: RunConfig, run_id: str, planned: int) -> dict[str, Any]:
         "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
         "config": config.model_dump(mode="json"),
         "config_hash": config.config_hash(),
+        "judge_config": judge_config(config),
         "seed": config.seed,
         "planned_episodes": planned,
         "git_commit": _git_commit(),
@@ -127,16 +78,8 @@ def _git_commit() -> str | None:
     return out.stdout.strip() or None if out.returncode == 0 else None
 
 
-def open_store(config: RunConfig, planned: int) -> RunStore:
-    run_id = config.run_id or datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
-    root = config.out / run_id
-    if config.resume:
-        return RunStore.resume(root, config.config_hash())
-    return RunStore.create(root, manifest(config, run_id, planned))
-
-
 def _point_latest(store: RunStore) -> None:
-    """runs/latest -> the newest run, swapped atomically."""
+    """OUT/latest -> the newest run, swapped atomically; always inside OUT (run ids are names)."""
     link = store.root.parent / "latest"
     tmp = store.root.parent / ".latest.tmp"
     tmp.unlink(missing_ok=True)
@@ -144,70 +87,105 @@ def _point_latest(store: RunStore) -> None:
     os.replace(tmp, link)
 
 
+async def load_checked_world(config: RunConfig) -> WorldPack:
+    """The world, with every gold path of the tasks this run uses executed once (fails fast on bad gold)."""
+    from worlds.gold_check import GoldPlanError
+
+    pack = _checked(config, "world", lambda: load_world(config.world))
+    try:
+        await check_gold_by_execution(pack)
+    except GoldPlanError as exc:
+        raise config.problem("world", f"{config.world}: gold plan does not execute: {exc}") from exc
+    return pack
+
+
 async def execute(
     config: RunConfig, on_start: Callable[[int, int], None] | None = None, on_episode: OnEpisode | None = None
 ) -> tuple[RunStore, dict[str, Any]]:
     """Run every planned episode not yet in the store; returns the store and the run summary."""
-    pack = load_world(config.world)
-    specs = plan(config, pack)
-    # Fail on a bad spec before anything starts or is written.
-    agent_spec = _checked("agent", lambda: parse_agent_spec(config.agent))
-    _checked("user", lambda: build_user(config.user))
-    _checked("stressors", lambda: build_stressors(config.stressors, 0))
+    if config.resume and config.run_id is None:
+        raise ConfigError("--resume needs --run-id (the name of the run directory to continue)")
+    pack = await load_checked_world(config)
+    plan = make_plan(config, pack)
+    agent_spec = _checked(config, "agent", lambda: parse_agent_spec(config.agent))
+    _checked(config, "user", lambda: build_user(config.user))
+    _checked(config, "stressors", lambda: build_stressors(config.stressors, 0))
     if agent_spec.model == LOCAL:
         from sim.llm.local_server import local_model_available
 
         if reason := local_model_available():
-            raise ConfigError(f"field 'agent': {config.agent} needs the embedded model: {reason}; run `make setup`")
+            raise config.problem("agent", f"{config.agent} needs the embedded model: {reason}; run `make setup`")
     judges = build_judges(config)
-    store = open_store(config, len(specs))
-    _point_latest(store)
+    settings = judge_config(config)
+    score_set = judge_config_hash(settings)
+    run_id = config.run_id or datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
+    root = config.out / run_id
+    store: RunStore | None = RunStore.resume(root, config.config_hash()) if config.resume else None
+    if store is None:
+        RunStore.check_new(root)
 
-    finished = {r.episode_id: r for r in store.episodes()}
-    scored = {(s.episode_id, s.judge) for s in store.scores()}
-    for result in finished.values():  # a crash between the two appends leaves an episode (partly) unscored
-        missing = [j for j in judges if (result.episode_id, j.name) not in scored]
-        if missing:
-            store.append_scores(await judge(result, missing))
-    todo = [s for s in specs if s.episode_id not in finished]
-    if on_start:
-        on_start(len(specs), len(specs) - len(todo))
-
-    gateway = Gateway(config.endpoint_concurrency, config.retry, seed=config.seed)
-    models = ModelFactory(timeout_s=config.request_timeout_s)
-    limits = EpisodeLimits(max_steps=config.max_steps, max_turns=config.max_turns, timeout_s=config.episode_timeout_s)
-    try:
-        if todo:
-            async with open_agent(agent_spec, models, config.max_tokens, config.temperature) as agent:
-                await _run_all(todo, config, pack, agent, gateway, limits, judges, store, on_episode)
-    finally:
-        await models.aclose()
-        summary = {"run_id": store.root.name, **summarize(store.episodes(), store.scores(), planned=len(specs))}
-        store.write_summary(summary)
+    async with AsyncExitStack() as stack:
+        try:
+            agent = await stack.enter_async_context(
+                open_agent(agent_spec, config.max_tokens, config.temperature, config.request_timeout_s)
+            )
+        except AgentUnavailable as exc:
+            raise config.problem("agent", str(exc)) from exc
+        if store is None:
+            store = RunStore.create(root, manifest(config, run_id, len(plan)))
+        _point_latest(store)
+        if store.newest_score_set() != score_set:
+            store.add_score_set(score_set, settings, "run")
+        try:
+            done = await _judge_stored(store, judges, score_set)
+            if on_start:
+                on_start(len(plan), len(done))
+            await _run_all(_todo(plan, done), config, agent_spec, pack, agent, judges, score_set, store, on_episode)
+        finally:
+            summary = run_summary(store, score_set, len(plan))
+            store.write_summary(summary)
+    assert store is not None
     return store, summary
 
 
+async def _judge_stored(store: RunStore, judges: list[Judge], score_set: str) -> set[str]:
+    """Ids of stored episodes; scores those a crash left unscored, and re-runs judge faults (not done)."""
+    scored = {(s.episode_id, s.judge): s.judge_fault for s in store.scores(score_set)}
+    done: set[str] = set()
+    for result in store.iter_episodes():
+        done.add(result.episode_id)
+        missing = [j for j in judges if scored.get((result.episode_id, j.name), True)]
+        if missing:
+            store.append_scores(await judge(result, missing, score_set))
+    return done
+
+
+def _todo(plan: Plan, done: set[str]) -> Iterator[EpisodeSpec]:
+    return (spec for spec in plan if spec.episode_id not in done)
+
+
 async def _run_all(
-    todo: list[EpisodeSpec],
+    todo: Iterator[EpisodeSpec],
     config: RunConfig,
+    agent_spec: AgentSpec,
     pack: WorldPack,
     agent: Agent,
-    gateway: Gateway,
-    limits: EpisodeLimits,
     judges: list[Judge],
+    score_set: str,
     store: RunStore,
     on_episode: OnEpisode | None,
 ) -> None:
-    queue = list(reversed(todo))
-    labels = (agent.name if config.agent in ("oracle", "null") else config.agent, config.user)
+    gateway = Gateway(config.requests_per_endpoint, config.retry, seed=config.seed)
+    limits = EpisodeLimits(max_steps=config.max_steps, max_turns=config.max_turns, timeout_s=config.episode_timeout_s)
+    labels = (agent.name if agent_spec.model is None else config.agent, config.user)
 
     async def worker() -> None:
-        while queue:
-            spec = queue.pop()
+        # Workers share one lazy iterator: taking the next spec never awaits, so no spec is taken twice.
+        for spec in todo:
             user = build_user(config.user)
             stressors = build_stressors(config.stressors, spec.seed)
             result = await run_episode(spec, pack, agent, user, stressors, gateway, limits, labels)
-            scores = await judge(result, judges)
+            scores = await judge(result, judges, score_set)
             # Both appends happen without an await in between: one writer, records never interleave.
             store.append_episode(result)
             store.append_scores(scores)
@@ -216,5 +194,6 @@ async def _run_all(
 
     # A TaskGroup cancels the other workers if one fails, so nothing keeps running unobserved.
     async with asyncio.TaskGroup() as tg:
-        for _ in range(min(config.concurrency, len(todo))):
+        for _ in range(config.concurrency):
             tg.create_task(worker())
+

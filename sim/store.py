@@ -1,5 +1,10 @@
 """The run store: runs/<run-id>/ with a manifest, append-only JSONL and a summary.
 
+Scores come in sets, one per judge configuration (its hash is each Score's ``judge_config``):
+``score_sets.jsonl`` lists the sets in the order they were computed, the last one being the newest;
+``scores.jsonl`` holds every set's scores. Re-judging appends; nothing is rewritten. Within a set,
+the newest line for an (episode, judge) wins, so a judge fault re-run later is replaced by its verdict.
+
 Crash safety: every record is one line written with a single write() and fsync'd, by one writer.
 A kill -9 can at worst leave a partial last line; readers skip it and ``open`` for resume cuts it
 off before appending. Small files (manifest, summary) are replaced atomically.
@@ -10,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -23,6 +29,7 @@ MANIFEST = "manifest.json"
 EPISODES = "episodes.jsonl"
 SCORES = "scores.jsonl"
 SUMMARY = "summary.json"
+SCORE_SETS = "score_sets.jsonl"
 
 
 class StoreError(Exception):
@@ -77,11 +84,23 @@ class RunStore:
         self.root = root
 
     @classmethod
-    def create(cls, root: Path, manifest: dict[str, Any]) -> RunStore:
+    def check_new(cls, root: Path) -> None:
+        """Raise unless ``create(root)`` can succeed: checked before anything else is started."""
         if (root / MANIFEST).exists():
             raise StoreError(f"{root} already holds a run; pass --resume to continue it or pick another --run-id")
-        root.mkdir(parents=True, exist_ok=True)
-        write_json_atomic(root / MANIFEST, manifest)
+        if root.exists() and not root.is_dir():
+            raise StoreError(f"{root} exists and is not a directory")
+        if root.is_dir() and any(root.iterdir()):
+            raise StoreError(f"{root} exists and is not empty; pick another --run-id")
+
+    @classmethod
+    def create(cls, root: Path, manifest: dict[str, Any]) -> RunStore:
+        cls.check_new(root)
+        try:
+            root.mkdir(parents=True, exist_ok=True)
+            write_json_atomic(root / MANIFEST, manifest)
+        except OSError as exc:
+            raise StoreError(f"{root}: cannot create the run directory: {exc.strerror or exc}") from exc
         return cls(root)
 
     @classmethod
@@ -89,13 +108,16 @@ class RunStore:
         manifest_path = root / MANIFEST
         if not manifest_path.exists():
             raise StoreError(f"{root}: nothing to resume (no {MANIFEST})")
-        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+        try:
+            manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise StoreError(f"{manifest_path}: unreadable manifest: {exc}") from exc
         if manifest.get("config_hash") != config_hash:
             raise StoreError(
                 f"{manifest_path}: config_hash {manifest.get('config_hash')} differs from this run's {config_hash}; "
                 "resume with the same settings (world, agent, user, stressors, seed, trials, limit, judges)"
             )
-        for name in (EPISODES, SCORES):
+        for name in (EPISODES, SCORES, SCORE_SETS):
             _cut_partial_tail(root / name)
         return cls(root)
 
@@ -106,7 +128,14 @@ class RunStore:
         return cls(root)
 
     def manifest(self) -> dict[str, Any]:
-        return dict(json.loads((self.root / MANIFEST).read_text(encoding="utf-8")))
+        path = self.root / MANIFEST
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise StoreError(f"{path}: unreadable manifest: {exc}") from exc
+        if not isinstance(data, dict) or not isinstance(data.get("config"), dict):
+            raise StoreError(f"{path}: not a squall manifest (no 'config' object)")
+        return data
 
     def append_episode(self, result: EpisodeResult) -> None:
         self._append(EPISODES, [result.model_dump_json()])
@@ -126,18 +155,59 @@ class RunStore:
         finally:
             os.close(fd)
 
-    def episodes(self) -> list[EpisodeResult]:
-        return list(read_jsonl(self.root / EPISODES, EpisodeResult))
+    def iter_episodes(self) -> Iterator[EpisodeResult]:
+        return read_jsonl(self.root / EPISODES, EpisodeResult)
 
-    def scores(self) -> list[Score]:
-        return list(read_jsonl(self.root / SCORES, Score))
+    def episodes(self) -> list[EpisodeResult]:
+        return list(self.iter_episodes())
+
+    def scores(self, score_set: str | None = None) -> list[Score]:
+        """Every stored score, or only one set's (``judge_config`` hash)."""
+        return [s for s in read_jsonl(self.root / SCORES, Score) if score_set is None or s.judge_config == score_set]
 
     def done_ids(self) -> set[str]:
-        return {r.episode_id for r in self.episodes()}
+        return {r.episode_id for r in self.iter_episodes()}
 
     def write_summary(self, summary: dict[str, Any]) -> None:
         write_json_atomic(self.root / SUMMARY, summary)
 
-    def rewrite_scores(self, scores: list[Score]) -> None:
-        """Replace scores.jsonl wholesale (re-judging), atomically."""
-        write_text_atomic(self.root / SCORES, "".join(s.model_dump_json() + "\n" for s in scores))
+    def add_score_set(self, judge_config_hash: str, judge_config: dict[str, Any], command: str) -> None:
+        """Record that a set is being (re)computed now; the last recorded set is the newest."""
+        line = {
+            "judge_config": judge_config_hash,
+            "config": judge_config,
+            "command": command,
+            "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        }
+        self._append(SCORE_SETS, [json.dumps(line, sort_keys=True)])
+
+    def score_sets(self) -> list[dict[str, Any]]:
+        """Recorded sets, oldest first, one entry per hash (at the place it was last recorded)."""
+        path = self.root / SCORE_SETS
+        entries: dict[str, dict[str, Any]] = {}
+        if path.exists():
+            for lineno, raw in enumerate(path.read_bytes().splitlines(keepends=True), start=1):
+                if not raw.endswith(b"\n"):
+                    break
+                try:
+                    entry = json.loads(raw)
+                    key = str(entry["judge_config"])
+                except (ValueError, KeyError, TypeError) as exc:
+                    raise StoreError(f"{path}:{lineno}: not a score set record") from exc
+                entries.pop(key, None)
+                entries[key] = entry
+        return list(entries.values())
+
+    def newest_score_set(self) -> str:
+        """The hash of the newest set ('' for runs stored before score sets existed)."""
+        sets = self.score_sets()
+        return str(sets[-1]["judge_config"]) if sets else ""
+
+    def find_score_set(self, prefix: str) -> str:
+        """The set whose hash starts with ``prefix``; a StoreError lists the sets otherwise."""
+        sets = [str(s["judge_config"]) for s in self.score_sets()]
+        found = [h for h in sets if h.startswith(prefix)]
+        if len(found) != 1:
+            what = "no" if not found else "more than one"
+            raise StoreError(f"{self.root}: {what} score set matches '{prefix}'; sets: {', '.join(sets) or 'none'}")
+        return found[0]

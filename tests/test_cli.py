@@ -74,11 +74,14 @@ def test_run_report_and_score_round_trip(tmp_path: Path) -> None:
     assert {"config", "config_hash", "git_commit", "versions", "seed"} <= manifest.keys()
     code, out = invoke("report", str(run_dir), "--json")
     assert code == 0 and json.loads(out)["core_api_accuracy"] == 1.0
-    # Re-judging stored traces gives the same scores without running the agent again.
+    # Re-judging stored traces reproduces the stored scores without running the agent again, and appends:
+    # the earlier lines stay exactly as they were.
     before = (run_dir / "scores.jsonl").read_text()
     code, out = invoke("score", str(run_dir))
     assert code == 0, out
-    assert (run_dir / "scores.jsonl").read_text() == before
+    after = (run_dir / "scores.jsonl").read_text()
+    assert after.startswith(before) and sorted(after[len(before) :].splitlines()) == sorted(before.splitlines())
+    assert "4 of 4 scores identical" in " ".join(out.split())
     code, out = invoke("report", str(tmp_path / "missing"))
     assert code == 2 and "missing" in out
 

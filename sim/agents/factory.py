@@ -1,21 +1,31 @@
-"""Agent spec strings -> agents under test, with whatever they need started (the local model server)."""
+"""Agent spec strings -> agents under test, with whatever they need started (the local model server).
+
+pydantic-ai, openai and the HTTP client are imported only when the spec names a model: calibration
+runs (oracle, null) never pay for them.
+"""
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from sim.agents.baselines import NullAgent, OracleAgent
-from sim.agents.native import NativeToolAgent
-from sim.agents.text_agent import TextProtocolAgent
-from sim.agents.text_prompt import ToolStyle
 from sim.core import Agent
-from sim.llm.models import ModelFactory, ModelSpec, parse_model_spec
+
+if TYPE_CHECKING:
+    from pydantic_ai.models import Model
+
+    from sim.agents.text_prompt import ToolStyle
+    from sim.llm.models import ModelFactory, ModelSpec
 
 AgentKind = Literal["oracle", "null", "native", "text"]
 LOCAL = "local"
+
+
+class AgentUnavailable(ValueError):
+    """The agent's model cannot be used here: unknown provider, its package missing, no API key."""
 
 
 @dataclass(frozen=True)
@@ -30,6 +40,8 @@ class AgentSpec:
 
 def parse_agent_spec(raw: str) -> AgentSpec:
     """``oracle`` | ``null`` | ``text:MODEL`` | ``native:MODEL`` | ``MODEL`` (native tool calling)."""
+    from sim.llm.model_spec import parse_model_spec
+
     raw = raw.strip()
     if raw in ("oracle", "null"):
         return AgentSpec(raw)  # type: ignore[arg-type]
@@ -47,26 +59,36 @@ def parse_agent_spec(raw: str) -> AgentSpec:
 
 @asynccontextmanager
 async def open_agent(
-    spec: AgentSpec, models: ModelFactory, max_tokens: int | None, temperature: float | None
+    spec: AgentSpec, max_tokens: int | None, temperature: float | None, request_timeout_s: float = 120.0
 ) -> AsyncIterator[Agent]:
-    """Yield a ready agent; starts (and afterwards stops) the embedded model server when asked for."""
+    """Yield a ready agent; starts (and afterwards stops) the embedded model server when asked for.
+
+    Raises AgentUnavailable before yielding when the model cannot be built here, so a caller that
+    creates its run folder inside the block creates nothing for an unusable agent.
+    """
     if spec.kind == "oracle":
         yield OracleAgent()
         return
     if spec.kind == "null":
         yield NullAgent()
         return
-    assert spec.model is not None
-    if spec.model == LOCAL:
-        from sim.llm.local_server import LocalModelServer
+    from sim.llm.model_spec import parse_model_spec
+    from sim.llm.models import ModelFactory
 
-        async with LocalModelServer() as server:
-            model_spec = parse_model_spec(f"openai-chat:{server.model_name}@{server.base_url}")
-            # The embedded model has a 4k context: show tools as one-line signatures.
-            yield _build(spec, models, model_spec, max_tokens, temperature, tool_style="signature")
-        return
-    model_spec = parse_model_spec(spec.model)
-    yield _build(spec, models, model_spec, max_tokens, temperature)
+    assert spec.model is not None
+    models = ModelFactory(timeout_s=request_timeout_s)
+    try:
+        if spec.model == LOCAL:
+            from sim.llm.local_server import LocalModelServer
+
+            async with LocalModelServer() as server:
+                model_spec = parse_model_spec(f"openai-chat:{server.model_name}@{server.base_url}")
+                # The embedded model has a 4k context: show tools as one-line signatures.
+                yield _build(spec, models, model_spec, max_tokens, temperature, tool_style="signature")
+            return
+        yield _build(spec, models, parse_model_spec(spec.model), max_tokens, temperature)
+    finally:
+        await models.aclose()
 
 
 def _build(
@@ -77,7 +99,22 @@ def _build(
     temperature: float | None,
     tool_style: ToolStyle = "schema",
 ) -> Agent:
-    model = models.build(model_spec)
+    model = resolve_model(models, model_spec)
     if spec.kind == "text":
+        from sim.agents.text_agent import TextProtocolAgent
+
         return TextProtocolAgent(spec.label, model, model_spec.endpoint, max_tokens, temperature, tool_style)
+    from sim.agents.native import NativeToolAgent
+
     return NativeToolAgent(spec.label, model, model_spec.endpoint, max_tokens, temperature)
+
+
+def resolve_model(models: ModelFactory, model_spec: ModelSpec) -> Model:
+    """Build the provider model now: an unknown provider, a missing package or key fails here, clearly."""
+    try:
+        return models.build(model_spec)
+    except ImportError as exc:  # pydantic-ai's message names the extra to install
+        raise AgentUnavailable(f"model {model_spec.raw!r} needs a package that is not installed: {exc}") from exc
+    except Exception as exc:  # pydantic-ai raises UserError (unknown provider, no API key) or the SDK's own error
+        message = " ".join(str(exc).split()) or type(exc).__name__
+        raise AgentUnavailable(f"model {model_spec.raw!r} cannot be used: {message}") from exc

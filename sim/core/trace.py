@@ -98,3 +98,13 @@ class Score(Frozen):
     )
     errors: list[str] = Field(default_factory=list, description="'area:reason' codes explaining deductions.")
     details: dict[str, Any] = Field(default_factory=dict)
+    judge_config: str = Field(
+        default="",
+        description="Hash of the judge configuration that produced this score: its score set. A run's scores.jsonl "
+        "holds every set ever computed; re-judging appends a set, never rewrites one.",
+    )
+
+    @property
+    def judge_fault(self) -> bool:
+        """The judge crashed: no verdict. Not done: --resume and ``squall score`` run it again."""
+        return self.value is None and any(e.startswith("judge:") for e in self.errors)

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import json
+import sys
 from typing import Literal
 
 import pydantic
-from pydantic_ai import exceptions as pe
 
 ErrorClass = Literal["rate_limit", "transient", "fatal", "passthrough"]
 """passthrough: not a provider fault at all; the caller re-raises the original exception."""
@@ -24,8 +24,19 @@ class StepLimitReached(Exception):
     """The agent used up its per-turn step budget. Ends the turn, not the episode; an agent fault."""
 
 
+def is_model_misbehaviour(exc: BaseException) -> bool:
+    """pydantic-ai's 'the model broke the protocol' errors: the agent's fault, not the provider's.
+
+    Checked without importing pydantic-ai: if it was never imported, no exception can be one of its.
+    """
+    module = sys.modules.get("pydantic_ai.exceptions")
+    return module is not None and isinstance(exc, module.UnexpectedModelBehavior | module.UsageLimitExceeded)
+
+
 def classify(exc: BaseException) -> tuple[ErrorClass, str, float | None]:
     """(class, 'provider:reason' code, retry-after seconds) for an exception raised by a model request."""
+    from pydantic_ai import exceptions as pe  # only runs that call models pay for importing pydantic-ai
+
     retry_after = getattr(exc, "retry_after", None)
     if isinstance(exc, pe.ContentFilterError):  # the model's own answer, not a transport fault: the agent's
         return "passthrough", "agent:content_filter", None

@@ -1,0 +1,78 @@
+"""The run's judges, the hash of their configuration (a score set), and judging one episode."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+from judges.arg_match import ArgMatcher
+from judges.core_api import ConversationSuccess, CoreApiAccuracy
+from sim.config import RunConfig
+from sim.core import EpisodeResult, Judge, Score
+from sim.store import RunStore
+
+JUDGES_VERSION = 1
+"""Bump when a judge's verdict on the same trace may change: old and new scores then form different sets."""
+
+
+def judge_config(config: RunConfig) -> dict[str, Any]:
+    """What determines the verdicts on a stored trace; its hash names the score set."""
+    settings: dict[str, Any] = {"version": JUDGES_VERSION, "judges": [j.name for j in _judge_types()]}
+    settings["arg_match"] = config.arg_match
+    if config.arg_match == "embedding":
+        settings["embedding_threshold"] = config.embedding_threshold
+    return settings
+
+
+def judge_config_hash(settings: dict[str, Any]) -> str:
+    return hashlib.sha256(json.dumps(settings, sort_keys=True).encode()).hexdigest()[:12]
+
+
+def _judge_types() -> tuple[type[CoreApiAccuracy], type[ConversationSuccess]]:
+    return (CoreApiAccuracy, ConversationSuccess)
+
+
+def build_judges(config: RunConfig) -> list[Judge]:
+    embedder = None
+    if config.arg_match == "embedding":
+        from judges.embedding import Embedder
+
+        embedder = Embedder()
+    matcher = ArgMatcher(mode=config.arg_match, threshold=config.embedding_threshold, embedder=embedder)
+    return [kind(matcher) for kind in _judge_types()]
+
+
+async def judge(result: EpisodeResult, judges: list[Judge], score_set: str) -> list[Score]:
+    """Every judge's score, labelled with the score set; a judge that crashes yields a judge fault
+    (a Score with no value and a ``judge:`` error), not a lost episode."""
+    scores = []
+    for j in judges:
+        try:
+            score = await j.score(result)
+        except Exception as exc:
+            score = Score(
+                episode_id=result.episode_id,
+                task_id=result.task_id,
+                trial=result.trial,
+                judge=j.name,
+                value=None,
+                errors=[f"judge:{type(exc).__name__}"],
+                details={"error": str(exc)[:500]},
+            )
+        scores.append(score.model_copy(update={"judge_config": score_set}))
+    return scores
+
+
+def run_summary(store: RunStore, score_set: str, planned: int | None) -> dict[str, Any]:
+    """The summary of one score set of a run (what summary.json and the report show)."""
+    from judges.metrics import summarize
+
+    sets = store.score_sets()
+    return {
+        "run_id": store.root.name,
+        "score_set": score_set,
+        "score_set_config": next((s["config"] for s in sets if s["judge_config"] == score_set), None),
+        "score_sets": [s["judge_config"] for s in sets],
+        **summarize(store.episodes(), store.scores(score_set), planned),
+    }
