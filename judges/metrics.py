@@ -50,9 +50,8 @@ def summarize(episodes: list[EpisodeResult], scores: list[Score], planned: int |
             success_by_task[e.task_id].append(verdict.value)
     successes = [v for vs in success_by_task.values() for v in vs]
 
-    judge_faults = sorted(
-        {s.episode_id for s in scores if s.value is None and any(e.startswith("judge:") for e in s.errors)}
-    )
+    # Only the newest verdict per (judge, episode) counts: a fault re-run later is no longer a fault.
+    judge_faults = sorted({s.episode_id for verdicts in by_judge.values() for s in verdicts.values() if s.judge_fault})
     faults = Counter(ev.fault for e in episodes for ev in e.events if ev.kind == "error" and ev.fault)
     codes = Counter(ev.code for e in episodes for ev in e.events if ev.kind == "error" and ev.code)
     trials = max((e.trial for e in episodes), default=-1) + 1

@@ -96,7 +96,9 @@ class RunConfig(BaseModel):
         default=None, ge=1, description="Requests in flight per LLM endpoint (default: the episode concurrency)."
     )
     out: Path = Field(default=Path("runs"), description="Folder that holds run directories.")
-    run_id: str | None = Field(default=None, description="Run directory name (a name, not a path; default: a timestamp).")
+    run_id: str | None = Field(
+        default=None, description="Run directory name (a name, not a path; default: a timestamp)."
+    )
     resume: bool = Field(default=False, description="Continue run_id, skipping finished episodes.")
     max_steps: int = Field(default=15, ge=1, description="Model requests (and tool calls) per turn.")
     max_turns: int = Field(default=20, ge=1, description="User turns per episode.")

@@ -29,10 +29,13 @@ def _config(store: RunStore, overrides: dict[str, Any]) -> RunConfig:
         raise ConfigError(f"{option_name(str(err['loc'][0]))}: {err['msg']}") from exc
 
 
-async def rescore(run_dir: Path, arg_match: str | None, embedding_threshold: float | None) -> tuple[dict[str, Any], str]:
+async def rescore(
+    run_dir: Path, arg_match: str | None, embedding_threshold: float | None
+) -> tuple[dict[str, Any], str]:
     """Judge every stored episode again under the run's judge settings with these overrides."""
     store = RunStore.open_existing(run_dir)
-    overrides = {k: v for k, v in (("arg_match", arg_match), ("embedding_threshold", embedding_threshold)) if v is not None}
+    given = {"arg_match": arg_match, "embedding_threshold": embedding_threshold}
+    overrides = {k: v for k, v in given.items() if v is not None}
     cfg = _config(store, overrides)
     settings = judge_config(cfg)
     score_set = judge_config_hash(settings)

@@ -196,4 +196,3 @@ async def _run_all(
     async with asyncio.TaskGroup() as tg:
         for _ in range(config.concurrency):
             tg.create_task(worker())
-
