@@ -3,6 +3,7 @@
 ``worlds``, ``personas`` and ``judges`` import this package and nothing else of ``sim``.
 """
 
+from sim.core.model_io import MODEL_ROLES, ChatMessage, MessageRole, ModelRequest, ModelResponse, ModelRole
 from sim.core.protocols import (
     Agent,
     AgentRuntime,
@@ -31,11 +32,13 @@ from sim.core.trace import (
 
 __all__ = [
     "FAILED_TERMINATIONS",
+    "MODEL_ROLES",
     "Agent",
     "AgentRuntime",
     "CallContext",
     "CallNext",
     "CallRole",
+    "ChatMessage",
     "EpisodeResult",
     "Event",
     "EventKind",
@@ -43,6 +46,10 @@ __all__ = [
     "GoldCall",
     "Judge",
     "LLMHandle",
+    "MessageRole",
+    "ModelRequest",
+    "ModelResponse",
+    "ModelRole",
     "Score",
     "Stressor",
     "Task",
