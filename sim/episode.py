@@ -5,8 +5,7 @@ from __future__ import annotations
 import asyncio
 import time
 import traceback
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 
 from pydantic import BaseModel, Field
 
@@ -22,7 +21,8 @@ from sim.core import (
     UserView,
     WorldPack,
 )
-from sim.llm.errors import ProviderError, StepLimitReached, is_model_misbehaviour
+from sim.deadline import WaitClock, WorkingTimeDeadline
+from sim.llm.errors import ContextLengthExceeded, ProviderError, StepLimitReached, is_model_misbehaviour
 from sim.llm.gateway import EpisodeLLM, Gateway
 from sim.runtime import EpisodeRuntime
 
@@ -47,33 +47,6 @@ class EpisodeSpec(BaseModel):
         return f"{self.task.id}#{self.trial}"
 
 
-class PausableDeadline:
-    """The episode's wall-clock budget, stopped while the gateway waits on the provider.
-
-    A slow or rate-limited provider is not the agent's fault; only working time counts.
-    """
-
-    def __init__(self, timeout: asyncio.Timeout) -> None:
-        self._timeout = timeout
-        self._depth = 0
-        self._remaining = 0.0
-
-    @contextmanager
-    def paused(self) -> Iterator[None]:
-        loop = asyncio.get_running_loop()
-        if self._depth == 0:
-            when = self._timeout.when()
-            self._remaining = max(0.0, when - loop.time()) if when is not None else float("inf")
-            self._timeout.reschedule(None)
-        self._depth += 1
-        try:
-            yield
-        finally:
-            self._depth -= 1
-            if self._depth == 0 and self._remaining != float("inf"):
-                self._timeout.reschedule(loop.time() + self._remaining)
-
-
 class _Recorder:
     def __init__(self) -> None:
         self.events: list[Event] = []
@@ -95,6 +68,7 @@ async def run_episode(
     gateway: Gateway,
     limits: EpisodeLimits,
     labels: tuple[str, str],
+    loop_lag: Callable[[], float] = lambda: 0.0,
 ) -> EpisodeResult:
     """Play one episode to the end and return its full record. Never raises except on cancellation."""
     rec = _Recorder()
@@ -125,17 +99,18 @@ async def run_episode(
         return result
     result.task, result.tools, result.instructions = task, specs, instructions
     llm = EpisodeLLM(gateway, limits.max_steps, rec.add, rec.clock)
-    runtime = EpisodeRuntime(world, stressors, specs, task, llm, rec.add, rec.clock, limits.max_steps)
+    waits = WaitClock()
+    llm.waiting = waits.waiting
+    runtime = EpisodeRuntime(world, stressors, specs, task, llm, rec.add, rec.clock, limits.max_steps, spec.seed)
 
     def error(turn: int, fault: FaultKind, code: str, detail: str) -> None:
         rec.add(Event(kind="error", turn=turn, t=rec.clock(), fault=fault, code=code, content=detail))
 
     termination: TerminationReason = "completed"
     turn = 0
-    deadline = asyncio.timeout(limits.timeout_s)
+    deadline = WorkingTimeDeadline(limits.timeout_s, waits.total, loop_lag)
     try:
         async with deadline:
-            llm.waiting = PausableDeadline(deadline).paused
             message: str | None
             try:
                 message = await user.open(task)
@@ -153,6 +128,8 @@ async def run_episode(
                     reply = await agent.respond(list(rec.events), specs, instructions, runtime)
                 except StepLimitReached as exc:
                     error(turn, "agent", "agent:step_limit", str(exc))
+                except ContextLengthExceeded as exc:
+                    error(turn, "agent", "agent:context_length", str(exc))
                 except ProviderError as exc:
                     error(turn, "provider", exc.code, str(exc))
                     termination = "provider_error"
@@ -189,6 +166,7 @@ async def run_episode(
     result.events = rec.events
     result.termination = termination
     result.usage = llm.usage
+    result.usage_by_role = llm.usage_by_role()
     result.duration_s = rec.clock()
     try:
         result.final_state_hash = world.state_hash()

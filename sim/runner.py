@@ -22,6 +22,7 @@ from personas import build_user
 from sim.agents.factory import LOCAL, AgentSpec, AgentUnavailable, open_agent, parse_agent_spec
 from sim.config import ConfigError, RunConfig
 from sim.core import Agent, EpisodeResult, Judge, Score, WorldPack
+from sim.deadline import LoopLag
 from sim.episode import EpisodeLimits, EpisodeSpec, run_episode
 from sim.judging import build_judges, judge, judge_config, judge_config_hash, run_summary
 from sim.llm.gateway import Gateway
@@ -125,12 +126,20 @@ async def execute(
         RunStore.check_new(root)
 
     async with AsyncExitStack() as stack:
+        # --- model access: the run's one gateway, and the agent on it (resolved before the run folder exists) ---
+        gateway = Gateway(
+            config.requests_per_endpoint, config.retry, seed=config.seed, request_timeout_s=config.request_timeout_s
+        )
+        stack.push_async_callback(gateway.aclose)
         try:
             agent = await stack.enter_async_context(
-                open_agent(agent_spec, config.max_tokens, config.temperature, config.request_timeout_s)
+                open_agent(agent_spec, gateway, config.max_tokens, config.temperature)
             )
         except AgentUnavailable as exc:
             raise config.problem("agent", str(exc)) from exc
+        loop_lag = LoopLag()
+        lag_task = asyncio.create_task(loop_lag.run())
+        stack.callback(lag_task.cancel)
         if store is None:
             store = RunStore.create(root, manifest(config, run_id, len(plan)))
         _point_latest(store)
@@ -140,7 +149,19 @@ async def execute(
             done = await _judge_stored(store, judges, score_set)
             if on_start:
                 on_start(len(plan), len(done))
-            await _run_all(_todo(plan, done), config, agent_spec, pack, agent, judges, score_set, store, on_episode)
+            await _run_all(
+                _todo(plan, done),
+                config,
+                agent_spec,
+                pack,
+                agent,
+                gateway,
+                loop_lag,
+                judges,
+                score_set,
+                store,
+                on_episode,
+            )
         finally:
             summary = run_summary(store, score_set, len(plan))
             store.write_summary(summary)
@@ -170,12 +191,13 @@ async def _run_all(
     agent_spec: AgentSpec,
     pack: WorldPack,
     agent: Agent,
+    gateway: Gateway,
+    loop_lag: LoopLag,
     judges: list[Judge],
     score_set: str,
     store: RunStore,
     on_episode: OnEpisode | None,
 ) -> None:
-    gateway = Gateway(config.requests_per_endpoint, config.retry, seed=config.seed)
     limits = EpisodeLimits(max_steps=config.max_steps, max_turns=config.max_turns, timeout_s=config.episode_timeout_s)
     labels = (agent.name if agent_spec.model is None else config.agent, config.user)
 
@@ -184,7 +206,7 @@ async def _run_all(
         for spec in todo:
             user = build_user(config.user)
             stressors = build_stressors(config.stressors, spec.seed)
-            result = await run_episode(spec, pack, agent, user, stressors, gateway, limits, labels)
+            result = await run_episode(spec, pack, agent, user, stressors, gateway, limits, labels, loop_lag.total)
             scores = await judge(result, judges, score_set)
             # Both appends happen without an await in between: one writer, records never interleave.
             store.append_episode(result)

@@ -44,10 +44,13 @@ class EpisodeRuntime:
         record: Callable[[Event], None],
         clock: Callable[[], float],
         max_calls_per_turn: int,
+        seed: int = 0,
     ) -> None:
         self.task = task
         self.llm = llm
+        self.seed = seed
         self.turn = 0
+        self._tools = tuple(specs)
         self._record = record
         self._clock = clock
         self._max_calls = max_calls_per_turn
@@ -55,6 +58,9 @@ class EpisodeRuntime:
         self._calls_in_turn = 0
         self._call_index = 0
         self._dispatch = chain(stressors, world)
+
+    def current_tools(self) -> tuple[ToolSpec, ...]:
+        return self._tools
 
     def start_turn(self, turn: int) -> None:
         self.turn = turn

@@ -1,16 +1,27 @@
-"""Episode loop and runtime: concurrent call ids, the pausable deadline, fault categories."""
+"""Episode loop and runtime: concurrent call ids, the working-time deadline, fault categories."""
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
 
-from pydantic_ai.exceptions import ModelRateLimitError
-
 from personas.scripted import ScriptedUser
-from sim.core import AgentRuntime, CallContext, CallNext, Event, Task, ToolCall, ToolResult, ToolSpec
+from sim.core import (
+    AgentRuntime,
+    CallContext,
+    CallNext,
+    ChatMessage,
+    Event,
+    ModelRequest,
+    ModelResponse,
+    Task,
+    ToolCall,
+    ToolResult,
+    ToolSpec,
+)
 from sim.episode import EpisodeLimits, EpisodeSpec, run_episode
 from sim.llm.gateway import Gateway
+from sim.llm.transport import Reply, TransportError
 from worlds.registry import load_world
 
 PACK = load_world("smart_home")
@@ -50,7 +61,9 @@ class ParallelAgent:
         return "ok"
 
 
-async def episode(agent: object, stressors: list[object] | None = None, timeout_s: float = 30.0) -> object:
+async def episode(
+    agent: object, stressors: list[object] | None = None, timeout_s: float = 30.0, gateway: Gateway | None = None
+) -> object:
     spec = EpisodeSpec(task=TASK, trial=0, seed=1)
     return await run_episode(
         spec,
@@ -58,7 +71,7 @@ async def episode(agent: object, stressors: list[object] | None = None, timeout_
         agent,
         ScriptedUser(),
         stressors or [],
-        Gateway(),  # type: ignore[arg-type]
+        gateway or Gateway(),
         EpisodeLimits(timeout_s=timeout_s),
         ("a", "u"),
     )
@@ -72,36 +85,48 @@ async def test_concurrent_calls_get_unique_ids_and_contexts() -> None:
     assert sorted(c.call_index for c in slow.contexts) == list(range(3 * len(TASK.turns)))
 
 
-class RateLimitedAgent:
-    """One model request that is rate limited once (Retry-After longer than the episode budget)."""
-
-    name = "limited"
+class RateLimitedOnce:
+    """A transport whose first request is rate limited (Retry-After longer than the episode budget)."""
 
     def __init__(self, work_s: float) -> None:
         self.work_s = work_s
         self.failed = False
 
+    async def send(self, request: ModelRequest) -> Reply:
+        if not self.failed:
+            self.failed = True
+            raise TransportError("rate_limit", "provider:rate_limited", "slow down", retry_after_s=1.5)
+        await asyncio.sleep(self.work_s)
+        return Reply(ModelResponse(text="ok"))
+
+    async def aclose(self) -> None:
+        return None
+
+
+class OneRequestAgent:
+    name = "one-request"
+
     async def respond(
         self, history: Sequence[Event], tools: Sequence[ToolSpec], instructions: str, runtime: AgentRuntime
     ) -> str:
-        async def request() -> str:
-            if not self.failed:
-                self.failed = True
-                raise ModelRateLimitError("m", "slow down", retry_after=1.5)
-            await asyncio.sleep(self.work_s)
-            return "ok"
+        request = ModelRequest(role="agent", model="scripted", messages=(ChatMessage(role="user", content="hi"),))
+        return (await runtime.llm.complete(request)).text
 
-        return await runtime.llm.run("ep", request)
+
+def limited_gateway(work_s: float) -> Gateway:
+    gateway = Gateway()
+    gateway.register("scripted", RateLimitedOnce(work_s))
+    return gateway
 
 
 async def test_waiting_on_the_provider_does_not_count_against_the_episode_budget() -> None:
-    result = await episode(RateLimitedAgent(work_s=0.0), timeout_s=1.0)
+    result = await episode(OneRequestAgent(), timeout_s=1.0, gateway=limited_gateway(0.0))
     assert result.termination == "completed"  # type: ignore[attr-defined]
     assert result.usage.waiting_s >= 1.5  # type: ignore[attr-defined]
 
 
 async def test_working_time_over_budget_is_a_timeout() -> None:
-    result = await episode(RateLimitedAgent(work_s=2.0), timeout_s=1.0)
+    result = await episode(OneRequestAgent(), timeout_s=1.0, gateway=limited_gateway(2.0))
     assert result.termination == "timeout"  # type: ignore[attr-defined]
     assert result.failed  # type: ignore[attr-defined]
 

@@ -15,10 +15,8 @@ from sim.agents.baselines import NullAgent, OracleAgent
 from sim.core import Agent
 
 if TYPE_CHECKING:
-    from pydantic_ai.models import Model
-
     from sim.agents.text_prompt import ToolStyle
-    from sim.llm.models import ModelFactory, ModelSpec
+    from sim.llm.gateway import Gateway
 
 AgentKind = Literal["oracle", "null", "native", "text"]
 LOCAL = "local"
@@ -59,11 +57,11 @@ def parse_agent_spec(raw: str) -> AgentSpec:
 
 @asynccontextmanager
 async def open_agent(
-    spec: AgentSpec, max_tokens: int | None, temperature: float | None, request_timeout_s: float = 120.0
+    spec: AgentSpec, gateway: Gateway, max_tokens: int | None, temperature: float | None
 ) -> AsyncIterator[Agent]:
     """Yield a ready agent; starts (and afterwards stops) the embedded model server when asked for.
 
-    Raises AgentUnavailable before yielding when the model cannot be built here, so a caller that
+    Raises AgentUnavailable before yielding when the model cannot be reached from here, so a caller that
     creates its run folder inside the block creates nothing for an unusable agent.
     """
     if spec.kind == "oracle":
@@ -72,49 +70,42 @@ async def open_agent(
     if spec.kind == "null":
         yield NullAgent()
         return
-    from sim.llm.model_spec import parse_model_spec
-    from sim.llm.models import ModelFactory
-
     assert spec.model is not None
-    models = ModelFactory(timeout_s=request_timeout_s)
-    try:
-        if spec.model == LOCAL:
-            from sim.llm.local_server import LocalModelServer
+    if spec.model == LOCAL:
+        from sim.llm.local_server import LocalModelServer
 
-            async with LocalModelServer() as server:
-                model_spec = parse_model_spec(f"openai-chat:{server.model_name}@{server.base_url}")
-                # The embedded model has a 4k context: show tools as one-line signatures.
-                yield _build(spec, models, model_spec, max_tokens, temperature, tool_style="signature")
-            return
-        yield _build(spec, models, parse_model_spec(spec.model), max_tokens, temperature)
-    finally:
-        await models.aclose()
+        async with LocalModelServer() as server:
+            model = f"openai-chat:{server.model_name}@{server.base_url}"
+            # The embedded model has a 4k context: show tools as one-line signatures.
+            yield _build(spec, gateway, model, max_tokens, temperature, tool_style="signature")
+        return
+    yield _build(spec, gateway, spec.model, max_tokens, temperature)
 
 
 def _build(
     spec: AgentSpec,
-    models: ModelFactory,
-    model_spec: ModelSpec,
+    gateway: Gateway,
+    model: str,
     max_tokens: int | None,
     temperature: float | None,
     tool_style: ToolStyle = "schema",
 ) -> Agent:
-    model = resolve_model(models, model_spec)
+    resolve_model(gateway, model)
     if spec.kind == "text":
         from sim.agents.text_agent import TextProtocolAgent
 
-        return TextProtocolAgent(spec.label, model, model_spec.endpoint, max_tokens, temperature, tool_style)
+        return TextProtocolAgent(spec.label, model, max_tokens, temperature, tool_style)
     from sim.agents.native import NativeToolAgent
 
-    return NativeToolAgent(spec.label, model, model_spec.endpoint, max_tokens, temperature)
+    return NativeToolAgent(spec.label, model, max_tokens, temperature)
 
 
-def resolve_model(models: ModelFactory, model_spec: ModelSpec) -> Model:
-    """Build the provider model now: an unknown provider, a missing package or key fails here, clearly."""
+def resolve_model(gateway: Gateway, model: str) -> None:
+    """Build the model's transport now: an unknown provider, a missing package or key fails here, clearly."""
     try:
-        return models.build(model_spec)
+        gateway.transport(model)
     except ImportError as exc:  # pydantic-ai's message names the extra to install
-        raise AgentUnavailable(f"model {model_spec.raw!r} needs a package that is not installed: {exc}") from exc
+        raise AgentUnavailable(f"model {model!r} needs a package that is not installed: {exc}") from exc
     except Exception as exc:  # pydantic-ai raises UserError (unknown provider, no API key) or the SDK's own error
         message = " ".join(str(exc).split()) or type(exc).__name__
-        raise AgentUnavailable(f"model {model_spec.raw!r} cannot be used: {message}") from exc
+        raise AgentUnavailable(f"model {model!r} cannot be used: {message}") from exc

@@ -1,104 +1,79 @@
-"""Agent under test with native tool calling, through pydantic-ai (any model string it accepts)."""
+"""Agent under test with native tool calling: our own loop over ModelRequests, any provider.
+
+The loop is the whole of what an agent framework would do for one turn — ask the model, run the tool
+calls it makes (concurrently, as parallel tool calls mean), feed the results back, until it answers in
+text — without a framework's per-step cost: the toolset is encoded once per episode, not per step,
+and every request is a value the gateway can pace, cache and account for.
+"""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
-from typing import Any
 
-from pydantic_ai import Agent as PydanticAgent
-from pydantic_ai import capture_run_messages
-from pydantic_ai.messages import ModelMessage, ModelResponse, ToolReturnPart
-from pydantic_ai.models import Model
-from pydantic_ai.tools import RunContext, ToolDefinition
-from pydantic_ai.toolsets import AbstractToolset, ToolsetTool
-from pydantic_ai.usage import UsageLimits
-from pydantic_core import SchemaValidator, core_schema
-
-from sim.agents.history import to_model_messages
-from sim.core import AgentRuntime, Event, ToolCall, ToolSpec
-from sim.llm.models import GatewayModel, settings
-
-# Any JSON object passes through untouched: validating it is the world's job, and its errors are the signal.
-# A non-object (e.g. "null") goes back to the model as a retry and is recorded as an agent fault.
-_ANY_ARGS = SchemaValidator(core_schema.dict_schema())
-
-
-class RuntimeToolset(AbstractToolset[Any]):
-    """Exposes the world's specs to pydantic-ai; every call goes through the episode runtime."""
-
-    def __init__(self, specs: Sequence[ToolSpec], runtime: AgentRuntime, max_retries: int) -> None:
-        self._defs = [
-            ToolDefinition(name=s.name, description=s.description, parameters_json_schema=s.parameters, strict=False)
-            for s in specs
-        ]
-        self._runtime = runtime
-        self._max_retries = max_retries
-
-    @property
-    def id(self) -> str:
-        return "squall-world"
-
-    async def get_tools(self, ctx: RunContext[Any]) -> dict[str, ToolsetTool[Any]]:
-        return {
-            d.name: ToolsetTool(toolset=self, tool_def=d, max_retries=self._max_retries, args_validator=_ANY_ARGS)
-            for d in self._defs
-        }
-
-    async def call_tool(
-        self, name: str, tool_args: dict[str, Any], ctx: RunContext[Any], tool: ToolsetTool[Any]
-    ) -> Any:
-        step = self._runtime.llm.steps
-        result = await self._runtime.call(ToolCall(id="", name=name, arguments=tool_args), step=step)
-        # Failures go back as payloads (not ToolFailed) so live runs and rebuilt histories look alike.
-        return result.content
+from sim.agents.history import to_chat_messages, tool_content
+from sim.core import AgentRuntime, ChatMessage, Event, ModelRequest, ModelResponse, ToolCall, ToolSpec
 
 
 class NativeToolAgent:
-    """One pydantic-ai run per user turn over a history rebuilt from the episode's events."""
+    """One user turn: request, run the calls, repeat until the model replies with text (or the step budget ends)."""
 
-    def __init__(
-        self,
-        name: str,
-        model: Model,
-        endpoint: str,
-        max_tokens: int | None = None,
-        temperature: float | None = None,
-    ) -> None:
+    def __init__(self, name: str, model: str, max_tokens: int | None = None, temperature: float | None = None) -> None:
         self.name = name
-        self._model = model
-        self._endpoint = endpoint
-        self._settings = settings(max_tokens, temperature)
+        self.model = model
+        self._max_tokens = max_tokens
+        self._temperature = temperature
 
     async def respond(
         self, history: Sequence[Event], tools: Sequence[ToolSpec], instructions: str, runtime: AgentRuntime
     ) -> str:
-        model = GatewayModel(self._model, self._endpoint, runtime.llm)
-        agent = PydanticAgent(model, instructions=instructions or None, output_type=str)
-        toolset = RuntimeToolset(tools, runtime, max_retries=1_000)  # the per-turn step limit governs instead
-        past = to_model_messages(history)
-        with capture_run_messages() as attempt:
-            try:
-                result = await agent.run(
-                    None,
-                    message_history=past,
-                    toolsets=[toolset],
-                    model_settings=self._settings,
-                    usage_limits=UsageLimits(request_limit=None),
+        messages = to_chat_messages(history, instructions)
+        while True:  # the episode's step budget (enforced by runtime.llm) ends a runaway loop
+            toolset = runtime.current_tools()
+            request = ModelRequest(
+                role="agent",
+                model=self.model,
+                messages=tuple(messages),
+                tools=toolset,
+                max_tokens=self._max_tokens,
+                temperature=self._temperature,
+                seed=runtime.seed,
+            )
+            response = await runtime.llm.complete(request)
+            if not response.tool_calls:
+                return response.text
+            step = runtime.llm.steps
+            known = {t.name for t in toolset}
+            if len(response.tool_calls) == 1:
+                outcomes = [await _run(response.tool_calls[0], response, known, runtime, step)]
+            else:
+                outcomes = list(
+                    await asyncio.gather(*(_run(c, response, known, runtime, step) for c in response.tool_calls))
                 )
-            finally:
-                _record_rejected_calls(attempt[len(past) :], runtime)
-        return result.output
+            messages.append(
+                ChatMessage(role="assistant", content=response.text, tool_calls=tuple(c for c, _ in outcomes))
+            )
+            messages.extend(
+                ChatMessage(role="tool", content=text, tool_call_id=call.id, name=call.name) for call, text in outcomes
+            )
 
 
-def _record_rejected_calls(new: list[ModelMessage], runtime: AgentRuntime) -> None:
-    """Calls pydantic-ai refused before they reached the world (unknown tool, bad JSON) are agent faults."""
-    step = 0
-    for msg in new:
-        if isinstance(msg, ModelResponse):
-            step += 1
-            continue
-        for part in msg.parts:
-            if isinstance(part, ToolReturnPart) and part.outcome == "retried":
-                runtime.fault(
-                    "agent", "agent:rejected_call", f"{part.tool_name}: {part.model_response_str()}"[:500], step=step
-                )
+async def _run(
+    call: ToolCall, response: ModelResponse, known: set[str], runtime: AgentRuntime, step: int
+) -> tuple[ToolCall, str]:
+    """Run one call through the runtime; returns the call as recorded (its id) and what the model reads back.
+
+    Calls that cannot reach the world — an unknown function, arguments that are not a JSON object — are
+    the agent's faults: recorded, answered with an error the model can act on, never executed.
+    """
+    if call.id in response.invalid_arguments:
+        raw = response.invalid_arguments[call.id]
+        runtime.fault("agent", "agent:invalid_arguments", f"{call.name}: {raw[:300]}", step=step)
+        rejected = call.model_copy(update={"id": f"rejected_{call.id}"})
+        return rejected, tool_content({"error": f"Arguments for {call.name} must be a JSON object; got: {raw[:200]}"})
+    if call.name not in known:
+        runtime.fault("agent", "agent:unknown_tool", f"{call.name}: not among the available tools", step=step)
+        rejected = call.model_copy(update={"id": f"rejected_{call.id}"})
+        return rejected, tool_content({"error": f"Unknown function '{call.name}'. Call one of the listed tools."})
+    result = await runtime.call(call, step=step)
+    return call.model_copy(update={"id": result.call_id}), tool_content(result.content)

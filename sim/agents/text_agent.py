@@ -9,20 +9,12 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from pydantic_ai.messages import (
-    ModelMessage,
-    ModelRequest,
-    ModelResponse,
-    SystemPromptPart,
-    TextPart,
-    UserPromptPart,
-)
-from pydantic_ai.models import Model, ModelRequestParameters
-
 from sim.agents.text_parse import Action, FinalAnswer, parse_step
 from sim.agents.text_prompt import ToolStyle, render_observation, render_parse_error, render_system_prompt
-from sim.core import AgentRuntime, Event, ToolCall, ToolSpec
-from sim.llm.models import GatewayModel, settings
+from sim.core import AgentRuntime, ChatMessage, Event, ModelRequest, ToolCall, ToolSpec
+
+STOP = ("\nObservation:",)
+"""Stop before the model invents its own observation."""
 
 
 class TextProtocolAgent:
@@ -31,64 +23,71 @@ class TextProtocolAgent:
     def __init__(
         self,
         name: str,
-        model: Model,
-        endpoint: str,
+        model: str,
         max_tokens: int | None = 256,
         temperature: float | None = 0.0,
         tool_style: ToolStyle = "schema",
     ) -> None:
         self.name = name
+        self.model = model
         self._tool_style = tool_style
-        self._model = model
-        self._endpoint = endpoint
-        # Stop before the model invents its own observation.
-        self._settings = settings(max_tokens, temperature, {"stop_sequences": ["\nObservation:"]})
+        self._max_tokens = max_tokens
+        self._temperature = temperature
 
     async def respond(
         self, history: Sequence[Event], tools: Sequence[ToolSpec], instructions: str, runtime: AgentRuntime
     ) -> str:
-        model = GatewayModel(self._model, self._endpoint, runtime.llm)
-        names = [t.name for t in tools]
-        messages = transcript(history, render_system_prompt(instructions, tools, self._tool_style))
-        params = ModelRequestParameters()
+        toolset = runtime.current_tools()
+        names = [t.name for t in toolset]
+        messages = transcript(history, render_system_prompt(instructions, toolset, self._tool_style))
         while True:  # the episode's step budget (enforced by runtime.llm) ends a runaway loop
-            response = await model.request(messages, self._settings, params)
-            text = (response.text or "").strip()
+            request = ModelRequest(
+                role="agent",
+                model=self.model,
+                messages=tuple(messages),
+                max_tokens=self._max_tokens,
+                temperature=self._temperature,
+                seed=runtime.seed,
+                stop=STOP,
+            )
+            response = await runtime.llm.complete(request)
+            text = response.text.strip()
             step = runtime.llm.steps
-            messages.append(ModelResponse(parts=[TextPart(text or "(empty)")]))
+            messages.append(ChatMessage(role="assistant", content=text or "(empty)"))
             parsed = parse_step(text, names)
             if isinstance(parsed, FinalAnswer):
                 return parsed.text
             if isinstance(parsed, Action):
                 call = ToolCall(id="", name=parsed.name, arguments=parsed.arguments)
                 result = await runtime.call(call, step=step)
-                messages.append(ModelRequest(parts=[UserPromptPart(render_observation(result))]))
+                _add_user(messages, render_observation(result))
                 continue
             runtime.fault("agent", f"agent:parse_error:{parsed.code}", f"{parsed.message} | output: {text[:300]}", step)
-            messages.append(ModelRequest(parts=[UserPromptPart(render_parse_error(parsed, names))]))
+            _add_user(messages, render_parse_error(parsed, names))
 
 
-def transcript(history: Sequence[Event], system_prompt: str) -> list[ModelMessage]:
+def _add_user(messages: list[ChatMessage], text: str) -> None:
+    """Merge into a trailing user message: some chat templates reject two user messages in a row."""
+    last = messages[-1]
+    if last.role == "user":
+        messages[-1] = ChatMessage(role="user", content=f"{last.content}\n\n{text}")
+    else:
+        messages.append(ChatMessage(role="user", content=text))
+
+
+def transcript(history: Sequence[Event], system_prompt: str) -> list[ChatMessage]:
     """Earlier turns as the protocol would have written them; parse failures are left out."""
-    messages: list[ModelMessage] = [ModelRequest(parts=[SystemPromptPart(system_prompt)])]
-
-    def user(text: str) -> None:
-        last = messages[-1]
-        if isinstance(last, ModelRequest):  # merge: some chat templates reject two user messages in a row
-            messages[-1] = ModelRequest(parts=[*last.parts, UserPromptPart(text)])
-        else:
-            messages.append(ModelRequest(parts=[UserPromptPart(text)]))
-
+    messages: list[ChatMessage] = [ChatMessage(role="system", content=system_prompt)]
     for ev in history:
         if ev.kind == "user_message":
-            user(ev.content or "")
+            _add_user(messages, ev.content or "")
         elif ev.kind == "tool_call" and ev.call is not None:
             action = f"Action: {ev.call.name}\nAction Input: {_json(ev.call.arguments)}"
-            messages.append(ModelResponse(parts=[TextPart(action)]))
+            messages.append(ChatMessage(role="assistant", content=action))
         elif ev.kind == "tool_result" and ev.result is not None:
-            user(render_observation(ev.result))
+            _add_user(messages, render_observation(ev.result))
         elif ev.kind == "agent_message":
-            messages.append(ModelResponse(parts=[TextPart(f"Final Answer: {ev.content or ''}")]))
+            messages.append(ChatMessage(role="assistant", content=f"Final Answer: {ev.content or ''}"))
     return messages
 
 

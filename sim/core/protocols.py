@@ -6,15 +6,14 @@ Everything here is a structural protocol: implementations never inherit from squ
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Any, Protocol, TypeVar
+from typing import Any, Protocol
 
 from pydantic import BaseModel, Field
 
+from sim.core.model_io import ModelRequest, ModelResponse
 from sim.core.task import Task
 from sim.core.tools import ToolCall, ToolResult, ToolSpec
-from sim.core.trace import EpisodeResult, Event, FaultKind, Score, Usage
-
-T = TypeVar("T")
+from sim.core.trace import EpisodeResult, Event, FaultKind, Score
 
 
 class World(Protocol):
@@ -81,14 +80,10 @@ class LLMHandle(Protocol):
     """An episode's door to the gateway: every model request of the episode goes through it."""
 
     steps: int
-    """Model requests made so far in the current turn."""
+    """Agent-role model requests made so far in the current turn (user and judge requests never count)."""
 
-    async def run(self, endpoint: str, request: Callable[[], Awaitable[T]]) -> T:
-        """Run one model request under the gateway's limits and retries; count it as one agent step."""
-        ...
-
-    def record_usage(self, usage: Usage) -> None:
-        """Add provider-reported usage of the request just made."""
+    async def complete(self, request: ModelRequest) -> ModelResponse:
+        """Run one model request under the gateway's limits, retries and cache; usage is charged to its role."""
         ...
 
 
@@ -108,6 +103,16 @@ class AgentRuntime(Protocol):
     @property
     def llm(self) -> LLMHandle:
         """The episode's gateway handle; agents that call models must use it."""
+        ...
+
+    @property
+    def seed(self) -> int:
+        """The episode's seed: agents pass it (or a value derived from it) as the request's sampling seed."""
+        ...
+
+    def current_tools(self) -> tuple[ToolSpec, ...]:
+        """The tools the agent may call at this step. Ask before every model request: stressors may change the
+        toolset mid-turn. The same tuple comes back while nothing changed (transports cache its encoding)."""
         ...
 
     async def call(self, call: ToolCall, step: int) -> ToolResult:

@@ -34,6 +34,7 @@ class Usage(BaseModel):
     output_tokens: int = Field(default=0, description="Completion tokens, as the provider reported them.")
     cost: float = Field(default=0.0, description="USD, where the provider priced the call; else 0.")
     retries: int = Field(default=0, description="Requests that failed and were retried.")
+    cached: int = Field(default=0, description="Responses served from the response cache (no endpoint request).")
     working_s: float = Field(default=0.0, description="Seconds spent in requests that produced a response.")
     waiting_s: float = Field(default=0.0, description="Seconds spent waiting: slots, Retry-After, backoff.")
 
@@ -75,7 +76,10 @@ class EpisodeResult(BaseModel):
     events: list[Event] = Field(default_factory=list)
     termination: TerminationReason = "completed"
     turns_played: int = 0
-    usage: Usage = Field(default_factory=Usage)
+    usage: Usage = Field(default_factory=Usage, description="All model calls of the episode, every role.")
+    usage_by_role: dict[str, Usage] = Field(
+        default_factory=dict, description="The same per role (agent, user, judge...), for roles that made calls."
+    )
     duration_s: float = 0.0
     final_state_hash: str | None = None
 

@@ -24,6 +24,11 @@ class StepLimitReached(Exception):
     """The agent used up its per-turn step budget. Ends the turn, not the episode; an agent fault."""
 
 
+class ContextLengthExceeded(Exception):
+    """The endpoint refused a request as longer than the model's context: the agent's history grew too long.
+    Ends the turn as an agent fault (``agent:context_length``); not a provider failure that drops the episode."""
+
+
 def is_model_misbehaviour(exc: BaseException) -> bool:
     """pydantic-ai's 'the model broke the protocol' errors: the agent's fault, not the provider's.
 

@@ -1,8 +1,9 @@
-"""The one door every LLM call goes through: per-endpoint concurrency, retries, accounting.
+"""The one door every model call goes through: transports, per-endpoint admission, retries, accounting.
 
-A run owns exactly one Gateway; each episode talks to it through an EpisodeLLM handle, which counts
-agent steps and attributes usage and waiting time to the episode. The token-budgeted scheduler will
-grow inside Gateway.run without changing its callers.
+A run owns exactly one Gateway. Every call is a ``ModelRequest`` value, so the gateway can resolve its
+transport, admit it under the endpoint's limits, retry it, and charge its usage to the right role.
+Each episode talks to it through an ``EpisodeLLM`` handle, which counts only agent-role requests
+against the agent's per-turn step budget and attributes usage and waiting time per role.
 """
 
 from __future__ import annotations
@@ -12,17 +13,23 @@ import random
 import time
 from collections.abc import Awaitable, Callable
 from contextlib import AbstractContextManager, nullcontext
-from typing import TypeVar
+from typing import TYPE_CHECKING
 
-from sim.core import Event, FaultKind, Usage
-from sim.llm.errors import ProviderError, StepLimitReached, classify
+from sim.core import MODEL_ROLES, Event, ModelRequest, ModelResponse, Usage
+from sim.llm.errors import ContextLengthExceeded, ProviderError, StepLimitReached
+from sim.llm.model_spec import parse_model_spec
 from sim.llm.retry_policy import RetryPolicy
+from sim.llm.transport import Reply, Transport, TransportError
 
-T = TypeVar("T")
+if TYPE_CHECKING:
+    import aiohttp
+
+OnRetry = Callable[[str, str], None]
+Waiting = Callable[[], AbstractContextManager[None]]
 
 
 class Gateway:
-    """Run-level owner of LLM access. Holds no per-episode state."""
+    """Run-level owner of model access. Holds no per-episode state."""
 
     def __init__(
         self,
@@ -30,35 +37,68 @@ class Gateway:
         retry: RetryPolicy | None = None,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
         seed: int = 0,
+        request_timeout_s: float = 120.0,
     ) -> None:
         self.concurrency_per_endpoint = concurrency_per_endpoint
         self.retry = retry or RetryPolicy()
+        self.request_timeout_s = request_timeout_s
         self._sleep = sleep
         self._slots: dict[str, asyncio.Semaphore] = {}
         self._jitter = random.Random(seed)
+        self._transports: dict[str, Transport] = {}
+        self._session: aiohttp.ClientSession | None = None
         self.totals = Usage()
+
+    def register(self, model: str, transport: Transport) -> None:
+        """Serve ``model`` with this transport (scripted models in tests, embedded servers)."""
+        self._transports[model] = transport
+
+    def transport(self, model: str) -> Transport:
+        """The transport for a model spec, built on first use. Raises ValueError (bad spec, unknown provider,
+        missing package or API key) — callers resolve their models before a run starts."""
+        found = self._transports.get(model)
+        if found is None:
+            found = self._transports[model] = self._build_transport(model)
+        return found
+
+    def _build_transport(self, model: str) -> Transport:
+        spec = parse_model_spec(model)
+        if spec.base_url is not None or spec.raw.startswith("openai-chat:"):
+            from sim.llm.openai_chat import OpenAIChatTransport, new_session
+
+            if self._session is None:
+                self._session = new_session()
+            return OpenAIChatTransport(self._session, spec.base_url, spec.name, self.request_timeout_s)
+        from pydantic_ai.models import infer_model
+
+        from sim.llm.pydantic_ai_transport import PydanticAITransport
+
+        return PydanticAITransport(infer_model(spec.raw))
+
+    async def aclose(self) -> None:
+        for transport in self._transports.values():
+            await transport.aclose()
+        if self._session is not None:
+            await self._session.close()
 
     def _slot(self, endpoint: str) -> asyncio.Semaphore:
         if endpoint not in self._slots:
             self._slots[endpoint] = asyncio.Semaphore(self.concurrency_per_endpoint)
         return self._slots[endpoint]
 
-    async def run(
-        self,
-        endpoint: str,
-        request: Callable[[], Awaitable[T]],
-        usage: Usage,
-        on_retry: Callable[[str, str], None] | None = None,
-        waiting: Callable[[], AbstractContextManager[None]] = nullcontext,
-    ) -> T:
-        """Run ``request`` with a slot on ``endpoint``, retrying rate limits and transient faults.
+    async def complete(
+        self, request: ModelRequest, usage: Usage, on_retry: OnRetry | None = None, waiting: Waiting = nullcontext
+    ) -> ModelResponse:
+        """Run one request with a slot on its endpoint, retrying rate limits and transient faults.
 
         Rate limits wait as long as the provider asks (Retry-After), within a time budget of their own;
-        other transient faults back off within ``max_attempts``. Time spent waiting for a slot or before
-        a retry is charged to ``usage.waiting_s`` and runs inside ``waiting()`` (the episode pauses its
-        deadline there: a slow provider is not the agent's timeout); time inside requests goes to
-        ``usage.working_s``. Raises ProviderError when it gives up.
+        other transient faults back off within ``max_attempts``. Time spent waiting for a slot or before a
+        retry is charged to ``usage.waiting_s`` and runs inside ``waiting()`` (the episode does not count it
+        against its deadline); time inside requests goes to ``usage.working_s``. Raises ProviderError when
+        it gives up, ContextLengthExceeded when the request is too long for the model.
         """
+        transport = self.transport(request.model)
+        endpoint = parse_model_spec(request.model).endpoint
         policy = self.retry
         attempts = malformed = limited = 0
         rate_limited_s = 0.0
@@ -66,54 +106,61 @@ class Gateway:
             queued = time.monotonic()
             with waiting():
                 await self._slot(endpoint).acquire()
+            reply: Reply | None = None
             try:
                 started = time.monotonic()
                 usage.waiting_s += started - queued
                 try:
-                    result = await request()
-                except (asyncio.CancelledError, StepLimitReached):
-                    raise
-                except Exception as exc:
+                    reply = await transport.send(request)
+                except TransportError as exc:
+                    error = exc
+                finally:
                     usage.working_s += time.monotonic() - started
-                    cls, code, retry_after = classify(exc)
-                    if cls == "passthrough":
-                        raise
-                    error, detail = exc, f"{type(exc).__name__}: {exc}"[:500]
-                else:
-                    usage.working_s += time.monotonic() - started
-                    return result
             finally:
                 # Released before sleeping: a request waiting to retry must not hold a slot others could use.
                 self._slot(endpoint).release()
-            if cls == "rate_limit":
+            if reply is not None:
+                response = reply.response
+                usage.requests += 1
+                usage.input_tokens += response.input_tokens
+                usage.output_tokens += response.output_tokens
+                usage.cost += response.cost
+                return response
+            if error.kind == "context_length":
+                raise ContextLengthExceeded(str(error)) from error
+            if error.kind == "rate_limit":
                 limited += 1
-                delay = self._delay(limited, retry_after)
+                delay = self._delay(limited, error.retry_after_s)
                 rate_limited_s += delay
                 give_up = delay > policy.max_retry_after_s or rate_limited_s > policy.rate_limit_budget_s
             else:
                 attempts += 1
-                delay = self._delay(attempts, retry_after)
-                malformed += code == "provider:malformed_response"
-                give_up = cls == "fatal" or attempts >= policy.max_attempts or malformed >= policy.max_malformed
+                malformed += error.kind == "malformed"
+                delay = self._delay(attempts, error.retry_after_s, cap=True)
+                give_up = error.kind == "fatal" or attempts >= policy.max_attempts or malformed >= policy.max_malformed
             if give_up:
-                raise ProviderError(code, f"{detail} (gave up after {attempts + limited} failed attempt(s))") from error
+                raise ProviderError(
+                    error.code, f"{error} (gave up after {attempts + limited} failed attempt(s))"
+                ) from error
             usage.retries += 1
             if on_retry is not None:
-                on_retry(code, f"{detail}; retry in {delay:.2f}s")
+                on_retry(error.code, f"{error}; retry in {delay:.2f}s")
             with waiting():
                 await self._sleep(delay)
             usage.waiting_s += delay
 
-    def _delay(self, attempt: int, retry_after: float | None) -> float:
+    def _delay(self, attempt: int, retry_after: float | None, cap: bool = False) -> float:
+        """Retry-After as asked (a transient error's is capped like a backoff); else jittered exponential backoff."""
         policy = self.retry
         if retry_after is not None:
-            return max(retry_after, 0.0)
+            return min(max(retry_after, 0.0), policy.max_retry_after_s if cap else float("inf"))
         backoff = policy.base_delay_s * 2 ** (attempt - 1)
         return min(backoff * (0.5 + self._jitter.random()), policy.max_delay_s)
 
 
 class EpisodeLLM:
-    """One episode's handle on the gateway: step budget per turn, usage and provider-fault events."""
+    """One episode's handle on the gateway: the agent's step budget per turn, usage per role, provider-fault
+    events. Implements the contract's LLMHandle."""
 
     def __init__(
         self,
@@ -125,44 +172,46 @@ class EpisodeLLM:
         self.gateway = gateway
         self.max_steps = max_steps
         self.usage = Usage()
+        self.by_role: dict[str, Usage] = {}
         self.turn_usage = Usage()
+        """The agent's usage in the current turn (shown on its agent_message event)."""
         self._record = record
         self._clock = clock
         self.turn = 0
         self.steps = 0
-        self.waiting: Callable[[], AbstractContextManager[None]] = nullcontext
+        self.waiting: Waiting = nullcontext
         """Entered while the gateway waits (slots, Retry-After); the episode pauses its deadline there."""
 
     def start_turn(self, turn: int) -> None:
         self.turn, self.steps, self.turn_usage = turn, 0, Usage()
 
-    async def run(self, endpoint: str, request: Callable[[], Awaitable[T]]) -> T:
-        if self.steps >= self.max_steps:
-            raise StepLimitReached(f"more than {self.max_steps} model requests in turn {self.turn}")
-        self.steps += 1
-        before = self.turn_usage.model_copy()
+    async def complete(self, request: ModelRequest) -> ModelResponse:
+        if request.role == "agent":
+            if self.steps >= self.max_steps:
+                raise StepLimitReached(f"more than {self.max_steps} model requests in turn {self.turn}")
+            self.steps += 1
+        call = Usage()
         try:
-            return await self.gateway.run(endpoint, request, self.turn_usage, self._on_retry, self.waiting)
+            return await self.gateway.complete(request, call, self._on_retry, self.waiting)
         finally:
-            delta = _diff(self.turn_usage, before)
-            self.usage.add(delta)
-            self.gateway.totals.add(delta)
+            accounts = [self.usage, self.by_role.setdefault(request.role, Usage()), self.gateway.totals]
+            if request.role == "agent":
+                accounts.append(self.turn_usage)
+            for account in accounts:
+                account.add(call)
 
-    def record_usage(self, usage: Usage) -> None:
-        for target in (self.turn_usage, self.usage, self.gateway.totals):
-            target.requests += usage.requests
-            target.input_tokens += usage.input_tokens
-            target.output_tokens += usage.output_tokens
-            target.cost += usage.cost
+    def usage_by_role(self) -> dict[str, Usage]:
+        return {role: self.by_role[role] for role in MODEL_ROLES if role in self.by_role}
 
     def _on_retry(self, code: str, detail: str) -> None:
-        self._record(self._fault_event("provider", code, detail))
-
-    def _fault_event(self, fault: FaultKind, code: str, detail: str) -> Event:
-        return Event(
-            kind="error", turn=self.turn, step=self.steps, t=self._clock(), fault=fault, code=code, content=detail
+        self._record(
+            Event(
+                kind="error",
+                turn=self.turn,
+                step=self.steps,
+                t=self._clock(),
+                fault="provider",
+                code=code,
+                content=detail,
+            )
         )
-
-
-def _diff(after: Usage, before: Usage) -> Usage:
-    return Usage(**{k: getattr(after, k) - getattr(before, k) for k in Usage.model_fields})

@@ -1,0 +1,101 @@
+"""The episode's deadline counts working time only.
+
+An episode's budget is spent by the model computing, the world answering and the harness thinking —
+not by waiting for a connection slot, a Retry-After or a backoff (``WaitClock``), nor by queueing on a
+saturated event loop (``LoopLag``). With 10,000 episodes in flight a wall-clock deadline would fail
+episodes for the harness's own congestion.
+
+The timer is lazy: it fires when the budget would be spent if every second had been working time,
+then checks how much really was and re-arms for the rest. No bookkeeping on the hot path.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from types import TracebackType
+
+
+class WaitClock:
+    """Seconds an episode spent waiting on the gateway, including a wait in progress."""
+
+    def __init__(self) -> None:
+        self._total = 0.0
+        self._depth = 0
+        self._since = 0.0
+
+    @contextmanager
+    def waiting(self) -> Iterator[None]:
+        if self._depth == 0:
+            self._since = time.monotonic()
+        self._depth += 1
+        try:
+            yield
+        finally:
+            self._depth -= 1
+            if self._depth == 0:
+                self._total += time.monotonic() - self._since
+
+    def total(self) -> float:
+        return self._total + (time.monotonic() - self._since if self._depth else 0.0)
+
+
+class LoopLag:
+    """Accumulated scheduling delay of the event loop, sampled by one run-level task (a few wake-ups a second)."""
+
+    def __init__(self, interval_s: float = 0.05) -> None:
+        self.interval_s = interval_s
+        self._total = 0.0
+
+    def total(self) -> float:
+        return self._total
+
+    async def run(self) -> None:
+        loop = asyncio.get_running_loop()
+        while True:
+            before = loop.time()
+            await asyncio.sleep(self.interval_s)
+            self._total += max(0.0, loop.time() - before - self.interval_s)
+
+
+class WorkingTimeDeadline:
+    """``async with`` block cancelled once its working time (wall time - waiting - loop lag) exceeds the budget."""
+
+    def __init__(self, budget_s: float, waiting: Callable[[], float], lag: Callable[[], float] = lambda: 0.0):
+        self.budget_s = budget_s
+        self._waiting = waiting
+        self._lag = lag
+        self._timeout = asyncio.timeout(None)
+        self._handle: asyncio.TimerHandle | None = None
+        self._start = self._waited0 = self._lag0 = 0.0
+
+    def used(self) -> float:
+        wall = asyncio.get_running_loop().time() - self._start
+        return wall - (self._waiting() - self._waited0) - (self._lag() - self._lag0)
+
+    def expired(self) -> bool:
+        return self._timeout.expired()
+
+    async def __aenter__(self) -> WorkingTimeDeadline:
+        await self._timeout.__aenter__()
+        loop = asyncio.get_running_loop()
+        self._start, self._waited0, self._lag0 = loop.time(), self._waiting(), self._lag()
+        self._handle = loop.call_at(self._start + self.budget_s, self._check)
+        return self
+
+    def _check(self) -> None:
+        loop = asyncio.get_running_loop()
+        remaining = self.budget_s - self.used()
+        if remaining > 0.001:
+            self._handle = loop.call_at(loop.time() + remaining, self._check)
+        else:
+            self._timeout.reschedule(loop.time())  # expire now, through asyncio.timeout's own cancellation
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        if self._handle is not None:
+            self._handle.cancel()
+        await self._timeout.__aexit__(exc_type, exc, tb)
