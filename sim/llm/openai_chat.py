@@ -44,9 +44,10 @@ class OpenAIChatTransport:
         self._priced = base_url is None  # only OpenAI's own endpoint has known prices
         self._headers = {"Authorization": f"Bearer {api_key_for(base_url)}", "Content-Type": "application/json"}
         self._timeout = aiohttp.ClientTimeout(total=timeout_s, sock_connect=min(timeout_s, 10.0))
-        # id(tools tuple) -> (the tuple, its JSON): an episode reuses one toolset tuple across steps. The tuple is
-        # kept alive by the cache, so its id cannot be reused by another object while cached.
-        self._tools_json: dict[int, tuple[tuple[ToolSpec, ...], str]] = {}
+        # ids of the ToolSpecs -> (the specs, their JSON). Requests are rebuilt every step (pydantic copies the tuple)
+        # but hold the same ToolSpec objects, shared by every episode of a world; the cache keeps them alive, so
+        # their ids cannot be reused by other objects while cached.
+        self._tools_json: dict[tuple[int, ...], tuple[tuple[ToolSpec, ...], str]] = {}
 
     async def send(self, request: ModelRequest) -> Reply:
         body = self._body(request)
@@ -84,13 +85,14 @@ class OpenAIChatTransport:
         return text.encode()
 
     def _tools(self, tools: tuple[ToolSpec, ...]) -> str:
-        hit = self._tools_json.get(id(tools))
-        if hit is not None and hit[0] is tools:
+        key = tuple(map(id, tools))
+        hit = self._tools_json.get(key)
+        if hit is not None:
             return hit[1]
         if len(self._tools_json) >= _TOOLS_CACHE_SIZE:
             self._tools_json.clear()
         encoded = json.dumps([t.to_openai() for t in tools], ensure_ascii=False, separators=(",", ":"))
-        self._tools_json[id(tools)] = (tools, encoded)
+        self._tools_json[key] = (tools, encoded)
         return encoded
 
     def _parse(self, raw: bytes) -> ModelResponse:
