@@ -95,6 +95,7 @@ def run(
     embedding_threshold: Annotated[
         float | None, typer.Option(help="Cosine threshold for --arg-match embedding.")
     ] = None,
+    scheduler: Annotated[str | None, typer.Option(help="adaptive | static (the peer way, for comparison)")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
 ) -> None:
     """Run episodes, judge them, store everything under OUT/RUN_ID and print the results table."""
@@ -122,6 +123,7 @@ def run(
         "temperature": temperature,
         "arg_match": arg_match,
         "embedding_threshold": embedding_threshold,
+        "scheduler": scheduler,
         "tasks": task or None,
         "stressors": [s.strip() for s in stressors.split(",") if s.strip()] if stressors is not None else None,
         "resume": True if resume else None,
@@ -235,6 +237,44 @@ def mock_llm(
         _fail(f"--host {host} --port {port}: cannot listen: {exc.strerror or exc}")
     except KeyboardInterrupt:
         raise typer.Exit(130) from None
+
+
+@app.command()
+def bench(
+    episodes: Annotated[int, typer.Option(min=1, help="Episodes per arm.")] = 1000,
+    concurrency: Annotated[int, typer.Option(min=1, help="Episodes in flight.")] = 100,
+    latency: Annotated[float, typer.Option(min=0.001, help="Mock latency per model call, seconds.")] = 0.5,
+    tpm: Annotated[int | None, typer.Option(min=1, help="Mock tokens-per-minute limit.")] = None,
+    rpm: Annotated[int | None, typer.Option(min=1, help="Mock requests-per-minute limit.")] = None,
+    faults: Annotated[str, typer.Option(help="none | mix (5% 429, 5% 5xx, 2% hangs, 2% bad bodies)")] = "none",
+    request_timeout: Annotated[float, typer.Option(min=0.1, help="HTTP timeout per request, seconds.")] = 30.0,
+    arms: Annotated[str, typer.Option(help="Comma-separated: squall,static")] = "squall,static",
+    as_json: Annotated[bool, typer.Option("--json", help="Print the results as JSON.")] = False,
+) -> None:
+    """Measure the harness against a mock endpoint: achieved vs Little's-law bound, 429s, CPU per request, RSS,
+    for squall's scheduler and for a static fixed-concurrency runner with blind backoff, side by side."""
+    from sim.bench.command import BenchSettings, render, run_bench
+
+    chosen = tuple(a.strip() for a in arms.split(",") if a.strip())
+    if not chosen or any(a not in ("squall", "static") for a in chosen):
+        _fail(f"--arms: {arms!r}: use squall, static or both")
+    if faults not in ("none", "mix"):
+        _fail(f"--faults: {faults!r}: use none or mix")
+    settings = BenchSettings(
+        episodes,
+        concurrency,
+        latency,
+        tpm,
+        rpm,
+        faults,
+        request_timeout,
+        chosen,  # type: ignore[arg-type]
+    )
+    report = run_bench(settings)
+    if as_json:
+        sys.stdout.write(json.dumps(report, indent=2) + "\n")
+    else:
+        sys.stdout.write(render(report))
 
 
 def _usage_errors() -> tuple[type[Exception], ...]:

@@ -95,6 +95,11 @@ class RunConfig(BaseModel):
     endpoint_concurrency: int | None = Field(
         default=None, ge=1, description="Requests in flight per LLM endpoint (default: the episode concurrency)."
     )
+    scheduler: Literal["adaptive", "static"] = Field(
+        default="adaptive",
+        description="adaptive: squall's scheduler (adaptive connection limit, token budgets, Retry-After honoured); "
+        "static: a fixed connection limit and blind exponential backoff, the way peer harnesses run (for comparison).",
+    )
     out: Path = Field(default=Path("runs"), description="Folder that holds run directories.")
     run_id: str | None = Field(
         default=None, description="Run directory name (a name, not a path; default: a timestamp)."

@@ -128,7 +128,11 @@ async def execute(
     async with AsyncExitStack() as stack:
         # --- model access: the run's one gateway, and the agent on it (resolved before the run folder exists) ---
         gateway = Gateway(
-            config.requests_per_endpoint, config.retry, seed=config.seed, request_timeout_s=config.request_timeout_s
+            config.requests_per_endpoint,
+            config.retry,
+            seed=config.seed,
+            request_timeout_s=config.request_timeout_s,
+            static=config.scheduler == "static",
         )
         stack.push_async_callback(gateway.aclose)
         try:

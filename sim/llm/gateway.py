@@ -38,8 +38,11 @@ class Gateway:
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
         seed: int = 0,
         request_timeout_s: float = 120.0,
+        static: bool = False,
     ) -> None:
         self.concurrency_per_endpoint = concurrency_per_endpoint
+        self.static = static
+        """The peer way, for comparison: a fixed connection limit and blind backoff (Retry-After ignored)."""
         self.retry = retry or RetryPolicy()
         self.request_timeout_s = request_timeout_s
         self._sleep = sleep
@@ -128,7 +131,11 @@ class Gateway:
                 return response
             if error.kind == "context_length":
                 raise ContextLengthExceeded(str(error)) from error
-            if error.kind == "rate_limit":
+            if self.static:
+                attempts += 1
+                delay = self._blind_backoff(attempts)
+                give_up = error.kind == "fatal" or attempts >= policy.max_attempts
+            elif error.kind == "rate_limit":
                 limited += 1
                 delay = self._delay(limited, error.retry_after_s)
                 rate_limited_s += delay
@@ -148,6 +155,10 @@ class Gateway:
             with waiting():
                 await self._sleep(delay)
             usage.waiting_s += delay
+
+    def _blind_backoff(self, attempt: int) -> float:
+        """Exponential backoff from 1 s with jitter, capped at a minute, whatever the provider said."""
+        return min(2.0 ** (attempt - 1) * (0.5 + self._jitter.random()), 60.0)
 
     def _delay(self, attempt: int, retry_after: float | None, cap: bool = False) -> float:
         """Retry-After as asked (a transient error's is capped like a backoff); else jittered exponential backoff."""

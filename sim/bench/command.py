@@ -1,0 +1,163 @@
+"""`squall bench`: squall's scheduler against the peer way, side by side, on one mock workload.
+
+Each arm gets a fresh mock endpoint (its own process, so its rate limits start clean and its CPU is not
+counted) and runs in its own process (so CPU time and peak RSS are its own). The bound is Little's law:
+with C episodes in flight, each making k calls of latency L, at most C / (k·L) episodes finish per
+second; under a token-per-minute limit, at most TPM / (tokens per episode) per minute. Every ratio is
+achieved / bound, measured in this one invocation.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import tempfile
+from dataclasses import asdict, dataclass
+from typing import Any, Literal
+
+from sim.bench.mock_process import REPO_ROOT, mock_llm_server
+
+Arm = Literal["squall", "static"]
+SCHEDULER: dict[str, str] = {"squall": "adaptive", "static": "static"}
+
+
+@dataclass(frozen=True)
+class BenchSettings:
+    episodes: int = 1000
+    concurrency: int = 100
+    latency_s: float = 0.5
+    tpm: int | None = None
+    rpm: int | None = None
+    faults: Literal["none", "mix"] = "none"
+    request_timeout_s: float = 30.0
+    arms: tuple[Arm, ...] = ("squall", "static")
+
+
+def mock_config(settings: BenchSettings) -> dict[str, Any]:
+    config: dict[str, Any] = {"policy": {"kind": "first_tool"}, "latency_s": settings.latency_s, "seed": 0}
+    limits: dict[str, Any] = {}
+    if settings.rpm is not None:
+        limits["rpm"] = settings.rpm
+    if settings.tpm is not None:
+        limits["tpm"] = settings.tpm
+    if limits:
+        config["rate_limit"] = limits
+    if settings.faults == "mix":
+        # One uniform draw per request partitions [0, 1): exactly 5% 429, 5% 5xx, 2% hangs, 2% bad bodies.
+        hang = settings.request_timeout_s * 2
+        config["faults"] = [
+            {"kind": "rate_limit", "probability": 0.05, "retry_after_s": 1.0},
+            {"kind": "server_error", "probability": 0.05, "status": 503},
+            {"kind": "timeout", "probability": 0.02, "hang_s": hang},
+            {"kind": "malformed", "probability": 0.02},
+        ]
+    return config
+
+
+def run_arm(arm: Arm, settings: BenchSettings) -> dict[str, Any]:
+    lifetime = max(600.0, settings.episodes * 10 * settings.latency_s)
+    with (
+        mock_llm_server(mock_config(settings), max_lifetime_s=lifetime) as server,
+        tempfile.TemporaryDirectory() as out,
+    ):
+        params = {
+            "url": server.url,
+            "episodes": settings.episodes,
+            "concurrency": settings.concurrency,
+            "scheduler": SCHEDULER[arm],
+            "request_timeout_s": settings.request_timeout_s,
+            "out": out,
+        }
+        done = subprocess.run(
+            [sys.executable, "-m", "sim.bench.arm", json.dumps(params)],
+            cwd=REPO_ROOT,
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=lifetime,
+        )
+        if done.returncode != 0:
+            raise RuntimeError(f"bench arm {arm} failed (exit {done.returncode}): {done.stderr[-2000:]}")
+        result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+        result["server"] = server.stats()
+    return result
+
+
+def with_bounds(result: dict[str, Any], settings: BenchSettings) -> dict[str, Any]:
+    """Add achieved rates, their Little's-law (and TPM) bounds and the ratios."""
+    wall = result["wall_s"]
+    done = result["episodes"]
+    calls_per_episode = result["requests"] / max(1, done)
+    tokens_per_episode = result["tokens"] / max(1, done)
+    achieved = done / wall
+    bound = settings.concurrency / (calls_per_episode * settings.latency_s)
+    binding = "latency"
+    if settings.tpm is not None and tokens_per_episode > 0:
+        tpm_bound = settings.tpm / 60 / tokens_per_episode
+        if tpm_bound < bound:
+            bound, binding = tpm_bound, "tpm"
+    attempts = result["requests"] + result["retries"]
+    return {
+        **result,
+        "achieved": round(achieved, 3),
+        "bound": round(bound, 3),
+        "ratio": round(achieved / bound, 3),
+        "binding": binding,
+        "episodes_per_hour": round(achieved * 3600),
+        "requests_per_s": round(result["requests"] / wall, 2),
+        "tokens_per_min": round(result["tokens"] / wall * 60),
+        "calls_per_episode": round(calls_per_episode, 2),
+        "rate_limited_share": round(result["errors_429"] / max(1, attempts), 4),
+    }
+
+
+def run_bench(settings: BenchSettings) -> dict[str, Any]:
+    arms = {arm: with_bounds(run_arm(arm, settings), settings) for arm in settings.arms}
+    out: dict[str, Any] = {"settings": asdict(settings)}
+    if "squall" in arms:
+        out.update(arms["squall"])
+    if "static" in arms:
+        out["static"] = arms["static"]
+    return out
+
+
+ROWS = (
+    ("episodes done / failed", lambda r: f"{r['episodes']} / {r['failed_episodes']}"),
+    ("episodes/s (achieved)", lambda r: f"{r['achieved']:.2f}"),
+    ("episodes/s (bound)", lambda r: f"{r['bound']:.2f} ({r['binding']})"),
+    ("achieved / bound", lambda r: f"{r['ratio']:.3f}"),
+    ("episodes/hour", lambda r: f"{r['episodes_per_hour']:,}"),
+    ("requests/s", lambda r: f"{r['requests_per_s']:.1f}"),
+    ("tokens/min", lambda r: f"{r['tokens_per_min']:,}"),
+    ("429s (share of attempts)", lambda r: f"{r['errors_429']} ({100 * r['rate_limited_share']:.2f}%)"),
+    ("harness CPU ms / request", lambda r: f"{r['cpu_ms_per_request']:.3f}"),
+    ("peak RSS MB", lambda r: f"{r['peak_rss_mb']:.0f}"),
+)
+
+
+def render(report: dict[str, Any]) -> str:
+    from io import StringIO
+
+    from rich.console import Console
+    from rich.table import Table
+
+    arms = [("squall", report)] if "achieved" in report else []
+    if "static" in report:
+        arms.append(("static (peer way)", report["static"]))
+    table = Table(title="squall bench: " + ", ".join(f"{k}={v}" for k, v in report["settings"].items() if v))
+    table.add_column("metric")
+    for name, _ in arms:
+        table.add_column(name, justify="right")
+    if len(arms) == 2:
+        table.add_column("squall / static", justify="right")
+    for label, cell in ROWS:
+        row = [cell(r) for _, r in arms]
+        if len(arms) == 2 and label == "episodes/s (achieved)":
+            row.append(f"{arms[0][1]['achieved'] / max(1e-9, arms[1][1]['achieved']):.2f}x")
+        elif len(arms) == 2:
+            row.append("")
+        table.add_row(label, *row)
+    buffer = StringIO()
+    Console(file=buffer, width=120).print(table)
+    return buffer.getvalue()
