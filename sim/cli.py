@@ -11,7 +11,7 @@ import asyncio
 import json
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any, Literal, NoReturn, cast
 
 import typer
 
@@ -260,16 +260,9 @@ def bench(
         _fail(f"--arms: {arms!r}: use squall, static or both")
     if faults not in ("none", "mix"):
         _fail(f"--faults: {faults!r}: use none or mix")
-    settings = BenchSettings(
-        episodes,
-        concurrency,
-        latency,
-        tpm,
-        rpm,
-        faults,
-        request_timeout,
-        chosen,  # type: ignore[arg-type]
-    )
+    mode: Literal["none", "mix"] = "mix" if faults == "mix" else "none"
+    picked = cast(tuple[Literal["squall", "static"], ...], chosen)
+    settings = BenchSettings(episodes, concurrency, latency, tpm, rpm, mode, request_timeout, picked)
     report = run_bench(settings)
     if as_json:
         sys.stdout.write(json.dumps(report, indent=2) + "\n")
