@@ -55,10 +55,14 @@ def summarize(episodes: list[EpisodeResult], scores: list[Score], planned: int |
     faults = Counter(ev.fault for e in episodes for ev in e.events if ev.kind == "error" and ev.fault)
     codes = Counter(ev.code for e in episodes for ev in e.events if ev.kind == "error" and ev.code)
     trials = max((e.trial for e in episodes), default=-1) + 1
-    usage = {
-        k: round(sum(getattr(e.usage, k) for e in episodes), 4)
-        for k in ("requests", "input_tokens", "output_tokens", "cost", "retries", "working_s", "waiting_s")
-    }
+    usage_keys = ("requests", "cached", "input_tokens", "output_tokens", "cost", "retries", "working_s", "waiting_s")
+    usage = {k: round(sum(getattr(e.usage, k) for e in episodes), 4) for k in usage_keys}
+    roles = sorted({role for e in episodes for role in e.usage_by_role})
+    usage_by_role = {
+        role: {k: round(sum(getattr(e.usage_by_role[role], k) for e in episodes if role in e.usage_by_role), 4)
+               for k in usage_keys}
+        for role in roles
+    }  # fmt: skip
     return {
         "episodes": len(episodes),
         "planned_episodes": planned if planned is not None else len(episodes),
@@ -81,6 +85,7 @@ def summarize(episodes: list[EpisodeResult], scores: list[Score], planned: int |
             for task, v in sorted(success_by_task.items())
         },
         "usage": usage,
+        "usage_by_role": usage_by_role,
     }
 
 

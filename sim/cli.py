@@ -96,6 +96,8 @@ def run(
         float | None, typer.Option(help="Cosine threshold for --arg-match embedding.")
     ] = None,
     scheduler: Annotated[str | None, typer.Option(help="adaptive | static (the peer way, for comparison)")] = None,
+    cache: Annotated[str | None, typer.Option(help="Response cache: off | read-write | read-only")] = None,
+    cache_dir: Annotated[Path | None, typer.Option(help="Response cache folder (default .cache/responses).")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
 ) -> None:
     """Run episodes, judge them, store everything under OUT/RUN_ID and print the results table."""
@@ -124,6 +126,8 @@ def run(
         "arg_match": arg_match,
         "embedding_threshold": embedding_threshold,
         "scheduler": scheduler,
+        "cache": cache,
+        "cache_dir": cache_dir,
         "tasks": task or None,
         "stressors": [s.strip() for s in stressors.split(",") if s.strip()] if stressors is not None else None,
         "resume": True if resume else None,

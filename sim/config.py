@@ -100,6 +100,12 @@ class RunConfig(BaseModel):
         description="adaptive: squall's scheduler (adaptive connection limit, token budgets, Retry-After honoured); "
         "static: a fixed connection limit and blind exponential backoff, the way peer harnesses run (for comparison).",
     )
+    cache: Literal["off", "read-write", "read-only"] = Field(
+        default="off",
+        description="Response cache, shared by every role: read-write answers repeated requests from disk (a re-run "
+        "with the same seed makes no endpoint requests); read-only never writes; off.",
+    )
+    cache_dir: Path = Field(default=Path(".cache/responses"), description="Folder of the response cache.")
     out: Path = Field(default=Path("runs"), description="Folder that holds run directories.")
     run_id: str | None = Field(
         default=None, description="Run directory name (a name, not a path; default: a timestamp)."

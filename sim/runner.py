@@ -16,7 +16,7 @@ from contextlib import AsyncExitStack
 from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from personas import build_user
 from sim.agents.factory import LOCAL, AgentSpec, AgentUnavailable, open_agent, parse_agent_spec
@@ -31,6 +31,9 @@ from sim.store import RunStore
 from worlds.gold_check import check_gold_by_execution
 from worlds.registry import load_world
 from worlds.stressors import build_stressors
+
+if TYPE_CHECKING:
+    from sim.llm.cache import ResponseCache
 
 OnEpisode = Callable[[EpisodeResult, list[Score]], None]
 T = TypeVar("T")
@@ -77,6 +80,14 @@ def _git_commit() -> str | None:
     except (OSError, subprocess.SubprocessError):
         return None
     return out.stdout.strip() or None if out.returncode == 0 else None
+
+
+def _cache(config: RunConfig) -> ResponseCache | None:
+    if config.cache == "off":
+        return None
+    from sim.llm.cache import ResponseCache
+
+    return ResponseCache(config.cache_dir, config.cache)
 
 
 def _point_latest(store: RunStore) -> None:
@@ -133,6 +144,7 @@ async def execute(
             seed=config.seed,
             request_timeout_s=config.request_timeout_s,
             static=config.scheduler == "static",
+            cache=_cache(config),
         )
         stack.push_async_callback(gateway.aclose)
         try:

@@ -75,7 +75,14 @@ async def open_agent(
         from sim.llm.local_server import LocalModelServer
 
         async with LocalModelServer() as server:
-            model = f"openai-chat:{server.model_name}@{server.base_url}"
+            # A name that does not carry the server's port, so cache keys stay the same from run to run.
+            model = f"local:{server.model_name}"
+            from sim.llm.openai_chat import OpenAIChatTransport
+
+            gateway.register(
+                model,
+                OpenAIChatTransport(gateway.http(), server.base_url, server.model_name, gateway.request_timeout_s),
+            )
             # The embedded model has a 4k context: show tools as one-line signatures.
             yield _build(spec, gateway, model, max_tokens, temperature, tool_style="signature")
         return

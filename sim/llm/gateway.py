@@ -24,6 +24,8 @@ from sim.llm.transport import Reply, Transport, TransportError
 if TYPE_CHECKING:
     import aiohttp
 
+    from sim.llm.cache import ResponseCache
+
 OnRetry = Callable[[str, str], None]
 Waiting = Callable[[], AbstractContextManager[None]]
 
@@ -39,6 +41,7 @@ class Gateway:
         seed: int = 0,
         request_timeout_s: float = 120.0,
         static: bool = False,
+        cache: ResponseCache | None = None,
     ) -> None:
         self.concurrency_per_endpoint = concurrency_per_endpoint
         self.static = static
@@ -50,6 +53,8 @@ class Gateway:
         self._jitter = random.Random(seed)
         self._transports: dict[str, Transport] = {}
         self._session: aiohttp.ClientSession | None = None
+        self.cache = cache
+        """Shared by every role; a hit makes no endpoint request and is counted as ``cached``, not as a request."""
         self.totals = Usage()
 
     def register(self, model: str, transport: Transport) -> None:
@@ -64,14 +69,20 @@ class Gateway:
             found = self._transports[model] = self._build_transport(model)
         return found
 
+    def http(self) -> aiohttp.ClientSession:
+        """The run's HTTP session (created on first use, inside the running loop)."""
+        if self._session is None:
+            from sim.llm.openai_chat import new_session
+
+            self._session = new_session()
+        return self._session
+
     def _build_transport(self, model: str) -> Transport:
         spec = parse_model_spec(model)
         if spec.base_url is not None or spec.raw.startswith("openai-chat:"):
-            from sim.llm.openai_chat import OpenAIChatTransport, new_session
+            from sim.llm.openai_chat import OpenAIChatTransport
 
-            if self._session is None:
-                self._session = new_session()
-            return OpenAIChatTransport(self._session, spec.base_url, spec.name, self.request_timeout_s)
+            return OpenAIChatTransport(self.http(), spec.base_url, spec.name, self.request_timeout_s)
         from pydantic_ai.models import infer_model
 
         from sim.llm.pydantic_ai_transport import PydanticAITransport
@@ -79,6 +90,8 @@ class Gateway:
         return PydanticAITransport(infer_model(spec.raw))
 
     async def aclose(self) -> None:
+        if self.cache is not None:
+            await self.cache.aclose()
         for transport in self._transports.values():
             await transport.aclose()
         if self._session is not None:
@@ -101,6 +114,11 @@ class Gateway:
         it gives up, ContextLengthExceeded when the request is too long for the model.
         """
         transport = self.transport(request.model)
+        if self.cache is not None:
+            hit = await self.cache.get(request)
+            if hit is not None:
+                usage.cached += 1
+                return hit
         endpoint = parse_model_spec(request.model).endpoint
         policy = self.retry
         attempts = malformed = limited = 0
@@ -128,6 +146,8 @@ class Gateway:
                 usage.input_tokens += response.input_tokens
                 usage.output_tokens += response.output_tokens
                 usage.cost += response.cost
+                if self.cache is not None:
+                    await self.cache.put(request, response)
                 return response
             if error.kind == "context_length":
                 raise ContextLengthExceeded(str(error)) from error
