@@ -32,7 +32,7 @@ from sim.mockllm import (
     load_mock_config,
     start_mock_server,
 )
-from sim.mockllm.faults import FaultInjector, RateLimiter
+from sim.mockllm.faults import FaultInjector
 from sim.mockllm.policies import build_policy, example_value
 from tests.mockllm_server import REPO_ROOT, mock_llm_server
 
@@ -106,7 +106,7 @@ def test_load_toml_and_json_agree(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("name", "text", "expected"),
     [
-        ("a.json", '{"policy": {"kind": "echo"}, "latency": 1}', "field 'latency'"),
+        ("a.json", '{"policy": {"kind": "echo"}, "latncy_s": 1}', "field 'latncy_s'"),
         ("b.json", '{"policy": {"kind": "psychic"}}', "field 'policy'"),
         ("c.json", '{"policy": {"kind": "echo"}, "faults": [{"kind": "timeout"}]}', "field 'faults.0'"),
         ("d.json", '{"policy": {"kind": "script", "steps": [{}]}}', "field 'policy.script.steps.0'"),
@@ -190,18 +190,6 @@ def test_fault_matching_is_deterministic() -> None:
     assert 25 < kinds.count("rate_limit") < 75  # ~0.3 of the 159 requests left over
 
 
-def test_rate_limiter_sliding_window() -> None:
-    now = [0.0]
-    limiter = RateLimiter(RateLimit(rpm=2, window_s=10), clock=lambda: now[0])
-    assert limiter.acquire() is None
-    now[0] = 4.0
-    assert limiter.acquire() is None
-    assert limiter.acquire() == pytest.approx(6.0)  # the first slot frees at t=10
-    now[0] = 10.0
-    assert limiter.acquire() is None
-    assert limiter.acquire() == pytest.approx(4.0)  # rejections did not take a slot
-
-
 async def test_openai_sdk_sees_faithful_wire_format(http: httpx2.AsyncClient) -> None:
     async with await start_mock_server(MockConfig(policy=WEATHER_SCRIPT, model="gpt-mock")) as srv:
         client = sdk(srv.url, http)
@@ -214,7 +202,7 @@ async def test_openai_sdk_sees_faithful_wire_format(http: httpx2.AsyncClient) ->
         assert json.loads(call.function.arguments) == {"city": "Paris"}
         assert first.usage is not None
         assert first.usage.total_tokens == first.usage.prompt_tokens + first.usage.completion_tokens
-        assert first.usage.prompt_tokens == len(json.dumps(USER, sort_keys=True, separators=(",", ":"))) // 4
+        assert first.usage.prompt_tokens > 0  # the body's bytes // 4: exact checks in test_mockllm_limits.py
 
         follow: list[Any] = [
             *USER,

@@ -1,9 +1,12 @@
-"""Mock OpenAI-compatible Chat Completions server: scripted policies, latency, 429s, 5xx, hangs, malformed bodies."""
+"""Mock OpenAI-compatible Chat Completions server: scripted policies, latency, rate limits, faults of every kind."""
 
 from sim.mockllm.config import (
     EchoPolicy,
     FaultRule,
     FirstToolPolicy,
+    FixedLatency,
+    LatencyConfig,
+    LognormalLatency,
     MockConfig,
     MockConfigError,
     PolicyConfig,
@@ -11,15 +14,20 @@ from sim.mockllm.config import (
     ScriptedToolCall,
     ScriptPolicy,
     Step,
+    UniformLatency,
     load_mock_config,
     parse_mock_config,
 )
-from sim.mockllm.server import MockServer, ServerStats, run_server, serve, start_mock_server
+from sim.mockllm.server import MockServer, run_server, serve, start_mock_server
+from sim.mockllm.stats import ServerStats
 
 __all__ = [
     "EchoPolicy",
     "FaultRule",
     "FirstToolPolicy",
+    "FixedLatency",
+    "LatencyConfig",
+    "LognormalLatency",
     "MockConfig",
     "MockConfigError",
     "MockServer",
@@ -29,6 +37,7 @@ __all__ = [
     "ScriptedToolCall",
     "ServerStats",
     "Step",
+    "UniformLatency",
     "load_mock_config",
     "parse_mock_config",
     "run_server",

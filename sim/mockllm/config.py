@@ -1,4 +1,4 @@
-"""Configuration of the mock LLM server: policy, faults, rate limit, latency. Loadable from JSON or TOML."""
+"""Configuration of the mock LLM server: policy, faults, rate limits, latency. Loadable from JSON or TOML."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import tomllib
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator, model_validator
 
 
 class _Frozen(BaseModel):
@@ -85,7 +85,9 @@ class FaultRule(_Frozen):
     kind: FaultKind = Field(description="What goes wrong.")
     at: list[Annotated[int, Field(ge=1)]] = Field(default_factory=list, description="1-based request ordinals.")
     every: int | None = Field(default=None, ge=1, description="Every N-th request (N, 2N, ...).")
-    probability: float | None = Field(default=None, ge=0.0, le=1.0, description="Chance per request, seeded RNG.")
+    probability: float | None = Field(
+        default=None, ge=0.0, le=1.0, description="Exact share of requests (one seeded draw per request, see faults)."
+    )
     retry_after_s: float = Field(default=1.0, ge=0.0, description="rate_limit: seconds asked to wait.")
     retry_after_ms_header: bool = Field(
         default=True, description="rate_limit: also send retry-after-ms (OpenAI does); Retry-After is always sent."
@@ -105,23 +107,115 @@ class FaultRule(_Frozen):
 
 
 class RateLimit(_Frozen):
-    """A real sliding-window request limiter; excess requests get 429 with a computed Retry-After."""
+    """Request and token limits per window, enforced as token buckets (see limits.RateLimiter).
 
-    rpm: int = Field(ge=1, description="Requests allowed per window.")
-    window_s: float = Field(default=60.0, gt=0.0, description="Window length; shorten it in tests.")
-    retry_after_ms_header: bool = Field(default=True, description="Also send retry-after-ms.")
+    Each limit is a bucket holding up to its per-window limit, refilled continuously at limit / window_s and
+    starting full. A request is admitted only when both buckets hold its cost and is then charged to both; others
+    get 429 with Retry-After / retry-after-ms set to the time until enough capacity refills.
+    """
+
+    rpm: int | None = Field(default=None, ge=1, description="Requests allowed per window; None: no request limit.")
+    tpm: int | None = Field(
+        default=None,
+        ge=1,
+        description="Tokens allowed per window; None: no token limit. A request costs exactly the usage.total_tokens "
+        "its answer reports (prompt estimate + the completion it gets), charged when it is admitted. A request "
+        "costing more than tpm can never fit: 429 'Request too large', without Retry-After.",
+    )
+    window_s: float = Field(
+        default=60.0,
+        gt=0.0,
+        description="Window of rpm and tpm; shorten it in tests. The headers report rpm and tpm as configured, which "
+        "clients read as per-minute numbers: keep 60 where a client paces by them.",
+    )
+    retry_after_ms_header: bool = Field(default=True, description="Also send retry-after-ms on the limiter's 429s.")
+    send_headers: bool = Field(
+        default=True,
+        description="Send x-ratelimit-limit/remaining/reset-requests (and -tokens) on every chat completion answer, "
+        "429s included, for each configured limit.",
+    )
+
+    @model_validator(mode="after")
+    def _has_limit(self) -> RateLimit:
+        if self.rpm is None and self.tpm is None:
+            raise ValueError("a rate limit needs 'rpm', 'tpm' or both")
+        return self
+
+
+class _LatencyBase(_Frozen):
+    per_output_token_s: float = Field(
+        default=0.0, ge=0.0, description="Seconds added per completion token (decode time)."
+    )
+    per_prompt_token_s: float = Field(default=0.0, ge=0.0, description="Seconds added per prompt token (prefill).")
+
+
+class FixedLatency(_LatencyBase):
+    """The same base latency for every completion."""
+
+    kind: Literal["fixed"] = "fixed"
+    value_s: float = Field(ge=0.0, description="Base latency in seconds.")
+
+
+class UniformLatency(_LatencyBase):
+    """Base latency drawn uniformly from [low_s, high_s]."""
+
+    kind: Literal["uniform"] = "uniform"
+    low_s: float = Field(ge=0.0, description="Shortest base latency in seconds.")
+    high_s: float = Field(ge=0.0, description="Longest base latency in seconds (>= low_s).")
+
+    @model_validator(mode="after")
+    def _ordered(self) -> UniformLatency:
+        if self.high_s < self.low_s:
+            raise ValueError("'high_s' must be >= 'low_s'")
+        return self
+
+
+class LognormalLatency(_LatencyBase):
+    """Base latency drawn from a lognormal: right-skewed with a long tail, as measured provider latencies are."""
+
+    kind: Literal["lognormal"] = "lognormal"
+    median_s: float = Field(gt=0.0, description="Median base latency in seconds (exp of the underlying normal's mean).")
+    sigma: float = Field(ge=0.0, description="Standard deviation of the underlying normal; 0 is fixed, 1 a long tail.")
+    max_s: float | None = Field(default=None, gt=0.0, description="Cap on the base latency; None: uncapped.")
+
+
+LatencyConfig = Annotated[FixedLatency | UniformLatency | LognormalLatency, Field(discriminator="kind")]
 
 
 class MockConfig(_Frozen):
     """Everything the mock server does."""
 
     policy: PolicyConfig = Field(description="How answers are produced.")
-    faults: list[FaultRule] = Field(default_factory=list, description="Checked in order; the first match wins.")
-    rate_limit: RateLimit | None = Field(default=None, description="Optional request rate limiter.")
+    faults: list[FaultRule] = Field(
+        default_factory=list,
+        description="Checked in order; the first match wins. Probability rules split one uniform draw per request "
+        "into disjoint slices, so their probabilities are exact shares of requests and must add up to at most 1.",
+    )
+    rate_limit: RateLimit | None = Field(default=None, description="Optional request and token limits.")
     latency_s: float = Field(default=0.0, ge=0.0, description="Base latency added to every completion.")
     jitter_s: float = Field(default=0.0, ge=0.0, description="Extra uniform random latency in [0, jitter_s].")
-    seed: int = Field(default=0, description="Seeds the fault and jitter RNGs.")
+    latency: LatencyConfig | None = Field(
+        default=None,
+        description="Latency distribution (fixed, uniform, lognormal) plus per-token terms; replaces latency_s and "
+        "jitter_s (set one or the other). Drawn per admitted completion from an RNG seeded by 'seed'.",
+    )
+    seed: int = Field(default=0, description="Seeds the fault and latency RNGs.")
     model: str = Field(default="mock-model", description="Model name reported in responses and /v1/models.")
+
+    @field_validator("faults")
+    @classmethod
+    def _probabilities_fit(cls, faults: list[FaultRule]) -> list[FaultRule]:
+        total = sum(f.probability or 0.0 for f in faults)
+        if total > 1.0 + 1e-9:
+            raise ValueError(f"fault probabilities add up to {total:g}, more than 1")
+        return faults
+
+    @field_validator("latency")
+    @classmethod
+    def _one_latency_style(cls, latency: LatencyConfig | None, info: ValidationInfo) -> LatencyConfig | None:
+        if latency is not None and (info.data.get("latency_s") or info.data.get("jitter_s")):
+            raise ValueError("set 'latency' or the older 'latency_s'/'jitter_s', not both")
+        return latency
 
 
 class MockConfigError(ValueError):
@@ -152,13 +246,10 @@ def load_mock_config(path: Path) -> MockConfig:
     except OSError as e:
         raise MockConfigError(f"{path}: cannot read: {e.strerror or e}") from e
     suffix = path.suffix.lower()
+    if suffix not in (".json", ".toml"):
+        raise MockConfigError(f"{path}: unknown config format {suffix!r} (use .json or .toml)")
     try:
-        if suffix == ".json":
-            data = json.loads(raw)
-        elif suffix == ".toml":
-            data = tomllib.loads(raw.decode("utf-8"))
-        else:
-            raise MockConfigError(f"{path}: unknown config format {suffix!r} (use .json or .toml)")
-    except (json.JSONDecodeError, tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
-        raise MockConfigError(f"{path}: invalid {suffix[1:].upper()}: {e}") from e
+        data = json.loads(raw) if suffix == ".json" else tomllib.loads(raw.decode("utf-8"))
+    except (ValueError, RecursionError) as e:  # decode errors, not UTF-8, an integer too long, nesting too deep
+        raise MockConfigError(f"{path}: invalid {suffix[1:].upper()}: {e or type(e).__name__}") from e
     return parse_mock_config(data, path)

@@ -1,4 +1,8 @@
-"""The aiohttp app speaking OpenAI Chat Completions, plus in-process and blocking start helpers."""
+"""The aiohttp app speaking OpenAI Chat Completions, plus in-process and blocking start helpers.
+
+Routes, each also without the /v1 prefix: POST /v1/chat/completions, GET /v1/models, GET /v1/stats (ServerStats as
+JSON); and GET /health.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +10,7 @@ import asyncio
 import contextlib
 import json
 import os
-import random
+import resource
 import signal
 import sys
 import time
@@ -16,81 +20,38 @@ from types import TracebackType
 from typing import Any
 
 from aiohttp import web
-from pydantic import BaseModel, Field
 
-from sim.mockllm.config import FaultRule, MockConfig
-from sim.mockllm.faults import (
-    FaultInjector,
-    RateLimiter,
+from sim.mockllm.config import MockConfig
+from sim.mockllm.faults import FaultInjector
+from sim.mockllm.latency import LatencySampler
+from sim.mockllm.limits import RateLimiter
+from sim.mockllm.policies import build_policy
+from sim.mockllm.replies import (
     RawReply,
+    completion_body,
+    completion_tokens,
     error_reply,
     malformed_reply,
+    prompt_tokens,
     rate_limit_reply,
     server_error_reply,
 )
-from sim.mockllm.policies import Reply, build_policy
+from sim.mockllm.stats import ServerStats, bump
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
-
-class ServerStats(BaseModel):
-    """Counters of one server's life; served as JSON on GET /stats."""
-
-    requests: int = Field(default=0, description="HTTP requests of any kind.")
-    completions: int = Field(default=0, description="POSTs to chat/completions (the fault ordinal).")
-    by_status: dict[int, int] = Field(default_factory=dict, description="Answered requests per HTTP status.")
-    rate_limited: int = Field(default=0, description="429 answers, from faults and the limiter.")
-    faults: dict[str, int] = Field(default_factory=dict, description="Injected faults per kind.")
-    cancelled: int = Field(default=0, description="Requests whose client went away before the answer.")
-    in_flight: int = Field(default=0, description="Completions being handled now.")
-    max_in_flight: int = Field(default=0, description="Most completions handled at once.")
-    prompt_tokens: int = Field(default=0, description="Sum of reported prompt tokens.")
-    completion_tokens: int = Field(default=0, description="Sum of reported completion tokens.")
-    tool_calls: int = Field(default=0, description="Tool calls answered.")
+# Pending connections the kernel queues for accept(); aiohttp's default of 128 drops SYNs when thousands of clients
+# connect at once. Linux silently caps it at net.core.somaxconn.
+LISTEN_BACKLOG = 16384
 
 
-def _raw(reply: RawReply) -> web.Response:
-    return web.Response(status=reply.status, body=reply.body, content_type=reply.content_type, headers=reply.headers)
-
-
-def _bad_request(message: str, code: str) -> web.Response:
-    return _raw(error_reply(400, message, "invalid_request_error", code))
-
-
-def count_tokens(text: str) -> int:
-    """The mock's deterministic token estimate: four characters a token."""
-    return len(text) // 4
-
-
-def completion_body(completion_id: str, model: str, created: int, reply: Reply, prompt_tokens: int) -> dict[str, Any]:
-    """A chat.completion object as the OpenAI API returns it."""
-    message: dict[str, Any] = {"role": "assistant", "content": reply.text, "refusal": None}
-    if reply.tool_calls:
-        message["tool_calls"] = [
-            {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
-            for c in reply.tool_calls
-        ]
-    output = (reply.text or "") + "".join(c.name + c.arguments for c in reply.tool_calls)
-    completion_tokens = count_tokens(output) + 1
-    return {
-        "id": completion_id,
-        "object": "chat.completion",
-        "created": created,
-        "model": model,
-        "choices": [
-            {
-                "index": 0,
-                "message": message,
-                "logprobs": None,
-                "finish_reason": "tool_calls" if reply.tool_calls else "stop",
-            }
-        ],
-        "usage": {
-            "prompt_tokens": prompt_tokens,
-            "completion_tokens": completion_tokens,
-            "total_tokens": prompt_tokens + completion_tokens,
-        },
-    }
+def _raw(reply: RawReply, headers: dict[str, str] | None = None) -> web.Response:
+    return web.Response(
+        status=reply.status,
+        body=reply.body,
+        content_type=reply.content_type,
+        headers=reply.headers | headers if headers else reply.headers,
+    )
 
 
 class MockLLMApp:
@@ -101,9 +62,9 @@ class MockLLMApp:
         self.stats = ServerStats()
         self._policy = build_policy(config.policy)
         self._faults = FaultInjector(config.faults, config.seed)
-        self._limiter = RateLimiter(config.rate_limit) if config.rate_limit else None
-        # A separate RNG so adding jitter does not change which requests get probabilistic faults.
-        self._jitter = random.Random(f"{config.seed}:jitter")
+        self._limiter = RateLimiter(config.rate_limit, config.model) if config.rate_limit else None
+        self._latency = LatencySampler(config)
+        self._started = time.monotonic()
 
     def build(self) -> web.Application:
         # Long agent conversations outgrow aiohttp's 1 MiB default body limit.
@@ -111,8 +72,8 @@ class MockLLMApp:
         for prefix in ("/v1", ""):
             app.router.add_post(f"{prefix}/chat/completions", self._chat)
             app.router.add_get(f"{prefix}/models", self._models)
+            app.router.add_get(f"{prefix}/stats", self._stats)
         app.router.add_get("/health", self._health)
-        app.router.add_get("/stats", self._stats)
         return app
 
     @web.middleware
@@ -127,7 +88,7 @@ class MockLLMApp:
         except asyncio.CancelledError:
             self.stats.cancelled += 1
             raise
-        self.stats.by_status[response.status] = self.stats.by_status.get(response.status, 0) + 1
+        bump(self.stats.by_status, response.status)
         if response.status == 429:
             self.stats.rate_limited += 1
         return response
@@ -136,82 +97,109 @@ class MockLLMApp:
         return web.json_response({"status": "ok"})
 
     async def _stats(self, request: web.Request) -> web.Response:
-        return web.json_response(json.loads(self.stats.model_dump_json()))
+        self.stats.uptime_s = round(time.monotonic() - self._started, 3)
+        self.stats.cpu_s = round(time.process_time(), 3)
+        return web.Response(text=self.stats.model_dump_json(), content_type="application/json")
 
     async def _models(self, request: web.Request) -> web.Response:
         model = {"id": self.config.model, "object": "model", "created": 0, "owned_by": "squall"}
         return web.json_response({"object": "list", "data": [model]})
 
     async def _chat(self, request: web.Request) -> web.Response:
-        self.stats.completions += 1
-        ordinal = self.stats.completions
-        self.stats.in_flight += 1
-        self.stats.max_in_flight = max(self.stats.max_in_flight, self.stats.in_flight)
+        stats = self.stats
+        stats.completions += 1
+        ordinal = stats.completions
+        stats.in_flight += 1
+        stats.max_in_flight = max(stats.max_in_flight, stats.in_flight)
         try:
             response = await self._complete(request, ordinal)
         finally:
-            self.stats.in_flight -= 1
+            stats.in_flight -= 1
         response.headers["x-request-id"] = f"req_{ordinal}"
         return response
 
+    def _limit_headers(self) -> dict[str, str]:
+        return self._limiter.headers() if self._limiter is not None else {}
+
+    def _bad_request(self, message: str, code: str) -> web.Response:
+        return _raw(error_reply(400, message, "invalid_request_error", code), self._limit_headers())
+
     async def _complete(self, request: web.Request, ordinal: int) -> web.Response:
+        """One completion, in this order:
+
+        1. a bad body or stream=true: 400; 2. the fault draw: a rate_limit or server_error fault answers at once and
+        is not charged to the limits (the provider turned it away); 3. the limiter: 429 (requests, tokens, too
+        large), or the request is admitted and charged 1 request and its usage.total_tokens; 4. a timeout fault
+        hangs hang_s, then the latency draw; 5. a malformed fault's body, or the completion.
+        """
+        raw = await request.read()
         try:
-            body = await request.json()
-        except (json.JSONDecodeError, UnicodeDecodeError):
-            return _bad_request("Request body is not valid JSON.", "invalid_json")
+            body = json.loads(raw)
+        except ValueError:  # invalid JSON or UTF-8
+            return self._bad_request("Request body is not valid JSON.", "invalid_json")
         if not isinstance(body, dict) or not isinstance(body.get("messages"), list) or not body["messages"]:
-            return _bad_request("'messages' must be a non-empty list.", "invalid_request")
-        if not all(isinstance(m, dict) for m in body["messages"]):
-            return _bad_request("Each message must be an object.", "invalid_request")
+            return self._bad_request("'messages' must be a non-empty list.", "invalid_request")
+        messages: list[dict[str, Any]] = body["messages"]
+        if not all(isinstance(m, dict) for m in messages):
+            return self._bad_request("Each message must be an object.", "invalid_request")
         tools = body.get("tools") or []
         if not isinstance(tools, list):
-            return _bad_request("'tools' must be a list.", "invalid_request")
+            return self._bad_request("'tools' must be a list.", "invalid_request")
         if body.get("stream"):
-            return _bad_request(
+            return self._bad_request(
                 "Streaming is not supported by the squall mock LLM server; send stream=false.", "stream_not_supported"
             )
-        if self._limiter is not None and (wait := self._limiter.acquire()) is not None:
-            limit = self._limiter.config
-            message = f"Rate limit reached: {limit.rpm} requests per {limit.window_s:g}s. Try again in {wait:.3f}s."
-            return _raw(rate_limit_reply(wait, limit.retry_after_ms_header, message))
 
-        completion_id = f"chatcmpl-mock{ordinal:06d}"
-        created = int(time.time())
+        stats = self.stats
         rule = self._faults.match(ordinal)
-        if rule is not None:
-            self.stats.faults[rule.kind] = self.stats.faults.get(rule.kind, 0) + 1
-            early = await self._apply_fault(rule)
-            if early is not None:
-                return early
-        await self._delay()
-        if rule is not None and rule.kind == "malformed":
-            return _raw(malformed_reply(rule.variant, completion_id, self.config.model, created))
-
-        messages: list[dict[str, Any]] = body["messages"]
-        reply = self._policy.respond(messages, tools)
-        prompt_tokens = count_tokens(json.dumps(messages, sort_keys=True, separators=(",", ":")))
-        result = completion_body(completion_id, self.config.model, created, reply, prompt_tokens)
-        self.stats.prompt_tokens += result["usage"]["prompt_tokens"]
-        self.stats.completion_tokens += result["usage"]["completion_tokens"]
-        self.stats.tool_calls += len(reply.tool_calls)
-        return web.json_response(result)
-
-    async def _apply_fault(self, rule: FaultRule) -> web.Response | None:
-        """Answer a fault at once, or (timeout) hang and return None to go on answering normally."""
-        if rule.kind == "rate_limit":
+        # A 429 or 5xx fault is the provider turning the request away before any work: nothing is charged.
+        if rule is not None and rule.kind == "rate_limit":
+            bump(stats.faults, rule.kind)
+            bump(stats.rate_limited_by, "fault")
             message = f"Rate limit reached. Please try again in {rule.retry_after_s:g}s."
-            return _raw(rate_limit_reply(rule.retry_after_s, rule.retry_after_ms_header, message))
-        if rule.kind == "server_error":
-            return _raw(server_error_reply(rule.status))
-        if rule.kind == "timeout":
-            await asyncio.sleep(rule.hang_s)
-        return None
+            answer = rate_limit_reply(message, "requests", rule.retry_after_s, rule.retry_after_ms_header)
+            return _raw(answer, self._limit_headers())
+        if rule is not None and rule.kind == "server_error":
+            bump(stats.faults, rule.kind)
+            return _raw(server_error_reply(rule.status), self._limit_headers())
 
-    async def _delay(self) -> None:
-        jitter = self._jitter.uniform(0.0, self.config.jitter_s) if self.config.jitter_s else 0.0
-        delay = self.config.latency_s + jitter
+        # The policy is a pure function of the request, so the completion (and its tokens) is known at admission.
+        reply = self._policy.respond(messages, tools)
+        prompt, completion = prompt_tokens(raw), completion_tokens(reply)
+        limit_headers: dict[str, str] = {}
+        if self._limiter is not None:
+            decision = self._limiter.acquire(prompt + completion)
+            limit_headers = self._limiter.headers()  # as of admission, as a provider's gateway sends them
+            if not decision.admitted:
+                assert decision.reason is not None
+                bump(stats.rate_limited_by, decision.reason)
+                kind = "requests" if decision.reason == "requests" else "tokens"
+                with_ms = self._limiter.config.retry_after_ms_header
+                return _raw(rate_limit_reply(decision.message, kind, decision.wait_s, with_ms), limit_headers)
+        stats.admitted += 1
+        stats.tokens_charged += prompt + completion
+        # Drop the parsed conversation before sleeping: thousands of requests waiting would otherwise keep their
+        # object trees alive, and every garbage-collector pass would walk them all.
+        del raw, body, messages, tools
+
+        if rule is not None:  # timeout or malformed: admitted work that goes wrong on the way back
+            bump(stats.faults, rule.kind)
+            if rule.kind == "timeout":
+                await asyncio.sleep(rule.hang_s)  # sleeps (no CPU); a client that gives up cancels it
+        delay = self._latency.delay_s(prompt, completion)
         if delay > 0:
             await asyncio.sleep(delay)
+        completion_id = f"chatcmpl-mock{ordinal:06d}"
+        created = int(time.time())
+        if rule is not None and rule.kind == "malformed":
+            return _raw(malformed_reply(rule.variant, completion_id, self.config.model, created), limit_headers)
+
+        result = completion_body(completion_id, self.config.model, created, reply, prompt, completion)
+        stats.served += 1
+        stats.prompt_tokens += prompt
+        stats.completion_tokens += completion
+        stats.tool_calls += len(reply.tool_calls)
+        return web.json_response(result, headers=limit_headers)
 
 
 class MockServer:
@@ -238,14 +226,16 @@ class MockServer:
         await self.close()
 
 
-async def start_mock_server(config: MockConfig, host: str = "127.0.0.1", port: int = 0) -> MockServer:
+async def start_mock_server(
+    config: MockConfig, host: str = "127.0.0.1", port: int = 0, *, backlog: int = LISTEN_BACKLOG
+) -> MockServer:
     """Start serving in the running loop; port 0 picks a free port (see `.port` / `.url`)."""
     app = MockLLMApp(config)
     # handler_cancellation: a client that gives up on a hang frees its handler; short shutdown so close() never
     # waits out a long hang.
     runner = web.AppRunner(app.build(), access_log=None, handler_cancellation=True, shutdown_timeout=0.5)
     await runner.setup()
-    site = web.TCPSite(runner, host, port)
+    site = web.TCPSite(runner, host, port, backlog=backlog)
     try:
         await site.start()
     except BaseException:
@@ -253,6 +243,20 @@ async def start_mock_server(config: MockConfig, host: str = "127.0.0.1", port: i
         raise
     bound_port = int(runner.addresses[0][1])
     return MockServer(runner, app, host, bound_port)
+
+
+def raise_open_files_limit() -> int:
+    """Lift this process's soft open-files limit to the hard one (one descriptor per connection; soft is often 1024).
+
+    Returns the soft limit now in force.
+    """
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    target = hard if hard != resource.RLIM_INFINITY else max(soft, 65536)  # "unlimited" is refused as a soft limit
+    if soft < target:
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+            soft = target
+    return soft
 
 
 def _write_port_file(path: Path, port: int) -> None:
@@ -270,6 +274,7 @@ async def serve(
     max_lifetime_s: float | None = None,
 ) -> None:
     """Serve until SIGTERM/SIGINT or until max_lifetime_s has passed."""
+    raise_open_files_limit()
     server = await start_mock_server(config, host, port)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
