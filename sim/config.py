@@ -123,6 +123,17 @@ class RunConfig(BaseModel):
 
     _sources: dict[str, str] = PrivateAttr(default_factory=dict)
 
+    @field_validator("out", "cache_dir")
+    @classmethod
+    def _usable_path(cls, value: Path) -> Path:
+        # Caught here, named by field, rather than as an OSError from the first stat() somewhere downstream.
+        text = str(value)
+        if "\x00" in text:
+            raise ValueError("a path cannot contain a NUL character")
+        if any(len(part.encode()) > 255 for part in value.parts):
+            raise ValueError("a path component is longer than 255 bytes")
+        return value
+
     @field_validator("run_id")
     @classmethod
     def _run_id_is_a_name(cls, value: str | None) -> str | None:
@@ -194,7 +205,11 @@ def resolve_config(path: Path | None, overrides: dict[str, Any]) -> tuple[RunCon
         more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
         raise ConfigError(f"{source(top, '.'.join(loc[1:]))}: {msg}{more}") from exc
     cfg._sources = {name: source(name) for name in RunConfig.model_fields if name in cli or name in given}
-    if cfg.out.exists() and not cfg.out.is_dir():
+    try:
+        out_is_file = cfg.out.exists() and not cfg.out.is_dir()
+    except OSError as exc:
+        raise cfg.problem("out", f"{cfg.out}: unusable path: {exc.strerror or exc}") from exc
+    if out_is_file:
         raise cfg.problem("out", f"{cfg.out} exists and is not a directory")
     return cfg, quickstart
 
@@ -220,8 +235,8 @@ class TomlSettings:
             raise ConfigError(f"{path}: cannot read: {exc}") from exc
         try:
             data = tomllib.loads(text)
-        except tomllib.TOMLDecodeError as exc:
-            raise ConfigError(f"{path}: invalid TOML: {exc}") from exc
+        except (ValueError, RecursionError) as exc:  # TOMLDecodeError, an integer too long, nesting too deep
+            raise ConfigError(f"{path}: invalid TOML: {exc or type(exc).__name__}") from exc
         if "run" not in data:
             return cls(path, data, text, "")
         if not isinstance(data["run"], dict):
@@ -260,12 +275,15 @@ class TomlSettings:
 
 def _stored_settings(given: dict[str, Any]) -> dict[str, Any]:
     """The config a run was started with (for --resume), minus what may change between sessions."""
-    run_id = given.get("run_id")
-    if not isinstance(run_id, str) or not RUN_ID.fullmatch(run_id):
-        return {}  # validation names the bad run id
-    manifest = Path(given.get("out") or "runs") / run_id / "manifest.json"
-    if not manifest.is_file():
-        return {}
+    run_id, out = given.get("run_id"), given.get("out") or "runs"
+    if not isinstance(run_id, str) or not RUN_ID.fullmatch(run_id) or not isinstance(out, str | Path):
+        return {}  # validation names the bad run id or folder
+    manifest = Path(out) / run_id / "manifest.json"
+    try:
+        if not manifest.is_file():
+            return {}
+    except (OSError, ValueError):
+        return {}  # an unusable path: validation of 'out' names it
     try:
         config = json.loads(manifest.read_text(encoding="utf-8"))["config"]
     except (OSError, ValueError, KeyError, TypeError) as exc:

@@ -45,6 +45,16 @@ def known_worlds() -> list[str]:
 
 def load_world(spec: str) -> WorldPack:
     """The pack a spec names. Raises WorldLoadError with a message fit for the command line."""
+    try:
+        return _load(spec)
+    except (OSError, ValueError) as error:  # an unusable path (too long, NUL byte, no permission)
+        if isinstance(error, WorldLoadError):
+            raise
+        reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
+        raise WorldLoadError(f"{spec[:200]}: unusable world path: {reason}") from error
+
+
+def _load(spec: str) -> WorldPack:
     if spec in BUILTIN_WORLDS:
         return _build(spec, None, origin=spec)
     path = Path(spec)
@@ -67,8 +77,8 @@ def _load_dir(directory: Path) -> WorldPack:
         raise WorldLoadError(f"{directory}: a world directory needs a world.toml")
     try:
         config: dict[str, Any] = tomllib.loads(toml_path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
-        raise WorldLoadError(f"{toml_path}: {error}") from error
+    except (OSError, ValueError, RecursionError) as error:  # unreadable, not UTF-8, invalid or absurd TOML
+        raise WorldLoadError(f"{toml_path}: {error or type(error).__name__}") from error
     unknown = sorted(set(config) - _TOML_KEYS)
     if unknown:
         raise WorldLoadError(f"{toml_path}: unknown key(s) {', '.join(unknown)}; allowed: domain, tasks")

@@ -54,6 +54,8 @@ def _jsonl_items(path: Path, text: str) -> Iterator[tuple[str, Any]]:
             yield where, json.loads(line)
         except json.JSONDecodeError as error:
             raise TaskFileError(f"{where}: invalid JSON: {error.msg} (column {error.colno})") from error
+        except (ValueError, RecursionError) as error:  # an integer too long, nesting too deep
+            raise TaskFileError(f"{where}: unreadable JSON: {error or type(error).__name__}") from error
 
 
 def _json_items(path: Path, text: str) -> Iterator[tuple[str, Any]]:
@@ -61,6 +63,8 @@ def _json_items(path: Path, text: str) -> Iterator[tuple[str, Any]]:
         data = json.loads(text)
     except json.JSONDecodeError as error:
         raise TaskFileError(f"{path}:{error.lineno}: invalid JSON: {error.msg} (column {error.colno})") from error
+    except (ValueError, RecursionError) as error:  # an integer too long, nesting too deep
+        raise TaskFileError(f"{path}: unreadable JSON: {error or type(error).__name__}") from error
     if not isinstance(data, list):
         raise TaskFileError(f"{path}: a .json task file holds a list of tasks, not a {type(data).__name__}")
     for index, item in enumerate(data):
