@@ -76,6 +76,9 @@ def run(
     endpoint_concurrency: Annotated[
         int | None, typer.Option(help="Requests in flight per LLM endpoint (default: --concurrency).")
     ] = None,
+    tpm: Annotated[int | None, typer.Option(help="Tokens per minute per endpoint (default: from headers).")] = None,
+    rpm: Annotated[int | None, typer.Option(help="Requests per minute per endpoint (default: from headers).")] = None,
+    max_cost: Annotated[float | None, typer.Option(help="USD; once spent, no new episode starts.")] = None,
     out: Annotated[Path | None, typer.Option(help="Folder for run directories (default runs/).")] = None,
     run_id: Annotated[
         str | None, typer.Option("--run-id", help="Run directory name, not a path (default: a timestamp).")
@@ -115,6 +118,9 @@ def run(
         "seed": seed,
         "concurrency": concurrency,
         "endpoint_concurrency": endpoint_concurrency,
+        "tpm": tpm,
+        "rpm": rpm,
+        "max_cost": max_cost,
         "out": out,
         "run_id": run_id,
         "max_steps": max_steps,

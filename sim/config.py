@@ -16,11 +16,14 @@ import json
 import re
 import tomllib
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
 
 from sim.llm.retry_policy import RetryPolicy
+
+if TYPE_CHECKING:
+    from sim.llm.scheduler import Scheduler
 
 DEFAULT_AGENT = "text:local"
 """The embedded default: SmolLM2-135M served by llama.cpp, started by squall, via the text protocol."""
@@ -93,7 +96,19 @@ class RunConfig(BaseModel):
     seed: int = Field(default=0, description="Root seed; each episode's seed derives from it.")
     concurrency: int = Field(default=4, ge=1, le=100_000, description="Episodes in flight.")
     endpoint_concurrency: int | None = Field(
-        default=None, ge=1, description="Requests in flight per LLM endpoint (default: the episode concurrency)."
+        default=None,
+        ge=1,
+        description="Pins the requests in flight per LLM endpoint; default: adaptive, starting at and never above "
+        "the episode concurrency, cut ×0.8 per rate-limit episode.",
+    )
+    tpm: int | None = Field(
+        default=None, ge=1, description="Tokens per minute per endpoint; default: learned from x-ratelimit-* headers."
+    )
+    rpm: int | None = Field(
+        default=None, ge=1, description="Requests per minute per endpoint; default: learned from x-ratelimit-* headers."
+    )
+    max_cost: float | None = Field(
+        default=None, gt=0, description="USD: once spent, no new episode is admitted (those in flight finish)."
     )
     scheduler: Literal["adaptive", "static"] = Field(
         default="adaptive",
@@ -148,6 +163,20 @@ class RunConfig(BaseModel):
     @property
     def requests_per_endpoint(self) -> int:
         return self.endpoint_concurrency or self.concurrency
+
+    def build_scheduler(self, log_path: Path | None = None) -> Scheduler:
+        """The run's admission control: pinned when --endpoint-concurrency is given, else adaptive."""
+        from sim.llm.decision_log import DecisionLog
+        from sim.llm.scheduler import EndpointLimits, Scheduler
+
+        limits = EndpointLimits(
+            concurrency=self.endpoint_concurrency,
+            initial=self.concurrency,
+            ceiling=self.concurrency,
+            tpm=self.tpm,
+            rpm=self.rpm,
+        )
+        return Scheduler(limits, max_concurrency=self.concurrency, log=DecisionLog(log_path) if log_path else None)
 
     def config_hash(self) -> str:
         identity = self.model_dump(mode="json", include=set(IDENTITY_FIELDS))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 from pydantic_ai.exceptions import ModelHTTPError, ModelRateLimitError, UnexpectedModelBehavior
 from pydantic_ai.messages import ModelMessage
@@ -11,15 +13,24 @@ from sim.core import ChatMessage, Event, ModelRequest, ModelResponse, Usage
 from sim.llm.errors import ContextLengthExceeded, ProviderError, StepLimitReached, classify
 from sim.llm.gateway import EpisodeLLM, Gateway, RetryPolicy
 from sim.llm.pydantic_ai_transport import PydanticAITransport
+from sim.llm.scheduler import EndpointLimits, Scheduler
 from sim.llm.transport import Reply, TransportError
 
 
 class FakeSleep:
+    """Virtual time: sleeping advances the clock at once (the gateway and its scheduler share it)."""
+
     def __init__(self) -> None:
         self.calls: list[float] = []
+        self.now = 0.0
+
+    def clock(self) -> float:
+        return self.now
 
     async def __call__(self, seconds: float) -> None:
-        self.calls.append(seconds)
+        self.calls.append(round(seconds, 6))
+        self.now += seconds
+        await asyncio.sleep(0)
 
 
 def rate_limited(retry_after: float | None) -> TransportError:
@@ -48,8 +59,10 @@ class Scripted:
         return None
 
 
-def gateway_with(transport: object, **kwargs: object) -> Gateway:
-    gw = Gateway(**kwargs)  # type: ignore[arg-type]
+def gateway_with(transport: object, sleep: FakeSleep | None = None, **kwargs: object) -> Gateway:
+    sleep = sleep or FakeSleep()
+    scheduler = Scheduler(EndpointLimits(concurrency=16), clock=sleep.clock, sleep=sleep)
+    gw = Gateway(sleep=sleep, scheduler=scheduler, **kwargs)  # type: ignore[arg-type]
     gw.register("scripted", transport)  # type: ignore[arg-type]
     return gw
 

@@ -19,6 +19,7 @@ from sim.core import MODEL_ROLES, Event, ModelRequest, ModelResponse, Usage
 from sim.llm.errors import ContextLengthExceeded, ProviderError, StepLimitReached
 from sim.llm.model_spec import parse_model_spec
 from sim.llm.retry_policy import RetryPolicy
+from sim.llm.scheduler import EndpointLimits, Scheduler
 from sim.llm.transport import Reply, Transport, TransportError
 
 if TYPE_CHECKING:
@@ -42,10 +43,15 @@ class Gateway:
         request_timeout_s: float = 120.0,
         static: bool = False,
         cache: ResponseCache | None = None,
+        scheduler: Scheduler | None = None,
     ) -> None:
         self.concurrency_per_endpoint = concurrency_per_endpoint
         self.static = static
         """The peer way, for comparison: a fixed connection limit and blind backoff (Retry-After ignored)."""
+        self.scheduler = scheduler or Scheduler(
+            EndpointLimits(concurrency=concurrency_per_endpoint), max_concurrency=concurrency_per_endpoint
+        )
+        """Admission per endpoint: adaptive connection limit, TPM/RPM budgets, rate-limit pauses."""
         self.retry = retry or RetryPolicy()
         self.request_timeout_s = request_timeout_s
         self._sleep = sleep
@@ -90,6 +96,7 @@ class Gateway:
         return PydanticAITransport(infer_model(spec.raw))
 
     async def aclose(self) -> None:
+        await self.scheduler.aclose()
         if self.cache is not None:
             await self.cache.aclose()
         for transport in self._transports.values():
@@ -120,26 +127,12 @@ class Gateway:
                 usage.cached += 1
                 return hit
         endpoint = parse_model_spec(request.model).endpoint
+        tokens = 0 if self.static else self.scheduler.estimate_tokens(request)
         policy = self.retry
         attempts = malformed = limited = 0
         rate_limited_s = 0.0
         while True:
-            queued = time.monotonic()
-            with waiting():
-                await self._slot(endpoint).acquire()
-            reply: Reply | None = None
-            try:
-                started = time.monotonic()
-                usage.waiting_s += started - queued
-                try:
-                    reply = await transport.send(request)
-                except TransportError as exc:
-                    error = exc
-                finally:
-                    usage.working_s += time.monotonic() - started
-            finally:
-                # Released before sleeping: a request waiting to retry must not hold a slot others could use.
-                self._slot(endpoint).release()
+            reply, error, paused = await self._attempt(transport, request, endpoint, tokens, usage, waiting, limited)
             if reply is not None:
                 response = reply.response
                 usage.requests += 1
@@ -149,6 +142,7 @@ class Gateway:
                 if self.cache is not None:
                     await self.cache.put(request, response)
                 return response
+            assert error is not None
             if error.kind == "context_length":
                 raise ContextLengthExceeded(str(error)) from error
             if self.static:
@@ -157,7 +151,9 @@ class Gateway:
                 give_up = error.kind == "fatal" or attempts >= policy.max_attempts
             elif error.kind == "rate_limit":
                 limited += 1
-                delay = self._delay(limited, error.retry_after_s)
+                # The scheduler pauses the endpoint (Retry-After, reset headers or backoff): the next admission
+                # waits it out, so there is nothing to sleep here; the policy still bounds how long we wait.
+                delay = paused
                 rate_limited_s += delay
                 give_up = delay > policy.max_retry_after_s or rate_limited_s > policy.rate_limit_budget_s
             else:
@@ -172,9 +168,63 @@ class Gateway:
             usage.retries += 1
             if on_retry is not None:
                 on_retry(error.code, f"{error}; retry in {delay:.2f}s")
+            if self.static or error.kind != "rate_limit":
+                with waiting():
+                    await self._sleep(delay)
+                usage.waiting_s += delay
+
+    async def _attempt(
+        self,
+        transport: Transport,
+        request: ModelRequest,
+        endpoint: str,
+        tokens: int,
+        usage: Usage,
+        waiting: Waiting,
+        retries: int,
+    ) -> tuple[Reply | None, TransportError | None, float]:
+        """One admitted attempt: (reply, None, 0) or (None, error, the pause a rate limit set)."""
+        if self.static:
+            slot = self._slot(endpoint)
+            queued = time.monotonic()
             with waiting():
-                await self._sleep(delay)
-            usage.waiting_s += delay
+                await slot.acquire()
+            usage.waiting_s += time.monotonic() - queued
+            try:
+                return await self._send(transport, request, usage)
+            finally:
+                slot.release()
+        permit = self.scheduler.admit(endpoint, tokens, request.max_tokens, retry=retries > 0)
+        with waiting():
+            await permit.acquire()
+        usage.waiting_s += permit.waited_s
+        try:
+            reply, error, _ = await self._send(transport, request, usage)
+            if reply is not None:
+                permit.completed(reply.response.input_tokens, reply.response.output_tokens, reply.headers)
+                return reply, None, 0.0
+            assert error is not None
+            if error.kind == "rate_limit":
+                return None, error, permit.rate_limited(error.retry_after_s, error.headers)
+            if error.kind == "malformed":
+                permit.completed(0, 0, error.headers)  # billed, usage unknown: the reservation stands
+            else:
+                permit.failed()
+            return None, error, 0.0
+        finally:
+            permit.release()  # without an outcome (cancelled, a bug) it counts as failed
+
+    @staticmethod
+    async def _send(
+        transport: Transport, request: ModelRequest, usage: Usage
+    ) -> tuple[Reply | None, TransportError | None, float]:
+        started = time.monotonic()
+        try:
+            return await transport.send(request), None, 0.0
+        except TransportError as exc:
+            return None, exc, 0.0
+        finally:
+            usage.working_s += time.monotonic() - started
 
     def _blind_backoff(self, attempt: int) -> float:
         """Exponential backoff from 1 s with jitter, capped at a minute, whatever the provider said."""
