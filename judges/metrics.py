@@ -7,10 +7,14 @@ and listed, and every rate says what it was computed over.
 from __future__ import annotations
 
 import math
-from collections import Counter, defaultdict
-from typing import Any
+import sys
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Protocol
 
-from sim.core import EpisodeResult, Score
+from pydantic import BaseModel, Field
+
+from sim.core import FAILED_TERMINATIONS, Event, Score, TerminationReason, Usage
 
 
 def wilson(successes: float, n: int, z: float = 1.96) -> tuple[float, float] | None:
@@ -34,59 +38,168 @@ def pass_hat_k(successes_per_task: dict[str, list[float]], k: int) -> float | No
     return round(sum(values) / len(values), 4) if values else None
 
 
-def summarize(episodes: list[EpisodeResult], scores: list[Score], planned: int | None = None) -> dict[str, Any]:
-    by_judge: dict[str, dict[str, Score]] = defaultdict(dict)
+class ErrorMark(BaseModel):
+    """The part of an event the summary reads."""
+
+    kind: str
+    fault: str | None = None
+    code: str | None = None
+
+
+class EpisodeOutline(BaseModel):
+    """The part of a stored ``EpisodeResult`` the summary reads: parse stored lines as this to skip building
+    the rest (messages, calls, results, the task); an ``EpisodeResult`` serves as well."""
+
+    episode_id: str
+    task_id: str
+    trial: int
+    termination: TerminationReason = "completed"
+    usage: Usage = Field(default_factory=Usage)
+    usage_by_role: dict[str, Usage] = Field(default_factory=dict)
+    events: list[ErrorMark] = Field(default_factory=list)
+
+    @property
+    def failed(self) -> bool:
+        return self.termination in FAILED_TERMINATIONS
+
+
+class EpisodeLike(Protocol):
+    """What ``summarize`` reads of an episode (``EpisodeResult`` and ``EpisodeOutline`` both are)."""
+
+    @property
+    def episode_id(self) -> str: ...
+    @property
+    def task_id(self) -> str: ...
+    @property
+    def trial(self) -> int: ...
+    @property
+    def termination(self) -> str: ...
+    @property
+    def usage(self) -> Usage: ...
+    @property
+    def usage_by_role(self) -> Mapping[str, Usage]: ...
+    @property
+    def events(self) -> Sequence[ErrorMark | Event]: ...
+    @property
+    def failed(self) -> bool: ...
+
+
+USAGE_KEYS = ("requests", "cached", "input_tokens", "output_tokens", "cost", "retries", "working_s", "waiting_s")
+
+
+class _Verdicts:
+    """The newest verdicts of one episode, reduced to the numbers the summary needs."""
+
+    __slots__ = ("faults", "success", "turns_n", "turns_sum")
+
+    def __init__(self) -> None:
+        self.turns_sum = 0.0  # core_api_accuracy: sum and count of its per-turn values
+        self.turns_n = 0
+        self.success: float | None = None  # conversation_success
+        self.faults: frozenset[str] = frozenset()  # judges whose newest verdict is a judge fault
+
+    def take(self, s: Score) -> None:
+        if s.judge == "core_api_accuracy":
+            values = [v for v in s.per_turn if v is not None]
+            self.turns_sum, self.turns_n = sum(values), len(values)
+        elif s.judge == "conversation_success":
+            self.success = s.value
+        if s.judge_fault:
+            self.faults = self.faults | {s.judge}
+        elif s.judge in self.faults:
+            self.faults = self.faults - {s.judge}
+
+
+def reduce_scores(scores: Iterable[Score]) -> dict[str, _Verdicts]:
+    """One pass over a score set: per episode, the numbers of its newest verdict per judge."""
+    verdicts: dict[str, _Verdicts] = {}
     for s in scores:
-        by_judge[s.judge][s.episode_id] = s  # a re-score of the same episode replaces the earlier one
-    failed = [e for e in episodes if e.failed]
-    scored = [e for e in episodes if not e.failed]
+        v = verdicts.get(s.episode_id)
+        if v is None:
+            v = verdicts[sys.intern(s.episode_id)] = _Verdicts()
+        v.take(s)  # a re-score of the same episode replaces the earlier one
+    return verdicts
 
-    accuracy = by_judge["core_api_accuracy"]
-    turns = [v for e in scored if e.episode_id in accuracy for v in accuracy[e.episode_id].per_turn if v is not None]
-    success_by_task: dict[str, list[float]] = defaultdict(list)
-    for e in scored:
-        verdict = by_judge["conversation_success"].get(e.episode_id)
-        if verdict is not None and verdict.value is not None:
-            success_by_task[e.task_id].append(verdict.value)
-    successes = [v for vs in success_by_task.values() for v in vs]
 
+def summarize(episodes: Iterable[EpisodeLike], scores: Iterable[Score], planned: int | None = None) -> dict[str, Any]:
+    """The run summary, in one pass over each iterator. Memory: the tasks, the ids of failed and judge-faulted
+    episodes, and a few numbers per scored episode — never the episodes themselves (they hold every event)."""
+    verdicts = reduce_scores(scores)
+    count = 0
+    failed: list[str] = []
+    turns_sum, turns_n = 0.0, 0
+    success_by_task: dict[str, list[float]] = {}  # task -> [trials with a verdict, successes]
+    faults: Counter[str] = Counter()
+    codes: Counter[str] = Counter()
+    terminations: Counter[str] = Counter()
+    trials = 0
+    usage: dict[str, float] = dict.fromkeys(USAGE_KEYS, 0)  # ints stay ints, as a plain sum() would keep them
+    usage_by_role: dict[str, dict[str, float]] = {}
+    for e in episodes:
+        count += 1
+        terminations[e.termination] += 1
+        trials = max(trials, e.trial + 1)
+        _add_usage(usage, e.usage)
+        for role, role_usage in e.usage_by_role.items():
+            _add_usage(usage_by_role.setdefault(role, dict.fromkeys(USAGE_KEYS, 0)), role_usage)
+        for ev in e.events:
+            if ev.kind == "error":
+                if ev.fault:
+                    faults[ev.fault] += 1
+                if ev.code:
+                    codes[ev.code] += 1
+        if e.failed:
+            failed.append(e.episode_id)
+            continue
+        v = verdicts.get(e.episode_id)
+        if v is None:
+            continue
+        turns_sum, turns_n = turns_sum + v.turns_sum, turns_n + v.turns_n
+        if v.success is not None:
+            tally = success_by_task.setdefault(e.task_id, [0, 0.0])
+            tally[0] += 1
+            tally[1] += v.success
+    successes_n = sum(int(n) for n, _ in success_by_task.values())
+    successes = sum(c for _, c in success_by_task.values())
     # Only the newest verdict per (judge, episode) counts: a fault re-run later is no longer a fault.
-    judge_faults = sorted({s.episode_id for verdicts in by_judge.values() for s in verdicts.values() if s.judge_fault})
-    faults = Counter(ev.fault for e in episodes for ev in e.events if ev.kind == "error" and ev.fault)
-    codes = Counter(ev.code for e in episodes for ev in e.events if ev.kind == "error" and ev.code)
-    trials = max((e.trial for e in episodes), default=-1) + 1
-    usage_keys = ("requests", "cached", "input_tokens", "output_tokens", "cost", "retries", "working_s", "waiting_s")
-    usage = {k: round(sum(getattr(e.usage, k) for e in episodes), 4) for k in usage_keys}
-    roles = sorted({role for e in episodes for role in e.usage_by_role})
-    usage_by_role = {
-        role: {k: round(sum(getattr(e.usage_by_role[role], k) for e in episodes if role in e.usage_by_role), 4)
-               for k in usage_keys}
-        for role in roles
-    }  # fmt: skip
+    judge_faults = sorted(episode for episode, v in verdicts.items() if v.faults)
     return {
-        "episodes": len(episodes),
-        "planned_episodes": planned if planned is not None else len(episodes),
+        "episodes": count,
+        "planned_episodes": planned if planned is not None else count,
         "failed_episodes": len(failed),
-        "scored_episodes": len(scored),
-        "core_api_accuracy": _rate(sum(turns), len(turns)),
-        "core_api_accuracy_ci95": wilson(sum(turns), len(turns)),
-        "scored_turns": len(turns),
-        "conversation_success": _rate(sum(successes), len(successes)),
-        "conversation_success_ci95": wilson(sum(successes), len(successes)),
-        "pass_hat_k": {str(k): pass_hat_k(success_by_task, k) for k in range(1, trials + 1)} if trials > 0 else {},
-        "terminations": dict(Counter(e.termination for e in episodes)),
-        "failed_episode_ids": sorted(e.episode_id for e in failed),
+        "scored_episodes": count - len(failed),
+        "core_api_accuracy": _rate(turns_sum, turns_n),
+        "core_api_accuracy_ci95": wilson(turns_sum, turns_n),
+        "scored_turns": turns_n,
+        "conversation_success": _rate(successes, successes_n),
+        "conversation_success_ci95": wilson(successes, successes_n),
+        "pass_hat_k": {str(k): _pass_hat_k(success_by_task, k) for k in range(1, trials + 1)} if trials > 0 else {},
+        "terminations": dict(terminations),
+        "failed_episode_ids": sorted(failed),
         "judge_faults": len(judge_faults),  # scored episodes a judge could not score: outside its rates
         "judge_fault_episode_ids": judge_faults,
         "faults_by_kind": dict(faults),
         "error_codes": dict(codes.most_common(20)),
         "per_task": {
-            task: {"trials": len(v), "conversation_success": _rate(sum(v), len(v))}
-            for task, v in sorted(success_by_task.items())
+            task: {"trials": int(n), "conversation_success": _rate(c, int(n))}
+            for task, (n, c) in sorted(success_by_task.items())
         },
-        "usage": usage,
-        "usage_by_role": usage_by_role,
+        "usage": {k: round(v, 4) for k, v in usage.items()},
+        "usage_by_role": {
+            role: {k: round(v, 4) for k, v in usage_by_role[role].items()} for role in sorted(usage_by_role)
+        },
     }
+
+
+def _add_usage(totals: dict[str, float], usage: Usage) -> None:
+    for k in USAGE_KEYS:
+        totals[k] += getattr(usage, k)
+
+
+def _pass_hat_k(tallies: dict[str, list[float]], k: int) -> float | None:
+    """``pass_hat_k`` over (trials, successes) counts per task."""
+    values = [math.comb(int(c), k) / math.comb(int(n), k) for n, c in tallies.values() if n >= k]
+    return round(sum(values) / len(values), 4) if values else None
 
 
 def _rate(num: float, den: int) -> float | None:

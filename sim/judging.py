@@ -64,9 +64,17 @@ async def judge(result: EpisodeResult, judges: list[Judge], score_set: str) -> l
     return scores
 
 
+def judges_in_thread(config: RunConfig) -> bool:
+    """Whether the run's judges go to a judge thread (see ``sim.judge_queue``): the embedding matcher runs
+    torch (≥3.6 ms per episode, far more for new texts); the exact judges cost ~0.25 ms and stay on the loop."""
+    return config.arg_match == "embedding"
+
+
 def run_summary(store: RunStore, score_set: str, planned: int | None) -> dict[str, Any]:
-    """The summary of one score set of a run (what summary.json and the report show)."""
-    from judges.metrics import summarize
+    """The summary of one score set of a run (what summary.json and the report show).
+
+    Streams the store: episodes are read as light outlines one at a time, scores reduced as they are read."""
+    from judges.metrics import EpisodeOutline, summarize
 
     sets = store.score_sets()
     return {
@@ -74,5 +82,5 @@ def run_summary(store: RunStore, score_set: str, planned: int | None) -> dict[st
         "score_set": score_set,
         "score_set_config": next((s["config"] for s in sets if s["judge_config"] == score_set), None),
         "score_sets": [s["judge_config"] for s in sets],
-        **summarize(store.episodes(), store.scores(score_set), planned),
+        **summarize(store.iter_episodes(EpisodeOutline), store.iter_scores(score_set), planned),
     }

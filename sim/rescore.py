@@ -6,14 +6,18 @@ says how the verdicts compare with an earlier computation of the same set, if th
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
 from sim.config import ConfigError, RunConfig, option_name
-from sim.judging import build_judges, judge, judge_config, judge_config_hash, run_summary
+from sim.core import EpisodeResult, Score
+from sim.judge_queue import JudgeQueue
+from sim.judging import build_judges, judge_config, judge_config_hash, judges_in_thread, run_summary
 from sim.store import RunStore, StoreError
+from sim.store_writer import StoreWriter
 
 
 def _config(store: RunStore, overrides: dict[str, Any]) -> RunConfig:
@@ -29,30 +33,46 @@ def _config(store: RunStore, overrides: dict[str, Any]) -> RunConfig:
         raise ConfigError(f"{option_name(str(err['loc'][0]))}: {err['msg']}") from exc
 
 
+def _verdict(s: Score) -> int | None:
+    """What comparing verdicts looks at, as a fingerprint (None for a judge fault: nothing to compare)."""
+    return None if s.judge_fault else hash((s.value, tuple(s.per_turn), tuple(s.errors)))
+
+
 async def rescore(
     run_dir: Path, arg_match: str | None, embedding_threshold: float | None
 ) -> tuple[dict[str, Any], str]:
-    """Judge every stored episode again under the run's judge settings with these overrides."""
+    """Judge every stored episode again under the run's judge settings with these overrides.
+
+    Streams: episodes are read and judged one at a time (the judge queue bounds how many are held), the
+    scores go through the store writer; only a fingerprint of each earlier verdict of this set is kept."""
     store = RunStore.open_existing(run_dir)
     given = {"arg_match": arg_match, "embedding_threshold": embedding_threshold}
     overrides = {k: v for k, v in given.items() if v is not None}
     cfg = _config(store, overrides)
     settings = judge_config(cfg)
     score_set = judge_config_hash(settings)
-    earlier = {(s.episode_id, s.judge): s for s in store.scores(score_set)}
+    earlier = {(s.episode_id, s.judge): _verdict(s) for s in store.iter_scores(score_set)}
     judges = build_judges(cfg)
     store.add_score_set(score_set, settings, "score")
-    episodes = compared = identical = 0
-    for result in store.iter_episodes():
-        scores = await judge(result, judges, score_set)
-        store.append_scores(scores)
-        episodes += 1
+    compared = identical = 0
+
+    async def on_scored(result: EpisodeResult, scores: list[Score], fresh: bool) -> None:
+        nonlocal compared, identical
+        await writer.append_scores(scores)
         for new in scores:
             old = earlier.get((new.episode_id, new.judge))
-            if old is not None and not old.judge_fault:
+            if old is not None:
                 compared += 1
-                identical += (old.value, old.per_turn, old.errors) == (new.value, new.per_turn, new.errors)
-    summary = run_summary(store, score_set, store.manifest().get("planned_episodes"))
+                identical += old == _verdict(new)
+
+    async with (
+        StoreWriter(store) as writer,
+        JudgeQueue(judges, score_set, on_scored, in_thread=judges_in_thread(cfg)) as queue,
+    ):
+        for result in store.iter_episodes():
+            await queue.put(result)
+    episodes = queue.judged
+    summary = await asyncio.to_thread(run_summary, store, score_set, store.manifest().get("planned_episodes"))
     store.write_summary(summary)
     described = ", ".join(f"{k}={v}" for k, v in settings.items() if k not in ("judges", "version"))
     note = f"score set {score_set} ({described}): re-judged {episodes} episode(s)"

@@ -5,9 +5,12 @@ Scores come in sets, one per judge configuration (its hash is each Score's ``jud
 ``scores.jsonl`` holds every set's scores. Re-judging appends; nothing is rewritten. Within a set,
 the newest line for an (episode, judge) wins, so a judge fault re-run later is replaced by its verdict.
 
-Crash safety: every record is one line written with a single write() and fsync'd, by one writer.
-A kill -9 can at worst leave a partial last line; readers skip it and ``open`` for resume cuts it
-off before appending. Small files (manifest, summary) are replaced atomically.
+Crash safety: every record is one whole line, appended with O_APPEND and fsync'd before it counts as
+stored, by one writer (during a run: ``sim.store_writer.StoreWriter``, which batches many lines into one
+write + fsync off the event loop). A kill -9 can at worst leave a partial last line; readers skip it and
+``resume`` cuts it off before appending. Small files (manifest, summary) are replaced atomically.
+
+Reading streams: every reader yields one record at a time, so memory follows the record, not the run.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ import os
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, overload
 
 from pydantic import BaseModel, ValidationError
 
@@ -33,7 +36,13 @@ SCORE_SETS = "score_sets.jsonl"
 
 
 class StoreError(Exception):
-    """A run directory that cannot be used as asked (missing, mismatched config, corrupt line)."""
+    """A run directory that cannot be used as asked (missing, mismatched config, corrupt line, disk full)."""
+
+
+class EpisodeKey(BaseModel):
+    """The light view of a stored episode that says which one it is (parsing skips the rest)."""
+
+    episode_id: str
 
 
 def write_text_atomic(path: Path, text: str) -> None:
@@ -50,35 +59,71 @@ def write_json_atomic(path: Path, data: Any) -> None:
     write_text_atomic(path, json.dumps(data, indent=2, sort_keys=True, default=str) + "\n")
 
 
-def _cut_partial_tail(path: Path) -> None:
-    """Drop a last line that was cut short by a crash (no trailing newline)."""
+def _cut_partial_tail(path: Path, chunk: int = 1 << 16) -> None:
+    """Drop a last line that was cut short by a crash (no trailing newline). Reads the tail only."""
     if not path.exists() or path.stat().st_size == 0:
         return
     with path.open("rb+") as f:
-        data = f.read()
-        if data.endswith(b"\n"):
+        end = f.seek(0, os.SEEK_END)
+        f.seek(end - 1)
+        if f.read(1) == b"\n":
             return
-        f.truncate(data.rfind(b"\n") + 1)
+        pos = end
+        while pos > 0:  # back to the last newline: everything after it is the partial record
+            start = max(0, pos - chunk)
+            f.seek(start)
+            cut = f.read(pos - start).rfind(b"\n")
+            if cut >= 0:
+                f.truncate(start + cut + 1)
+                return
+            pos = start
+        f.truncate(0)
 
 
-def read_jsonl(path: Path, model: type[M]) -> Iterator[M]:
-    """Complete lines only; a corrupt complete line is an error naming file and line."""
+def read_lines(path: Path) -> Iterator[tuple[int, bytes]]:
+    """(line number, raw line) of every complete, non-blank line; a partial tail from a crash is not a record."""
     if not path.exists():
         return
     with path.open("rb") as f:
         for lineno, raw in enumerate(f, start=1):
             if not raw.endswith(b"\n"):
-                return  # a partial tail from a crash: not a finished record
-            if not raw.strip():
-                continue
-            try:
-                yield model.model_validate_json(raw)
-            except ValidationError as exc:
-                raise StoreError(f"{path}:{lineno}: not a valid {model.__name__}: {exc.errors()[0]['msg']}") from exc
+                return
+            if raw.strip():
+                yield lineno, raw
+
+
+def parse_line(path: Path, lineno: int, raw: bytes, model: type[M]) -> M:
+    """One stored line as ``model``; a corrupt line is an error naming file and line."""
+    try:
+        return model.model_validate_json(raw)
+    except ValidationError as exc:
+        raise StoreError(f"{path}:{lineno}: not a valid {model.__name__}: {exc.errors()[0]['msg']}") from exc
+
+
+def read_jsonl(path: Path, model: type[M]) -> Iterator[M]:
+    """Complete lines only, one at a time; a corrupt complete line is an error naming file and line.
+
+    ``model`` may be a light view of the stored record (a model with only some of its fields): parsing
+    then skips building the rest, which is how the summary reads episodes without their events' bodies.
+    """
+    for lineno, raw in read_lines(path):
+        yield parse_line(path, lineno, raw, model)
+
+
+def append_all(fd: int, data: bytes) -> None:
+    """Write every byte (O_APPEND fd: the data lands at the end, never interleaved with another writer's)."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+def open_append(path: Path) -> int:
+    return os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
 
 
 class RunStore:
-    """Single writer for one run directory."""
+    """One run directory. Its direct ``append_*`` methods write and fsync at once (one record, one fsync);
+    a run writes through ``StoreWriter`` instead, which owns the appends while it is open."""
 
     def __init__(self, root: Path) -> None:
         self.root = root
@@ -146,27 +191,35 @@ class RunStore:
     def _append(self, name: str, lines: list[str]) -> None:
         data = "".join(line + "\n" for line in lines).encode("utf-8")
         # O_APPEND + one write: records never interleave, and fsync bounds loss to what is in flight.
-        fd = os.open(self.root / name, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+        fd = open_append(self.root / name)
         try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view) :]
+            append_all(fd, data)
             os.fsync(fd)
         finally:
             os.close(fd)
 
-    def iter_episodes(self) -> Iterator[EpisodeResult]:
-        return read_jsonl(self.root / EPISODES, EpisodeResult)
+    @overload
+    def iter_episodes(self) -> Iterator[EpisodeResult]: ...
+    @overload
+    def iter_episodes(self, model: type[M]) -> Iterator[M]: ...
+    def iter_episodes(self, model: type[BaseModel] = EpisodeResult) -> Iterator[BaseModel]:
+        """Stored episodes one at a time, as ``EpisodeResult`` or as a lighter view of one."""
+        return read_jsonl(self.root / EPISODES, model)
 
     def episodes(self) -> list[EpisodeResult]:
+        """Every stored episode at once: for tests and small runs only (a run's tools stream)."""
         return list(self.iter_episodes())
+
+    def iter_scores(self, score_set: str | None = None) -> Iterator[Score]:
+        """Stored scores one at a time, oldest first; only one set's (``judge_config`` hash) when given."""
+        return (s for s in read_jsonl(self.root / SCORES, Score) if score_set is None or s.judge_config == score_set)
 
     def scores(self, score_set: str | None = None) -> list[Score]:
         """Every stored score, or only one set's (``judge_config`` hash)."""
-        return [s for s in read_jsonl(self.root / SCORES, Score) if score_set is None or s.judge_config == score_set]
+        return list(self.iter_scores(score_set))
 
     def done_ids(self) -> set[str]:
-        return {r.episode_id for r in self.iter_episodes()}
+        return {r.episode_id for r in self.iter_episodes(EpisodeKey)}
 
     def write_summary(self, summary: dict[str, Any]) -> None:
         write_json_atomic(self.root / SUMMARY, summary)
