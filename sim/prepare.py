@@ -22,7 +22,7 @@ from sim.config import ConfigError, RunConfig
 from sim.core import WorldPack
 from sim.judging import judge_config, judge_config_hash
 from sim.plan import Plan, make_plan
-from sim.store import RunStore
+from sim.store import RunStore, StoreError
 from worlds.gold_check import check_gold_by_execution
 from worlds.registry import load_world
 from worlds.stressors import build_stressors
@@ -85,6 +85,9 @@ async def prepare(config: RunConfig) -> PreparedRun:
     resumed = RunStore.resume(root, config.config_hash()) if config.resume else None
     if resumed is None:
         RunStore.check_new(root)
+    latest = config.out / "latest"
+    if latest.exists() and not latest.is_symlink():
+        raise StoreError(f"{latest} exists and is not a link; squall keeps OUT/latest as a link to the newest run")
     return PreparedRun(config, pack, plan, agent_spec, settings, judge_config_hash(settings), run_id, root, resumed)
 
 
@@ -126,7 +129,7 @@ def _git_commit() -> str | None:
 def point_latest(store: RunStore) -> None:
     """OUT/latest -> the newest run, swapped atomically; always inside OUT (run ids are names)."""
     link = store.root.parent / "latest"
-    tmp = store.root.parent / ".latest.tmp"
+    tmp = store.root.parent / f".latest.{os.getpid()}.tmp"  # per process: two runs never share a temp link
     tmp.unlink(missing_ok=True)
     os.symlink(store.root.name, tmp)
     os.replace(tmp, link)

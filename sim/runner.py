@@ -16,6 +16,8 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from personas import build_user
@@ -25,17 +27,17 @@ from sim.core import EpisodeResult, WorldPack
 from sim.deadline import LoopLag
 from sim.driver import OnEpisode, drive
 from sim.episode import EpisodeLimits, EpisodeSpec, run_episode
-from sim.executors import EpisodeRunner, InProcessExecutor
+from sim.executors import CostCeiling, EpisodeRunner, Executor, InProcessExecutor
 from sim.judging import build_judges
 from sim.llm.gateway import Gateway
 from sim.prepare import load_checked_world, manifest, prepare
-from sim.store import RunStore
+from sim.store import RunStore, write_json_atomic
 from worlds.stressors import build_stressors
 
 if TYPE_CHECKING:
     from sim.llm.cache import ResponseCache
 
-__all__ = ["episode_session", "execute", "load_checked_world", "manifest"]
+__all__ = ["EpisodeSession", "episode_session", "execute", "load_checked_world", "manifest"]
 
 
 async def execute(
@@ -44,8 +46,15 @@ async def execute(
     """Run every planned episode not yet in the store; returns the store and the run summary."""
     run = await prepare(config)
     judges = build_judges(config)
-    async with episode_session(config, run.agent_spec, run.pack) as run_one:
-        return await drive(run, judges, InProcessExecutor(run_one, config.concurrency), on_start, on_episode)
+    async with episode_session(config, run.agent_spec, run.pack, run.root) as session:
+        executor: Executor = InProcessExecutor(session.run_one, config.concurrency)
+        if config.max_cost is not None:
+            executor = CostCeiling(executor, session.cost, config.max_cost)
+        store, summary = await drive(run, judges, executor, on_start, on_episode)
+    if isinstance(executor, CostCeiling) and executor.reached is not None:
+        summary["stopped_by_max_cost"] = executor.reached
+        write_json_atomic(store.root / "summary.json", summary)
+    return store, summary
 
 
 def _cache(config: RunConfig) -> ResponseCache | None:
@@ -62,11 +71,22 @@ def _cache(config: RunConfig) -> ResponseCache | None:
 # ======================================================================================================
 
 
-@asynccontextmanager
-async def episode_session(config: RunConfig, agent_spec: AgentSpec, pack: WorldPack) -> AsyncIterator[EpisodeRunner]:
-    """Open model access for this process and yield ``run_one(spec) -> EpisodeResult``; closes it on exit.
+@dataclass(frozen=True)
+class EpisodeSession:
+    """A process's model access: play one episode, and what its model calls have cost so far."""
 
-    Opened before the run folder exists: an agent whose model cannot be used fails here, nothing written."""
+    run_one: EpisodeRunner
+    cost: Callable[[], float]
+
+
+@asynccontextmanager
+async def episode_session(
+    config: RunConfig, agent_spec: AgentSpec, pack: WorldPack, run_root: Path | None = None
+) -> AsyncIterator[EpisodeSession]:
+    """Open model access for this process and yield its ``EpisodeSession``; closes it on exit.
+
+    Opened before the run folder exists: an agent whose model cannot be used fails here, nothing written.
+    The scheduler's decision log goes to ``run_root/scheduler.jsonl`` (opened at its first decision)."""
     async with AsyncExitStack() as stack:
         # --- model access: the run's one gateway, and the agent on it (resolved before the run folder exists) ---
         gateway = Gateway(
@@ -76,6 +96,7 @@ async def episode_session(config: RunConfig, agent_spec: AgentSpec, pack: WorldP
             request_timeout_s=config.request_timeout_s,
             static=config.scheduler == "static",
             cache=_cache(config),
+            scheduler=config.build_scheduler(run_root / "scheduler.jsonl" if run_root is not None else None),
         )
         stack.push_async_callback(gateway.aclose)
         try:
@@ -97,4 +118,4 @@ async def episode_session(config: RunConfig, agent_spec: AgentSpec, pack: WorldP
             stressors = build_stressors(config.stressors, spec.seed)
             return await run_episode(spec, pack, agent, user, stressors, gateway, limits, labels, loop_lag.total)
 
-        yield run_one
+        yield EpisodeSession(run_one, lambda: gateway.totals.cost)

@@ -178,3 +178,11 @@ def test_endpoint_concurrency_follows_concurrency_unless_set(tmp_path: Path, mon
     assert squall(*base, "--concurrency", "50", "--run-id", "a")[0] == 0
     assert squall(*base, "--concurrency", "50", "--endpoint-concurrency", "7", "--run-id", "b")[0] == 0
     assert seen == [50, 7]
+
+
+def test_a_latest_folder_in_out_is_refused_before_anything_is_written(tmp_path: Path) -> None:
+    runs = tmp_path / "runs"
+    (runs / "latest").mkdir(parents=True)
+    code, _, err = squall("run", "--agent", "oracle", "--limit", "1", "--out", str(runs), "--run-id", "r", "-q")
+    assert_clean_failure(code, err, "latest", "not a link")
+    assert tree(runs) == ["latest"]

@@ -71,8 +71,8 @@ class TimedExecutor:
 async def test_a_slow_judge_never_holds_an_episode_slot(tmp_path: Path) -> None:
     cfg = config(tmp_path, trials=3, concurrency=4)
     run = await prepare(cfg)
-    async with episode_session(cfg, run.agent_spec, run.pack) as run_one:
-        executor = TimedExecutor(InProcessExecutor(run_one, cfg.concurrency))
+    async with episode_session(cfg, run.agent_spec, run.pack) as session:
+        executor = TimedExecutor(InProcessExecutor(session.run_one, cfg.concurrency))
         executor.root = run.root
         started = time.monotonic()
         _, summary = await drive(run, [SlowJudge(0.05)], executor)
@@ -176,7 +176,7 @@ class ThreadWorkerExecutor:
             return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(coro, loop))
 
         session = episode_session(self.cfg, self.prepared.agent_spec, self.prepared.pack)
-        run_one = await remote(session.__aenter__())
+        run_one = (await remote(session.__aenter__())).run_one
 
         async def play(payload: str) -> str:
             self.worker_threads.add(threading.get_ident())

@@ -6,6 +6,7 @@ single writer, judge and summariser for every backend.
 """
 
 from sim.executors.base import EpisodeRunner, Executor, ResultSink
+from sim.executors.cost_ceiling import CostCeiling
 from sim.executors.inprocess import InProcessExecutor
 
-__all__ = ["EpisodeRunner", "Executor", "InProcessExecutor", "ResultSink"]
+__all__ = ["CostCeiling", "EpisodeRunner", "Executor", "InProcessExecutor", "ResultSink"]

@@ -22,20 +22,23 @@ class DecisionLog:
         self.path = Path(path) if path is not None else None
         self._file: TextIO | None = None
         self._loggers: list[Any] = []
-        if self.path is not None:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._file = self.path.open("a", encoding="utf-8")
-            self._loggers.append(_logger(self._file, structlog.processors.JSONRenderer()))
+        # The file opens at the first event: a run's gateway exists before its run folder does.
+        self._pending_file = self.path is not None
         if console if console is not None else sys.stderr.isatty():
             renderer = structlog.dev.ConsoleRenderer(colors=sys.stderr.isatty())
             self._loggers.append(_logger(sys.stderr, renderer))
 
     @property
     def enabled(self) -> bool:
-        return bool(self._loggers)
+        return bool(self._loggers) or self._pending_file
 
     def event(self, event: str, **fields: Any) -> None:
         """One decision: ``event`` names it, ``fields`` are numbers and short strings (``endpoint`` among them)."""
+        if self._pending_file and self.path is not None:
+            self._pending_file = False
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._file = self.path.open("a", encoding="utf-8")
+            self._loggers.append(_logger(self._file, structlog.processors.JSONRenderer()))
         for logger in self._loggers:
             logger.info(event, **fields)
 
