@@ -176,7 +176,9 @@ class RunConfig(BaseModel):
             tpm=self.tpm,
             rpm=self.rpm,
         )
-        return Scheduler(limits, max_concurrency=self.concurrency, log=DecisionLog(log_path) if log_path else None)
+        return Scheduler(
+            limits, max_concurrency=self.concurrency, log=DecisionLog(log_path, console=None) if log_path else None
+        )
 
     def config_hash(self) -> str:
         identity = self.model_dump(mode="json", include=set(IDENTITY_FIELDS))
