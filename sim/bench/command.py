@@ -56,7 +56,9 @@ def mock_config(settings: BenchSettings) -> dict[str, Any]:
 
 
 def run_arm(arm: Arm, settings: BenchSettings) -> dict[str, Any]:
-    lifetime = max(600.0, settings.episodes * 10 * settings.latency_s)
+    waves = -(-settings.episodes // settings.concurrency)
+    expected_s = waves * 8 * settings.latency_s  # ~6-7 calls per episode, with room to spare
+    lifetime = min(86_400.0, max(600.0, 3 * expected_s + 300))  # the mock exits by itself after this
     with (
         mock_llm_server(mock_config(settings), max_lifetime_s=lifetime) as server,
         tempfile.TemporaryDirectory() as out,
