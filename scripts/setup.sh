@@ -76,9 +76,9 @@ pip install --upgrade pip
 step "installing torch==$TORCH_VERSION (CPU) first, so nothing pulls a CUDA build"
 pip install "torch==$TORCH_VERSION"
 
-extras="embed,dev"
+extras="embed,dev,ray" # ray: ~7 s cold (wheel + deps), so every setup has it and its tests run
 if [[ $NO_LOCAL != 1 ]]; then
-    extras="embed,dev,local"
+    extras="embed,dev,ray,local"
     WHEELS=$WHEELS/llama-$cpu_key
     wheel=$(ls "$WHEELS"/llama_cpp_python-"$LLAMA_VERSION"-*.whl 2>/dev/null | head -n1 || true)
     if [[ -z $wheel ]]; then

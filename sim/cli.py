@@ -101,6 +101,15 @@ def run(
     scheduler: Annotated[str | None, typer.Option(help="adaptive | static (the peer way, for comparison)")] = None,
     cache: Annotated[str | None, typer.Option(help="Response cache: off | read-write | read-only")] = None,
     cache_dir: Annotated[Path | None, typer.Option(help="Response cache folder (default .cache/responses).")] = None,
+    backend: Annotated[
+        str | None, typer.Option(help="inprocess | ray (episodes on Ray actors; needs the ray extra)")
+    ] = None,
+    ray_address: Annotated[
+        str | None, typer.Option(help="--backend ray: existing cluster's address (default: a local one on 127.0.0.1).")
+    ] = None,
+    ray_workers: Annotated[
+        int | None, typer.Option(help="--backend ray: worker actors (default: the cluster's CPUs).")
+    ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
 ) -> None:
     """Run episodes, judge them, store everything under OUT/RUN_ID and print the results table."""
@@ -134,6 +143,9 @@ def run(
         "scheduler": scheduler,
         "cache": cache,
         "cache_dir": cache_dir,
+        "backend": backend,
+        "ray_address": ray_address,
+        "ray_workers": ray_workers,
         "tasks": task or None,
         "stressors": [s.strip() for s in stressors.split(",") if s.strip()] if stressors is not None else None,
         "resume": True if resume else None,

@@ -134,6 +134,23 @@ class RunConfig(BaseModel):
     temperature: float | None = Field(default=0.0, ge=0, description="Sampling temperature (None: provider's).")
     arg_match: Literal["exact", "embedding"] = Field(default="exact", description="How argument values match.")
     embedding_threshold: float = Field(default=0.8, gt=0, le=1, description="Cosine threshold in embedding mode.")
+    backend: Literal["inprocess", "ray"] = Field(
+        default="inprocess",
+        description="Where episodes run: inprocess (this process's event loop) or ray (actors on a Ray cluster, "
+        "rate limits split evenly among them); either way this process stores, judges and summarises.",
+    )
+    ray_address: str | None = Field(
+        default=None,
+        description="--backend ray: address of an existing Ray cluster (e.g. 10.0.0.5:6379); default: a local "
+        "cluster bound to 127.0.0.1, started for the run and shut down after it. Ignored by inprocess.",
+    )
+    ray_workers: int | None = Field(
+        default=None,
+        ge=1,
+        le=10_000,
+        description="--backend ray: worker actors (default: the cluster's CPUs; never more than --concurrency). "
+        "Ignored by inprocess.",
+    )
     retry: RetryPolicy = Field(default_factory=RetryPolicy)
 
     _sources: dict[str, str] = PrivateAttr(default_factory=dict)

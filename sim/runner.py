@@ -30,7 +30,7 @@ from sim.episode import EpisodeLimits, EpisodeSpec, run_episode
 from sim.executors import CostCeiling, EpisodeRunner, Executor, InProcessExecutor
 from sim.judging import build_judges
 from sim.llm.gateway import Gateway
-from sim.prepare import load_checked_world, manifest, prepare
+from sim.prepare import PreparedRun, load_checked_world, manifest, prepare
 from sim.store import RunStore, write_json_atomic
 from worlds.stressors import build_stressors
 
@@ -44,17 +44,34 @@ async def execute(
     config: RunConfig, on_start: Callable[[int, int], None] | None = None, on_episode: OnEpisode | None = None
 ) -> tuple[RunStore, dict[str, Any]]:
     """Run every planned episode not yet in the store; returns the store and the run summary."""
+    if config.backend == "ray":
+        from sim.executors.ray_cluster import require_ray
+
+        require_ray(config)
     run = await prepare(config)
     judges = build_judges(config)
-    async with episode_session(config, run.agent_spec, run.pack, run.root) as session:
-        executor: Executor = InProcessExecutor(session.run_one, config.concurrency)
+    async with _open_executor(config, run) as (executor, cost):
         if config.max_cost is not None:
-            executor = CostCeiling(executor, session.cost, config.max_cost)
+            executor = CostCeiling(executor, cost, config.max_cost)
         store, summary = await drive(run, judges, executor, on_start, on_episode)
     if isinstance(executor, CostCeiling) and executor.reached is not None:
         summary["stopped_by_max_cost"] = executor.reached
         write_json_atomic(store.root / "summary.json", summary)
     return store, summary
+
+
+@asynccontextmanager
+async def _open_executor(config: RunConfig, run: PreparedRun) -> AsyncIterator[tuple[Executor, Callable[[], float]]]:
+    """Where the episodes play, and what their model calls have cost so far: this process's event loop, or Ray
+    workers (``--backend ray``; Ray is imported only then). Opened before the run folder exists."""
+    if config.backend == "ray":
+        from sim.executors.ray_executor import ray_executor
+
+        async with ray_executor(config, run) as remote:
+            yield remote, remote.cost
+        return
+    async with episode_session(config, run.agent_spec, run.pack, run.root) as session:
+        yield InProcessExecutor(session.run_one, config.concurrency), session.cost
 
 
 def _cache(config: RunConfig) -> ResponseCache | None:

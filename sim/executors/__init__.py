@@ -1,8 +1,9 @@
 """Where episodes run: the driver hands an executor the specs to run and takes back the traces.
 
-``base.Executor`` is the protocol; ``inprocess.InProcessExecutor`` runs them on this process's event loop.
-A Ray executor (episodes in Ray workers, traces sent back) implements the same protocol; the driver stays the
-single writer, judge and summariser for every backend.
+``base.Executor`` is the protocol; ``inprocess.InProcessExecutor`` runs them on this process's event loop;
+``ray_executor.RayExecutor`` (``--backend ray``) on Ray worker actors, traces sent back as JSON. The driver stays the
+single writer, judge and summariser for every backend. The Ray modules are not imported here: importing Ray costs
+start-up time that the in-process backend never pays.
 """
 
 from sim.executors.base import EpisodeRunner, Executor, ResultSink
