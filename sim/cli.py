@@ -266,6 +266,7 @@ def bench(
     episodes: Annotated[int, typer.Option(min=1, help="Episodes per arm.")] = 1000,
     concurrency: Annotated[int, typer.Option(min=1, help="Episodes in flight.")] = 100,
     latency: Annotated[float, typer.Option(min=0.001, help="Mock latency per model call, seconds.")] = 0.5,
+    jitter: Annotated[float, typer.Option(min=0, help="Extra uniform mock latency in [0, JITTER] seconds.")] = 0.0,
     tpm: Annotated[int | None, typer.Option(min=1, help="Mock tokens-per-minute limit.")] = None,
     rpm: Annotated[int | None, typer.Option(min=1, help="Mock requests-per-minute limit.")] = None,
     faults: Annotated[str, typer.Option(help="none | mix (5% 429, 5% 5xx, 2% hangs, 2% bad bodies)")] = "none",
@@ -284,7 +285,7 @@ def bench(
         _fail(f"--faults: {faults!r}: use none or mix")
     mode: Literal["none", "mix"] = "mix" if faults == "mix" else "none"
     picked = cast(tuple[Literal["squall", "static"], ...], chosen)
-    settings = BenchSettings(episodes, concurrency, latency, tpm, rpm, mode, request_timeout, picked)
+    settings = BenchSettings(episodes, concurrency, latency, jitter, tpm, rpm, mode, request_timeout, picked)
     report = run_bench(settings)
     if as_json:
         sys.stdout.write(json.dumps(report, indent=2) + "\n")

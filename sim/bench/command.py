@@ -27,6 +27,9 @@ class BenchSettings:
     episodes: int = 1000
     concurrency: int = 100
     latency_s: float = 0.5
+    jitter_s: float = 0.0
+    """Extra uniform latency in [0, jitter_s]: real latencies vary, which keeps thousands of episodes from
+    moving in lockstep (every response of a wave arriving at once)."""
     tpm: int | None = None
     rpm: int | None = None
     faults: Literal["none", "mix"] = "none"
@@ -36,6 +39,8 @@ class BenchSettings:
 
 def mock_config(settings: BenchSettings) -> dict[str, Any]:
     config: dict[str, Any] = {"policy": {"kind": "first_tool"}, "latency_s": settings.latency_s, "seed": 0}
+    if settings.jitter_s:
+        config["jitter_s"] = settings.jitter_s
     limits: dict[str, Any] = {}
     if settings.rpm is not None:
         limits["rpm"] = settings.rpm
@@ -57,7 +62,7 @@ def mock_config(settings: BenchSettings) -> dict[str, Any]:
 
 def run_arm(arm: Arm, settings: BenchSettings) -> dict[str, Any]:
     waves = -(-settings.episodes // settings.concurrency)
-    expected_s = waves * 8 * settings.latency_s  # ~6-7 calls per episode, with room to spare
+    expected_s = waves * 8 * (settings.latency_s + settings.jitter_s)  # ~6-7 calls per episode, with room to spare
     lifetime = min(86_400.0, max(600.0, 3 * expected_s + 300))  # the mock exits by itself after this
     with (
         mock_llm_server(mock_config(settings), max_lifetime_s=lifetime) as server,
@@ -93,7 +98,8 @@ def with_bounds(result: dict[str, Any], settings: BenchSettings) -> dict[str, An
     calls_per_episode = result["requests"] / max(1, done)
     tokens_per_episode = result["tokens"] / max(1, done)
     achieved = done / wall
-    bound = settings.concurrency / (calls_per_episode * settings.latency_s)
+    mean_latency = settings.latency_s + settings.jitter_s / 2
+    bound = settings.concurrency / (calls_per_episode * mean_latency)
     binding = "latency"
     burst_bound = bound
     if settings.tpm is not None and tokens_per_episode > 0:
