@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import math
+import os
 import resource
 import sys
 import time
@@ -17,6 +18,8 @@ from typing import Any
 
 from sim.config import RunConfig
 from sim.runner import execute
+
+PAGE_BYTES = os.sysconf("SC_PAGE_SIZE")
 
 
 def run_arm(params: dict[str, Any]) -> dict[str, Any]:
@@ -33,14 +36,16 @@ def run_arm(params: dict[str, Any]) -> dict[str, Any]:
         run_id=params["scheduler"],
         max_tokens=params.get("max_tokens", 64),
     )
-    # Steady-state throughput: from the first admission to the last episode stored (not start-up or summary).
+    # Whole-run throughput: from the first admission to the last episode stored (not start-up or summary).
     marks: dict[str, float] = {}
+    finished: list[tuple[float, float]] = []  # (time, resident MB) of each stored episode, in order
 
     def on_start(planned: int, done: int) -> None:
         marks["start"], marks["cpu_start"] = time.monotonic(), time.process_time()
 
     def on_episode(result: object, scores: object) -> None:
         marks["end"], marks["cpu_end"] = time.monotonic(), time.process_time()
+        finished.append((marks["end"], _resident_mb()))
 
     _, summary = asyncio.run(execute(config, on_start, on_episode))
     wall = marks["end"] - marks["start"]
@@ -60,7 +65,34 @@ def run_arm(params: dict[str, Any]) -> dict[str, Any]:
         "cpu_ms_per_request": round(1000 * cpu / max(1, usage["requests"]), 3),
         "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
         "core_api_accuracy": summary["core_api_accuracy"],
+        **steady_state(finished, params["concurrency"]),
     }
+
+
+def steady_state(finished: list[tuple[float, float]], concurrency: int) -> dict[str, Any]:
+    """Throughput and memory while every slot is busy and the pipeline has filled.
+
+    Each stored episode admits the next, so exactly ``concurrency`` episodes are in flight until the
+    (N - C)-th completion admits the last one; by the C-th completion about one episode duration has passed
+    (Little's law), so the episodes ending in between ran start to end at full concurrency. A run shorter
+    than 2C + 1 episodes has no such window. The whole-run rate also counts the first episode duration, when
+    nothing can finish yet, and the drain, which waits for the longest episode: at N = C that alone caps it
+    at mean / longest episode duration whatever the harness does."""
+    n, c = len(finished), concurrency
+    if n <= 2 * c:
+        return {}
+    (t0, rss0), (t1, rss1) = finished[c - 1], finished[n - c - 1]
+    return {
+        "steady_episodes": n - 2 * c,
+        "steady_window_s": round(t1 - t0, 3),
+        "steady_achieved": round((n - 2 * c) / max(1e-9, t1 - t0), 3),
+        "steady_rss_mb": [round(rss0, 1), round(rss1, 1)],  # resident memory as the window opens and closes
+    }
+
+
+def _resident_mb() -> float:
+    with open("/proc/self/statm", "rb") as statm:
+        return int(statm.read().split()[1]) * PAGE_BYTES / 2**20
 
 
 def main() -> None:
