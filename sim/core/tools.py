@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from sim.core.frozen import FrozenDict, freeze
 
 ToolStatus = Literal[
     "success",
@@ -32,13 +34,20 @@ class ToolSpec(Frozen):
     description: str = Field(description="Documentation the agent reads.")
     parameters: dict[str, Any] = Field(
         default_factory=lambda: {"type": "object", "properties": {}},
-        description="JSON schema (type object) of the keyword arguments.",
+        description="JSON schema (type object) of the keyword arguments. Deeply frozen (a FrozenDict, lists as "
+        "tuples): specs are shared by every episode, so a change is a new spec built from ``thaw(parameters)``.",
     )
     read_only: bool = Field(
         default=False,
         description="True when the call never changes world state (a lookup). Not shown to the agent; "
         "judges use it to tell support lookups from core actions.",
     )
+
+    @field_validator("parameters", mode="after")
+    @classmethod
+    def _freeze_parameters(cls, value: dict[str, Any]) -> FrozenDict:
+        frozen: FrozenDict = freeze(value)
+        return frozen
 
     def to_openai(self) -> dict[str, Any]:
         """The ``tools=[...]`` entry of an OpenAI Chat Completions request."""

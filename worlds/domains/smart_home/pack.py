@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from sim.core import Task
-from worlds.domains.smart_home.arguments import ArgumentChecker
+from worlds.common.arguments import ArgumentChecker
 from worlds.domains.smart_home.state import HomeState
 from worlds.domains.smart_home.world import WORLD_NAME, SmartHomeWorld, argument_checkers
 from worlds.task_files import load_tasks

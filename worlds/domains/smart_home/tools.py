@@ -11,19 +11,8 @@ from collections.abc import Callable
 from types import MappingProxyType
 from typing import Any
 
-from sim.core import ToolStatus
+from worlds.common.errors import ToolError
 from worlds.domains.smart_home.state import Device, HomeState
-
-
-class ToolError(Exception):
-    """A call the world refuses; becomes a ToolResult with this status, code and message."""
-
-    def __init__(self, status: ToolStatus, code: str, message: str) -> None:
-        super().__init__(message)
-        self.status: ToolStatus = status
-        self.code = code
-        self.message = message
-
 
 Result = dict[str, Any]
 

@@ -6,10 +6,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from sim.core import ToolCall, ToolResult, ToolSpec, failure
-from worlds.domains.smart_home.arguments import ArgumentChecker
+from worlds.common.arguments import ArgumentChecker
+from worlds.common.errors import ToolError
 from worlds.domains.smart_home.specs import SPECS
 from worlds.domains.smart_home.state import HomeState
-from worlds.domains.smart_home.tools import TOOL_FUNCTIONS, ToolError
+from worlds.domains.smart_home.tools import TOOL_FUNCTIONS
 
 WORLD_NAME = "smart_home"
 

@@ -1,6 +1,6 @@
 """Checks call arguments against a tool's JSON schema and says, by parameter name, what is wrong.
 
-Nothing here is smart-home specific; it can move to ``worlds/`` once a second world needs it.
+Shared by every world: a wrong argument reads the same whichever world the agent is in.
 """
 
 from __future__ import annotations

@@ -1,0 +1,8 @@
+"""The seven domains. Each module ``NAME`` declares ``DOMAIN``, ``TABLES`` (read from data/NAME.json),
+``POLICY`` (a short text the agent reads) and ``book`` (its tools); ``NAME_intents`` declares its
+``PRIMITIVES``. Adding a domain is adding its name here."""
+
+from pathlib import Path
+
+DOMAIN_ORDER: tuple[str, ...] = ("home", "information", "media", "shopping", "food", "communication", "time")
+DOMAIN_MODULES: tuple[str, ...] = tuple(name for name in DOMAIN_ORDER if (Path(__file__).parent / f"{name}.py").exists())
