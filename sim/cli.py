@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, NoReturn, cast
 
 import typer
 
+from sim.worlds_cli import worlds_app
+
 if TYPE_CHECKING:
     from rich.console import Console
 
@@ -31,6 +33,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     help="Evaluate tool-calling agents under real API conditions.",
 )
+app.add_typer(worlds_app, name="worlds")
 
 
 def _console(stderr: bool = False) -> Console:

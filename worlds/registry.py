@@ -33,7 +33,15 @@ def _smart_home(tasks: Sequence[Task] | None) -> WorldPack:
     return SmartHomePack(tasks)
 
 
-BUILTIN_WORLDS: MappingProxyType[str, PackFactory] = MappingProxyType({"smart_home": _smart_home})
+def _multidomain(tasks: Sequence[Task] | None) -> WorldPack:
+    from worlds.domains.multidomain import MultiDomainPack
+
+    return MultiDomainPack(tasks)
+
+
+BUILTIN_WORLDS: MappingProxyType[str, PackFactory] = MappingProxyType(
+    {"smart_home": _smart_home, "multidomain": _multidomain}
+)
 """Built-in world name -> pack factory. A plain constant: adding a world means editing this line."""
 
 _TOML_KEYS = frozenset({"domain", "tasks"})

@@ -2,9 +2,10 @@
 
 A frozen pydantic model still hands out its dict fields by reference: a stressor that edited
 ``spec.parameters["properties"]`` in place would change the spec for every later episode sharing it.
-``freeze`` turns dicts into ``FrozenDict`` and lists into ``FrozenList``, all the way down. They subclass dict
-and list, so JSON encoders and schema validators (jsonschema checks arrays with ``isinstance(x, list)``)
-take them as they are, and they compare equal to plain values. ``thaw`` gives back a plain, mutable deep copy to build a changed value from.
+``freeze`` turns dicts into ``FrozenDict`` and lists into ``FrozenList``, all the way down. They subclass
+dict and list, so JSON encoders and schema validators (jsonschema checks arrays with
+``isinstance(x, list)``) take them as they are, and they compare equal to plain values. ``thaw`` gives back a plain,
+mutable deep copy to build a changed value from.
 """
 
 from __future__ import annotations
@@ -22,8 +23,8 @@ class FrozenDict(dict[str, Any]):
 
     __slots__ = ()
 
-    __setitem__ = __delitem__ = __ior__ = _refuse  # type: ignore[assignment]
-    clear = pop = popitem = setdefault = update = _refuse  # type: ignore[assignment]
+    __setitem__ = __delitem__ = __ior__ = _refuse
+    clear = pop = popitem = setdefault = update = _refuse
 
     def __copy__(self) -> FrozenDict:
         return self
@@ -43,8 +44,8 @@ class FrozenList(list[Any]):
 
     __slots__ = ()
 
-    __setitem__ = __delitem__ = __iadd__ = __imul__ = _refuse  # type: ignore[assignment]
-    append = extend = insert = pop = remove = clear = sort = reverse = _refuse  # type: ignore[assignment]
+    __setitem__ = __delitem__ = __iadd__ = __imul__ = _refuse
+    append = extend = insert = pop = remove = clear = sort = reverse = _refuse
 
     def __copy__(self) -> FrozenList:
         return self

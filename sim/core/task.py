@@ -31,6 +31,10 @@ class UserIntent(Frozen):
         default=None, description="Same request leaning on earlier turns ('turn it off too')."
     )
     paraphrases: list[str] = Field(default_factory=list, description="Other wordings of the explicit request.")
+    refers_to: str | None = Field(
+        default=None,
+        description="The entity an earlier turn names and the coreferential rendering leaves out ('it' is this).",
+    )
 
 
 class Turn(Frozen):

@@ -60,13 +60,13 @@ class Tables:
     def rows(self, table: str) -> Iterator[tuple[str, Row]]:
         """Every live row of ``table``: base rows in their order (changed ones as changed), then new rows."""
         changed = self._changed.get(table, {})
-        for key, row in self._base.tables[table].items():
-            current = changed.get(key, row) if key in changed else row
+        for key, base_row in self._base.tables[table].items():
+            current = changed.get(key, base_row)
             if current is not None:
                 yield key, current
-        for key, row in changed.items():
-            if row is not None and key not in self._base.tables[table]:
-                yield key, row
+        for key, new_row in changed.items():
+            if new_row is not None and key not in self._base.tables[table]:
+                yield key, new_row
 
     def put(self, table: str, key: str, row: Row) -> None:
         if table not in self._base.tables:

@@ -5,4 +5,4 @@
 from pathlib import Path
 
 DOMAIN_ORDER: tuple[str, ...] = ("home", "information", "media", "shopping", "food", "communication", "time")
-DOMAIN_MODULES: tuple[str, ...] = tuple(name for name in DOMAIN_ORDER if (Path(__file__).parent / f"{name}.py").exists())
+DOMAIN_MODULES: tuple[str, ...] = tuple(n for n in DOMAIN_ORDER if (Path(__file__).parent / f"{n}.py").exists())

@@ -69,7 +69,9 @@ def find_devices(state: WorldState, room: str | None = None, type: str | None = 
     return {"devices": found}
 
 
-@book.lookup("A device's current settings (power, brightness, volume, lock state...).", requires=(FIND,), device_id=DEVICE_ID)
+@book.lookup(
+    "A device's current settings (power, brightness, volume, lock state...).", requires=(FIND,), device_id=DEVICE_ID
+)
 def get_device_details(state: WorldState, device_id: str) -> dict[str, Any]:
     return _public(device_id, _device(state, device_id))
 
@@ -192,7 +194,11 @@ def list_scenes(state: WorldState) -> dict[str, Any]:
     return {"scenes": scenes}
 
 
-@book.action("Activate a scene: applies all its device changes at once.", requires=("list_scenes",), scene_id=string("Scene id from list_scenes."))
+@book.action(
+    "Activate a scene: applies all its device changes at once.",
+    requires=("list_scenes",),
+    scene_id=string("Scene id from list_scenes."),
+)
 def activate_scene(state: WorldState, scene_id: str) -> dict[str, Any]:
     scene = state.require("scenes", scene_id, "scene", "list_scenes")
     for change in scene["changes"]:

@@ -53,7 +53,7 @@ def set_light_level(state: WorldState, rng: random.Random, focus: Focus | None) 
     device_id = pick_focus(state, focus, "device", _devices(state, "light"), rng)
     row = state.get("devices", device_id)
     assert row is not None
-    level = rng.choice([l for l in (10, 20, 30, 40, 50, 70, 90) if l != row["brightness"]])
+    level = rng.choice([v for v in (10, 20, 30, 40, 50, 70, 90) if v != row["brightness"]])
     name = row["name"]
     return Intent(
         primitive="home.set_light_level",
@@ -82,7 +82,11 @@ def set_light_color(state: WorldState, rng: random.Random, focus: Focus | None) 
         explicit=f"Change the {name} to {shown}.",
         coreferential=f"Now make it {shown}.",
         paraphrases=(f"Can the {name} go {shown}?", f"Switch the color of the {name} to {shown}."),
-        calls=(*_find(state, device_id), *_power_on(state, device_id), core("set_color", device_id=device_id, color=color)),
+        calls=(
+            *_find(state, device_id),
+            *_power_on(state, device_id),
+            core("set_color", device_id=device_id, color=color),
+        ),
         focus=_focus(state, device_id),
     )
 

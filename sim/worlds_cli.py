@@ -1,0 +1,99 @@
+"""`squall worlds list | show NAME | validate NAME`: what each world offers, and proof its gold executes."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+import time
+from typing import Annotated, Any
+
+import typer
+
+worlds_app = typer.Typer(help="List, describe and validate worlds.", no_args_is_help=True, add_completion=False)
+
+
+def _load(name: str) -> Any:
+    from worlds.registry import WorldLoadError, load_world
+
+    try:
+        return load_world(name)
+    except WorldLoadError as error:
+        sys.stderr.write(f"error: {error}\n")
+        raise typer.Exit(2) from error
+
+
+@worlds_app.command("list")
+def list_worlds(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False) -> None:
+    """The built-in worlds with their domain, tool and conversation counts."""
+    from worlds.describe import describe
+    from worlds.registry import known_worlds
+
+    rows = []
+    for name in known_worlds():
+        info = describe(_load(name))
+        rows.append(
+            {
+                "name": name,
+                "domains": len(info["domains"]),
+                "tools": len(info["tools"]),
+                "conversations": info["conversations"],
+            }
+        )
+    if as_json:
+        sys.stdout.write(json.dumps(rows, indent=2) + "\n")
+        return
+    for row in rows:
+        counts = f"{row['domains']} domain(s), {row['tools']} tools, {row['conversations']} conversations"
+        sys.stdout.write(f"{row['name']:<14} {counts}\n")
+
+
+@worlds_app.command("show")
+def show(
+    name: Annotated[str, typer.Argument(help="A built-in world, a task file or a world directory.")],
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print JSON: domains, tools, dependency graph, statistics.")
+    ] = False,
+) -> None:
+    """Domains, tools, the dependency graph and dataset statistics of a world."""
+    from worlds.describe import describe
+
+    info = describe(_load(name))
+    if as_json:
+        sys.stdout.write(json.dumps(info, indent=2) + "\n")
+        return
+    out = [f"{info['name']}: {len(info['domains'])} domain(s), {len(info['tools'])} tools"]
+    for domain in info["domains"]:
+        names = [t["name"] + ("" if t["read_only"] else "*") for t in info["tools"] if t["domain"] == domain["name"]]
+        out.append(f"  {domain['name']} ({domain['tools']}): {', '.join(names)}")
+    out.append("  (* changes state)")
+    if info["dependency_graph"]:
+        out.append("dependency graph (tool <- what must succeed first):")
+        out += [f"  {tool} <- {', '.join(reqs)}" for tool, reqs in info["dependency_graph"].items()]
+    turns, calls, kinds = info["turns"], info["calls"], info["turn_kinds"]
+    out.append(
+        f"{info['conversations']} conversations: {turns['per_conversation']} turns each "
+        f"({turns['min']}-{turns['max']}), {calls['per_turn']} calls per turn ({calls['core_per_turn']} core); "
+        f"{kinds['coreferential']} coreferential turns, {kinds['questions']} questions, "
+        f"{kinds['with_alternatives']} with alternative paths"
+    )
+    sys.stdout.write("\n".join(out) + "\n")
+
+
+@worlds_app.command("validate")
+def validate(name: Annotated[str, typer.Argument(help="A built-in world, a task file or a world directory.")]) -> None:
+    """Execute every path of every turn of every conversation; exit 1 naming the first that fails."""
+    from worlds.gold_check import GoldPlanError, check_gold_by_execution
+
+    pack = _load(name)  # loading runs the static checks (tools exist, arguments fit)
+    started = time.perf_counter()
+    try:
+        executed = asyncio.run(check_gold_by_execution(pack))
+    except GoldPlanError as error:
+        sys.stderr.write(f"error: {name}: {error}\n")
+        raise typer.Exit(1) from error
+    tasks = len(pack.tasks())
+    seconds = time.perf_counter() - started
+    sys.stdout.write(
+        f"{name}: ok: {tasks} conversations, {executed} gold calls executed on every path in {seconds:.2f} s\n"
+    )
