@@ -27,11 +27,14 @@ class TurnVerdict:
 
 
 def agent_calls(result: EpisodeResult, turn: int) -> list[tuple[ToolCall, bool]]:
-    """(call, read_only) for each call of ``turn`` that the world executed successfully."""
-    read_only = {ev.call.id: bool(ev.read_only) for ev in result.events if ev.kind == "tool_call" and ev.call}
+    """(call, read_only) for each call of ``turn`` that the world executed successfully for the agent.
+
+    Replayed gold (isolated setup) is not the agent's: it is skipped, never credited."""
+    events = [ev for ev in result.events if not ev.replayed]
+    read_only = {ev.call.id: bool(ev.read_only) for ev in events if ev.kind == "tool_call" and ev.call}
     return [
         (ev.call, read_only.get(ev.call.id, False))
-        for ev in result.events
+        for ev in events
         if ev.kind == "tool_result" and ev.turn == turn and ev.call and ev.result and ev.result.ok
     ]
 

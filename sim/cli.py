@@ -97,6 +97,9 @@ def run(
     ] = None,
     max_tokens: Annotated[int | None, typer.Option(help="Completion cap per model request.")] = None,
     temperature: Annotated[float | None, typer.Option(help="Sampling temperature.")] = None,
+    setup: Annotated[
+        str | None, typer.Option(help="cumulative (the agent's own history) | isolated (gold history per turn)")
+    ] = None,
     arg_match: Annotated[str | None, typer.Option(help="exact | embedding")] = None,
     embedding_threshold: Annotated[
         float | None, typer.Option(help="Cosine threshold for --arg-match embedding.")
@@ -141,6 +144,7 @@ def run(
         "request_timeout_s": request_timeout_s,
         "max_tokens": max_tokens,
         "temperature": temperature,
+        "setup": setup,
         "arg_match": arg_match,
         "embedding_threshold": embedding_threshold,
         "scheduler": scheduler,

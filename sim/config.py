@@ -60,6 +60,7 @@ IDENTITY_FIELDS = (
     "temperature",
     "arg_match",
     "embedding_threshold",
+    "setup",
 )
 
 OPTION_NAMES = {"episode_timeout_s": "--episode-timeout", "request_timeout_s": "--request-timeout", "tasks": "--task"}
@@ -132,6 +133,12 @@ class RunConfig(BaseModel):
     request_timeout_s: float = Field(default=120.0, gt=0, description="HTTP timeout per LLM request, seconds.")
     max_tokens: int | None = Field(default=512, ge=1, description="Completion cap per model request.")
     temperature: float | None = Field(default=0.0, ge=0, description="Sampling temperature (None: provider's).")
+    setup: Literal["cumulative", "isolated"] = Field(
+        default="cumulative",
+        description="cumulative: the agent lives with its own calls across the conversation; isolated: before each "
+        "turn the world and history are the gold ones (gold calls replayed with their real results), so one "
+        "mistake does not contaminate the next turn's measurement.",
+    )
     arg_match: Literal["exact", "embedding"] = Field(default="exact", description="How argument values match.")
     embedding_threshold: float = Field(default=0.8, gt=0, le=1, description="Cosine threshold in embedding mode.")
     backend: Literal["inprocess", "ray"] = Field(

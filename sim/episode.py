@@ -22,6 +22,7 @@ from sim.core import (
     WorldPack,
 )
 from sim.deadline import WaitClock, WorkingTimeDeadline
+from sim.gold_history import GoldHistory, GoldReplayError, Setup, isolated_history
 from sim.llm.errors import ContextLengthExceeded, ProviderError, StepLimitReached, is_model_misbehaviour
 from sim.llm.gateway import EpisodeLLM, Gateway
 from sim.runtime import EpisodeRuntime
@@ -69,8 +70,11 @@ async def run_episode(
     limits: EpisodeLimits,
     labels: tuple[str, str],
     loop_lag: Callable[[], float] = lambda: 0.0,
+    setup: Setup = "cumulative",
 ) -> EpisodeResult:
-    """Play one episode to the end and return its full record. Never raises except on cancellation."""
+    """Play one episode to the end and return its full record. Never raises except on cancellation.
+
+    ``setup``: cumulative hands the agent its own history; isolated hands it the gold one (``sim.gold_history``)."""
     rec = _Recorder()
     result = EpisodeResult(
         episode_id=spec.episode_id,
@@ -92,6 +96,7 @@ async def run_episode(
         specs, instructions = world.specs(), world.instructions()
         for s in stressors:
             specs, instructions = s.on_spec(specs, instructions)
+        gold = GoldHistory(pack, spec.seed, task, specs, rec.add, rec.clock) if setup == "isolated" else None
     except Exception:  # a broken world or stressor fails this episode, not the whole run
         detail = traceback.format_exc(limit=8)[-2000:]
         result.events = [Event(kind="error", turn=0, fault="harness", code="harness:setup_failed", content=detail)]
@@ -121,11 +126,14 @@ async def run_episode(
                 if turn >= limits.max_turns:
                     termination = "turn_limit"
                     break
+                if gold is not None:
+                    await gold.before_turn(turn, world)
                 rec.add(Event(kind="user_message", turn=turn, t=rec.clock(), content=message))
                 runtime.start_turn(turn)
+                history = isolated_history(rec.events) if gold is not None else list(rec.events)
                 reply = ""
                 try:
-                    reply = await agent.respond(list(rec.events), specs, instructions, runtime)
+                    reply = await agent.respond(history, specs, instructions, runtime)
                 except StepLimitReached as exc:
                     error(turn, "agent", "agent:step_limit", str(exc))
                 except ContextLengthExceeded as exc:
@@ -160,6 +168,9 @@ async def run_episode(
             termination = "harness_error"
     except asyncio.CancelledError:
         raise
+    except GoldReplayError as exc:
+        error(turn, "harness", "harness:gold_replay_failed", str(exc))
+        termination = "harness_error"
     except Exception as exc:
         error(turn, "harness", "harness:exception", traceback.format_exc(limit=8)[-2000:] or _describe(exc))
         termination = "harness_error"

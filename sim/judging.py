@@ -10,7 +10,7 @@ from judges.arg_match import ArgMatcher
 from judges.core_api import ConversationSuccess, CoreApiAccuracy
 from sim.config import RunConfig
 from sim.core import EpisodeResult, Judge, Score
-from sim.store import RunStore
+from sim.store import RunStore, StoreError
 
 JUDGES_VERSION = 1
 """Bump when a judge's verdict on the same trace may change: old and new scores then form different sets."""
@@ -70,6 +70,14 @@ def judges_in_thread(config: RunConfig) -> bool:
     return config.arg_match == "embedding"
 
 
+def _setup(store: RunStore) -> str | None:
+    """The run's setup (cumulative | isolated); runs stored before setups existed were cumulative."""
+    try:
+        return str(store.manifest()["config"].get("setup", "cumulative"))
+    except StoreError:
+        return None  # not a run's manifest (hand-built stores)
+
+
 def run_summary(store: RunStore, score_set: str, planned: int | None) -> dict[str, Any]:
     """The summary of one score set of a run (what summary.json and the report show).
 
@@ -79,6 +87,7 @@ def run_summary(store: RunStore, score_set: str, planned: int | None) -> dict[st
     sets = store.score_sets()
     return {
         "run_id": store.root.name,
+        "setup": _setup(store),
         "score_set": score_set,
         "score_set_config": next((s["config"] for s in sets if s["judge_config"] == score_set), None),
         "score_sets": [s["judge_config"] for s in sets],

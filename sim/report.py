@@ -37,6 +37,8 @@ def render(summary: dict[str, Any], console: Console) -> None:
     for k, v in (summary.get("pass_hat_k") or {}).items():
         if k != "1":
             head.add_row(f"pass^{k}", _pct(v), "", "tasks")
+    if summary.get("setup"):
+        head.add_row("setup", str(summary["setup"]), "", "")
     head.add_row(
         "episodes finished / planned", f"{summary['episodes']} / {summary.get('planned_episodes', '?')}", "", ""
     )

@@ -133,6 +133,8 @@ async def episode_session(
         async def run_one(spec: EpisodeSpec) -> EpisodeResult:
             user = build_user(config.user)
             stressors = build_stressors(config.stressors, spec.seed)
-            return await run_episode(spec, pack, agent, user, stressors, gateway, limits, labels, loop_lag.total)
+            return await run_episode(
+                spec, pack, agent, user, stressors, gateway, limits, labels, loop_lag.total, setup=config.setup
+            )
 
         yield EpisodeSession(run_one, lambda: gateway.totals.cost)

@@ -57,6 +57,11 @@ class Event(Frozen):
     fault: FaultKind | None = Field(default=None, description="For error: whose fault it was.")
     code: str | None = Field(default=None, description="For error: an 'area:reason' code.")
     usage: Usage | None = Field(default=None, description="For agent_message: LLM usage of that turn.")
+    replayed: bool = Field(
+        default=False,
+        description="Isolated setup: a gold call, result or reply the harness replayed into the history the agent "
+        "is handed (turn = the turn it replays). Never the agent's own: judges skip it.",
+    )
 
 
 class EpisodeResult(BaseModel):

@@ -1,0 +1,93 @@
+"""The isolated setup: before each turn the world and the history the agent sees are the gold ones.
+
+The reference study measures each turn in two setups. Cumulative (the default) lets the agent live with its own
+calls across the conversation, so one mistake can sink every later turn. Isolated measures each turn as if every
+earlier turn had gone right:
+
+- World: a private gold world (a fresh world from the pack, same seed) replays turn t-1's primary gold path when
+  turn t starts; the agent's world is then restored to that world's snapshot. Deterministic, and the agent's
+  world at turn t is exactly the state the gold path of turns 0..t-1 leaves.
+- History: for each earlier turn, the user message the user actually sent, the gold calls with their real results
+  from that replay, and a gold reply: the turn's ``gold_answer`` when set, else an acknowledgement naming the calls
+  made (``gold_reply``). The agent's own earlier events stay in the trace (the record of what it did) but are not
+  in what it is handed.
+- Marking: replayed events are recorded in the trace with ``replayed=True`` and the turn they replay, right before
+  the next user message; judges skip them (``Event.replayed``), so gold is never credited to the agent.
+- Stressors: replay goes straight to the world, never through ``on_call``: replayed calls are not the agent's, so a
+  stressor neither perturbs them nor counts them (an outage still picks its target from the agent's own first
+  call). The replayed gold is the task as the episode runs it (after ``on_task``), the same gold the judges use.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from typing import Literal
+
+from sim.core import Event, Task, ToolCall, ToolSpec, Turn, World, WorldPack
+
+Setup = Literal["cumulative", "isolated"]
+
+
+class GoldReplayError(RuntimeError):
+    """A gold call failed on replay: the task's gold plan (or the world) is broken — a harness fault."""
+
+
+def gold_reply(turn: Turn) -> str:
+    """The assistant reply a gold history shows for ``turn``."""
+    if turn.gold_answer:
+        return turn.gold_answer
+    names = list(dict.fromkeys(call.name for call in turn.gold))
+    return f"Done: called {', '.join(names)}." if names else "Done."
+
+
+def isolated_history(events: Iterable[Event]) -> list[Event]:
+    """What the agent is handed in the isolated setup: every user message so far and the replayed gold."""
+    return [ev for ev in events if ev.kind == "user_message" or ev.replayed]
+
+
+class GoldHistory:
+    """Keeps a gold world one turn behind the conversation and replays each finished turn into the trace."""
+
+    def __init__(
+        self,
+        pack: WorldPack,
+        seed: int,
+        task: Task,
+        specs: Sequence[ToolSpec],
+        record: Callable[[Event], None],
+        clock: Callable[[], float],
+    ) -> None:
+        self._world = pack.new_world(seed)
+        self._task = task
+        self._read_only = {s.name: s.read_only for s in specs}
+        self._record = record
+        self._clock = clock
+        self._replayed = 0  # turns replayed so far
+
+    async def before_turn(self, turn: int, world: World) -> None:
+        """Replay the turns before ``turn`` not yet replayed, then put the agent's world in the gold state."""
+        if turn == 0:
+            return  # both worlds start fresh from the same pack and seed
+        while self._replayed < min(turn, len(self._task.turns)):  # a user may talk past the plan
+            await self._replay(self._replayed)
+            self._replayed += 1
+        world.restore(self._world.snapshot())
+
+    async def _replay(self, t: int) -> None:
+        turn = self._task.turns[t]
+        for i, gold in enumerate(turn.gold):
+            call = ToolCall(id=f"gold_{t}_{i}", name=gold.name, arguments=dict(gold.arguments))
+            read_only = self._read_only.get(call.name)
+            # One step per call: gold paths are sequential (a later call may use an earlier lookup).
+            self._record(
+                Event(
+                    kind="tool_call", turn=t, step=i + 1, t=self._clock(), call=call, read_only=read_only, replayed=True
+                )
+            )
+            result = await self._world.call(call)
+            if not result.ok:
+                raise GoldReplayError(f"task {self._task.id}: turns.{t} gold call {i} ({gold.name}): {result.status}")
+            self._record(
+                Event(kind="tool_result", turn=t, step=i + 1, t=self._clock(), call=call, result=result, replayed=True)
+            )
+        self._record(Event(kind="agent_message", turn=t, t=self._clock(), content=gold_reply(turn), replayed=True))
