@@ -1,0 +1,384 @@
+"""Media intent primitives (see ``intents.py`` for the contract). Playback intents are about a device (so a
+later turn can say "pause it"), playlist intents about a playlist, questions answer from the real results."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from typing import Any
+
+from sim.core import GoldCall
+from worlds.domains.multidomain.intents import (
+    Answer,
+    Focus,
+    Intent,
+    Primitive,
+    core,
+    lookup_if_unknown,
+    pick_focus,
+    support,
+)
+from worlds.domains.multidomain.state import WorldState
+
+NEW_PLAYLIST_NAMES = ("Sunday Morning", "Workout Mix", "Rainy Day", "Kitchen Disco", "Study Session", "Summer 2026")
+
+
+def _row(state: WorldState, table: str, key: str) -> Any:
+    row = state.get(table, key)
+    assert row is not None
+    return row
+
+
+def _device_focus(state: WorldState, device_id: str) -> Focus:
+    return Focus(key=f"device:{device_id}", name=str(_row(state, "devices", device_id)["name"]))
+
+
+def _find_device(state: WorldState, device_id: str) -> list[GoldCall]:
+    return lookup_if_unknown(state, "device", device_id, support("list_media_devices"))
+
+
+def _power_on(state: WorldState, device_id: str) -> list[GoldCall]:
+    on = _row(state, "devices", device_id)["power"]
+    return [] if on else [core("set_power", device_id=device_id, on=True)]
+
+
+def _find_item(state: WorldState, item_id: str) -> list[GoldCall]:
+    row = _row(state, "media_catalog", item_id)
+    return lookup_if_unknown(state, "media", item_id, support("search_media", query=row["title"], type=row["type"]))
+
+
+def _find_playlist(state: WorldState, playlist_id: str) -> list[GoldCall]:
+    return lookup_if_unknown(state, "playlist", playlist_id, support("list_playlists"))
+
+
+def _media_devices(state: WorldState, *types: str) -> list[str]:
+    return [key for key, row in state.rows("devices") if row["type"] in (types or ("speaker", "tv"))]
+
+
+def _sessions(state: WorldState, status: str | None = None) -> list[str]:
+    return [key for key, row in state.rows("playback") if status is None or row["status"] == status]
+
+
+def _label(row: Any) -> str:
+    """How a user names an item: 'the album Northern Lights', 'the podcast The Daily Brief'."""
+    return f"the {row['type']} {row['title']}"
+
+
+def play_item(state: WorldState, rng: random.Random, focus: Focus | None) -> Intent | None:
+    device_id = pick_focus(state, focus, "device", _media_devices(state), rng)
+    device = _row(state, "devices", device_id)
+    session = state.get("playback", device_id)
+    playable = [
+        key
+        for key, row in state.rows("media_catalog")
+        if (row["type"] != "movie" or device["type"] == "tv") and (session is None or session["source_id"] != key)
+    ]
+    item_id = rng.choice(playable)
+    label = _label(_row(state, "media_catalog", item_id))
+    name = device["name"]
+    return Intent(
+        primitive="media.play_item",
+        explicit=f"Play {label} on the {name}.",
+        coreferential=f"Put {label} on it.",
+        paraphrases=(f"I'd like to hear {label} on the {name}.", f"Can you start {label} on the {name}?"),
+        calls=(
+            *_find_item(state, item_id),
+            *_find_device(state, device_id),
+            *_power_on(state, device_id),
+            core("play_media", device_id=device_id, item_id=item_id),
+        ),
+        focus=_device_focus(state, device_id),
+    )
+
+
+def play_playlist(state: WorldState, rng: random.Random, focus: Focus | None) -> Intent | None:
+    device_id = pick_focus(state, focus, "device", _media_devices(state), rng)
+    session = state.get("playback", device_id)
+    playlists = [
+        (key, row)
+        for key, row in state.rows("playlists")
+        if row["track_ids"] and (session is None or session["source_id"] != key)
+    ]
+    if not playlists:
+        return None
+    playlist_id, playlist = rng.choice(playlists)
+    name, title = _row(state, "devices", device_id)["name"], playlist["name"]
+    return Intent(
+        primitive="media.play_playlist",
+        explicit=f"Play my {title} playlist on the {name}.",
+        coreferential=f"Put my {title} playlist on it.",
+        paraphrases=(f"Start the {title} playlist on the {name}, please.",),
+        calls=(
+            *_find_playlist(state, playlist_id),
+            *_find_device(state, device_id),
+            *_power_on(state, device_id),
+            core("play_playlist", device_id=device_id, playlist_id=playlist_id),
+        ),
+        focus=_device_focus(state, device_id),
+    )
+
+
+def pause_playback(state: WorldState, rng: random.Random, focus: Focus | None) -> Intent | None:
+    playing = _sessions(state, "playing")
+    if not playing:
+        return None
+    device_id = pick_focus(state, focus, "device", playing, rng)
+    name = _row(state, "devices", device_id)["name"]
+    return Intent(
+        primitive="media.pause_playback",
+        explicit=f"Pause what's playing on the {name}.",
+        coreferential="Pause it for a moment.",
+        paraphrases=(f"Hold the playback on the {name}.", f"Can you pause the {name}?"),
+        calls=(*_find_device(state, device_id), core("pause_media", device_id=device_id)),
+        focus=_device_focus(state, device_id),
+    )
+
+
+def resume_playback(state: WorldState, rng: random.Random, focus: Focus | None) -> Intent | None:
+    paused = _sessions(state, "paused")
+    if not paused:
+        return None
+    device_id = pick_focus(state, focus, "device", paused, rng)
+    name = _row(state, "devices", device_id)["name"]
+    return Intent(
+        primitive="media.resume_playback",
+        explicit=f"Resume what was playing on the {name}.",
+        coreferential="Carry on playing it.",
+        paraphrases=(f"Unpause the {name}.", f"Pick up where the {name} left off."),
+        calls=(
+            *_find_device(state, device_id),
+            *_power_on(state, device_id),
+            core("resume_media", device_id=device_id),
+        ),
+        focus=_device_focus(state, device_id),
+    )
+
+
+def skip_track(state: WorldState, rng: random.Random, focus: Focus | None) -> Intent | None:
+    more = [key for key, row in state.rows("playback") if row["index"] + 1 < len(row["queue"])]
+    if not more:
+        return None
+    device_id = pick_focus(state, focus, "device", more, rng)
+    name = _row(state, "devices", device_id)["name"]
+    return Intent(
+        primitive="media.skip_track",
+        explicit=f"Skip to the next track on the {name}.",
+        coreferential="Skip this one.",
+        paraphrases=(f"Next song on the {name}, please.",),
+        calls=(*_find_device(state, device_id), core("next_track", device_id=device_id)),
+        focus=_device_focus(state, device_id),
+    )
+
+
+def music_volume(state: WorldState, rng: random.Random, focus: Focus | None) -> Intent | None:
+    """The media tool or home's set_volume: both set the same device volume."""
+    sessions = _sessions(state)
+    if not sessions:
+        return None
+    device_id = pick_focus(state, focus, "device", sessions, rng)
+    level = rng.choice([v for v in (15, 25, 35, 50, 65) if v != _row(state, "devices", device_id)["volume"]])
+    name = _row(state, "devices", device_id)["name"]
+    before = (*_find_device(state, device_id), *_power_on(state, device_id))
+    return Intent(
+        primitive="media.music_volume",
+        explicit=f"Set the music volume on the {name} to {level}.",
+        coreferential=f"Turn it to {level} percent.",
+        paraphrases=(f"Make the playback on the {name} {level}% loud.",),
+        calls=(*before, core("set_media_volume", device_id=device_id, level=level)),
+        alternatives=((*before, core("set_volume", device_id=device_id, level=level)),),
+        focus=_device_focus(state, device_id),
+    )
+
+
+def repeat_mode(state: WorldState, rng: random.Random, focus: Focus | None) -> Intent | None:
+    sessions = _sessions(state)
+    if not sessions:
+        return None
+    device_id = pick_focus(state, focus, "device", sessions, rng)
+    mode = rng.choice([m for m in ("one", "all", "off") if m != _row(state, "playback", device_id)["repeat"]])
+    words = {"one": "repeat the current track", "all": "repeat the whole queue", "off": "stop repeating"}[mode]
+    name = _row(state, "devices", device_id)["name"]
+    return Intent(
+        primitive="media.repeat_mode",
+        explicit=f"On the {name}, {words}.",
+        coreferential=f"Make it {words}.",
+        paraphrases=(f"Set repeat to {mode} on the {name}.",),
+        calls=(*_find_device(state, device_id), core("set_repeat", device_id=device_id, mode=mode)),
+        focus=_device_focus(state, device_id),
+    )
+
+
+def new_playlist(state: WorldState, rng: random.Random, focus: Focus | None) -> Intent | None:
+    """One call with the songs, or create-then-add: the same playlist row either way."""
+    taken = {row["name"].lower() for _, row in state.rows("playlists")}
+    names = [n for n in NEW_PLAYLIST_NAMES if n.lower() not in taken]
+    if not names:
+        return None
+    name = rng.choice(names)
+    songs = rng.sample([key for key, row in state.rows("media_catalog") if row["type"] == "song"], rng.choice((1, 2)))
+    playlist_id = f"playlist-{sum(1 for key, _ in state.rows('playlists') if key.startswith('playlist-')) + 1:04d}"
+    lookups = [call for song in songs for call in _find_item(state, song)]
+    titles = " and ".join(_row(state, "media_catalog", s)["title"] for s in songs)
+    return Intent(
+        primitive="media.new_playlist",
+        explicit=f"Make a new playlist called {name} with {titles}.",
+        paraphrases=(f"Create a playlist named {name} and put {titles} in it.",),
+        calls=(*lookups, GoldCall(name="create_playlist", arguments={"name": name, "track_ids": songs})),
+        alternatives=(
+            (
+                *lookups,
+                GoldCall(name="create_playlist", arguments={"name": name}),
+                *(core("add_to_playlist", playlist_id=playlist_id, item_id=s) for s in songs),
+            ),
+        ),
+        focus=Focus(key=f"playlist:{playlist_id}", name=name),
+    )
+
+
+def add_song(state: WorldState, rng: random.Random, focus: Focus | None) -> Intent | None:
+    playlist_id = pick_focus(state, focus, "playlist", [key for key, _ in state.rows("playlists")], rng)
+    playlist = _row(state, "playlists", playlist_id)
+    songs = [k for k, r in state.rows("media_catalog") if r["type"] == "song" and k not in playlist["track_ids"]]
+    song = rng.choice(songs)
+    title, name = _row(state, "media_catalog", song)["title"], playlist["name"]
+    return Intent(
+        primitive="media.add_song",
+        explicit=f"Add {title} to my {name} playlist.",
+        coreferential=f"Add {title} to that playlist too.",
+        paraphrases=(f"Put the song {title} on the {name} playlist.",),
+        calls=(
+            *_find_playlist(state, playlist_id),
+            *_find_item(state, song),
+            core("add_to_playlist", playlist_id=playlist_id, item_id=song),
+        ),
+        focus=Focus(key=f"playlist:{playlist_id}", name=name),
+    )
+
+
+def remove_song(state: WorldState, rng: random.Random, focus: Focus | None) -> Intent | None:
+    filled = [key for key, row in state.rows("playlists") if row["track_ids"]]
+    if not filled:
+        return None
+    playlist_id = pick_focus(state, focus, "playlist", filled, rng)
+    playlist = _row(state, "playlists", playlist_id)
+    song = rng.choice(list(playlist["track_ids"]))
+    title, name = _row(state, "media_catalog", song)["title"], playlist["name"]
+    return Intent(
+        primitive="media.remove_song",
+        explicit=f"Take {title} off my {name} playlist.",
+        coreferential=f"Remove {title} from that playlist.",
+        paraphrases=(f"I don't want {title} in {name} any more; remove it.",),
+        calls=(
+            *_find_playlist(state, playlist_id),
+            *lookup_if_unknown(state, "media", song, support("get_playlist", playlist_id=playlist_id)),
+            core("remove_from_playlist", playlist_id=playlist_id, item_id=song),
+        ),
+        focus=Focus(key=f"playlist:{playlist_id}", name=name),
+    )
+
+
+def _now_playing_answer(results: Sequence[Any]) -> str:
+    last = results[-1]
+    sessions = last.get("playing", [last])
+    return " ".join(f"The {s['device']} is {s['status']}: {s['item']['title']} by {s['item']['by']}." for s in sessions)
+
+
+def ask_now_playing(state: WorldState, rng: random.Random, focus: Focus | None) -> Intent | None:
+    sessions = _sessions(state)
+    if not sessions:
+        return None
+    device_id = pick_focus(state, focus, "device", sessions, rng)
+    name = _row(state, "devices", device_id)["name"]
+    return Intent(
+        primitive="media.ask_now_playing",
+        explicit=f"What's playing on the {name}?",
+        coreferential="What's on it right now?",
+        paraphrases=(f"Which song or show is on the {name} at the moment?",),
+        calls=(*_find_device(state, device_id), core("get_now_playing", device_id=device_id)),
+        alternatives=((core("get_now_playing"),),),
+        focus=_device_focus(state, device_id),
+        answer=_device_answer(device_id),
+    )
+
+
+def _device_answer(device_id: str) -> Answer:
+    def answer(results: Sequence[Any]) -> str:
+        last = results[-1]
+        sessions = [s for s in last.get("playing", [last]) if s["device_id"] == device_id]
+        return _now_playing_answer([{"playing": sessions}])
+
+    return answer
+
+
+def _info_answer(results: Sequence[Any]) -> str:
+    item = results[-1]
+    if item["type"] == "movie":
+        minutes, director = item["duration_min"], item["director"]
+        return f"{item['title']} ({item['year']}) runs {minutes} minutes and was directed by {director}."
+    if item["type"] == "album":
+        tracks = ", ".join(t["title"] for t in item["tracks"])
+        return f"{item['title']} by {item['artist']} has {len(item['tracks'])} tracks: {tracks}."
+    return f"The latest episode of {item['title']} is '{item['latest_episode']}' ({item['duration_min']} minutes)."
+
+
+def ask_media_info(state: WorldState, rng: random.Random, focus: Focus | None) -> Intent | None:
+    items = [key for key, row in state.rows("media_catalog") if row["type"] in ("movie", "album", "podcast")]
+    item_id = pick_focus(state, focus, "media", items, rng)
+    row = _row(state, "media_catalog", item_id)
+    title = row["title"]
+    question, pronoun = {
+        "movie": (
+            f"How long is the movie {title}, and who directed it?",
+            "How long is that movie, and who directed it?",
+        ),
+        "album": (f"What tracks are on the album {title}?", "What tracks are on that album?"),
+        "podcast": (f"What's the latest episode of the podcast {title}?", "What's its latest episode?"),
+    }[row["type"]]
+    return Intent(
+        primitive="media.ask_media_info",
+        explicit=question,
+        coreferential=pronoun,
+        paraphrases=(f"Tell me about {_label(row)}.",),
+        calls=(*_find_item(state, item_id), core("get_media_details", item_id=item_id)),
+        focus=Focus(key=f"media:{item_id}", name=title),
+        answer=_info_answer,
+    )
+
+
+def _playlist_answer(results: Sequence[Any]) -> str:
+    playlist = results[-1]
+    if not playlist["tracks"]:
+        return f"Your {playlist['name']} playlist is empty."
+    songs = "; ".join(f"{t['title']} by {t['by']}" for t in playlist["tracks"])
+    return f"Your {playlist['name']} playlist has {len(playlist['tracks'])} songs: {songs}."
+
+
+def ask_playlist(state: WorldState, rng: random.Random, focus: Focus | None) -> Intent | None:
+    playlist_id = pick_focus(state, focus, "playlist", [key for key, _ in state.rows("playlists")], rng)
+    name = _row(state, "playlists", playlist_id)["name"]
+    return Intent(
+        primitive="media.ask_playlist",
+        explicit=f"What songs are on my {name} playlist?",
+        coreferential="What's on that playlist now?",
+        paraphrases=(f"Read me the track list of {name}.",),
+        calls=(*_find_playlist(state, playlist_id), core("get_playlist", playlist_id=playlist_id)),
+        focus=Focus(key=f"playlist:{playlist_id}", name=name),
+        answer=_playlist_answer,
+    )
+
+
+PRIMITIVES: tuple[Primitive, ...] = (
+    play_item,
+    play_playlist,
+    pause_playback,
+    resume_playback,
+    skip_track,
+    music_volume,
+    repeat_mode,
+    new_playlist,
+    add_song,
+    remove_song,
+    ask_now_playing,
+    ask_media_info,
+    ask_playlist,
+)
