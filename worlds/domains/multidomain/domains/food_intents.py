@@ -1,0 +1,308 @@
+"""Food intent primitives (see ``intents.py`` for the contract)."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from datetime import date, timedelta
+from typing import Any
+
+from sim.core import GoldCall
+from worlds.domains.multidomain.domains.food import is_open
+from worlds.domains.multidomain.domains.food_bookings import is_full, slots
+from worlds.domains.multidomain.domains.shopping import cart_quantity, pence, today
+from worlds.domains.multidomain.intents import (
+    Answer,
+    Focus,
+    Intent,
+    Primitive,
+    core,
+    lookup_if_unknown,
+    pick_focus,
+    support,
+)
+from worlds.domains.multidomain.state import WorldState
+
+TIMES = ("12:30", "13:00", "18:30", "19:00", "19:30", "20:00", "20:30")
+
+
+def _row(state: WorldState, table: str, key: str) -> Any:
+    row = state.get(table, key)
+    assert row is not None
+    return row
+
+
+def _find_recipe(state: WorldState, recipe_id: str) -> list[GoldCall]:
+    query = str(_row(state, "recipes", recipe_id)["name"]).lower()
+    return lookup_if_unknown(state, "recipe", recipe_id, support("search_recipes", query=query))
+
+
+def _recipe_focus(state: WorldState, recipe_id: str) -> Focus:
+    return Focus(key=f"recipe:{recipe_id}", name=str(_row(state, "recipes", recipe_id)["name"]))
+
+
+def _short(state: WorldState, product_id: str) -> str:
+    return str(_row(state, "products", product_id)["name"])
+
+
+def recipe_to_cart(state: WorldState, rng: random.Random, focus: Focus | None) -> Intent | None:
+    """The bundle tool or one add_to_cart per ingredient: two paths to the same cart."""
+    recipe_id = pick_focus(state, focus, "recipe", [k for k, _ in state.rows("recipes")], rng)
+    recipe = _row(state, "recipes", recipe_id)
+    ingredients = [(i["product_id"], int(i["packs"])) for i in recipe["ingredients"]]
+    skip = {p for p, _ in ingredients if _row(state, "products", p)["stock"] == 0}
+    if rng.random() < 0.4:
+        skip.add(rng.choice(ingredients)[0])
+    lines = [(p, n) for p, n in ingredients if p not in skip]
+    if not lines or any(cart_quantity(state, p) + n > _row(state, "products", p)["stock"] for p, n in lines):
+        return None
+    excluded = sorted(skip)
+    args: dict[str, Any] = {"recipe_id": recipe_id, **({"exclude_product_ids": excluded} if excluded else {})}
+    name = recipe["name"]
+    but = f", except the {' and the '.join(_short(state, p) for p in excluded)}: I have that already" if skip else ""
+    lookup = _find_recipe(state, recipe_id)
+    details = (
+        []
+        if all(state.is_known("product", p) for p, _ in lines)
+        else [support("get_recipe_details", recipe_id=recipe_id)]
+    )
+    separate = tuple(core("add_to_cart", product_id=p, quantity=n) for p, n in lines)
+    return Intent(
+        primitive="food.recipe_to_cart",
+        explicit=f"Add the ingredients for {name} to my shopping cart{but}.",
+        coreferential=f"Put everything I need for that in my cart{but}.",
+        paraphrases=(f"I want to cook {name}: get its ingredients into my basket{but}.",),
+        calls=(*lookup, core("add_recipe_ingredients_to_cart", **args)),
+        alternatives=((*lookup, *details, *separate),),
+        focus=_recipe_focus(state, recipe_id),
+    )
+
+
+def _recipe_answer(results: Sequence[Any]) -> str:
+    recipe = results[-1]
+    needs = ", ".join(f"{i['name']} ({i['amount']})" for i in recipe["ingredients"])
+    return f"{recipe['name']} takes {recipe['minutes']} minutes and serves {recipe['servings']}. You need: {needs}."
+
+
+def recipe_info(state: WorldState, rng: random.Random, focus: Focus | None) -> Intent | None:
+    recipe_id = pick_focus(state, focus, "recipe", [k for k, _ in state.rows("recipes")], rng)
+    name = _row(state, "recipes", recipe_id)["name"]
+    return Intent(
+        primitive="food.recipe_info",
+        explicit=f"What do I need to make {name}, and how long does it take?",
+        coreferential="What ingredients does that need, and how long does it take?",
+        paraphrases=(f"Give me the ingredient list and cooking time for {name}.",),
+        calls=(*_find_recipe(state, recipe_id), core("get_recipe_details", recipe_id=recipe_id)),
+        focus=_recipe_focus(state, recipe_id),
+        answer=_recipe_answer,
+    )
+
+
+def _names_answer(results: Sequence[Any]) -> str:
+    found = results[-1]["recipes"]
+    return "Recipes that fit: " + ", ".join(f"{r['name']} ({r['minutes']} min)" for r in found) + "."
+
+
+def quick_vegetarian(state: WorldState, rng: random.Random, focus: Focus | None) -> Intent | None:
+    minutes = rng.choice((20, 30, 45))
+    if not any(r["vegetarian"] and r["minutes"] <= minutes for _, r in state.rows("recipes")):
+        return None
+    return Intent(
+        primitive="food.quick_vegetarian",
+        explicit=f"Which vegetarian recipes can I make in {minutes} minutes or less?",
+        paraphrases=(f"Find me vegetarian recipes that take no more than {minutes} minutes.",),
+        calls=(core("search_recipes", vegetarian=True, max_minutes=minutes),),
+        answer=_names_answer,
+    )
+
+
+def _find_restaurant(state: WorldState, restaurant_id: str) -> list[GoldCall]:
+    row = _row(state, "restaurants", restaurant_id)
+    lookup = support("search_restaurants", cuisine=row["cuisine"], area=row["area"])
+    return lookup_if_unknown(state, "restaurant", restaurant_id, lookup)
+
+
+def _restaurant_focus(state: WorldState, restaurant_id: str) -> Focus:
+    return Focus(key=f"restaurant:{restaurant_id}", name=str(_row(state, "restaurants", restaurant_id)["name"]))
+
+
+def _menu_answer(results: Sequence[Any]) -> str:
+    menu = results[-1]
+    dishes = ", ".join(f"{d['name']} (£{d['price']:.2f})" for d in menu["menu"] if d["vegetarian"])
+    return f"Vegetarian dishes at {menu['name']}: {dishes}."
+
+
+def vegetarian_menu(state: WorldState, rng: random.Random, focus: Focus | None) -> Intent | None:
+    restaurant_id = pick_focus(state, focus, "restaurant", [k for k, _ in state.rows("restaurants")], rng)
+    name = _row(state, "restaurants", restaurant_id)["name"]
+    return Intent(
+        primitive="food.vegetarian_menu",
+        explicit=f"What vegetarian dishes does {name} have, and how much are they?",
+        coreferential="What can a vegetarian eat there, and at what price?",
+        paraphrases=(f"Show me the vegetarian options on the {name} menu with prices.",),
+        calls=(*_find_restaurant(state, restaurant_id), core("get_restaurant_menu", restaurant_id=restaurant_id)),
+        focus=_restaurant_focus(state, restaurant_id),
+        answer=_menu_answer,
+    )
+
+
+def _usable_method(state: WorldState, rng: random.Random) -> str:
+    usable = [k for k, r in state.rows("payment_methods") if r["expires"] is None or r["expires"] >= state.now[:7]]
+    return rng.choice(usable)
+
+
+def order_delivery(state: WorldState, rng: random.Random, focus: Focus | None) -> Intent | None:
+    open_now = [k for k, r in state.rows("restaurants") if r["delivery"] and is_open(r, state.now[11:16])]
+    if not open_now:
+        return None
+    restaurant_id = pick_focus(state, focus, "restaurant", open_now, rng)
+    row = _row(state, "restaurants", restaurant_id)
+    dishes = rng.sample(list(row["menu"]), k=min(2, len(row["menu"])))
+    quantities = [rng.randint(1, 2) for _ in dishes]
+    while sum(pence(d["price"]) * q for d, q in zip(dishes, quantities, strict=True)) < pence(row["min_order"]):
+        quantities[0] += 1
+    method_id = _usable_method(state, rng)
+    label = _row(state, "payment_methods", method_id)["label"]
+    items = [{"item_id": d["item_id"], "quantity": q} for d, q in zip(dishes, quantities, strict=True)]
+    food = " and ".join(f"{q} × {d['name']}" for d, q in zip(dishes, quantities, strict=True))
+    menu = (
+        [] if state.is_known("menu", restaurant_id) else [support("get_restaurant_menu", restaurant_id=restaurant_id)]
+    )
+    pay = lookup_if_unknown(state, "payment_method", method_id, support("list_payment_methods"))
+    name = row["name"]
+    return Intent(
+        primitive="food.order_delivery",
+        explicit=f"Order {food} from {name} for delivery, paid with my {label}.",
+        coreferential=f"Get {food} delivered from there, and pay with my {label}.",
+        paraphrases=(f"I'd like {food} delivered from {name}; use my {label}.",),
+        calls=(
+            *_find_restaurant(state, restaurant_id),
+            *menu,
+            *pay,
+            core("place_delivery_order", restaurant_id=restaurant_id, items=items, payment_method_id=method_id),
+        ),
+        focus=_restaurant_focus(state, restaurant_id),
+    )
+
+
+def _deliveries(state: WorldState, *statuses: str) -> list[str]:
+    """Deliveries in these statuses whose restaurant has no other delivery: the user can name them."""
+    rows = list(state.rows("delivery_orders"))
+    names = [r["restaurant_name"] for _, r in rows]
+    return [k for k, r in rows if r["status"] in statuses and names.count(r["restaurant_name"]) == 1]
+
+
+def _delivery_focus(state: WorldState, delivery_id: str) -> Focus:
+    restaurant = str(_row(state, "delivery_orders", delivery_id)["restaurant_name"]).removeprefix("The ")
+    return Focus(key=f"delivery:{delivery_id}", name=f"{restaurant} order")
+
+
+def _eta_answer(delivery_id: str) -> Answer:
+    def answer(results: Sequence[Any]) -> str:
+        last = results[-1]
+        row = last if "status" in last else next(d for d in last["delivery_orders"] if d["delivery_id"] == delivery_id)
+        status = str(row["status"]).replace("_", " ")
+        return f"The order is {status}" + (f", due at {row['eta'][11:16]}." if row["eta"] else ".")
+
+    return answer
+
+
+def track_delivery(state: WorldState, rng: random.Random, focus: Focus | None) -> Intent | None:
+    active = _deliveries(state, "preparing", "out_for_delivery")
+    if not active:
+        return None
+    delivery_id = pick_focus(state, focus, "delivery", active, rng)
+    order = _delivery_focus(state, delivery_id)
+    lookup = lookup_if_unknown(state, "delivery", delivery_id, support("list_delivery_orders"))
+    return Intent(
+        primitive="food.track_delivery",
+        explicit=f"Where's my {order.name}, and when will it get here?",
+        coreferential="How's that delivery doing? When will it arrive?",
+        paraphrases=(f"Track my {order.name} for me: what's its status and ETA?",),
+        calls=(*lookup, core("track_delivery", delivery_id=delivery_id)),
+        alternatives=((core("list_delivery_orders"),),),
+        focus=order,
+        answer=_eta_answer(delivery_id),
+    )
+
+
+def cancel_delivery(state: WorldState, rng: random.Random, focus: Focus | None) -> Intent | None:
+    preparing = _deliveries(state, "preparing")
+    if not preparing:
+        return None
+    delivery_id = pick_focus(state, focus, "delivery", preparing, rng)
+    order = _delivery_focus(state, delivery_id)
+    return Intent(
+        primitive="food.cancel_delivery",
+        explicit=f"Cancel my {order.name}.",
+        coreferential="Cancel that delivery, please.",
+        paraphrases=(f"I changed my mind about the {order.name}; please cancel it.",),
+        calls=(
+            *lookup_if_unknown(state, "delivery", delivery_id, support("list_delivery_orders")),
+            core("cancel_delivery", delivery_id=delivery_id),
+        ),
+        focus=order,
+    )
+
+
+def _day(day: date) -> str:
+    return f"{day:%A} {day.day} {day:%B}"
+
+
+def book_table(state: WorldState, rng: random.Random, focus: Focus | None) -> Intent | None:
+    bookable = [k for k, r in state.rows("restaurants") if r["reservations"]]
+    restaurant_id = pick_focus(state, focus, "restaurant", bookable, rng)
+    row = _row(state, "restaurants", restaurant_id)
+    day = today(state) + timedelta(days=rng.randint(1, 14))
+    times = [t for t in TIMES if t in slots(row) and not is_full(state, restaurant_id, row, day.isoformat(), t)]
+    if not times:
+        return None
+    time = rng.choice(times)
+    party = rng.randint(2, min(6, row["max_party"]))
+    name = row["name"]
+    when = f"on {_day(day)} at {time}"
+    return Intent(
+        primitive="food.book_table",
+        explicit=f"Book a table for {party} at {name} {when}.",
+        coreferential=f"Book us a table there for {party}, {when}.",
+        paraphrases=(f"Can you reserve {name} for {party} people {when}?",),
+        calls=(
+            *_find_restaurant(state, restaurant_id),
+            core("book_table", restaurant_id=restaurant_id, date=day.isoformat(), time=time, party_size=party),
+        ),
+        focus=_restaurant_focus(state, restaurant_id),
+    )
+
+
+def cancel_reservation(state: WorldState, rng: random.Random, focus: Focus | None) -> Intent | None:
+    upcoming = [k for k, r in state.rows("reservations") if r["status"] == "confirmed" and r["date"] >= state.now[:10]]
+    if not upcoming:
+        return None
+    reservation_id = pick_focus(state, focus, "reservation", upcoming, rng)
+    row = _row(state, "reservations", reservation_id)
+    booking = Focus(key=f"reservation:{reservation_id}", name=f"booking at {row['restaurant_name']}")
+    when = _day(date.fromisoformat(row["date"]))
+    return Intent(
+        primitive="food.cancel_reservation",
+        explicit=f"Cancel my {booking.name} on {when}.",
+        coreferential="Please cancel that booking.",
+        paraphrases=(f"We can't make it to {row['restaurant_name']} on {when}; cancel the table.",),
+        calls=(
+            *lookup_if_unknown(state, "reservation", reservation_id, support("list_reservations")),
+            core("cancel_reservation", reservation_id=reservation_id),
+        ),
+        focus=booking,
+    )
+
+
+PRIMITIVES: tuple[Primitive, ...] = (
+    recipe_to_cart,
+    recipe_info,
+    quick_vegetarian,
+    vegetarian_menu,
+    order_delivery,
+    track_delivery,
+    cancel_delivery,
+    book_table,
+    cancel_reservation,
+)
