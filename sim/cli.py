@@ -69,6 +69,9 @@ def run(
     agent: Annotated[
         str | None, typer.Option(help="oracle | null | MODEL | text:MODEL | native:MODEL | text:local")
     ] = None,
+    text_protocol: Annotated[
+        str | None, typer.Option(help="text: agents' prompt: react | tags (<API_CALL> JSON, <End of Turn>)")
+    ] = None,
     user: Annotated[str | None, typer.Option(help="scripted | scripted:coreferential")] = None,
     stressors: Annotated[str | None, typer.Option(help="Comma-separated stressor names, e.g. outage.")] = None,
     task: Annotated[list[str] | None, typer.Option("--task", help="Only this task id (repeatable).")] = None,
@@ -127,6 +130,7 @@ def run(
     overrides: dict[str, Any] = {
         "world": world,
         "agent": agent,
+        "text_protocol": text_protocol,
         "user": user,
         "limit": limit,
         "trials": trials,

@@ -45,6 +45,7 @@ MAX_PLANNED_EPISODES = 1_000_000
 """Largest plan (tasks × trials) one run accepts; a bigger one is almost surely a typo."""
 
 # Fields that change what is measured; the rest (where, how fast) may differ on --resume.
+# One added later is hashed only away from its default, so runs made before it existed still resume.
 IDENTITY_FIELDS = (
     "world",
     "agent",
@@ -61,7 +62,11 @@ IDENTITY_FIELDS = (
     "arg_match",
     "embedding_threshold",
     "setup",
+    "text_protocol",
 )
+
+_LATER_IDENTITY_DEFAULTS = {"text_protocol": "react", "setup": "cumulative"}
+"""Identity fields added after runs were stored, with the default those runs had."""
 
 OPTION_NAMES = {"episode_timeout_s": "--episode-timeout", "request_timeout_s": "--request-timeout", "tasks": "--task"}
 """Fields whose command-line option is not simply ``--`` + the field name with dashes."""
@@ -88,6 +93,12 @@ class RunConfig(BaseModel):
         default=DEFAULT_AGENT,
         description="oracle | null | MODEL | native:MODEL | text:MODEL; MODEL is a pydantic-ai model string, "
         "openai-chat:NAME@BASE_URL, or 'local' (the embedded model).",
+    )
+    text_protocol: Literal["react", "tags"] = Field(
+        default="react",
+        description="What text: agents are taught: react (Thought / Action / Action Input, then Final Answer) or "
+        'tags (one <API_CALL>{"api": ..., "params": {...}}</API_CALL> per step, or a reply ending <End of Turn>). '
+        "Either is parsed whatever is taught. Only for text: agents.",
     )
     user: str = Field(default="scripted", description="scripted | scripted:coreferential")
     stressors: list[str] = Field(default_factory=list, description="Stressor names, applied in order.")
@@ -206,6 +217,9 @@ class RunConfig(BaseModel):
 
     def config_hash(self) -> str:
         identity = self.model_dump(mode="json", include=set(IDENTITY_FIELDS))
+        for name, default in _LATER_IDENTITY_DEFAULTS.items():
+            if identity.get(name) == default:
+                del identity[name]
         return hashlib.sha256(json.dumps(identity, sort_keys=True).encode()).hexdigest()[:16]
 
     def where(self, field: str) -> str:

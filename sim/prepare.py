@@ -72,6 +72,10 @@ async def prepare(config: RunConfig) -> PreparedRun:
     pack = await load_checked_world(config)
     plan = make_plan(config, pack)
     agent_spec = checked(config, "agent", lambda: parse_agent_spec(config.agent))
+    if config.text_protocol != "react" and agent_spec.kind != "text":
+        raise config.problem(
+            "text_protocol", f"{config.text_protocol!r} is a prompt for text: agents; agent {config.agent!r} is not one"
+        )
     checked(config, "user", lambda: build_user(config.user))
     checked(config, "stressors", lambda: build_stressors(config.stressors, 0))
     if agent_spec.model == LOCAL:

@@ -118,7 +118,7 @@ async def episode_session(
         stack.push_async_callback(gateway.aclose)
         try:
             agent = await stack.enter_async_context(
-                open_agent(agent_spec, gateway, config.max_tokens, config.temperature)
+                open_agent(agent_spec, gateway, config.max_tokens, config.temperature, config.text_protocol)
             )
         except AgentUnavailable as exc:
             raise config.problem("agent", str(exc)) from exc

@@ -102,6 +102,7 @@ CLI_VALUES: dict[str, tuple[list[str], list[str]]] = {
     "--max-tokens": (["1", "512", "99999999999"], ["0", "-5", "x"]),
     "--temperature": (["0", "0.5", "2", "inf"], ["-1", "nan", "x"]),
     "--arg-match": (["exact", "embedding"], ["fuzzy", "", "EXACT"]),
+    "--text-protocol": (["react", "tags"], ["ReAct", "", "xml"]),  # tags with a non-text agent: a clean exit 2
     "--embedding-threshold": (["0.8", "1", "1e-9"], ["1.01", "0", "-0.1", "nan", "inf", "x"]),
     "--config": (["good.toml"], ["missing.toml", "emptydir", "existing.txt", ""]),
 }
@@ -143,6 +144,7 @@ TOML_FIELDS: dict[str, tuple[list[Any], list[Any]]] = {
     "max_tokens": ([1, 512], [0]),
     "temperature": ([0.0, 1.5], [-0.1, math.nan]),
     "arg_match": (["exact", "embedding"], ["fuzzy", "", 1]),
+    "text_protocol": (["react", "tags"], ["ReAct", "", 1]),
     "embedding_threshold": ([0.8, 1], [1.01, 0, math.nan]),
 }
 RETRY_FIELDS: dict[str, tuple[list[Any], list[Any]]] = {

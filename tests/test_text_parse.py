@@ -243,7 +243,7 @@ _FRAGMENTS = (  # noqa: SIM905
     "Thought:|Action:|Action Input:|Final Answer:|Observation:|action input :|**Action:**|<tool_call>|</tool_call>|"
     "<API_CALL>|</API_CALL>|<function=get_weather>|</function>|<think>|</think>|```json|```|{|}|[|]|(|)|\"|'|\\|:|,|=|"
     '{"name": |"arguments": |get_weather|set_light|get_weather(|city=|"Paris"|3|True|null|functions.|final answer|'
-    "finish|\n| "
+    'finish|\n| |<End of Turn>|{"api": |"params": '
 ).split("|")
 
 

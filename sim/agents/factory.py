@@ -15,7 +15,7 @@ from sim.agents.baselines import NullAgent, OracleAgent
 from sim.core import Agent
 
 if TYPE_CHECKING:
-    from sim.agents.text_prompt import ToolStyle
+    from sim.agents.text_prompt import TextProtocol, ToolStyle
     from sim.llm.gateway import Gateway
 
 AgentKind = Literal["oracle", "null", "native", "text"]
@@ -57,9 +57,15 @@ def parse_agent_spec(raw: str) -> AgentSpec:
 
 @asynccontextmanager
 async def open_agent(
-    spec: AgentSpec, gateway: Gateway, max_tokens: int | None, temperature: float | None
+    spec: AgentSpec,
+    gateway: Gateway,
+    max_tokens: int | None,
+    temperature: float | None,
+    text_protocol: TextProtocol = "react",
 ) -> AsyncIterator[Agent]:
     """Yield a ready agent; starts (and afterwards stops) the embedded model server when asked for.
+
+    ``text_protocol`` is the prompt a ``text:`` agent is taught (react or tags); other agents ignore it.
 
     Raises AgentUnavailable before yielding when the model cannot be reached from here, so a caller that
     creates its run folder inside the block creates nothing for an unusable agent.
@@ -84,9 +90,9 @@ async def open_agent(
                 OpenAIChatTransport(gateway.http(), server.base_url, server.model_name, gateway.request_timeout_s),
             )
             # The embedded model has a 4k context: show tools as one-line signatures.
-            yield _build(spec, gateway, model, max_tokens, temperature, tool_style="signature")
+            yield _build(spec, gateway, model, max_tokens, temperature, "signature", text_protocol)
         return
-    yield _build(spec, gateway, spec.model, max_tokens, temperature)
+    yield _build(spec, gateway, spec.model, max_tokens, temperature, "schema", text_protocol)
 
 
 def _build(
@@ -96,12 +102,13 @@ def _build(
     max_tokens: int | None,
     temperature: float | None,
     tool_style: ToolStyle = "schema",
+    text_protocol: TextProtocol = "react",
 ) -> Agent:
     resolve_model(gateway, model)
     if spec.kind == "text":
         from sim.agents.text_agent import TextProtocolAgent
 
-        return TextProtocolAgent(spec.label, model, max_tokens, temperature, tool_style)
+        return TextProtocolAgent(spec.label, model, max_tokens, temperature, tool_style, text_protocol)
     from sim.agents.native import NativeToolAgent
 
     return NativeToolAgent(spec.label, model, max_tokens, temperature)

@@ -1,7 +1,9 @@
-"""Agent under test for models without native tool calling: a ReAct-style text protocol.
+"""Agent under test for models without native tool calling: a text protocol, ReAct or the reference study's tags.
 
 One action per model step. Unparseable steps are fed back to the model (so it can recover) and
-recorded as agent faults (so the judges and reports see them).
+recorded as agent faults (so the judges and reports see them). A reply that both calls and says
+``<End of Turn>`` runs the call, keeps the turn going and is recorded as ``agent:mixed_call_and_end``
+(the rule is in ``tag_protocol``).
 """
 
 from __future__ import annotations
@@ -9,16 +11,24 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
+from sim.agents import tag_protocol
 from sim.agents.text_parse import Action, FinalAnswer, parse_step
-from sim.agents.text_prompt import ToolStyle, render_observation, render_parse_error, render_system_prompt
+from sim.agents.text_prompt import (
+    TextProtocol,
+    ToolStyle,
+    render_observation,
+    render_parse_error,
+    render_system_prompt,
+)
 from sim.core import AgentRuntime, ChatMessage, Event, ModelRequest, ToolCall, ToolSpec
 
 STOP = ("\nObservation:",)
-"""Stop before the model invents its own observation."""
+"""Stop before the model invents its own observation (ReAct; tags stop at ``tag_protocol.STOP``)."""
 
 
 class TextProtocolAgent:
-    """Thought / Action / Action Input, then Final Answer; parsed tolerantly by ``text_parse``."""
+    """Thought / Action / Action Input then Final Answer (react), or <API_CALL> then <End of Turn> (tags);
+    parsed tolerantly by ``text_parse``, which reads either protocol."""
 
     def __init__(
         self,
@@ -27,10 +37,12 @@ class TextProtocolAgent:
         max_tokens: int | None = 256,
         temperature: float | None = 0.0,
         tool_style: ToolStyle = "schema",
+        protocol: TextProtocol = "react",
     ) -> None:
         self.name = name
         self.model = model
         self._tool_style = tool_style
+        self._protocol: TextProtocol = protocol
         self._max_tokens = max_tokens
         self._temperature = temperature
 
@@ -39,7 +51,9 @@ class TextProtocolAgent:
     ) -> str:
         toolset = runtime.current_tools()
         names = [t.name for t in toolset]
-        messages = transcript(history, render_system_prompt(instructions, toolset, self._tool_style))
+        protocol = self._protocol
+        system = render_system_prompt(instructions, toolset, self._tool_style, protocol)
+        messages = transcript(history, system, protocol)
         while True:  # the episode's step budget (enforced by runtime.llm) ends a runaway loop
             request = ModelRequest(
                 role="agent",
@@ -48,7 +62,7 @@ class TextProtocolAgent:
                 max_tokens=self._max_tokens,
                 temperature=self._temperature,
                 seed=runtime.seed,
-                stop=STOP,
+                stop=tag_protocol.STOP if protocol == "tags" else STOP,
             )
             response = await runtime.llm.complete(request)
             text = response.text.strip()
@@ -58,12 +72,18 @@ class TextProtocolAgent:
             if isinstance(parsed, FinalAnswer):
                 return parsed.text
             if isinstance(parsed, Action):
+                if parsed.end_of_turn_ignored:
+                    code = f"agent:{tag_protocol.MIXED_CALL_AND_END}"
+                    runtime.fault("agent", code, f"{tag_protocol.MIXED_NOTE} | output: {text[:300]}", step)
                 call = ToolCall(id="", name=parsed.name, arguments=parsed.arguments)
                 result = await runtime.call(call, step=step)
-                _add_user(messages, render_observation(result))
+                observation = render_observation(result, protocol=protocol)
+                _add_user(
+                    messages, f"{tag_protocol.MIXED_NOTE}\n{observation}" if parsed.end_of_turn_ignored else observation
+                )
                 continue
             runtime.fault("agent", f"agent:parse_error:{parsed.code}", f"{parsed.message} | output: {text[:300]}", step)
-            _add_user(messages, render_parse_error(parsed, names))
+            _add_user(messages, render_parse_error(parsed, names, protocol))
 
 
 def _add_user(messages: list[ChatMessage], text: str) -> None:
@@ -75,21 +95,26 @@ def _add_user(messages: list[ChatMessage], text: str) -> None:
         messages.append(ChatMessage(role="user", content=text))
 
 
-def transcript(history: Sequence[Event], system_prompt: str) -> list[ChatMessage]:
+def transcript(history: Sequence[Event], system_prompt: str, protocol: TextProtocol = "react") -> list[ChatMessage]:
     """Earlier turns as the protocol would have written them; parse failures are left out."""
     messages: list[ChatMessage] = [ChatMessage(role="system", content=system_prompt)]
     for ev in history:
         if ev.kind == "user_message":
             _add_user(messages, ev.content or "")
         elif ev.kind == "tool_call" and ev.call is not None:
-            action = f"Action: {ev.call.name}\nAction Input: {_json(ev.call.arguments)}"
-            messages.append(ChatMessage(role="assistant", content=action))
+            messages.append(ChatMessage(role="assistant", content=_render_call(ev.call, protocol)))
         elif ev.kind == "tool_result" and ev.result is not None:
-            _add_user(messages, render_observation(ev.result))
+            _add_user(messages, render_observation(ev.result, protocol=protocol))
         elif ev.kind == "agent_message":
-            messages.append(ChatMessage(role="assistant", content=f"Final Answer: {ev.content or ''}"))
+            messages.append(ChatMessage(role="assistant", content=_render_answer(ev.content or "", protocol)))
     return messages
 
 
-def _json(value: object) -> str:
-    return json.dumps(value, ensure_ascii=False)
+def _render_call(call: ToolCall, protocol: TextProtocol) -> str:
+    if protocol == "tags":
+        return tag_protocol.render_call(call.name, call.arguments)
+    return f"Action: {call.name}\nAction Input: {json.dumps(call.arguments, ensure_ascii=False)}"
+
+
+def _render_answer(text: str, protocol: TextProtocol) -> str:
+    return f"{text} {tag_protocol.END_OF_TURN}" if protocol == "tags" else f"Final Answer: {text}"

@@ -26,8 +26,11 @@ _FENCED_RE = re.compile(r"\A\s*```[\w+-]*[ \t]*\n?(.*?)\s*(?:```\s*)?\Z", re.DOT
 CALL_START_RE = re.compile(r"(?<![\w.])(?P<name>[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)[ \t]*\(")
 FINAL_NAMES = frozenset({"final answer", "final_answer", "finalanswer", "finish"})
 EMPTY_ANSWER = "The Final Answer was empty."
-_NAME_KEYS = ("name", "tool_name", "tool", "function", "action")
-_ARG_KEYS = ("arguments", "parameters", "args", "input", "action_input", "tool_input", "kwargs", "params")
+NAME_KEYS = ("name", "tool_name", "tool", "function", "action", "api", "api_name")
+"""Keys a call-shaped JSON object may name its tool under (``api``: the reference study's tag protocol)."""
+_ARG_KEYS = ("arguments", "parameters", "args", "params", "input", "action_input", "tool_input", "kwargs")
+CALLISH_OBJ_RE = re.compile(r"\{\s*[\"'](?:" + "|".join(NAME_KEYS) + r")[\"']\s*:")
+"""A JSON object that opens with a tool-name key: a call attempt even when it is not valid JSON."""
 _JSON_WORD_RE = re.compile(r"(\"(?:\\.|[^\"\\])*\"|'(?:\\.|[^'\\])*')|\b(true|false|null)\b")
 
 
@@ -39,6 +42,9 @@ class Action(Frozen):
     thought: str | None = Field(default=None, description="The model's reasoning before the action, if any.")
     raw: str = Field(default="", description="The text the action was parsed from.")
     notes: tuple[str, ...] = Field(default=(), description="What else in the reply was ignored, and why.")
+    end_of_turn_ignored: bool = Field(
+        default=False, description="The reply also held <End of Turn>: ignored, the call runs (see tag_protocol)."
+    )
 
 
 class FinalAnswer(Frozen):
@@ -71,7 +77,7 @@ def from_payload(body: str, names: frozenset[str]) -> Step:
         extra = len(value) - 1 if isinstance(value, list) else 0
         if isinstance(value, list):
             value = value[0] if value else None
-        result = (from_object(value, names) if isinstance(value, dict) else None) or no_name()
+        result = (from_object(value, names) if isinstance(value, dict) else None) or no_name(value)
         if extra > 0 and isinstance(result, Action):
             note = f"Only the first action in a reply is run; {extra} later action(s) were ignored."
             result = result.model_copy(update={"notes": (note,)})
@@ -91,18 +97,23 @@ def strip_fence(text: str) -> str:
 
 def from_object(obj: dict[str, Any], names: frozenset[str]) -> Step | None:
     """A call-shaped JSON object, or None when the object is not a call attempt."""
+    dropped = {"type", "id"}
     if isinstance(obj.get("function"), dict):  # OpenAI: {"type": "function", "function": {...}}
         obj = {**obj, **obj["function"]}
-    name = next((obj[k] for k in _NAME_KEYS if isinstance(obj.get(k), str)), None)
-    if name is None:
+        dropped.add("function")
+    name_keys = [k for k in NAME_KEYS if isinstance(obj.get(k), str)]
+    if not name_keys:
         return None
+    # {"api": "create_user", "name": "Alice"}: the key naming a known tool is the name; the rest may be arguments
+    name_key = next((k for k in name_keys if not isinstance(resolve_tool(obj[k], names), ParseError)), name_keys[0])
+    name: str = obj[name_key]
     args_key = next((k for k in _ARG_KEYS if k in obj), None)
     if name.strip().casefold() in FINAL_NAMES and name not in names:
         answer = obj.get(args_key) if args_key else None
         text = answer if isinstance(answer, str) else json.dumps(answer, ensure_ascii=False) if answer else ""
         return FinalAnswer(text=text.strip()) if text.strip() else ParseError(code="empty_answer", message=EMPTY_ANSWER)
     resolved = resolve_tool(name, names)
-    flat = {k: v for k, v in obj.items() if k not in {*_NAME_KEYS, "type", "id"}}
+    flat = {k: v for k, v in obj.items() if k not in {name_key, *dropped}}
     if args_key is None and flat and isinstance(resolved, ParseError):
         return None  # a record that happens to have a "name" field, e.g. {"name": "Alice", "age": 30}
     if isinstance(resolved, ParseError):
@@ -169,8 +180,21 @@ def bad_arguments(message: str, raw: str = "") -> ParseError:
     return ParseError(code="bad_arguments", message=message, raw=raw[:200])
 
 
-def no_name() -> ParseError:
-    return ParseError(code="no_action", message='The tool call needs a "name" and "arguments".')
+def no_name(value: Any = None) -> ParseError:
+    """A call attempt without a usable tool name, saying what is missing and which keys were found."""
+    form = 'Write {"api": "<tool name>", "params": {...}} (or "name" with "arguments").'
+    if not isinstance(value, dict):
+        kind = "nothing" if value is None else type(value).__name__
+        return ParseError(code="no_action", message=f"The tool call must be a JSON object, not {kind}. {form}")
+    keys = ", ".join(json.dumps(k) for k in list(value)[:8]) or "none"
+    named = next((k for k in NAME_KEYS if k in value), None)
+    if named is not None:
+        what = f'the tool name under "{named}" must be a string'
+    elif any(k in value for k in _ARG_KEYS):
+        what = 'it has arguments but no tool name ("api" or "name")'
+    else:
+        what = 'it has neither a tool name ("api" or "name") nor arguments ("params" or "arguments")'
+    return ParseError(code="no_action", message=f"The tool call cannot be used: {what}; its keys: {keys}. {form}")
 
 
 @dataclass(frozen=True)

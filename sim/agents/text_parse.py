@@ -10,7 +10,8 @@ Accepted action forms, anywhere in the reply:
   ``Action: name(k=v)`` on one line; ``Action: Final Answer`` with the answer as input (LangChain).
 - Tags: ``<tool_call>{"name": ..., "arguments"|"parameters": {...}}</tool_call>`` (Hermes, Qwen;
   a missing closing tag is tolerated), ``<function_call>``, ``<function=name>{...}</function>``
-  (Llama 3.1) and ``<API_CALL>name(k=v)</API_CALL>``.
+  (Llama 3.1) and ``<API_CALL>`` holding ``name(k=v)`` or JSON (``{"api": ..., "params": {...}}``, the
+  reference study's tag protocol; every tag takes every name and arguments key, see ``tag_protocol``).
   A missing Action Input means no arguments.
 - A bare JSON object naming a tool (``{"name": ..., "arguments": ...}``, also inside a fenced block,
   OpenAI ``{"function": {...}}`` and LangChain ``{"action": ..., "action_input": ...}`` shapes).
@@ -24,11 +25,13 @@ Python's True/None or Python with JSON's true/null, a string holding JSON (decod
 (``functions.x``), then case-insensitively when unique; otherwise ``unknown_tool`` with close matches.
 
 One thing per step: when a reply holds several actions, or an action and a Final Answer, the first
-in the text wins and the rest are described in ``notes``.
+in the text wins and the rest are described in ``notes``. ``<End of Turn>`` is not a candidate: a call
+anywhere in the reply wins over it and the action is flagged ``end_of_turn_ignored`` (the mixed-reply
+rule, in ``tag_protocol``); without a call, the text before it is the final answer.
 
 A reply with no labels and no call attempt is a final answer. A call attempt is a ReAct label
 (Action, Action Input, Thought, Observation), a tool-call tag, a JSON object with a tool-name key
-("name", "tool", "function", "action") that has an arguments key or no other keys, or a call of a
+("name", "tool", "function", "action", "api"...) that has an arguments key or no other keys, or a call of a
 known tool. When a reply holds such an attempt but no usable action, the result is a ParseError so
 the model gets feedback rather than its broken call being shown to the user as the answer.
 """
@@ -41,8 +44,10 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
+from sim.agents.tag_protocol import END_OF_TURN_RE, apply_end_of_turn
 from sim.agents.text_calls import (
     CALL_START_RE,
+    CALLISH_OBJ_RE,
     EMPTY_ANSWER,
     FENCE_RE,
     FINAL_NAMES,
@@ -79,7 +84,6 @@ _TAG_RE = re.compile(
 _FUNC_TAG_RE = re.compile(r"<function=(?P<name>[^>\s]+)>(?P<body>.*?)(?:</function>|\Z)", re.DOTALL)
 _THINK_OPEN, _THINK_CLOSE = "<think>", "</think>"
 _OBJ_START_RE = re.compile(r"\{\s*[\"']")
-_CALLISH_OBJ_RE = re.compile(r"\{\s*[\"'](?:name|tool_name|tool|function|action)[\"']\s*:")
 _CALL_BEFORE_RE = re.compile(r"(?:\A[\s`>*\-\[]*|\)\s*,\s*)\Z")
 _CALL_AFTER_RE = re.compile(r"\A[\s`\];]*(?:,.*)?\Z")
 _EMPTY_INPUTS = frozenset({"", "none", "null", "n/a", "{}", "no input", "(none)", "nothing"})
@@ -114,13 +118,15 @@ def parse_step(text: str, tool_names: Collection[str]) -> Step:
     found += _call_candidates(body, names, claimed)
     strong = sorted((c for c in found if c.strong), key=lambda c: c.start)
     if strong:
-        return _finish(strong[0], strong[1:], body, reasoning)
+        return apply_end_of_turn(_finish(strong[0], strong[1:], body, reasoning), body)
+    if END_OF_TURN_RE.search(body):  # the model ended its turn: a call mentioned in prose is no attempt
+        return apply_end_of_turn(FinalAnswer(text=_LABEL_RE.sub("", body).strip(), thought=reasoning), body)
     weak = sorted(found, key=lambda c: c.start)
     if weak:
         snippet = body[weak[0].start : weak[0].end]
         return ParseError(
             code="no_action",
-            message=f"The reply mentions {snippet[:120]!r} inside other text. To call a tool, use the Action format.",
+            message=f"The reply mentions {snippet[:120]!r} inside other text. To call a tool, use the format shown.",
             raw=snippet[:200],
         )
     if _labels(body):
@@ -191,7 +197,7 @@ def _tag_candidates(text: str, names: frozenset[str], claimed: list[tuple[int, i
         if not _inside(m.start(), [(c.start, c.end) for c in out]):
             args = strip_fence(m.group("body"))  # a JSON string: from_object decodes it
             obj = {"name": m.group("name"), "arguments": args}
-            out.append(_Candidate(m.start(), m.end(), from_object(obj, names) or no_name()))
+            out.append(_Candidate(m.start(), m.end(), from_object(obj, names) or no_name(obj)))
     claimed.extend((c.start, c.end) for c in out)
     return out
 
@@ -235,7 +241,7 @@ def _react_action(text: str, lab: _Label, inp: _Label | None, names: frozenset[s
             obj, end = decode_value(text, pos)
         except ValueError as exc:
             return bad_arguments(f"The Action is not valid JSON ({exc}).", text[pos:line_end]), line_end
-        return (from_object(obj, names) if isinstance(obj, dict) else None) or no_name(), end
+        return (from_object(obj, names) if isinstance(obj, dict) else None) or no_name(obj), end
     call = CALL_START_RE.match(text, pos)
     if call and inp is None:  # Action: name(k=v) or name({...})
         close = balanced_end(text, call.end() - 1)
@@ -301,7 +307,7 @@ def _object_candidates(text: str, names: frozenset[str], claimed: list[tuple[int
         try:
             obj, end = decode_value(text, pos)
         except ValueError as exc:
-            if _CALLISH_OBJ_RE.match(text, pos):
+            if CALLISH_OBJ_RE.match(text, pos):
                 end = balanced_end(text, pos) or _line_end(text, pos)
                 problem = bad_arguments(f"The tool call is not valid JSON ({exc}).", text[pos:end])
                 out.append(_Candidate(pos, end, problem))

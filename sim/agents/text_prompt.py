@@ -1,6 +1,8 @@
-"""What a text-protocol (ReAct-style) agent reads: the system prompt, observations and parse-error feedback.
+"""What a text-protocol agent reads: the system prompt, observations and parse-error feedback.
 
-The format taught here is the one ``text_parse`` reads best; the parser also accepts sloppier forms.
+Two protocols: ``react`` (Thought / Action / Action Input, then Final Answer; taught here) and ``tags`` (the
+reference study's ``<API_CALL>`` JSON and ``<End of Turn>``; taught by ``tag_protocol``). The format taught is one
+``text_parse`` reads best; the parser accepts either protocol, and sloppier forms, whatever the prompt.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from collections.abc import Collection, Sequence
 from types import MappingProxyType
 from typing import Any, Literal
 
+from sim.agents import tag_protocol
 from sim.agents.text_parse import ParseError
 from sim.core.tools import ToolResult, ToolSpec
 
@@ -45,10 +48,13 @@ _MAX_LISTED_TOOLS = 40  # worlds with tool search can offer hundreds; the feedba
 
 
 ToolStyle = Literal["schema", "signature"]
+TextProtocol = Literal["react", "tags"]
 
 
-def render_system_prompt(instructions: str, tools: Sequence[ToolSpec], style: ToolStyle = "schema") -> str:
-    """Domain instructions, then the tools, then the format.
+def render_system_prompt(
+    instructions: str, tools: Sequence[ToolSpec], style: ToolStyle = "schema", protocol: TextProtocol = "react"
+) -> str:
+    """Domain instructions, then the tools, then the protocol's format.
 
     ``schema`` shows each tool's full JSON schema; ``signature`` a one-line Python-like signature, about a
     third of the tokens, for small-context models (SmolLM2 has 4k).
@@ -57,15 +63,19 @@ def render_system_prompt(instructions: str, tools: Sequence[ToolSpec], style: To
     if tools:
         render = _render_tool if style == "schema" else _render_signature
         listed = ("\n\n" if style == "schema" else "\n").join(render(tool) for tool in tools)
-        parts.append(f"# Tools\n\nYou can use these tools:\n\n{listed}")
-        parts.append(f"# Format\n\n{FORMAT}")
+        heading = "# APIs\n\nYou can call these APIs:" if protocol == "tags" else "# Tools\n\nYou can use these tools:"
+        parts.append(f"{heading}\n\n{listed}")
+        parts.append(f"# Format\n\n{tag_protocol.FORMAT if protocol == 'tags' else FORMAT}")
+    elif protocol == "tags":
+        parts.append(f"# Format\n\n{tag_protocol.NO_TOOLS}")
     else:
         parts.append(f"# Format\n\n{_NO_TOOLS}\nFinal Answer: <your reply to the user>")
     return "\n\n".join(parts)
 
 
-def render_observation(result: ToolResult, max_chars: int | None = None) -> str:
-    """``Observation: <compact JSON>``. Text content is shown as is; failures always say they failed.
+def render_observation(result: ToolResult, max_chars: int | None = None, protocol: TextProtocol = "react") -> str:
+    """``Observation: <compact JSON>`` (tags: ``<API_RESULT>...</API_RESULT>``). Text content is shown as is;
+    failures always say they failed.
 
     A failure whose payload does not already carry an "error" key is wrapped as
     ``{"error": <payload>, "status": ...}`` so the model cannot mistake it for data.
@@ -81,17 +91,17 @@ def render_observation(result: ToolResult, max_chars: int | None = None) -> str:
     body = content if isinstance(content, str) else _compact(content)
     if max_chars is not None and len(body) > max_chars:
         body = f"{body[:max_chars]}... [truncated {len(body) - max_chars} characters]"
-    return f"Observation: {body}"
+    return tag_protocol.render_result(body) if protocol == "tags" else f"Observation: {body}"
 
 
-def render_parse_error(err: ParseError, tool_names: Collection[str]) -> str:
+def render_parse_error(err: ParseError, tool_names: Collection[str], protocol: TextProtocol = "react") -> str:
     """Feedback for a reply the parser could not use: what was wrong, then the expected format."""
     names = list(tool_names)
+    if protocol == "tags":
+        return _render_tags_parse_error(err, names)
     lines = [f"Observation: your last reply could not be used. {err.message}", _HINTS.get(err.code, "")]
     if names:
-        shown = ", ".join(names[:_MAX_LISTED_TOOLS])
-        more = f" (and {len(names) - _MAX_LISTED_TOOLS} more)" if len(names) > _MAX_LISTED_TOOLS else ""
-        lines.append(f"Tools: {shown}{more}.")
+        lines.append(f"Tools: {_listed(names)}.")
         lines.append(
             "Reply again in exactly this format:\n"
             "Thought: <your reasoning>\n"
@@ -103,6 +113,21 @@ def render_parse_error(err: ParseError, tool_names: Collection[str]) -> str:
     else:
         lines.append(f"{_NO_TOOLS}\nFinal Answer: <your reply>")
     return "\n".join(line for line in lines if line)
+
+
+def _render_tags_parse_error(err: ParseError, names: list[str]) -> str:
+    lines = [f"Your last reply could not be used. {err.message}", tag_protocol.HINTS.get(err.code, "")]
+    if names:
+        lines.append(f"APIs: {_listed(names)}.")
+        lines.append(tag_protocol.RETRY)
+    else:
+        lines.append(tag_protocol.NO_TOOLS)
+    return "\n".join(line for line in lines if line)
+
+
+def _listed(names: list[str]) -> str:
+    more = f" (and {len(names) - _MAX_LISTED_TOOLS} more)" if len(names) > _MAX_LISTED_TOOLS else ""
+    return ", ".join(names[:_MAX_LISTED_TOOLS]) + more
 
 
 def _render_tool(tool: ToolSpec) -> str:
