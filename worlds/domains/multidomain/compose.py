@@ -25,12 +25,14 @@ from typing import Any
 
 from sim.core import GoldCall, Task, ToolCall, Turn, UserIntent
 from worlds.domains.multidomain.domains import DOMAIN_MODULES
-from worlds.domains.multidomain.intents import Focus, Intent, Primitive
+from worlds.domains.multidomain.intents import Focus, Intent, Primitive, combine
 from worlds.domains.multidomain.pack import CONVERSATIONS, DATA_DIR, MultiDomainPack
 from worlds.domains.multidomain.world import WORLD_NAME, MultiDomainWorld
 
 FOLLOW_UP = 0.45
 """Chance that a turn stays on the previous turn's domain and offers its entity for a follow-up."""
+COMPOUND = 0.5
+"""Chance that a turn also asks for something from another of the conversation's domains."""
 TURN_COUNTS = (4, 5, 5, 6)
 ATTEMPTS_PER_TURN = 40
 
@@ -111,14 +113,22 @@ async def compose_one(
                 continue
             if follow and attempt < ATTEMPTS_PER_TURN // 2 and (intent.focus is None or intent.focus != focus):
                 continue  # a follow-up first looks for a primitive that can act on the same entity
-            contents = await _try_intent(world, intent)
-            if contents is None:
+            contents = None
+            others = [d for d in domains if d != domain]
+            if others and rng.random() < COMPOUND:
+                second = rng.choice(primitives[rng.choice(others)])(world.state, rng, None)
+                both = combine(intent, second) if second is not None else None
+                if both is not None and (contents := await _try_intent(world, both)) is not None:
+                    intent = both
+            if contents is None and (contents := await _try_intent(world, intent)) is None:
                 continue
             turns.append(_turn(intent, contents, focus if follow else None))
             used.append(intent.primitive)
             focus = intent.focus
             break
-    tags = ["multi-turn", *sorted({u.split(".")[0] for u in used})]
+    tags = ["multi-turn", *sorted({p.split(".")[0] for u in used for p in u.split("+")})]
+    if any("+" in u for u in used):
+        tags.append("compound")
     if any(t.user.coreferential for t in turns):
         tags.append("coreference")
     if any(t.gold_answer for t in turns):

@@ -69,3 +69,41 @@ def pick_focus(state: WorldState, focus: Focus | None, kind: str, candidates: Se
     if focus is not None and focus.key.startswith(f"{kind}:") and focus.key.split(":", 1)[1] in candidates:
         return focus.key.split(":", 1)[1]
     return rng.choice(list(candidates))
+
+
+def combine(first: Intent, second: Intent) -> Intent | None:
+    """One turn asking for two things ("... Also, ..."), as users do: the first intent's chain, then the
+    second's. None when the second names the first's entity (its coreferential rendering would name it)."""
+    if first.focus is not None and first.focus.name in second.explicit:
+        return None
+    split = len(first.calls)
+
+    def answer(contents: Sequence[Any]) -> str:
+        parts = [
+            intent.answer(part)
+            for intent, part in ((first, contents[:split]), (second, contents[split:]))
+            if intent.answer is not None
+        ]
+        return " ".join(parts)
+
+    return Intent(
+        primitive=f"{first.primitive}+{second.primitive}",
+        explicit=f"{first.explicit} Also, {_lower_first(second.explicit)}",
+        coreferential=None
+        if first.coreferential is None
+        else f"{first.coreferential} Also, {_lower_first(second.explicit)}",
+        paraphrases=tuple(f"{p} And {_lower_first(second.explicit)}" for p in first.paraphrases[:1]),
+        calls=(*first.calls, *second.calls),
+        alternatives=(
+            *((*path, *second.calls) for path in first.alternatives),
+            *((*first.calls, *path) for path in second.alternatives),
+        ),
+        focus=first.focus,
+        answer=answer if first.answer is not None or second.answer is not None else None,
+    )
+
+
+def _lower_first(text: str) -> str:
+    """'Set the ...' -> 'set the ...'; a leading name or acronym ('I', 'BBC') stays as it is."""
+    word = text.split(" ", 1)[0]
+    return text if (len(word) > 1 and word[1:2].isupper()) or word == "I" else text[:1].lower() + text[1:]

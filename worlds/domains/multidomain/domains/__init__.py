@@ -2,7 +2,4 @@
 ``POLICY`` (a short text the agent reads) and ``book`` (its tools); ``NAME_intents`` declares its
 ``PRIMITIVES``. Adding a domain is adding its name here."""
 
-from pathlib import Path
-
-DOMAIN_ORDER: tuple[str, ...] = ("home", "information", "media", "shopping", "food", "communication", "time")
-DOMAIN_MODULES: tuple[str, ...] = tuple(n for n in DOMAIN_ORDER if (Path(__file__).parent / f"{n}.py").exists())
+DOMAIN_MODULES: tuple[str, ...] = ("home", "information", "media", "shopping", "food", "communication", "time")
