@@ -70,7 +70,9 @@ class WorldState:
             raise ToolError("not_found", f"unknown_{kind}", f"No {kind} with id '{key}'. Use {how} to find ids.")
         if not self.is_known(kind, key):
             raise ToolError(
-                "failed", "not_looked_up", f"The {kind} '{key}' has not been looked up in this session: use {how} first."
+                "failed",
+                "not_looked_up",
+                f"The {kind} '{key}' has not been looked up in this session: use {how} first.",
             )
         return row
 
