@@ -4,8 +4,11 @@ executed live."""
 
 from __future__ import annotations
 
+import functools
 import random
-from typing import Any
+from collections.abc import Awaitable, Callable
+from contextvars import ContextVar
+from typing import Any, TypeVar, cast
 
 import pytest
 
@@ -29,6 +32,7 @@ async def call(world: MultiDomainWorld, name: str, /, **arguments: Any) -> ToolR
 async def ok(world: MultiDomainWorld, name: str, /, **arguments: Any) -> Any:
     result = await call(world, name, **arguments)
     assert result.ok, result.content
+    _driven("success").add(name)
     return result.content
 
 
@@ -38,6 +42,46 @@ async def refused(world: MultiDomainWorld, status: str, code: str, name: str, /,
     result = await call(world, name, **arguments)
     assert (result.status, result.error_code) == (status, code), result.content
     assert world.state_hash() == before
+    _driven("failure").add(name)
+
+
+# Coverage registry. `covers` names the food tools a test drives down their success path (through `ok`)
+# and down a failure path (through `refused`); the names feed SUCCESS_TESTED / FAILURE_TESTED, which
+# test_every_food_tool_has_both_paths_tested compares with the domain's tools. When the test runs, the
+# names must equal the food tools it really drove, so the registry cannot drift from the tests, and `ok` /
+# `refused` fail outside a `covers` test, so no test can drive tools unregistered.
+DOMAIN_TOOLS = frozenset(name for name, tool in PACK.toolkit.tools.items() if tool.domain == "food")
+SUCCESS_TESTED: set[str] = set()
+FAILURE_TESTED: set[str] = set()
+_DRIVEN: ContextVar[dict[str, set[str]]] = ContextVar("_DRIVEN")
+Test = TypeVar("Test", bound=Callable[..., Awaitable[None]])
+
+
+def _driven(path: str) -> set[str]:
+    driven = _DRIVEN.get(None)
+    assert driven is not None, "a test that drives tools through ok / refused must be decorated with @covers"
+    return driven[path]
+
+
+def covers(*, success: tuple[str, ...] = (), failure: tuple[str, ...] = ()) -> Callable[[Test], Test]:
+    declared = {"success": set(success), "failure": set(failure)}
+    SUCCESS_TESTED.update(success)
+    FAILURE_TESTED.update(failure)
+
+    def register(test: Test) -> Test:
+        @functools.wraps(test)
+        async def checked(*args: Any, **kwargs: Any) -> None:
+            driven: dict[str, set[str]] = {"success": set(), "failure": set()}
+            token = _DRIVEN.set(driven)
+            try:
+                await test(*args, **kwargs)
+            finally:
+                _DRIVEN.reset(token)
+            assert {path: names & DOMAIN_TOOLS for path, names in driven.items()} == declared, test.__name__
+
+        return cast(Test, checked)
+
+    return register
 
 
 def row(world: MultiDomainWorld, table: str, key: str) -> Any:
@@ -95,6 +139,7 @@ async def exercise(primitives: tuple[Primitive, ...], seeds: int = 40) -> dict[s
     return produced
 
 
+@covers(success=("get_recipe_details", "search_recipes"), failure=("get_recipe_details", "search_recipes"))
 async def test_recipes_search_and_details() -> None:
     world = fresh()
     quick = (await ok(world, "search_recipes", vegetarian=True, max_minutes=20))["recipes"]
@@ -111,6 +156,7 @@ async def test_recipes_search_and_details() -> None:
     await refused(world, "not_found", "unknown_recipe", "get_recipe_details", recipe_id="haggis")
 
 
+@covers(success=("add_recipe_ingredients_to_cart", "search_recipes"), failure=("add_recipe_ingredients_to_cart",))
 async def test_recipe_ingredients_fill_the_cart() -> None:
     world = fresh()
     await refused(world, "failed", "not_looked_up", "add_recipe_ingredients_to_cart", recipe_id="spaghetti_carbonara")
@@ -137,6 +183,10 @@ async def test_recipe_ingredients_fill_the_cart() -> None:
     assert row(world, "cart", "prod_eggs") == {"quantity": 1}
 
 
+@covers(
+    success=("get_restaurant_details", "get_restaurant_menu", "search_restaurants"),
+    failure=("get_restaurant_details", "get_restaurant_menu", "search_restaurants"),
+)
 async def test_restaurants_search_details_menu() -> None:
     world = fresh()
     found = (await ok(world, "search_restaurants", delivers=True, open_now=True))["restaurants"]
@@ -155,6 +205,10 @@ async def test_restaurants_search_details_menu() -> None:
     await refused(world, "not_found", "unknown_restaurant", "get_restaurant_menu", restaurant_id="nandos")
 
 
+@covers(
+    success=("cancel_delivery", "get_restaurant_menu", "place_delivery_order", "search_restaurants", "track_delivery"),
+    failure=("cancel_delivery", "place_delivery_order"),
+)
 async def test_place_track_cancel_delivery() -> None:
     world = fresh()
     order = {"restaurant_id": "bombay_canteen", "payment_method_id": "pm_visa_4821"}
@@ -200,6 +254,10 @@ async def test_place_track_cancel_delivery() -> None:
         )
 
 
+@covers(
+    success=("list_delivery_orders", "track_delivery"),
+    failure=("cancel_delivery", "list_delivery_orders", "track_delivery"),
+)
 async def test_list_and_track_seeded_deliveries() -> None:
     world = fresh()
     await refused(world, "failed", "not_looked_up", "track_delivery", delivery_id="delivery-0902")
@@ -208,8 +266,13 @@ async def test_list_and_track_seeded_deliveries() -> None:
     assert (await ok(world, "track_delivery", delivery_id="delivery-0902"))["courier"] == "Tom on a scooter"
     await refused(world, "failed", "cannot_cancel", "cancel_delivery", delivery_id="delivery-0902")
     await refused(world, "not_found", "unknown_delivery", "track_delivery", delivery_id="delivery-7777")
+    await refused(world, "invalid_arguments", "unexpected_argument", "list_delivery_orders", status="preparing")
 
 
+@covers(
+    success=("book_table", "check_table_availability", "search_restaurants"),
+    failure=("book_table", "check_table_availability"),
+)
 async def test_availability_and_booking() -> None:
     world = fresh()
     table = {"restaurant_id": "maison_bleu", "party_size": 2}
@@ -251,6 +314,7 @@ async def test_availability_and_booking() -> None:
     )
 
 
+@covers(success=("cancel_reservation", "list_reservations"), failure=("cancel_reservation", "list_reservations"))
 async def test_list_and_cancel_reservations() -> None:
     world = fresh()
     await refused(world, "failed", "not_looked_up", "cancel_reservation", reservation_id="reservation-0502")
@@ -262,6 +326,13 @@ async def test_list_and_cancel_reservations() -> None:
     await refused(world, "failed", "cannot_cancel", "cancel_reservation", reservation_id="reservation-0502")
     await refused(world, "failed", "cannot_cancel", "cancel_reservation", reservation_id="reservation-0503")
     await refused(world, "not_found", "unknown_reservation", "cancel_reservation", reservation_id="reservation-9")
+    await refused(world, "invalid_arguments", "unexpected_argument", "list_reservations", restaurant_id="the_anchor")
+
+
+def test_every_food_tool_has_both_paths_tested() -> None:
+    food = {name for name, tool in MultiDomainPack(tasks=[]).toolkit.tools.items() if tool.domain == "food"}
+    assert food == SUCCESS_TESTED
+    assert food == FAILURE_TESTED
 
 
 async def test_primitives_execute() -> None:

@@ -3,8 +3,11 @@ state as it was), and every intent primitive executed against fresh worlds."""
 
 from __future__ import annotations
 
+import functools
 import random
-from typing import Any
+from collections.abc import Awaitable, Callable
+from contextvars import ContextVar
+from typing import Any, TypeVar, cast
 
 import pytest
 
@@ -32,6 +35,7 @@ async def call(world: MultiDomainWorld, name: str, **arguments: Any) -> ToolResu
 async def ok(world: MultiDomainWorld, name: str, **arguments: Any) -> Any:
     result = await call(world, name, **arguments)
     assert result.ok, result
+    _driven("success").add(name)
     return result.content
 
 
@@ -41,21 +45,66 @@ async def refused(world: MultiDomainWorld, status: str, code: str, name: str, /,
     result = await call(world, name, **arguments)
     assert (result.status, result.error_code) == (status, code), result
     assert world.state_hash() == before
+    _driven("failure").add(name)
+
+
+# Coverage registry. `covers` names the information tools a test drives down their success path (through `ok`)
+# and down a failure path (through `refused`); the names feed SUCCESS_TESTED / FAILURE_TESTED, which
+# test_every_information_tool_has_both_paths_tested compares with the domain's tools. When the test runs, the
+# names must equal the information tools it really drove, so the registry cannot drift from the tests, and `ok` /
+# `refused` fail outside a `covers` test, so no test can drive tools unregistered.
+DOMAIN_TOOLS = frozenset(
+    name for name, tool in MultiDomainPack(tasks=[]).toolkit.tools.items() if tool.domain == "information"
+)
+SUCCESS_TESTED: set[str] = set()
+FAILURE_TESTED: set[str] = set()
+_DRIVEN: ContextVar[dict[str, set[str]]] = ContextVar("_DRIVEN")
+Test = TypeVar("Test", bound=Callable[..., Awaitable[None]])
+
+
+def _driven(path: str) -> set[str]:
+    driven = _DRIVEN.get(None)
+    assert driven is not None, "a test that drives tools through ok / refused must be decorated with @covers"
+    return driven[path]
+
+
+def covers(*, success: tuple[str, ...] = (), failure: tuple[str, ...] = ()) -> Callable[[Test], Test]:
+    declared = {"success": set(success), "failure": set(failure)}
+    SUCCESS_TESTED.update(success)
+    FAILURE_TESTED.update(failure)
+
+    def register(test: Test) -> Test:
+        @functools.wraps(test)
+        async def checked(*args: Any, **kwargs: Any) -> None:
+            driven: dict[str, set[str]] = {"success": set(), "failure": set()}
+            token = _DRIVEN.set(driven)
+            try:
+                await test(*args, **kwargs)
+            finally:
+                _DRIVEN.reset(token)
+            assert {path: names & DOMAIN_TOOLS for path, names in driven.items()} == declared, test.__name__
+
+        return cast(Test, checked)
+
+    return register
 
 
 # weather ---------------------------------------------------------------------------------------------
 
 
+@covers(success=("get_current_weather", "get_user_location"))
 async def test_user_location_reveals_the_home_city(world: MultiDomainWorld) -> None:
     assert await ok(world, "get_user_location") == {"city_id": "london", "name": "London", "country": "United Kingdom"}
     assert (await ok(world, "get_current_weather", city_id="london"))["condition"] == "light rain"
 
 
+@covers(failure=("get_user_location",))
 async def test_user_location_unavailable_for_an_uncovered_city(world: MultiDomainWorld) -> None:
     world.state.update("users", "u1", city="Reykjavik")
     await refused(world, "unavailable", "no_location", "get_user_location")
 
 
+@covers(success=("find_cities",), failure=("find_cities",))
 async def test_find_cities(world: MultiDomainWorld) -> None:
     found = await ok(world, "find_cities", query="united kingdom")
     assert [c["city_id"] for c in found["cities"]] == ["london", "manchester", "edinburgh"]
@@ -63,6 +112,7 @@ async def test_find_cities(world: MultiDomainWorld) -> None:
     await refused(world, "invalid_arguments", "empty_query", "find_cities", query="  ")
 
 
+@covers(success=("find_cities", "get_current_weather"), failure=("get_current_weather",))
 async def test_current_weather_needs_a_lookup(world: MultiDomainWorld) -> None:
     await refused(world, "failed", "not_looked_up", "get_current_weather", city_id="paris")
     await refused(world, "not_found", "unknown_city", "get_current_weather", city_id="narnia")
@@ -71,6 +121,7 @@ async def test_current_weather_needs_a_lookup(world: MultiDomainWorld) -> None:
     assert (weather["city"], weather["temperature_c"]) == ("Paris", 10)
 
 
+@covers(success=("find_cities", "get_weather_forecast"), failure=("get_weather_forecast",))
 async def test_forecast(world: MultiDomainWorld) -> None:
     await ok(world, "find_cities", query="Tokyo")
     assert len((await ok(world, "get_weather_forecast", city_id="tokyo"))["days"]) == 3
@@ -79,6 +130,7 @@ async def test_forecast(world: MultiDomainWorld) -> None:
     await refused(world, "invalid_arguments", "out_of_range", "get_weather_forecast", city_id="tokyo", days=6)
 
 
+@covers(success=("find_cities", "get_user_location", "get_weather_alerts"), failure=("get_weather_alerts",))
 async def test_weather_alerts(world: MultiDomainWorld) -> None:
     await refused(world, "failed", "not_looked_up", "get_weather_alerts", city_id="london")
     await ok(world, "get_user_location")
@@ -90,6 +142,7 @@ async def test_weather_alerts(world: MultiDomainWorld) -> None:
 # news and encyclopedia -------------------------------------------------------------------------------
 
 
+@covers(success=("get_news_headlines",), failure=("get_news_headlines",))
 async def test_headlines_newest_first(world: MultiDomainWorld) -> None:
     found = (await ok(world, "get_news_headlines", topic="sports"))["headlines"]
     assert [h["article_id"] for h in found] == ["news_six_nations", "news_marathon", "news_league_cup"]
@@ -97,12 +150,14 @@ async def test_headlines_newest_first(world: MultiDomainWorld) -> None:
     await refused(world, "invalid_arguments", "invalid_value", "get_news_headlines", topic="gossip")
 
 
+@covers(success=("search_news",), failure=("search_news",))
 async def test_search_news(world: MultiDomainWorld) -> None:
     found = (await ok(world, "search_news", query="quantum chip"))["articles"]
     assert [a["article_id"] for a in found] == ["news_quantum_chip"]
     await refused(world, "not_found", "no_articles", "search_news", query="zeppelin")
 
 
+@covers(success=("get_article_details", "get_news_headlines"), failure=("get_article_details",))
 async def test_article_details_needs_a_lookup(world: MultiDomainWorld) -> None:
     await refused(world, "failed", "not_looked_up", "get_article_details", article_id="news_marathon")
     await ok(world, "get_news_headlines", topic="sports")
@@ -110,12 +165,14 @@ async def test_article_details_needs_a_lookup(world: MultiDomainWorld) -> None:
     assert article["author"] == "Priya Natarajan" and "60,000" in article["body"]
 
 
+@covers(success=("search_knowledge",), failure=("search_knowledge",))
 async def test_search_knowledge_by_alias(world: MultiDomainWorld) -> None:
     found = (await ok(world, "search_knowledge", query="Elizabeth Tower"))["entries"]
     assert [e["entry_id"] for e in found] == ["big_ben"]
     await refused(world, "not_found", "no_entry", "search_knowledge", query="Atlantis")
 
 
+@covers(success=("get_knowledge_entry", "search_knowledge"), failure=("get_knowledge_entry",))
 async def test_knowledge_entry(world: MultiDomainWorld) -> None:
     await refused(world, "not_found", "unknown_entry", "get_knowledge_entry", entry_id="atlantis")
     await refused(world, "failed", "not_looked_up", "get_knowledge_entry", entry_id="mount_everest")
@@ -127,12 +184,14 @@ async def test_knowledge_entry(world: MultiDomainWorld) -> None:
 # stocks ----------------------------------------------------------------------------------------------
 
 
+@covers(success=("search_stocks",), failure=("search_stocks",))
 async def test_search_stocks(world: MultiDomainWorld) -> None:
     assert (await ok(world, "search_stocks", query="hsbc"))["stocks"][0]["symbol"] == "HSBA.L"
     assert [s["symbol"] for s in (await ok(world, "search_stocks", query="TSLA"))["stocks"]] == ["TSLA"]
     await refused(world, "not_found", "no_stock", "search_stocks", query="Initech")
 
 
+@covers(success=("get_stock_quote", "search_stocks"), failure=("get_stock_quote",))
 async def test_quote(world: MultiDomainWorld) -> None:
     await refused(world, "failed", "not_looked_up", "get_stock_quote", symbol="AAPL")
     await ok(world, "search_stocks", query="Apple")
@@ -141,6 +200,7 @@ async def test_quote(world: MultiDomainWorld) -> None:
     assert quote["change"] == round(quote["price"] - quote["previous_close"], 2)
 
 
+@covers(success=("get_stock_history", "search_stocks"), failure=("get_stock_history",))
 async def test_history(world: MultiDomainWorld) -> None:
     await ok(world, "search_stocks", query="Tesla")
     history = await ok(world, "get_stock_history", symbol="TSLA", days=10)
@@ -149,6 +209,7 @@ async def test_history(world: MultiDomainWorld) -> None:
     await refused(world, "invalid_arguments", "out_of_range", "get_stock_history", symbol="TSLA", days=1)
 
 
+@covers(success=("get_stock_quote", "get_watchlist"), failure=("get_watchlist",))
 async def test_watchlist_reveals_its_symbols(world: MultiDomainWorld) -> None:
     entries = (await ok(world, "get_watchlist"))["watchlist"]
     assert [e["symbol"] for e in entries] == ["AAPL", "NVDA", "HSBA.L", "SHEL.L"]
@@ -156,6 +217,7 @@ async def test_watchlist_reveals_its_symbols(world: MultiDomainWorld) -> None:
     await refused(world, "invalid_arguments", "unexpected_argument", "get_watchlist", user="u1")
 
 
+@covers(success=("add_to_watchlist", "search_stocks"), failure=("add_to_watchlist",))
 async def test_add_to_watchlist(world: MultiDomainWorld) -> None:
     await refused(world, "failed", "not_looked_up", "add_to_watchlist", symbol="BP.L")
     await ok(world, "search_stocks", query="BP")
@@ -168,6 +230,7 @@ async def test_add_to_watchlist(world: MultiDomainWorld) -> None:
     await refused(world, "failed", "already_watched", "add_to_watchlist", symbol="BP.L")
 
 
+@covers(success=("get_watchlist", "remove_from_watchlist"), failure=("remove_from_watchlist",))
 async def test_remove_from_watchlist(world: MultiDomainWorld) -> None:
     await ok(world, "get_watchlist")
     assert "SHEL.L" not in (await ok(world, "remove_from_watchlist", symbol="SHEL.L"))["watchlist"]
@@ -175,6 +238,7 @@ async def test_remove_from_watchlist(world: MultiDomainWorld) -> None:
     await refused(world, "not_found", "not_watched", "remove_from_watchlist", symbol="SHEL.L")
 
 
+@covers(success=("get_watchlist", "search_stocks", "set_price_alert"), failure=("set_price_alert",))
 async def test_price_alert(world: MultiDomainWorld) -> None:
     await ok(world, "search_stocks", query="Vodafone")
     await refused(world, "failed", "not_watched", "set_price_alert", symbol="VOD.L", above=1)
@@ -185,6 +249,14 @@ async def test_price_alert(world: MultiDomainWorld) -> None:
     await ok(world, "set_price_alert", symbol="NVDA", below=120)
     row = world.state.get("watchlist", "NVDA")
     assert row is not None and (row["alert_above"], row["alert_below"]) == (160.0, 120.0)
+
+
+def test_every_information_tool_has_both_paths_tested() -> None:
+    information = {
+        name for name, tool in MultiDomainPack(tasks=[]).toolkit.tools.items() if tool.domain == "information"
+    }
+    assert information == SUCCESS_TESTED
+    assert information == FAILURE_TESTED
 
 
 # intent primitives -----------------------------------------------------------------------------------

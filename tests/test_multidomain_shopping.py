@@ -3,8 +3,11 @@ executed live (every gold call succeeds, alternatives reach the same state)."""
 
 from __future__ import annotations
 
+import functools
 import random
-from typing import Any
+from collections.abc import Awaitable, Callable
+from contextvars import ContextVar
+from typing import Any, TypeVar, cast
 
 import pytest
 
@@ -28,6 +31,7 @@ async def call(world: MultiDomainWorld, name: str, /, **arguments: Any) -> ToolR
 async def ok(world: MultiDomainWorld, name: str, /, **arguments: Any) -> Any:
     result = await call(world, name, **arguments)
     assert result.ok, result.content
+    _driven("success").add(name)
     return result.content
 
 
@@ -37,12 +41,53 @@ async def refused(world: MultiDomainWorld, status: str, code: str, name: str, /,
     result = await call(world, name, **arguments)
     assert (result.status, result.error_code) == (status, code), result.content
     assert world.state_hash() == before
+    _driven("failure").add(name)
+
+
+# Coverage registry. `covers` names the shopping tools a test drives down their success path (through `ok`)
+# and down a failure path (through `refused`); the names feed SUCCESS_TESTED / FAILURE_TESTED, which
+# test_every_shopping_tool_has_both_paths_tested compares with the domain's tools. When the test runs, the
+# names must equal the shopping tools it really drove, so the registry cannot drift from the tests, and `ok` /
+# `refused` fail outside a `covers` test, so no test can drive tools unregistered.
+DOMAIN_TOOLS = frozenset(name for name, tool in PACK.toolkit.tools.items() if tool.domain == "shopping")
+SUCCESS_TESTED: set[str] = set()
+FAILURE_TESTED: set[str] = set()
+_DRIVEN: ContextVar[dict[str, set[str]]] = ContextVar("_DRIVEN")
+Test = TypeVar("Test", bound=Callable[..., Awaitable[None]])
+
+
+def _driven(path: str) -> set[str]:
+    driven = _DRIVEN.get(None)
+    assert driven is not None, "a test that drives tools through ok / refused must be decorated with @covers"
+    return driven[path]
+
+
+def covers(*, success: tuple[str, ...] = (), failure: tuple[str, ...] = ()) -> Callable[[Test], Test]:
+    declared = {"success": set(success), "failure": set(failure)}
+    SUCCESS_TESTED.update(success)
+    FAILURE_TESTED.update(failure)
+
+    def register(test: Test) -> Test:
+        @functools.wraps(test)
+        async def checked(*args: Any, **kwargs: Any) -> None:
+            driven: dict[str, set[str]] = {"success": set(), "failure": set()}
+            token = _DRIVEN.set(driven)
+            try:
+                await test(*args, **kwargs)
+            finally:
+                _DRIVEN.reset(token)
+            assert {path: names & DOMAIN_TOOLS for path, names in driven.items()} == declared, test.__name__
+
+        return cast(Test, checked)
+
+    return register
 
 
 def row(world: MultiDomainWorld, table: str, key: str) -> Any:
     return world.state.get(table, key)
 
 
+@covers(success=("get_product_details", "search_products"), failure=("get_product_details", "search_products"))
 async def test_search_and_details() -> None:
     world = fresh()
     found = await ok(world, "search_products", query="olive oil")
@@ -58,6 +103,10 @@ async def test_search_and_details() -> None:
     await refused(world, "not_found", "unknown_product", "get_product_details", product_id="prod_nope")
 
 
+@covers(
+    success=("add_to_cart", "remove_from_cart", "search_products", "update_cart_quantity", "view_cart"),
+    failure=("add_to_cart", "remove_from_cart", "update_cart_quantity", "view_cart"),
+)
 async def test_cart_add_update_remove_view() -> None:
     world = fresh()
     await refused(world, "failed", "not_looked_up", "add_to_cart", product_id="prod_kindle")
@@ -74,6 +123,7 @@ async def test_cart_add_update_remove_view() -> None:
     cart = await ok(world, "view_cart")
     assert {line["product_id"] for line in cart["items"]} == {"prod_coffee_beans", "prod_kindle"}
     assert cart["total"] == round(24.0 + 3 * 159.99, 2) and cart["shipping"] == 0
+    await refused(world, "invalid_arguments", "unexpected_argument", "view_cart", product_id="prod_kindle")
 
     await ok(world, "update_cart_quantity", product_id="prod_coffee_beans", quantity=4)
     assert row(world, "cart", "prod_coffee_beans") == {"quantity": 4}
@@ -86,6 +136,7 @@ async def test_cart_add_update_remove_view() -> None:
     await refused(world, "not_found", "not_in_cart", "remove_from_cart", product_id="prod_kindle")
 
 
+@covers(success=("apply_promo_code", "remove_from_cart", "view_cart"), failure=("apply_promo_code",))
 async def test_promo_codes() -> None:
     world = fresh()
     await refused(world, "not_found", "unknown_promo_code", "apply_promo_code", code="FREEBIE")
@@ -100,11 +151,16 @@ async def test_promo_codes() -> None:
     await refused(world, "failed", "empty_cart", "apply_promo_code", code="SPRING10")
 
 
+@covers(
+    success=("add_to_cart", "apply_promo_code", "checkout", "list_payment_methods", "search_products", "track_order"),
+    failure=("checkout", "list_payment_methods"),
+)
 async def test_payment_methods_and_checkout() -> None:
     world = fresh()
     await refused(world, "failed", "not_looked_up", "checkout", payment_method_id="pm_visa_4821")
     methods = (await ok(world, "list_payment_methods"))["payment_methods"]
     assert [m["payment_method_id"] for m in methods if m["expired"]] == ["pm_mastercard_5590"]
+    await refused(world, "invalid_arguments", "unexpected_argument", "list_payment_methods", expired=False)
     await refused(world, "failed", "card_expired", "checkout", payment_method_id="pm_mastercard_5590")
     await refused(world, "not_found", "unknown_payment_method", "checkout", payment_method_id="pm_bitcoin")
     await ok(world, "search_products", query="yoga mat")
@@ -122,6 +178,10 @@ async def test_payment_methods_and_checkout() -> None:
     assert (await ok(world, "track_order", order_id="order-0001"))["status"] == "processing"
 
 
+@covers(
+    success=("get_order_details", "list_orders", "track_order"),
+    failure=("get_order_details", "list_orders", "track_order"),
+)
 async def test_orders_list_details_track() -> None:
     world = fresh()
     await refused(world, "failed", "not_looked_up", "track_order", order_id="order-7003")
@@ -137,6 +197,7 @@ async def test_orders_list_details_track() -> None:
     await refused(world, "invalid_arguments", "invalid_value", "list_orders", status="lost")
 
 
+@covers(success=("cancel_order", "list_orders"), failure=("cancel_order",))
 async def test_cancel_order() -> None:
     world = fresh()
     await ok(world, "list_orders")
@@ -149,6 +210,7 @@ async def test_cancel_order() -> None:
     await refused(world, "failed", "cannot_cancel", "cancel_order", order_id="order-7003")
 
 
+@covers(success=("list_orders", "return_item"), failure=("return_item",))
 async def test_return_item() -> None:
     world = fresh()
     await refused(
@@ -197,6 +259,12 @@ async def test_return_item() -> None:
         product_id="prod_kindle",
         reason="meh",
     )
+
+
+def test_every_shopping_tool_has_both_paths_tested() -> None:
+    shopping = {name for name, tool in MultiDomainPack(tasks=[]).toolkit.tools.items() if tool.domain == "shopping"}
+    assert shopping == SUCCESS_TESTED
+    assert shopping == FAILURE_TESTED
 
 
 async def run_calls(world: MultiDomainWorld, calls: Any) -> list[Any]:

@@ -3,8 +3,11 @@ as it was), and every intent primitive executed against fresh worlds. The clock 
 
 from __future__ import annotations
 
+import functools
 import random
-from typing import Any
+from collections.abc import Awaitable, Callable
+from contextvars import ContextVar
+from typing import Any, TypeVar, cast
 
 import pytest
 
@@ -32,6 +35,7 @@ async def call(world: MultiDomainWorld, name: str, **arguments: Any) -> ToolResu
 async def ok(world: MultiDomainWorld, name: str, **arguments: Any) -> Any:
     result = await call(world, name, **arguments)
     assert result.ok, result
+    _driven("success").add(name)
     return result.content
 
 
@@ -41,6 +45,48 @@ async def refused(world: MultiDomainWorld, status: str, code: str, name: str, /,
     result = await call(world, name, **arguments)
     assert (result.status, result.error_code) == (status, code), result
     assert world.state_hash() == before
+    _driven("failure").add(name)
+
+
+# Coverage registry. `covers` names the time tools a test drives down their success path (through `ok`)
+# and down a failure path (through `refused`); the names feed SUCCESS_TESTED / FAILURE_TESTED, which
+# test_every_time_tool_has_both_paths_tested compares with the domain's tools. When the test runs, the
+# names must equal the time tools it really drove, so the registry cannot drift from the tests, and `ok` /
+# `refused` fail outside a `covers` test, so no test can drive tools unregistered.
+DOMAIN_TOOLS = frozenset(
+    name for name, tool in MultiDomainPack(tasks=[]).toolkit.tools.items() if tool.domain == "time"
+)
+SUCCESS_TESTED: set[str] = set()
+FAILURE_TESTED: set[str] = set()
+_DRIVEN: ContextVar[dict[str, set[str]]] = ContextVar("_DRIVEN")
+Test = TypeVar("Test", bound=Callable[..., Awaitable[None]])
+
+
+def _driven(path: str) -> set[str]:
+    driven = _DRIVEN.get(None)
+    assert driven is not None, "a test that drives tools through ok / refused must be decorated with @covers"
+    return driven[path]
+
+
+def covers(*, success: tuple[str, ...] = (), failure: tuple[str, ...] = ()) -> Callable[[Test], Test]:
+    declared = {"success": set(success), "failure": set(failure)}
+    SUCCESS_TESTED.update(success)
+    FAILURE_TESTED.update(failure)
+
+    def register(test: Test) -> Test:
+        @functools.wraps(test)
+        async def checked(*args: Any, **kwargs: Any) -> None:
+            driven: dict[str, set[str]] = {"success": set(), "failure": set()}
+            token = _DRIVEN.set(driven)
+            try:
+                await test(*args, **kwargs)
+            finally:
+                _DRIVEN.reset(token)
+            assert {path: names & DOMAIN_TOOLS for path, names in driven.items()} == declared, test.__name__
+
+        return cast(Test, checked)
+
+    return register
 
 
 def row(world: MultiDomainWorld, table: str, key: str) -> Any:
@@ -49,6 +95,7 @@ def row(world: MultiDomainWorld, table: str, key: str) -> Any:
     return found
 
 
+@covers(success=("get_current_time",), failure=("get_current_time",))
 async def test_current_time(world: MultiDomainWorld) -> None:
     assert await ok(world, "get_current_time") == {
         "now": "2026-03-14T09:00",
@@ -61,6 +108,7 @@ async def test_current_time(world: MultiDomainWorld) -> None:
 # alarms ----------------------------------------------------------------------------------------------
 
 
+@covers(success=("list_alarms",), failure=("list_alarms",))
 async def test_list_alarms_with_next_ring(world: MultiDomainWorld) -> None:
     alarms = {a["alarm_id"]: a for a in (await ok(world, "list_alarms"))["alarms"]}
     assert alarms["alarm_weekday_wake"]["next_ring"] == "2026-03-16T06:45"
@@ -72,6 +120,7 @@ async def test_list_alarms_with_next_ring(world: MultiDomainWorld) -> None:
     await refused(world, "invalid_arguments", "wrong_type", "list_alarms", enabled_only="yes")
 
 
+@covers(success=("create_alarm",), failure=("create_alarm",))
 async def test_create_alarm(world: MultiDomainWorld) -> None:
     alarm = await ok(world, "create_alarm", time="07:30", label="Run", days=["sat", "mon"])
     assert (alarm["alarm_id"], alarm["days"], alarm["next_ring"]) == ("alarm-0001", ["mon", "sat"], "2026-03-16T07:30")
@@ -84,6 +133,7 @@ async def test_create_alarm(world: MultiDomainWorld) -> None:
     await refused(world, "invalid_arguments", "invalid_value", "create_alarm", time="25:00")
 
 
+@covers(success=("list_alarms", "update_alarm"), failure=("update_alarm",))
 async def test_update_alarm(world: MultiDomainWorld) -> None:
     await refused(world, "failed", "not_looked_up", "update_alarm", alarm_id="alarm_gym", time="06:30")
     await ok(world, "list_alarms")
@@ -93,6 +143,7 @@ async def test_update_alarm(world: MultiDomainWorld) -> None:
     await refused(world, "failed", "duplicate_alarm", "update_alarm", alarm_id="alarm_nap", time="04:30")
 
 
+@covers(success=("list_alarms", "toggle_alarm"), failure=("toggle_alarm",))
 async def test_toggle_alarm(world: MultiDomainWorld) -> None:
     await refused(world, "not_found", "unknown_alarm", "toggle_alarm", alarm_id="alarm_x", enabled=True)
     await ok(world, "list_alarms")
@@ -100,6 +151,7 @@ async def test_toggle_alarm(world: MultiDomainWorld) -> None:
     assert row(world, "alarms", "alarm_weekend")["enabled"] is True
 
 
+@covers(success=("delete_alarm", "list_alarms"), failure=("delete_alarm",))
 async def test_delete_alarm(world: MultiDomainWorld) -> None:
     await refused(world, "failed", "not_looked_up", "delete_alarm", alarm_id="alarm_bins")
     await ok(world, "list_alarms")
@@ -111,6 +163,7 @@ async def test_delete_alarm(world: MultiDomainWorld) -> None:
 # reminders -------------------------------------------------------------------------------------------
 
 
+@covers(success=("list_reminders",), failure=("list_reminders",))
 async def test_list_reminders(world: MultiDomainWorld) -> None:
     pending = (await ok(world, "list_reminders"))["reminders"]
     assert pending[0]["reminder_id"] == "rem_return_book" and all(r["status"] == "pending" for r in pending)
@@ -119,6 +172,7 @@ async def test_list_reminders(world: MultiDomainWorld) -> None:
     await refused(world, "invalid_arguments", "invalid_value", "list_reminders", status="overdue")
 
 
+@covers(success=("create_reminder",), failure=("create_reminder",))
 async def test_create_reminder_with_a_contact(world: MultiDomainWorld) -> None:
     made = await ok(world, "create_reminder", text="Call Jamie Li", due="2026-03-15T18:00", contact_name="Jamie Li")
     assert made["reminder_id"] == "reminder-0001"
@@ -128,6 +182,7 @@ async def test_create_reminder_with_a_contact(world: MultiDomainWorld) -> None:
     await refused(world, "invalid_arguments", "empty_text", "create_reminder", text=" ", due="2026-03-15T10:00")
 
 
+@covers(success=("list_reminders", "reschedule_reminder"), failure=("reschedule_reminder",))
 async def test_reschedule_reminder(world: MultiDomainWorld) -> None:
     await ok(world, "list_reminders", status="all")
     moved = await ok(world, "reschedule_reminder", reminder_id="rem_pay_rent", due="2026-03-26T09:00")
@@ -145,6 +200,7 @@ async def test_reschedule_reminder(world: MultiDomainWorld) -> None:
     )
 
 
+@covers(success=("complete_reminder", "list_reminders"), failure=("complete_reminder",))
 async def test_complete_reminder(world: MultiDomainWorld) -> None:
     await refused(world, "failed", "not_looked_up", "complete_reminder", reminder_id="rem_plants")
     await ok(world, "list_reminders")
@@ -153,6 +209,7 @@ async def test_complete_reminder(world: MultiDomainWorld) -> None:
     await refused(world, "failed", "already_completed", "complete_reminder", reminder_id="rem_plants")
 
 
+@covers(success=("delete_reminder", "list_reminders"), failure=("delete_reminder",))
 async def test_delete_reminder(world: MultiDomainWorld) -> None:
     await ok(world, "list_reminders")
     await ok(world, "delete_reminder", reminder_id="rem_car_tax")
@@ -163,6 +220,7 @@ async def test_delete_reminder(world: MultiDomainWorld) -> None:
 # notifications ---------------------------------------------------------------------------------------
 
 
+@covers(success=("list_notifications",), failure=("list_notifications",))
 async def test_list_notifications(world: MultiDomainWorld) -> None:
     active = (await ok(world, "list_notifications"))["notifications"]
     assert len(active) == 9 and active[0]["notification_id"] == "notif_msg_priya"
@@ -171,6 +229,7 @@ async def test_list_notifications(world: MultiDomainWorld) -> None:
     await refused(world, "not_found", "unknown_app", "list_notifications", app="Pager")
 
 
+@covers(success=("dismiss_notification", "list_notifications"), failure=("dismiss_notification",))
 async def test_dismiss_notification(world: MultiDomainWorld) -> None:
     await refused(world, "failed", "not_looked_up", "dismiss_notification", notification_id="notif_delivery")
     await ok(world, "list_notifications")
@@ -179,6 +238,7 @@ async def test_dismiss_notification(world: MultiDomainWorld) -> None:
     await refused(world, "failed", "already_dismissed", "dismiss_notification", notification_id="notif_delivery")
 
 
+@covers(success=("dismiss_all_notifications", "list_notifications"), failure=("dismiss_all_notifications",))
 async def test_dismiss_all_notifications(world: MultiDomainWorld) -> None:
     assert (await ok(world, "dismiss_all_notifications", app="Messages"))["dismissed"] == [
         "notif_msg_priya",
@@ -192,6 +252,7 @@ async def test_dismiss_all_notifications(world: MultiDomainWorld) -> None:
 # timers ----------------------------------------------------------------------------------------------
 
 
+@covers(success=("start_timer",), failure=("start_timer",))
 async def test_start_timer(world: MultiDomainWorld) -> None:
     timer = await ok(world, "start_timer", duration_seconds=600, label="eggs")
     assert (timer["timer_id"], timer["ends_at"], timer["remaining_seconds"]) == (
@@ -205,6 +266,7 @@ async def test_start_timer(world: MultiDomainWorld) -> None:
     await ok(world, "start_timer", duration_seconds=60, label="tea")  # the old tea timer has finished
 
 
+@covers(success=("list_timers",), failure=("list_timers",))
 async def test_list_timers(world: MultiDomainWorld) -> None:
     timers = {t["timer_id"]: t for t in (await ok(world, "list_timers"))["timers"]}
     assert (timers["timer_pasta"]["status"], timers["timer_pasta"]["remaining_seconds"]) == ("running", 420)
@@ -212,6 +274,7 @@ async def test_list_timers(world: MultiDomainWorld) -> None:
     await refused(world, "invalid_arguments", "unexpected_argument", "list_timers", status="running")
 
 
+@covers(success=("extend_timer", "list_timers"), failure=("extend_timer",))
 async def test_extend_timer(world: MultiDomainWorld) -> None:
     await refused(world, "failed", "not_looked_up", "extend_timer", timer_id="timer_pasta", seconds=60)
     await ok(world, "list_timers")
@@ -224,12 +287,19 @@ async def test_extend_timer(world: MultiDomainWorld) -> None:
     await refused(world, "failed", "timer_finished", "extend_timer", timer_id="timer_tea", seconds=60)
 
 
+@covers(success=("cancel_timer", "list_timers"), failure=("cancel_timer",))
 async def test_cancel_timer(world: MultiDomainWorld) -> None:
     await ok(world, "list_timers")
     assert (await ok(world, "cancel_timer", timer_id="timer_laundry"))["status"] == "cancelled"
     assert "timer_laundry" not in [t["timer_id"] for t in (await ok(world, "list_timers"))["timers"]]
     await refused(world, "failed", "timer_cancelled", "cancel_timer", timer_id="timer_laundry")
     await refused(world, "not_found", "unknown_timer", "cancel_timer", timer_id="timer_x")
+
+
+def test_every_time_tool_has_both_paths_tested() -> None:
+    time = {name for name, tool in MultiDomainPack(tasks=[]).toolkit.tools.items() if tool.domain == "time"}
+    assert time == SUCCESS_TESTED
+    assert time == FAILURE_TESTED
 
 
 # intent primitives -----------------------------------------------------------------------------------
