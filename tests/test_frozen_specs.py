@@ -61,3 +61,29 @@ def test_schema_validators_accept_frozen_schemas() -> None:
     checker = ArgumentChecker(_spec().parameters)
     assert checker.problems({"level": 1}) is None
     assert checker.problems({"level": 3}) is not None
+
+
+async def test_frozen_specs_cross_pydantic_ai_over_http() -> None:
+    """pydantic-ai's schema transformers deep-copy the tool schema and then edit the copy: the transport must
+    hand them plain data. A FunctionModel runs no transformer, so this goes through the real OpenAI model."""
+    import httpx2
+    from openai import AsyncOpenAI
+    from pydantic_ai.models.openai import OpenAIChatModel
+    from pydantic_ai.providers.openai_compatible import OpenAICompatibleProvider
+
+    from sim.core import ChatMessage, ModelRequest
+    from sim.llm.pydantic_ai_transport import PydanticAITransport
+    from sim.mockllm import FirstToolPolicy, MockConfig
+    from tests.mockllm_server import mock_llm_server
+    from worlds.registry import load_world
+
+    specs = tuple(load_world("multidomain").new_world(0).specs())
+    with mock_llm_server(MockConfig(policy=FirstToolPolicy())) as server:
+        async with httpx2.AsyncClient(timeout=10) as http:
+            client = AsyncOpenAI(base_url=server.url, api_key="EMPTY", max_retries=0, http_client=http)
+            model = OpenAIChatModel("mock-model", provider=OpenAICompatibleProvider("mock", openai_client=client))
+            request = ModelRequest(
+                role="agent", model="mock-model", messages=(ChatMessage(role="user", content="hi"),), tools=specs
+            )
+            reply = await PydanticAITransport(model).send(request)
+    assert reply.response.tool_calls and reply.response.tool_calls[0].name == specs[0].name

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -35,7 +36,7 @@ class ToolSpec(Frozen):
     parameters: dict[str, Any] = Field(
         default_factory=lambda: {"type": "object", "properties": {}},
         description="JSON schema (type object) of the keyword arguments. Deeply frozen (a FrozenDict, lists as "
-        "tuples): specs are shared by every episode, so a change is a new spec built from ``thaw(parameters)``.",
+        "FrozenLists): specs are shared by every episode, so a change is a new spec built from ``thaw(parameters)``.",
     )
     read_only: bool = Field(
         default=False,
@@ -48,6 +49,12 @@ class ToolSpec(Frozen):
     def _freeze_parameters(cls, value: dict[str, Any]) -> FrozenDict:
         frozen: FrozenDict = freeze(value)
         return frozen
+
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> ToolSpec:
+        """Copies skip validation: keep ``parameters`` frozen in a changed spec too."""
+        if update and "parameters" in update:
+            update = {**update, "parameters": freeze(update["parameters"])}
+        return super().model_copy(update=update, deep=deep)
 
     def to_openai(self) -> dict[str, Any]:
         """The ``tools=[...]`` entry of an OpenAI Chat Completions request."""

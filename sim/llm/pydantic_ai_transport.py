@@ -11,6 +11,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from sim.core import ChatMessage, ModelRequest, ModelResponse, ToolCall
+from sim.core.frozen import thaw  # pydantic-ai's schema transformers deep-copy, then edit, the schema
 from sim.llm.errors import classify
 from sim.llm.transport import Reply, TransportError
 
@@ -31,7 +32,7 @@ class PydanticAITransport:
 
         params = ModelRequestParameters(
             function_tools=[
-                ToolDefinition(name=t.name, description=t.description, parameters_json_schema=t.parameters)
+                ToolDefinition(name=t.name, description=t.description, parameters_json_schema=thaw(t.parameters))
                 for t in request.tools
             ],
             allow_text_output=True,

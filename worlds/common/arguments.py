@@ -41,8 +41,26 @@ class ArgumentChecker:
         messages = list(dict.fromkeys(self._describe(e, arguments) for e in errors))
         return _CODES.get(str(errors[0].validator), "invalid_value"), " ".join(messages)
 
+    def normalised(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        """Valid arguments with integral floats (``5.0``) as ints where the schema says integer: JSON Schema
+        accepts ``5.0`` as an integer, but a tool slicing with it would crash, and a state storing it would
+        hash apart from the gold's ``5``."""
+        properties = self._schema.get("properties", {})
+        fixed = dict(arguments)
+        for name, value in arguments.items():
+            schema = properties.get(name, {})
+            if isinstance(value, float) and schema.get("type") == "integer":
+                fixed[name] = int(value)
+            elif isinstance(value, list) and schema.get("items", {}).get("type") == "integer":
+                fixed[name] = [int(v) if isinstance(v, float) else v for v in value]
+        return fixed
+
     def _describe(self, error: ValidationError, arguments: dict[str, Any]) -> str:
         properties = self._schema.get("properties", {})
+        if len(error.absolute_path) > 1 or (
+            error.absolute_path and error.validator in ("required", "additionalProperties")
+        ):
+            return f"Parameter '{_where(error)}': {error.message}."  # inside a parameter: name the exact spot
         if error.validator == "required":
             missing = [p for p in self._schema.get("required", []) if p not in arguments]
             return "Missing required parameter(s): " + ", ".join(f"'{p}'" for p in missing) + "."
@@ -53,6 +71,14 @@ class ArgumentChecker:
         if error.path:
             return f"Parameter '{error.path[0]}': {error.message}."
         return f"Arguments: {error.message}."
+
+
+def _where(error: ValidationError) -> str:
+    """``items[0].qty`` for a problem inside a parameter's value."""
+    text = ""
+    for part in error.absolute_path:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return text
 
 
 def _order(error: ValidationError) -> tuple[int, str]:

@@ -153,7 +153,7 @@ class Toolkit:
         if problem is not None:
             return failure(call, "invalid_arguments", problem[0], problem[1])
         try:
-            content = tool.function(state, **call.arguments)
+            content = tool.function(state, **self.checkers[call.name].normalised(call.arguments))
         except ToolError as error:
             return failure(call, error.status, error.code, error.message)
         return ToolResult(call_id=call.id, status="success", content=content)

@@ -58,7 +58,7 @@ class SmartHomeWorld:
             code, message = problem
             return failure(call, "invalid_arguments", code, message)
         try:
-            content = function(self._state, **call.arguments)
+            content = function(self._state, **self._checkers[call.name].normalised(call.arguments))
         except ToolError as error:
             return failure(call, error.status, error.code, error.message)
         return ToolResult(call_id=call.id, status="success", content=content)

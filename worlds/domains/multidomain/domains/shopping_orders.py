@@ -40,7 +40,9 @@ def _summary(order_id: str, row: Row) -> dict[str, Any]:
 )
 def list_orders(state: WorldState, status: str | None = None) -> dict[str, Any]:
     orders = [_summary(key, row) for key, row in state.rows("orders") if status in (None, row["status"])]
-    orders.sort(key=lambda o: str(o["placed_at"]), reverse=True)
+    # Newest first; orders placed under the frozen clock share a timestamp, and later rows are newer.
+    order = {id(o): i for i, o in enumerate(orders)}
+    orders.sort(key=lambda o: (str(o["placed_at"]), order[id(o)]), reverse=True)
     state.reveal("order", *(o["order_id"] for o in orders))
     return {"orders": orders}
 
