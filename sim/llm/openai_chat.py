@@ -134,7 +134,7 @@ class OpenAIChatTransport:
 def _message(m: ChatMessage) -> dict[str, Any]:
     out: dict[str, Any] = {"role": m.role, "content": m.content}
     if m.tool_calls:
-        # content "" rather than null alongside tool_calls: llama.cpp's server answers 500 to null content.
+        # content "" rather than null alongside tool_calls: some servers (llama-cpp-python's) answer 500 to null.
         out["tool_calls"] = [
             {
                 "id": c.id,
