@@ -258,6 +258,25 @@ async def test_a_tags_agent_solves_a_smart_home_task_in_process() -> None:
     assert turn0 == [c.name for c in TASK.turns[0].gold]
 
 
+async def test_under_react_a_template_end_token_after_an_action_is_no_fault() -> None:
+    """Gemma-style templates end every reply with <end_of_turn>; the ReAct prompt never taught it."""
+    replies = []
+    for turn in TASK.turns:
+        for c in turn.gold:
+            replies.append(f"Thought: go\nAction: {c.name}\nAction Input: {json.dumps(c.arguments)}<end_of_turn>")
+        replies.append("Final Answer: Done.")
+    transport = ScriptedTransport(replies)
+    gateway = Gateway()
+    gateway.register("scripted", transport)
+    agent = TextProtocolAgent("text:scripted", "scripted", protocol="react")
+    spec = EpisodeSpec(task=TASK, trial=0, seed=1)
+    result = await run_episode(spec, PACK, agent, ScriptedUser(), [], gateway, EpisodeLimits(), ("text", "scripted"))
+    assert result.termination == "completed"
+    assert [e.code for e in result.events if e.kind == "error"] == []
+    assert (await CoreApiAccuracy(ArgMatcher()).score(result)).value == 1.0
+    assert all(tag_protocol.MIXED_NOTE not in (r.messages[-1].content or "") for r in transport.requests)
+
+
 async def test_a_tags_agent_over_http_through_a_run(tmp_path: Path) -> None:
     steps = [{"text": text} for text in tags_script(TASK)]
     with mock_llm_server({"policy": {"kind": "script", "steps": steps}}) as srv:

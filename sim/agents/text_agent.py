@@ -2,8 +2,9 @@
 
 One action per model step. Unparseable steps are fed back to the model (so it can recover) and
 recorded as agent faults (so the judges and reports see them). A reply that both calls and says
-``<End of Turn>`` runs the call, keeps the turn going and is recorded as ``agent:mixed_call_and_end``
-(the rule is in ``tag_protocol``).
+``<End of Turn>`` runs the call, keeps the turn going and, under the tags prompt (which teaches the marker),
+is recorded as ``agent:mixed_call_and_end`` (the rule is in ``tag_protocol``); under ReAct the marker is a
+chat template's end token and is dropped silently.
 """
 
 from __future__ import annotations
@@ -72,15 +73,15 @@ class TextProtocolAgent:
             if isinstance(parsed, FinalAnswer):
                 return parsed.text
             if isinstance(parsed, Action):
-                if parsed.end_of_turn_ignored:
+                # Only the tags prompt teaches the marker; under ReAct an <end_of_turn> is a chat template's token.
+                mixed = parsed.end_of_turn_ignored and protocol == "tags"
+                if mixed:
                     code = f"agent:{tag_protocol.MIXED_CALL_AND_END}"
                     runtime.fault("agent", code, f"{tag_protocol.MIXED_NOTE} | output: {text[:300]}", step)
                 call = ToolCall(id="", name=parsed.name, arguments=parsed.arguments)
                 result = await runtime.call(call, step=step)
                 observation = render_observation(result, protocol=protocol)
-                _add_user(
-                    messages, f"{tag_protocol.MIXED_NOTE}\n{observation}" if parsed.end_of_turn_ignored else observation
-                )
+                _add_user(messages, f"{tag_protocol.MIXED_NOTE}\n{observation}" if mixed else observation)
                 continue
             runtime.fault("agent", f"agent:parse_error:{parsed.code}", f"{parsed.message} | output: {text[:300]}", step)
             _add_user(messages, render_parse_error(parsed, names, protocol))
