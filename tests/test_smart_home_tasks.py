@@ -6,7 +6,7 @@ import pytest
 
 from sim.core import GoldCall, Task, ToolCall, Turn
 from worlds.domains.smart_home import SmartHomePack, SmartHomeWorld
-from worlds.domains.smart_home.pack import DATA_DIR, check_tasks
+from worlds.domains.smart_home.pack import DATA_DIR
 from worlds.domains.smart_home.specs import SPECS
 from worlds.task_files import load_tasks
 
@@ -83,8 +83,8 @@ def test_pack_rejects_tasks_that_do_not_fit_the_world() -> None:
         SmartHomePack([with_gold(GoldCall(name="set_brightness", arguments={"device_id": "x", "level": 500}))])
     with pytest.raises(ValueError, match="not 'smart_home'"):
         SmartHomePack([base.model_copy(update={"world": "bank"})])
-    with pytest.raises(ValueError, match="duplicate task ids: sh-001"):
-        check_tasks([base, base])
+    with pytest.raises(ValueError, match="duplicate task id sh-001"):
+        SmartHomePack([base, base])
 
 
 def test_pack_serves_given_tasks_and_ships_its_own() -> None:

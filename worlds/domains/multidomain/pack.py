@@ -12,6 +12,7 @@ from typing import Any
 
 from sim.core import Task
 from worlds.common.tables import BaseData
+from worlds.common.task_check import check_tasks_static
 from worlds.common.toolbook import Toolkit
 from worlds.domains.multidomain.domains import DOMAIN_MODULES
 from worlds.domains.multidomain.world import WORLD_NAME, MultiDomainWorld
@@ -82,32 +83,10 @@ class MultiDomainPack:
             path = data_dir / CONVERSATIONS
             tasks = load_tasks(path) if path.exists() else []
         self._tasks = tuple(tasks)
-        _check_static(self._tasks, self.toolkit)
+        check_tasks_static(self._tasks, WORLD_NAME, self.toolkit.checkers)
 
     def tasks(self) -> list[Task]:
         return list(self._tasks)
 
     def new_world(self, seed: int) -> MultiDomainWorld:
         return MultiDomainWorld(self._base, self._now, self.toolkit, self._instructions, seed=seed)
-
-
-def _check_static(tasks: Sequence[Task], toolkit: Toolkit) -> None:
-    """Ids unique, the right world, every gold call a well-formed call of a real tool. Execution is
-    checked by ``worlds.gold_check`` when the run loads."""
-    seen: set[str] = set()
-    for task in tasks:
-        if task.id in seen:
-            raise ValueError(f"duplicate task id {task.id}")
-        seen.add(task.id)
-        if task.world != WORLD_NAME:
-            raise ValueError(f"task {task.id}: world is '{task.world}', not '{WORLD_NAME}'")
-        for t, turn in enumerate(task.turns):
-            for p, path in enumerate(turn.paths()):
-                for c, call in enumerate(path):
-                    where = f"task {task.id}: turns.{t} path {p} call {c} ({call.name})"
-                    checker = toolkit.checkers.get(call.name)
-                    if checker is None:
-                        raise ValueError(f"{where}: no such tool in {WORLD_NAME}")
-                    problem = checker.problems(call.arguments)
-                    if problem is not None:
-                        raise ValueError(f"{where}: {problem[1]}")
