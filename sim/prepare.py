@@ -77,7 +77,8 @@ async def prepare(config: RunConfig) -> PreparedRun:
             "text_protocol", f"{config.text_protocol!r} is a prompt for text: agents; agent {config.agent!r} is not one"
         )
     checked(config, "user", lambda: build_user(config.user))
-    checked(config, "stressors", lambda: build_stressors(config.stressors, 0))
+    tool_names = [s.name for s in pack.new_world(0).specs()]
+    checked(config, "stressors", lambda: build_stressors(config.stressors, 0, tool_names))
     if agent_spec.model == LOCAL:
         from sim.llm.local_server import local_model_available
 

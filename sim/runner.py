@@ -129,10 +129,11 @@ async def episode_session(
             max_steps=config.max_steps, max_turns=config.max_turns, timeout_s=config.episode_timeout_s
         )
         labels = (agent.name if agent_spec.model is None else config.agent, config.user)
+        tool_names = [s.name for s in pack.new_world(0).specs()]  # scenarios apply only to tools the world has
 
         async def run_one(spec: EpisodeSpec) -> EpisodeResult:
             user = build_user(config.user)
-            stressors = build_stressors(config.stressors, spec.seed)
+            stressors = build_stressors(config.stressors, spec.seed, tool_names)
             return await run_episode(
                 spec, pack, agent, user, stressors, gateway, limits, labels, loop_lag.total, setup=config.setup
             )

@@ -21,7 +21,8 @@ def chain(stressors: Sequence[Stressor], world: World) -> Dispatch:
         def layer(i: int) -> CallNext:
             async def run(c: ToolCall) -> ToolResult:
                 if i == len(stressors):
-                    return await world.call(c)
+                    ctx.world_result = await world.call(c)
+                    return ctx.world_result
                 return await stressors[i].on_call(c, ctx, layer(i + 1))
 
             return run
@@ -86,10 +87,26 @@ class EpisodeRuntime:
                 read_only=self._read_only.get(call.name),
             )
         )
-        result = await self._dispatch(call, CallContext(turn=self.turn, call_index=index))
+        ctx = CallContext(turn=self.turn, call_index=index)
+        result = await self._dispatch(call, ctx)
         if result.call_id != call.id:
             result = result.model_copy(update={"call_id": call.id})
-        self._record(Event(kind="tool_result", turn=self.turn, step=step, t=self._clock(), call=call, result=result))
+        raw = ctx.world_result
+        if raw is not None and raw.call_id != call.id:
+            raw = raw.model_copy(update={"call_id": call.id})
+        changed = raw is not None and (raw.status, raw.content) != (result.status, result.content)
+        self._record(
+            Event(
+                kind="tool_result",
+                turn=self.turn,
+                step=step,
+                t=self._clock(),
+                call=call,
+                result=result,
+                raw_result=raw if changed else None,
+                scenarios=list(ctx.fired),
+            )
+        )
         return result
 
     def fault(self, fault: FaultKind, code: str, detail: str, step: int = 0) -> None:

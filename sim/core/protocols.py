@@ -56,6 +56,14 @@ class CallContext(BaseModel):
 
     turn: int = Field(description="0-based user turn index.")
     call_index: int = Field(description="0-based index of this call within the episode.")
+    fired: list[str] = Field(
+        default_factory=list,
+        description="Scenario names of the stressors that changed this call or its result; a stressor appends its "
+        "own when it acts, so the trace can tell injected from real.",
+    )
+    world_result: ToolResult | None = Field(
+        default=None, description="Set by the runtime: what the world itself returned for this call, if it was reached."
+    )
 
 
 class Stressor(Protocol):

@@ -52,7 +52,15 @@ class Event(Frozen):
     t: float = Field(default=0.0, description="Seconds since the episode started.")
     content: str | None = Field(default=None, description="Message text, or the error detail.")
     call: ToolCall | None = Field(default=None, description="For tool_call and tool_result.")
-    result: ToolResult | None = Field(default=None, description="For tool_result.")
+    result: ToolResult | None = Field(default=None, description="For tool_result: what the agent observed.")
+    raw_result: ToolResult | None = Field(
+        default=None,
+        description="For tool_result, only when a stressor changed the result: what the world returned (None when "
+        "the stressor answered without calling the world, or changed nothing).",
+    )
+    scenarios: list[str] = Field(
+        default_factory=list, description="For tool_result: the stressor scenarios that fired on this call, in order."
+    )
     read_only: bool | None = Field(default=None, description="For tool_call: whether the tool is a lookup.")
     fault: FaultKind | None = Field(default=None, description="For error: whose fault it was.")
     code: str | None = Field(default=None, description="For error: an 'area:reason' code.")

@@ -31,6 +31,7 @@ class Outage:
         if self.down is None and call.name in self.eligible:
             self.down = call.name
         if call.name == self.down:
+            ctx.fired.append(self.name)
             return failure(
                 call,
                 "unavailable",

@@ -1,0 +1,132 @@
+"""The scenario table, and ``--stressors`` selections turned into per-episode stressors.
+
+A selection item is a name with optional parameters, ``NAME[:key=value,...]``, where NAME is
+- a scenario (``adhoc.color_hex``), a complexity type (``failure``), a level (``spec``, ``exec``) or ``all``;
+- ``outage``, the external-failure stressor (no table row: it picks its target at run time).
+Parameters override the scenario's ``params`` (``rate`` sets the firing probability), for every scenario
+the item selects. Scenarios none of whose tools the world has are left out of a group; naming one directly,
+or a group that leaves nothing, is an error.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+from collections.abc import Iterable, Sequence
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from sim.core import Stressor
+from worlds.stressors.outage import Outage
+from worlds.stressors.scenario import LEVEL, Scenario, ScenarioStressor
+
+SCENARIO_DIR = Path(__file__).parent / "data"
+"""Every ``*.jsonl`` file here, in name order (one per level: spec.jsonl, exec.jsonl)."""
+GROUPS = ("all", "spec", "exec", *LEVEL)
+
+
+class StressorSelectionError(ValueError):
+    """A --stressors item that names nothing, or parameters that do not parse."""
+
+
+def load_scenarios(path: Path) -> list[Scenario]:
+    """Every row of the table, validated; errors name the file and line."""
+    scenarios: list[Scenario] = []
+    seen: set[str] = set()
+    for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            scenario = Scenario.model_validate_json(line)
+        except ValidationError as error:
+            first = error.errors()[0]
+            where = ".".join(str(p) for p in first["loc"]) or "row"
+            raise ValueError(f"{path}:{lineno}: {where}: {first['msg']}") from error
+        if scenario.name in seen:
+            raise ValueError(f"{path}:{lineno}: duplicate scenario name {scenario.name}")
+        seen.add(scenario.name)
+        scenarios.append(scenario)
+    return scenarios
+
+
+@cache
+def builtin_scenarios() -> tuple[Scenario, ...]:
+    rows = [s for path in sorted(SCENARIO_DIR.glob("*.jsonl")) for s in load_scenarios(path)]
+    names = [s.name for s in rows]
+    if len(set(names)) != len(names):
+        raise ValueError(f"{SCENARIO_DIR}: a scenario name appears in two files")
+    return tuple(rows)
+
+
+def stressor_class(kind: str) -> type[ScenarioStressor]:
+    module = importlib.import_module(f"worlds.stressors.types.{kind}")
+    cls: type[ScenarioStressor] = module.STRESSOR
+    return cls
+
+
+def _value(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text  # a bare word is a string
+
+
+def parse_item(item: str) -> tuple[str, dict[str, Any]]:
+    name, _, rest = item.partition(":")
+    overrides: dict[str, Any] = {}
+    for pair in filter(None, (p.strip() for p in rest.split(","))):
+        key, eq, value = pair.partition("=")
+        if not eq or not key.strip():
+            raise StressorSelectionError(f"stressor '{item}': parameters are key=value pairs, got '{pair}'")
+        overrides[key.strip()] = _value(value.strip())
+    if "rate" in overrides and not (isinstance(overrides["rate"], int | float) and 0 < overrides["rate"] <= 1):
+        raise StressorSelectionError(f"stressor '{item}': rate must be a number in (0, 1]")
+    return name.strip(), overrides
+
+
+def select(
+    items: Sequence[str], tool_names: Iterable[str] | None = None, scenarios: Sequence[Scenario] | None = None
+) -> list[tuple[Scenario | None, dict[str, Any]]]:
+    """(scenario, overrides) in the order given; None stands for ``outage``."""
+    table = list(builtin_scenarios() if scenarios is None else scenarios)
+    tools = None if tool_names is None else set(tool_names)
+    by_name = {s.name: s for s in table}
+    chosen: list[tuple[Scenario | None, dict[str, Any]]] = []
+    for item in items:
+        name, overrides = parse_item(item)
+        if name == "outage":
+            chosen.append((None, overrides))
+            continue
+        if name in by_name:
+            scenario = by_name[name]
+            if tools is not None and not tools & set(scenario.tools):
+                raise StressorSelectionError(
+                    f"stressor '{name}' targets {scenario.tools}: none is a tool of this world"
+                )
+            chosen.append((scenario, overrides))
+            continue
+        if name not in GROUPS:
+            known = ", ".join(["outage", *GROUPS])
+            raise StressorSelectionError(
+                f"unknown stressor '{name}'; use a scenario name (squall stressors list) or {known}"
+            )
+        group = [s for s in table if name == "all" or name in (s.type, s.level)]
+        group = [s for s in group if tools is None or tools & set(s.tools)]
+        if not group:
+            raise StressorSelectionError(f"stressor group '{name}' has no scenario for this world's tools")
+        chosen += [(s, overrides) for s in group]
+    return chosen
+
+
+def build_stressors(items: Sequence[str], seed: int, tool_names: Iterable[str] | None = None) -> list[Stressor]:
+    """Fresh stressors for one episode, seeded apart from each other."""
+    built: list[Stressor] = []
+    for i, (scenario, overrides) in enumerate(select(items, tool_names)):
+        if scenario is None:
+            built.append(Outage(seed + i))
+        else:
+            built.append(stressor_class(scenario.type)(scenario, seed + i, overrides))
+    return built

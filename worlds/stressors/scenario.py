@@ -1,0 +1,84 @@
+"""Complexity scenarios as data, and the base every scenario stressor builds on.
+
+A scenario is one row of ``data/*.jsonl``: which complexity type, which tools it targets, what it
+does (``params``, read by that type's stressor class), when it fires, and for errors the reference
+error-handling response and judging criteria. A stressor instance is built per episode from a scenario, a
+seed and optional parameter overrides (``failure:rate=0.1``); it records its name in ``ctx.fired`` each
+time it acts, so traces tell injected from real.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any, Literal
+
+from pydantic import Field, model_validator
+
+from sim.core import CallContext, CallNext, Task, ToolCall, ToolResult, ToolSpec
+from sim.core.tools import Frozen
+
+ComplexityType = Literal[
+    "adhoc", "lookalike", "dependency", "ambiguous", "notice", "irrelevant", "limitation", "failure"
+]
+LEVEL: dict[str, Literal["spec", "exec"]] = {
+    "adhoc": "spec",
+    "lookalike": "spec",
+    "dependency": "spec",
+    "ambiguous": "spec",
+    "notice": "exec",
+    "irrelevant": "exec",
+    "limitation": "exec",
+    "failure": "exec",
+}
+"""Specification complexity changes what the agent reads; execution complexity changes what it observes."""
+ERROR_TYPES = frozenset({"limitation", "failure"})
+
+
+class Scenario(Frozen):
+    name: str = Field(pattern=r"^[a-z]+\.[a-z0-9_]+$", description="Stable dotted name: '<type>.<slug>'.")
+    type: ComplexityType
+    tools: list[str] = Field(min_length=1, description="The tools the scenario targets.")
+    effect: str = Field(min_length=1, description="One line: what the agent experiences.")
+    probability: float = Field(default=1.0, gt=0, le=1, description="Chance it fires on each targeted call.")
+    params: dict[str, Any] = Field(default_factory=dict, description="Type-specific settings.")
+    reference_response: str | None = Field(
+        default=None, description="Errors: the valid way to handle it (an approach, not a script)."
+    )
+    criteria: list[str] = Field(default_factory=list, description="Errors: what the error-handling judge checks.")
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Scenario:
+        if not self.name.startswith(f"{self.type}."):
+            raise ValueError(f"name '{self.name}' must start with its type '{self.type}.'")
+        if self.type in ERROR_TYPES and (not self.reference_response or not self.criteria):
+            raise ValueError(f"{self.name}: an error scenario needs a reference_response and criteria")
+        return self
+
+    @property
+    def level(self) -> Literal["spec", "exec"]:
+        return LEVEL[self.type]
+
+
+class ScenarioStressor:
+    """Identity hooks plus the bookkeeping every scenario needs; types override what they change."""
+
+    def __init__(self, scenario: Scenario, seed: int, overrides: dict[str, Any] | None = None) -> None:
+        self.scenario = scenario
+        self.name = scenario.name
+        self.params: dict[str, Any] = {**scenario.params, **(overrides or {})}
+        self.probability = float(self.params.pop("rate", scenario.probability))
+        self.tools = frozenset(scenario.tools)
+        self.rng = random.Random(f"{scenario.name}:{seed}")
+
+    def targets(self, call: ToolCall) -> bool:
+        """The call is one this scenario targets, and the seeded coin says it fires this time."""
+        return call.name in self.tools and (self.probability >= 1 or self.rng.random() < self.probability)
+
+    def on_task(self, task: Task) -> Task:
+        return task
+
+    def on_spec(self, specs: list[ToolSpec], instructions: str) -> tuple[list[ToolSpec], str]:
+        return specs, instructions
+
+    async def on_call(self, call: ToolCall, ctx: CallContext, next: CallNext) -> ToolResult:
+        return await next(call)

@@ -1,0 +1,1 @@
+"""One module per complexity type; each defines ``STRESSOR``, a ``ScenarioStressor`` subclass."""
