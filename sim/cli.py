@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, NoReturn, cast
 
 import typer
 
+from sim.stressors_cli import stressors_app
 from sim.worlds_cli import worlds_app
 
 if TYPE_CHECKING:
@@ -34,6 +35,7 @@ app = typer.Typer(
     help="Evaluate tool-calling agents under real API conditions.",
 )
 app.add_typer(worlds_app, name="worlds")
+app.add_typer(stressors_app, name="stressors")
 
 
 def _console(stderr: bool = False) -> Console:

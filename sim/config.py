@@ -64,9 +64,10 @@ IDENTITY_FIELDS = (
     "embedding_threshold",
     "setup",
     "text_protocol",
+    "stressor_mode",
 )
 
-_LATER_IDENTITY_DEFAULTS = {"text_protocol": "react", "setup": "cumulative"}
+_LATER_IDENTITY_DEFAULTS = {"text_protocol": "react", "setup": "cumulative", "stressor_mode": "cumulative"}
 """Identity fields added after runs were stored, with the default those runs had."""
 
 OPTION_NAMES = {"episode_timeout_s": "--episode-timeout", "request_timeout_s": "--request-timeout", "tasks": "--task"}
@@ -102,7 +103,17 @@ class RunConfig(BaseModel):
         "Either is parsed whatever is taught. Only for text: agents.",
     )
     user: str = Field(default="scripted", description="scripted | scripted:coreferential")
-    stressors: list[str] = Field(default_factory=list, description="Stressor names, applied in order.")
+    stressors: list[str] = Field(
+        default_factory=list,
+        description="Stressors: scenario names, types (adhoc, failure...), levels (spec, exec), all, or outage; "
+        "each optionally NAME:key=value,... (e.g. failure:rate=0.1). Applied in the order given.",
+    )
+    stressor_mode: Literal["cumulative", "isolated"] = Field(
+        default="cumulative",
+        description="cumulative: every selected stressor stacked on every episode, in order; isolated: each selected "
+        "scenario alone on the tasks that use its tools, beside an unstressed baseline of the same tasks, and the "
+        "report shows accuracy before / after, degradation and retention per scenario and per type.",
+    )
     tasks: list[str] = Field(default_factory=list, description="Only these task ids (default: all).")
     limit: int | None = Field(default=None, ge=1, description="Only the first N tasks.")
     trials: int = Field(default=1, ge=1, le=MAX_PLANNED_EPISODES, description="Episodes per task.")

@@ -36,7 +36,7 @@ class PlanIndex:
     """Where an episode id sits in the plan, so per-episode marks cost a slot of an array, not a string."""
 
     def __init__(self, plan: Plan) -> None:
-        self._tasks = {t.id: i for i, t in enumerate(plan.tasks)}
+        self._tasks = {u.id: i for i, u in enumerate(plan.units)}
         self._trials = plan.trials
         self.size = len(plan)
 

@@ -42,10 +42,15 @@ class EpisodeSpec(BaseModel):
     task: Task
     trial: int
     seed: int
+    variant: str = ""
+    """Stressor-mode isolated: the scenario this episode runs alone ('' = the unstressed baseline, or any
+    episode of a cumulative run)."""
+    stressors: tuple[str, ...] | None = None
+    """The stressor items of this episode; None: the run's."""
 
     @property
     def episode_id(self) -> str:
-        return f"{self.task.id}#{self.trial}"
+        return f"{self.task.id}@{self.variant}#{self.trial}" if self.variant else f"{self.task.id}#{self.trial}"
 
 
 class _Recorder:
@@ -80,6 +85,7 @@ async def run_episode(
         episode_id=spec.episode_id,
         task_id=spec.task.id,
         trial=spec.trial,
+        variant=spec.variant,
         seed=spec.seed,
         world=pack.name,
         agent=labels[0],

@@ -83,8 +83,13 @@ def run_summary(store: RunStore, score_set: str, planned: int | None) -> dict[st
 
     Streams the store: episodes are read as light outlines one at a time, scores reduced as they are read."""
     from judges.metrics import EpisodeOutline, summarize
+    from sim.stressor_summary import stressor_summary
 
     sets = store.score_sets()
+    try:
+        stressors = stressor_summary(store, score_set)
+    except StoreError:
+        stressors = None  # not a run's manifest (hand-built stores)
     return {
         "run_id": store.root.name,
         "setup": _setup(store),
@@ -92,4 +97,5 @@ def run_summary(store: RunStore, score_set: str, planned: int | None) -> dict[st
         "score_set_config": next((s["config"] for s in sets if s["judge_config"] == score_set), None),
         "score_sets": [s["judge_config"] for s in sets],
         **summarize(store.iter_episodes(EpisodeOutline), store.iter_scores(score_set), planned),
+        **({"stressors": stressors} if stressors else {}),
     }

@@ -2,11 +2,15 @@
 
 A plan of a million episodes costs the memory of its task list, not of a million specs: episodes are
 made one at a time, trial-major, so that any prefix of a run covers every task.
+
+A unit is a task, or in stressor-mode isolated a (task, scenario) pair: every task once unstressed (the
+baseline) and once per selected scenario whose tools its gold uses, with that scenario alone.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
@@ -22,18 +26,36 @@ def derive_seed(root: int, task_id: str, trial: int) -> int:
 
 
 @dataclass(frozen=True)
+class Unit:
+    task: Task
+    variant: str = ""
+    stressors: tuple[str, ...] | None = None
+
+    @property
+    def id(self) -> str:
+        return f"{self.task.id}@{self.variant}" if self.variant else self.task.id
+
+
+@dataclass(frozen=True)
 class Plan:
-    tasks: tuple[Task, ...]
+    units: tuple[Unit, ...]
     trials: int
     seed: int
 
     def __len__(self) -> int:
-        return len(self.tasks) * self.trials
+        return len(self.units) * self.trials
 
     def __iter__(self) -> Iterator[EpisodeSpec]:
         for trial in range(self.trials):
-            for task in self.tasks:
-                yield EpisodeSpec(task=task, trial=trial, seed=derive_seed(self.seed, task.id, trial))
+            for unit in self.units:
+                # A variant shares its baseline's seed: same world, user and agent sampling, one change.
+                yield EpisodeSpec(
+                    task=unit.task,
+                    trial=trial,
+                    seed=derive_seed(self.seed, unit.task.id, trial),
+                    variant=unit.variant,
+                    stressors=unit.stressors,
+                )
 
 
 def make_plan(config: RunConfig, pack: WorldPack) -> Plan:
@@ -47,10 +69,34 @@ def make_plan(config: RunConfig, pack: WorldPack) -> Plan:
         tasks = [t for t in tasks if t.id in wanted]
     if config.limit is not None:
         tasks = tasks[: config.limit]
-    plan = Plan(tuple(tasks), config.trials, config.seed)
+    units = [Unit(task) for task in tasks]
+    if config.stressor_mode == "isolated":
+        units = [Unit(task, stressors=()) for task in tasks] + isolated_units(config, pack, tasks)
+    plan = Plan(tuple(units), config.trials, config.seed)
     if len(plan) > MAX_PLANNED_EPISODES:
         raise ConfigError(
-            f"{config.where('trials')}: the plan has {len(plan):,} episodes ({len(tasks)} tasks × {config.trials} "
+            f"{config.where('trials')}: the plan has {len(plan):,} episodes ({len(units)} units × {config.trials} "
             f"trials), more than the {MAX_PLANNED_EPISODES:,} one run may hold; split it into several runs"
         )
     return plan
+
+
+def isolated_units(config: RunConfig, pack: WorldPack, tasks: Sequence[Task]) -> list[Unit]:
+    """One unit per (selected scenario, task whose gold uses one of its tools), the scenario alone."""
+    from worlds.stressors import select
+    from worlds.stressors.catalog import parse_item
+    from worlds.stressors.coverage import affected_turns
+
+    if not config.stressors:
+        raise config.problem("stressor_mode", "isolated needs stressors to isolate (--stressors)")
+    tool_names = [s.name for s in pack.new_world(0).specs()]
+    units: list[Unit] = []
+    for item in config.stressors:
+        _, overrides = parse_item(item)
+        suffix = (":" + ",".join(f"{k}={json.dumps(v)}" for k, v in overrides.items())) if overrides else ""
+        for scenario, _ in select([item], tool_names):
+            name = "outage" if scenario is None else scenario.name
+            for task in tasks:
+                if affected_turns(task, scenario):
+                    units.append(Unit(task, variant=name, stressors=(name + suffix,)))
+    return units

@@ -58,6 +58,26 @@ def render(summary: dict[str, Any], console: Console) -> None:
             t.add_row(f"  {k}", str(v))
         console.print(t)
 
+    stressors = summary.get("stressors")
+    if stressors:
+        t = Table(
+            title="stressors, isolated: each alone vs the unstressed baseline, on the turns it can touch",
+            header_style="bold",
+        )
+        for column in ("complexity type", "turns", "before", "after", "degradation", "retention"):
+            t.add_column(column, justify="left" if column == "complexity type" else "right")
+        for row in stressors["by_type"]:
+            retention = "-" if row["retention"] is None else f"{row['retention']:.2f}"
+            t.add_row(
+                row["name"],
+                str(row["turns"]),
+                _pct(row["before"]),
+                _pct(row["after"]),
+                _pct(row["degradation"]),
+                retention,
+            )
+        console.print(t)
+
     per_task = summary.get("per_task") or {}
     if per_task:
         t = Table(title="per task", header_style="bold")

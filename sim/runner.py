@@ -133,7 +133,8 @@ async def episode_session(
 
         async def run_one(spec: EpisodeSpec) -> EpisodeResult:
             user = build_user(config.user)
-            stressors = build_stressors(config.stressors, spec.seed, tool_names)
+            items = config.stressors if spec.stressors is None else spec.stressors
+            stressors = build_stressors(items, spec.seed, tool_names)
             return await run_episode(
                 spec, pack, agent, user, stressors, gateway, limits, labels, loop_lag.total, setup=config.setup
             )

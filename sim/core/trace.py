@@ -83,6 +83,10 @@ class EpisodeResult(BaseModel):
     agent: str = Field(description="Agent spec string.")
     user: str = Field(description="User spec string.")
     stressors: list[str] = Field(default_factory=list)
+    variant: str = Field(
+        default="",
+        description="Stressor-mode isolated: the scenario this episode ran alone ('' = baseline or cumulative run).",
+    )
     task: Task = Field(description="The task as the episode ran it (after stressor rewrites).")
     tools: list[ToolSpec] = Field(description="The tool specs the agent was shown.")
     instructions: str = Field(default="", description="System instructions the agent was shown.")

@@ -102,7 +102,7 @@ def select(
             continue
         if name in by_name:
             scenario = by_name[name]
-            if tools is not None and not tools & set(scenario.tools):
+            if not _applies(scenario, tools):
                 raise StressorSelectionError(
                     f"stressor '{name}' targets {scenario.tools}: none is a tool of this world"
                 )
@@ -114,11 +114,16 @@ def select(
                 f"unknown stressor '{name}'; use a scenario name (squall stressors list) or {known}"
             )
         group = [s for s in table if name == "all" or name in (s.type, s.level)]
-        group = [s for s in group if tools is None or tools & set(s.tools)]
+        group = [s for s in group if _applies(s, tools)]
         if not group:
             raise StressorSelectionError(f"stressor group '{name}' has no scenario for this world's tools")
         chosen += [(s, overrides) for s in group]
     return chosen
+
+
+def _applies(scenario: Scenario, tools: set[str] | None) -> bool:
+    """The world has a tool the scenario targets ('*' targets any tool)."""
+    return tools is None or "*" in scenario.tools or bool(tools & set(scenario.tools))
 
 
 def build_stressors(items: Sequence[str], seed: int, tool_names: Iterable[str] | None = None) -> list[Stressor]:

@@ -1,0 +1,75 @@
+"""Stressor-mode isolated: accuracy on the turns each scenario can touch, without and with it.
+
+Every scenario's episodes are paired with the baseline episode of the same task and trial (same seed),
+and compared on the same turns: those whose gold uses one of the scenario's tools. Per scenario and per
+complexity type: the core API accuracy before (baseline) and after (stressed), the degradation
+(before - after) and the retention ratio (after / before). Streams the score set; holds a few numbers per
+episode.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+from sim.store import RunStore
+from worlds.registry import load_world
+from worlds.stressors import builtin_scenarios
+from worlds.stressors.coverage import affected_turns
+from worlds.stressors.scenario import Scenario
+
+PerTurn = list[float | None]
+
+
+def split_episode_id(episode_id: str) -> tuple[str, str, int]:
+    """``task@variant#trial`` (or ``task#trial``) -> (task, variant, trial)."""
+    unit, _, trial = episode_id.rpartition("#")
+    task, at, variant = unit.rpartition("@")
+    return (task, variant, int(trial)) if at else (unit, "", int(trial))
+
+
+def stressor_summary(store: RunStore, score_set: str) -> dict[str, Any] | None:
+    config = store.manifest()["config"]
+    if config.get("stressor_mode") != "isolated":
+        return None
+    tasks = {t.id: t for t in load_world(config["world"]).tasks()}
+    scenarios: dict[str, Scenario] = {s.name: s for s in builtin_scenarios()}
+    per_turn: dict[tuple[str, str, int], PerTurn] = {}
+    for score in store.iter_scores(score_set):
+        if score.judge == "core_api_accuracy" and not score.judge_fault:
+            per_turn[split_episode_id(score.episode_id)] = list(score.per_turn)
+    sums: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0, 0.0])  # before, after, turns
+    for (task_id, variant, trial), after in per_turn.items():
+        before = per_turn.get((task_id, "", trial))
+        task = tasks.get(task_id)
+        if not variant or before is None or task is None:
+            continue
+        for t in affected_turns(task, scenarios.get(variant)):
+            b, a = (before[t] if t < len(before) else None), (after[t] if t < len(after) else None)
+            if b is not None and a is not None:
+                row = sums[variant]
+                row[0], row[1], row[2] = row[0] + b, row[1] + a, row[2] + 1
+    by_scenario = [_row(name, scenarios.get(name), *values) for name, values in sorted(sums.items())]
+    by_type: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0, 0.0])
+    for name, (b, a, n) in sums.items():
+        kind = scenarios[name].type if name in scenarios else name
+        totals = by_type[kind]
+        totals[0], totals[1], totals[2] = totals[0] + b, totals[1] + a, totals[2] + n
+    return {
+        "mode": "isolated",
+        "by_type": [_row(kind, None, *values) for kind, values in sorted(by_type.items())],
+        "by_scenario": by_scenario,
+    }
+
+
+def _row(name: str, scenario: Scenario | None, before_sum: float, after_sum: float, turns: float) -> dict[str, Any]:
+    before, after = before_sum / turns, after_sum / turns
+    return {
+        "name": name,
+        **({"type": scenario.type, "level": scenario.level} if scenario is not None else {}),
+        "turns": int(turns),
+        "before": round(before, 4),
+        "after": round(after, 4),
+        "degradation": round(before - after, 4),
+        "retention": round(after / before, 4) if before else None,
+    }

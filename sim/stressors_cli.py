@@ -1,0 +1,34 @@
+"""`squall stressors list [--json]`: every complexity scenario with its name, type, level, tools and effect."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Annotated
+
+import typer
+
+stressors_app = typer.Typer(help="List the complexity stressors.", no_args_is_help=True, add_completion=False)
+
+
+@stressors_app.command("list")
+def list_stressors(
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON: one object per scenario.")] = False,
+    kind: Annotated[str | None, typer.Option("--type", help="Only this complexity type (e.g. failure).")] = None,
+) -> None:
+    """Every scenario (select with `squall run --stressors NAME|TYPE|spec|exec|all[:key=value,...]`)."""
+    from worlds.stressors import builtin_scenarios
+
+    rows = [s for s in builtin_scenarios() if kind is None or s.type == kind]
+    if kind is not None and not rows:
+        sys.stderr.write(f"error: --type: no scenario of type {kind!r}\n")
+        raise typer.Exit(2)
+    if as_json:
+        out = [{"name": s.name, "level": s.level, **s.model_dump(exclude={"name"})} for s in rows]
+        sys.stdout.write(json.dumps(out, indent=2) + "\n")
+        return
+    for s in rows:
+        sys.stdout.write(f"{s.name:<36} {s.level:<4} {', '.join(s.tools)[:40]:<40} {s.effect}\n")
+    if kind is None:
+        outage = "the first solution function the agent calls goes down for the episode"
+        sys.stdout.write(f"{'outage':<36} {'exec':<4} {'(chosen at run time)':<40} {outage}\n")

@@ -1,0 +1,76 @@
+"""--stressors selections, stressor-mode isolated (each scenario alone beside its baseline) and the trace's
+record of what a stressor changed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+
+from sim.cli import run_cli
+from sim.config import RunConfig
+from sim.plan import make_plan
+from sim.report import render
+from sim.runner import execute
+from sim.stressor_summary import split_episode_id
+from worlds.registry import load_world
+from worlds.stressors import StressorSelectionError, select
+from worlds.stressors.catalog import parse_item
+
+
+def _config(tmp_path: Path, **fields: object) -> RunConfig:
+    return RunConfig.model_validate({"out": tmp_path, "agent": "oracle", **fields})
+
+
+def test_items_take_parameters_and_bad_items_say_why() -> None:
+    assert parse_item("failure:rate=0.1,size=200,label=x") == ("failure", {"rate": 0.1, "size": 200, "label": "x"})
+    with pytest.raises(StressorSelectionError, match="key=value"):
+        parse_item("failure:rate")
+    with pytest.raises(StressorSelectionError, match="rate must be"):
+        parse_item("failure:rate=2")
+    with pytest.raises(StressorSelectionError, match="unknown stressor 'nope'"):
+        select(["nope"])
+    assert select(["outage"]) == [(None, {})]
+
+
+def test_isolated_plan_pairs_each_scenario_with_a_baseline(tmp_path: Path) -> None:
+    pack = load_world("smart_home")
+    plan = make_plan(_config(tmp_path, stressors=["outage"], stressor_mode="isolated", trials=2), pack)
+    specs = list(plan)
+    baseline = [s for s in specs if not s.variant]
+    stressed = [s for s in specs if s.variant == "outage"]
+    assert len(baseline) == 2 * len(pack.tasks()) and stressed and len(specs) == len(plan)
+    assert all(s.stressors == () for s in baseline) and all(s.stressors == ("outage",) for s in stressed)
+    by_id = {s.episode_id: s for s in specs}
+    for s in stressed:
+        assert s.episode_id == f"{s.task.id}@outage#{s.trial}"
+        assert split_episode_id(s.episode_id) == (s.task.id, "outage", s.trial)
+        assert by_id[f"{s.task.id}#{s.trial}"].seed == s.seed  # the same world and user, one change
+
+
+def test_isolated_needs_stressors_and_unknown_stressors_are_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert run_cli(["run", "--agent", "oracle", "--stressor-mode", "isolated", "--out", str(tmp_path)]) == 2
+    assert "--stressor-mode" in capsys.readouterr().err
+    assert run_cli(["run", "--agent", "oracle", "--stressors", "nope", "--out", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "--stressors" in err and "unknown stressor 'nope'" in err
+    assert not any(tmp_path.iterdir())
+
+
+async def test_isolated_run_reports_before_after_and_keeps_what_the_stressor_did(tmp_path: Path) -> None:
+    store, summary = await execute(_config(tmp_path, stressors=["outage"], stressor_mode="isolated", run_id="iso"))
+    rows = {row["name"]: row for row in summary["stressors"]["by_type"]}
+    outage = rows["outage"]
+    assert outage["before"] == outage["after"] == 1.0 and outage["retention"] == 1.0  # the oracle takes the backup
+    assert outage["turns"] > 0 and summary["failed_episodes"] == 0
+    fired = [e for ep in store.episodes() if ep.variant == "outage" for e in ep.events if e.scenarios]
+    assert fired and all(e.scenarios == ["outage"] and e.result and e.result.status == "unavailable" for e in fired)
+    assert all(e.raw_result is None for e in fired)  # the outage answers without reaching the world
+    baseline = [e for ep in store.episodes() if not ep.variant for e in ep.events]
+    assert not any(e.scenarios for e in baseline)
+    console = Console(record=True, width=160)
+    render(summary, console)
+    assert "stressors, isolated" in console.export_text()
