@@ -75,7 +75,17 @@ def run(
         str | None, typer.Option(help="text: agents' prompt: react | tags (<API_CALL> JSON, <End of Turn>)")
     ] = None,
     user: Annotated[str | None, typer.Option(help="scripted | scripted:coreferential")] = None,
-    stressors: Annotated[str | None, typer.Option(help="Comma-separated stressor names, e.g. outage.")] = None,
+    stressors: Annotated[
+        str | None,
+        typer.Option(
+            help="Comma-separated: scenario names, types, spec, exec, all or outage, each optionally NAME:key=value "
+            "(more pairs follow after commas), e.g. 'adhoc,failure:rate=0.1,transient=1'. See squall stressors list."
+        ),
+    ] = None,
+    stressor_mode: Annotated[
+        str | None,
+        typer.Option(help="cumulative (stressors stacked) | isolated (each scenario alone vs its baseline)"),
+    ] = None,
     task: Annotated[list[str] | None, typer.Option("--task", help="Only this task id (repeatable).")] = None,
     limit: Annotated[int | None, typer.Option(help="Only the first N tasks.")] = None,
     trials: Annotated[int | None, typer.Option(help="Episodes per task.")] = None,
@@ -128,6 +138,7 @@ def run(
 
     from sim.config import resolve_config
     from sim.report import render
+    from worlds.stressors.catalog import split_items
 
     overrides: dict[str, Any] = {
         "world": world,
@@ -151,6 +162,7 @@ def run(
         "max_tokens": max_tokens,
         "temperature": temperature,
         "setup": setup,
+        "stressor_mode": stressor_mode,
         "arg_match": arg_match,
         "embedding_threshold": embedding_threshold,
         "scheduler": scheduler,
@@ -160,7 +172,7 @@ def run(
         "ray_address": ray_address,
         "ray_workers": ray_workers,
         "tasks": task or None,
-        "stressors": [s.strip() for s in stressors.split(",") if s.strip()] if stressors is not None else None,
+        "stressors": split_items(stressors) if stressors is not None else None,
         "resume": True if resume else None,
     }
     console = _console()

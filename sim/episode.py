@@ -112,7 +112,9 @@ async def run_episode(
     llm = EpisodeLLM(gateway, limits.max_steps, rec.add, rec.clock)
     waits = WaitClock()
     llm.waiting = waits.waiting
-    runtime = EpisodeRuntime(world, stressors, specs, task, llm, rec.add, rec.clock, limits.max_steps, spec.seed)
+    runtime = EpisodeRuntime(
+        world, stressors, specs, task, llm, rec.add, rec.clock, limits.max_steps, spec.seed, unstressed_task=spec.task
+    )
 
     def error(turn: int, fault: FaultKind, code: str, detail: str) -> None:
         rec.add(Event(kind="error", turn=turn, t=rec.clock(), fault=fault, code=code, content=detail))

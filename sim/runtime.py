@@ -46,8 +46,10 @@ class EpisodeRuntime:
         clock: Callable[[], float],
         max_calls_per_turn: int,
         seed: int = 0,
+        unstressed_task: Task | None = None,
     ) -> None:
         self.task = task
+        self.unstressed_task = unstressed_task or task
         self.llm = llm
         self.seed = seed
         self.turn = 0

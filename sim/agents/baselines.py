@@ -1,4 +1,5 @@
-"""Calibration baselines: the oracle (gold replay with backup paths) and the null agent (always declines).
+"""Calibration baselines: the oracle (gold replay with backup paths), the null agent (always declines) and the
+naive agent (the unstressed gold, read from nothing).
 
 A harness whose oracle does not score 1.0 or whose null agent does not score 0.0 has a bug in its
 tasks, world or judges; both are cheap and run on every change.
@@ -51,3 +52,24 @@ class NullAgent:
         self, history: Sequence[Event], tools: Sequence[ToolSpec], instructions: str, runtime: AgentRuntime
     ) -> str:
         return "I'm sorry, I can't help with that."
+
+
+class NaiveAgent:
+    """Replays the primary gold path of the task as it was before any stressor rewrote it, and stops the turn at
+    the first failed call: it reads no docs, no notices and no errors, and never retries or looks for a backup.
+
+    What an agent that does not read gets under each stressor: a format rule, a new prerequisite, a required
+    follow-up or an error costs it the turn; a look-alike, a vague description or a sponsored entry does not
+    (only a reader can be misled by text).
+    """
+
+    name = "naive"
+
+    async def respond(
+        self, history: Sequence[Event], tools: Sequence[ToolSpec], instructions: str, runtime: AgentRuntime
+    ) -> str:
+        turn = runtime.unstressed_task.turns[runtime.turn]
+        for step, gold in enumerate(turn.gold, start=1):
+            if not (await runtime.call(ToolCall(id="", name=gold.name, arguments=dict(gold.arguments)), step=step)).ok:
+                return "Something went wrong."
+        return turn.gold_answer or "Done."

@@ -11,14 +11,14 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
-from sim.agents.baselines import NullAgent, OracleAgent
+from sim.agents.baselines import NaiveAgent, NullAgent, OracleAgent
 from sim.core import Agent
 
 if TYPE_CHECKING:
     from sim.agents.text_prompt import TextProtocol, ToolStyle
     from sim.llm.gateway import Gateway
 
-AgentKind = Literal["oracle", "null", "native", "text"]
+AgentKind = Literal["oracle", "null", "naive", "native", "text"]
 LOCAL = "local"
 
 
@@ -37,11 +37,11 @@ class AgentSpec:
 
 
 def parse_agent_spec(raw: str) -> AgentSpec:
-    """``oracle`` | ``null`` | ``text:MODEL`` | ``native:MODEL`` | ``MODEL`` (native tool calling)."""
+    """``oracle`` | ``null`` | ``naive`` | ``text:MODEL`` | ``native:MODEL`` | ``MODEL`` (native tool calling)."""
     from sim.llm.model_spec import parse_model_spec
 
     raw = raw.strip()
-    if raw in ("oracle", "null"):
+    if raw in ("oracle", "null", "naive"):
         return AgentSpec(raw)  # type: ignore[arg-type]
     head, sep, rest = raw.partition(":")
     if sep and head in ("text", "native"):
@@ -75,6 +75,9 @@ async def open_agent(
         return
     if spec.kind == "null":
         yield NullAgent()
+        return
+    if spec.kind == "naive":
+        yield NaiveAgent()
         return
     assert spec.model is not None
     if spec.model == LOCAL:

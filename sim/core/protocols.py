@@ -109,6 +109,11 @@ class AgentRuntime(Protocol):
         ...
 
     @property
+    def unstressed_task(self) -> Task:
+        """The task before stressor rewrites (formats, prerequisites). Only calibration agents may read it."""
+        ...
+
+    @property
     def llm(self) -> LLMHandle:
         """The episode's gateway handle; agents that call models must use it."""
         ...

@@ -74,6 +74,20 @@ def _value(text: str) -> Any:
         return text  # a bare word is a string
 
 
+def split_items(text: str) -> list[str]:
+    """``adhoc,failure:rate=0.1,transient=1`` -> ``['adhoc', 'failure:rate=0.1,transient=1']``: a piece with
+    ``=`` but no ``:`` continues the parameters of the item before it."""
+    items: list[str] = []
+    for piece in (p.strip() for p in text.split(",")):
+        if not piece:
+            continue
+        if "=" in piece and ":" not in piece and items:
+            items[-1] += "," + piece
+        else:
+            items.append(piece)
+    return items
+
+
 def parse_item(item: str) -> tuple[str, dict[str, Any]]:
     name, _, rest = item.partition(":")
     overrides: dict[str, Any] = {}
