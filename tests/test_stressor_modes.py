@@ -74,3 +74,23 @@ async def test_isolated_run_reports_before_after_and_keeps_what_the_stressor_did
     console = Console(record=True, width=160)
     render(summary, console)
     assert "stressors, isolated" in console.export_text()
+
+
+def test_items_split_on_commas_but_parameters_stay_with_their_item() -> None:
+    from worlds.stressors.catalog import split_items
+
+    assert split_items("adhoc, failure:rate=0.1,transient=1 ,notice") == [
+        "adhoc",
+        "failure:rate=0.1,transient=1",
+        "notice",
+    ]
+
+
+async def test_the_naive_agent_replays_the_unstressed_gold_and_loses_turns_to_an_outage(tmp_path: Path) -> None:
+    _, plain = await execute(_config(tmp_path, agent="naive", run_id="plain"))
+    assert plain["core_api_accuracy"] == 1.0  # without stressors it is the oracle's primary path
+    _, stressed = await execute(
+        _config(tmp_path, agent="naive", stressors=["outage"], stressor_mode="isolated", run_id="stressed")
+    )
+    outage = stressed["stressors"]["by_type"][0]
+    assert outage["before"] == 1.0 and outage["after"] < 1.0  # no backup plan: the outage costs it turns
