@@ -158,7 +158,7 @@ async def test_limitation_gold_takes_the_workaround(scenario: Scenario) -> None:
             update={"gold": [*path[:c], GoldCall(name=call.name, arguments=call.arguments)], "alternatives": []}
         )
         tasks = [task.model_copy(update={"turns": [*task.turns[:t], turn]})]
-    for task in tasks[:8]:
+    for task in tasks:
         rewritten = stressor.on_task(task)
         await check_task(pack().new_world(0), rewritten)
         world = pack().new_world(0)
@@ -166,7 +166,8 @@ async def test_limitation_gold_takes_the_workaround(scenario: Scenario) -> None:
         for t, turn in enumerate(rewritten.turns):
             assert not any(stressor.blocks(c) for p in turn.paths() for c in p)
             hit = any(stressor.blocks(c) for p in task.turns[t].paths() for c in p)
-            assert (turn.reference_response == scenario.reference_response) == hit or task.turns[t].reference_response
+            own = task.turns[t].reference_response
+            assert turn.reference_response == (own or scenario.reference_response if hit else own)
             for c, gold in enumerate(turn.gold):
                 ctx = CallContext(turn=t, call_index=c)
                 result = await dispatch(ToolCall(id=f"o{c}", name=gold.name, arguments=dict(gold.arguments)), ctx)
@@ -180,7 +181,7 @@ async def test_notice_followup_joins_the_gold_and_executes(scenario: Scenario) -
     tool = scenario.tools[0]
     tasks = [t for t in pack().tasks() if any(c.name == tool for turn in t.turns for p in turn.paths() for c in p)]
     assert tasks, f"no shipped conversation uses {tool}"
-    for task in tasks[:6]:
+    for task in tasks:
         rewritten = stressor.on_task(task)
         await check_task(pack().new_world(0), rewritten)  # the companion really runs after the targeted call
         for turn in rewritten.turns:
