@@ -204,6 +204,23 @@ async def test_dependency_refuses_until_the_prerequisite(scenario: Scenario) -> 
     assert result.ok and fired == []
 
 
+async def test_a_decoys_own_lookup_does_not_meet_a_prerequisite() -> None:
+    by_name = {s.name: s for s in ROWS}
+    decoy, dependency = build(by_name["lookalike.get_utc_time"]), build(by_name["dependency.clock_before_alarm"])
+    w = world()
+    decoy.on_spec(w.specs(), w.instructions())
+    dispatch = chain([decoy, dependency], w)
+    ctx = CallContext(turn=0, call_index=0)
+    assert (await dispatch(ToolCall(id="a", name="get_utc_time"), ctx)).ok and ctx.fired == ["lookalike.get_utc_time"]
+    ctx = CallContext(turn=0, call_index=1)
+    refused = await dispatch(ToolCall(id="b", name="create_alarm", arguments={"time": "07:00"}), ctx)
+    assert refused.error_code == "prerequisite_missing" and ctx.fired == ["dependency.clock_before_alarm"]
+    assert (await dispatch(ToolCall(id="c", name="get_current_time"), CallContext(turn=0, call_index=2))).ok
+    ctx = CallContext(turn=0, call_index=3)
+    assert (await dispatch(ToolCall(id="d", name="create_alarm", arguments={"time": "07:00"}), ctx)).ok
+    assert ctx.fired == []
+
+
 # lookalike ------------------------------------------------------------------------------------------------
 
 

@@ -17,6 +17,7 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
+from types import MappingProxyType
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -132,25 +133,29 @@ def _media_custom(native: Any, p: Params) -> str:
     return f"media:{kind}:{slug}"
 
 
-FORMATS: dict[str, Format] = {
-    "e164": Format(r"^\+[1-9][0-9]{7,14}$", _phone_native, _phone_custom, "Invalid phone number."),
-    "iso_time": Format(r"^([01][0-9]|2[0-3]):[0-5][0-9]:00$", _time_native, lambda v, p: f"{v}:00", "Invalid time."),
-    "iso_datetime": Format(
-        r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(Z|[+-]\d{2}:\d{2})$",
-        _datetime_native,
-        _datetime_custom,
-        "Invalid date-time.",
-    ),
-    "iso_duration": Format(
-        r"^PT([0-9]+H)?([0-9]+M)?([0-9]+S)?$", _duration_native, _duration_custom, "Invalid duration."
-    ),
-    "carrier_order": Format(r"^[A-Z0-9]+-[0-9]+$", _order_native, _order_custom, "Invalid order reference."),
-    "device_endpoint": Format(r"^[a-z]+_[a-z0-9_]+$", _endpoint_native, _endpoint_custom, "Invalid endpoint."),
-    "hex_color": Format(r"^#[0-9A-Fa-f]{6}$", _color_native, _color_custom, "Invalid color."),
-    "media_uri": Format(
-        r"^media:(song|album|movie|podcast):[a-z0-9_]+$", _media_native, _media_custom, "Invalid media id."
-    ),
-}
+FORMATS: Mapping[str, Format] = MappingProxyType(
+    {
+        "e164": Format(r"^\+[1-9][0-9]{7,14}$", _phone_native, _phone_custom, "Invalid phone number."),
+        "iso_time": Format(
+            r"^([01][0-9]|2[0-3]):[0-5][0-9]:00$", _time_native, lambda v, p: f"{v}:00", "Invalid time."
+        ),
+        "iso_datetime": Format(
+            r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(Z|[+-]\d{2}:\d{2})$",
+            _datetime_native,
+            _datetime_custom,
+            "Invalid date-time.",
+        ),
+        "iso_duration": Format(
+            r"^PT([0-9]+H)?([0-9]+M)?([0-9]+S)?$", _duration_native, _duration_custom, "Invalid duration."
+        ),
+        "carrier_order": Format(r"^[A-Z0-9]+-[0-9]+$", _order_native, _order_custom, "Invalid order reference."),
+        "device_endpoint": Format(r"^[a-z]+_[a-z0-9_]+$", _endpoint_native, _endpoint_custom, "Invalid endpoint."),
+        "hex_color": Format(r"^#[0-9A-Fa-f]{6}$", _color_native, _color_custom, "Invalid color."),
+        "media_uri": Format(
+            r"^media:(song|album|movie|podcast):[a-z0-9_]+$", _media_native, _media_custom, "Invalid media id."
+        ),
+    }
+)
 
 
 class AdHocFormat(ScenarioStressor):

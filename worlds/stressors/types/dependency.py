@@ -55,7 +55,9 @@ class Prerequisite(ScenarioStressor):
                 f"{call.name} needs {self.requires} first in this session: {self.reason}.",
             )
         result = await next(call)
-        if call.name == self.requires and result.ok:
+        # A look-alike's own lookup (it answers a decoy from real data) is not the agent calling the prerequisite.
+        on_its_behalf = any(name.startswith("lookalike.") for name in ctx.fired)
+        if call.name == self.requires and result.ok and not on_its_behalf:
             self.done.add(self._key(call.arguments))
         return result
 

@@ -10,6 +10,7 @@ Row params: ``decoys`` (decoy names); ``tools`` names the real function each sit
 
 from __future__ import annotations
 
+import copy
 import hashlib
 from collections.abc import Callable
 from typing import Any
@@ -166,7 +167,7 @@ class LookAlike(ScenarioStressor):
         if kind == "ack":
             self.issued += 1
             content[f"{decoy.answer[1]}_id"] = f"{decoy.answer[1]}-{self.issued:04d}"
-        content.update(decoy.answer[-1])
+        content.update(copy.deepcopy(decoy.answer[-1]))  # results are not frozen: no shared lists
         return ToolResult(call_id=call.id, status="success", content=content)
 
     async def _derive(self, call: ToolCall, decoy: Decoy, next: CallNext) -> ToolResult:
