@@ -12,7 +12,9 @@ import math
 import os
 import resource
 import sys
+import threading
 import time
+import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -47,7 +49,12 @@ def run_arm(params: dict[str, Any]) -> dict[str, Any]:
         marks["end"], marks["cpu_end"] = time.monotonic(), time.process_time()
         finished.append((marks["end"], _resident_mb()))
 
-    _, summary = asyncio.run(execute(config, on_start, on_episode))
+    served = EndpointCounter(params["url"])
+    served.start()
+    try:
+        _, summary = asyncio.run(execute(config, on_start, on_episode))
+    finally:
+        served.stop()
     wall = marks["end"] - marks["start"]
     cpu = marks["cpu_end"] - marks["cpu_start"]
     usage = summary["usage"]
@@ -65,29 +72,64 @@ def run_arm(params: dict[str, Any]) -> dict[str, Any]:
         "cpu_ms_per_request": round(1000 * cpu / max(1, usage["requests"]), 3),
         "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
         "core_api_accuracy": summary["core_api_accuracy"],
-        **steady_state(finished, params["concurrency"]),
+        **steady_state(finished, params["concurrency"], served.samples),
     }
 
 
-def steady_state(finished: list[tuple[float, float]], concurrency: int) -> dict[str, Any]:
-    """Throughput and memory while every slot is busy and the pipeline has filled.
+def steady_state(
+    finished: list[tuple[float, float]], concurrency: int, served: list[tuple[float, int]]
+) -> dict[str, Any]:
+    """Request throughput and memory while every slot is busy and the pipeline has filled.
 
     Each stored episode admits the next, so exactly ``concurrency`` episodes are in flight until the
-    (N - C)-th completion admits the last one; by the C-th completion about one episode duration has passed
-    (Little's law), so the episodes ending in between ran start to end at full concurrency. A run shorter
-    than 2C + 1 episodes has no such window. The whole-run rate also counts the first episode duration, when
-    nothing can finish yet, and the drain, which waits for the longest episode: at N = C that alone caps it
-    at mean / longest episode duration whatever the harness does."""
+    (N - C)-th completion admits the last one; by the C-th completion about one episode duration has passed.
+    Between the two, every slot holds an episode, and an episode has at most one model request out: at most
+    C requests are at the endpoint, so C / latency requests per second is the bound, and what falls short of
+    it is time a slot spent in the harness instead of at the endpoint. Requests are counted at the endpoint
+    (``served``). Episodes per second are not used here: with a few task lengths and fixed latencies,
+    completions come in waves, and a window's ends fall at arbitrary phases of them. A run of at most 2C
+    episodes has no such window. The whole-run rate counts the first episode duration, when nothing can
+    finish yet, and the drain, which waits for the longest episode: at N = C that alone caps it at
+    mean / longest episode duration whatever the harness does."""
     n, c = len(finished), concurrency
     if n <= 2 * c:
         return {}
     (t0, rss0), (t1, rss1) = finished[c - 1], finished[n - c - 1]
+    inside = [(t, count) for t, count in served if t0 <= t <= t1]
+    if len(inside) < 2 or inside[-1][0] <= inside[0][0]:
+        return {}
+    (s0, c0), (s1, c1) = inside[0], inside[-1]
     return {
-        "steady_episodes": n - 2 * c,
         "steady_window_s": round(t1 - t0, 3),
-        "steady_achieved": round((n - 2 * c) / max(1e-9, t1 - t0), 3),
+        "steady_requests_per_s": round((c1 - c0) / (s1 - s0), 3),
         "steady_rss_mb": [round(rss0, 1), round(rss1, 1)],  # resident memory as the window opens and closes
     }
+
+
+class EndpointCounter:
+    """Samples the mock endpoint's completed-request count once a second, from a thread (off the run's loop)."""
+
+    def __init__(self, url: str) -> None:
+        self._url = url.rstrip("/") + "/stats"
+        self.samples: list[tuple[float, int]] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._poll, name="bench-endpoint-counter", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=5)
+
+    def _poll(self) -> None:
+        while not self._stop.is_set():
+            try:
+                with urllib.request.urlopen(self._url, timeout=5) as reply:
+                    self.samples.append((time.monotonic(), int(json.load(reply)["completions"])))
+            except (OSError, ValueError, KeyError):
+                pass  # a missed sample only narrows the window
+            self._stop.wait(1.0)
 
 
 def _resident_mb() -> float:

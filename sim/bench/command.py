@@ -110,8 +110,14 @@ def with_bounds(result: dict[str, Any], settings: BenchSettings) -> dict[str, An
         if tpm_bound < bound:
             bound, binding = tpm_bound, "tpm"
     attempts = result["requests"] + result["retries"]
-    if "steady_achieved" in result:
-        result = {**result, "steady_ratio": round(result["steady_achieved"] / bound, 3)}
+    if "steady_requests_per_s" in result:
+        request_bound = settings.concurrency / mean_latency  # C requests out at once, each taking the mean latency
+        steady = {
+            "steady_request_bound": round(request_bound, 3),
+            "steady_ratio": round(result["steady_requests_per_s"] / request_bound, 3),
+            "steady_achieved": round(result["steady_requests_per_s"] / calls_per_episode, 3),
+        }
+        result = {**result, **steady}
     return {
         **result,
         "achieved": round(achieved, 3),
@@ -141,7 +147,7 @@ def _steady(r: dict[str, Any]) -> str:
     if "steady_achieved" not in r:
         return "- (needs > 2x concurrency episodes)"
     rss0, rss1 = r["steady_rss_mb"]
-    return f"{r['steady_achieved']:.2f}, {r['steady_ratio']:.3f} (RSS {rss0:.0f} -> {rss1:.0f} MB)"
+    return f"{r['steady_requests_per_s']:.1f}, {r['steady_ratio']:.3f} (RSS {rss0:.0f} -> {rss1:.0f} MB)"
 
 
 ROWS = (
@@ -149,7 +155,7 @@ ROWS = (
     ("episodes/s (achieved)", lambda r: f"{r['achieved']:.2f}"),
     ("episodes/s (bound)", lambda r: f"{r['bound']:.2f} ({r['binding']})"),
     ("achieved / bound", lambda r: f"{r['ratio']:.3f}"),
-    ("steady state: episodes/s, / bound", _steady),
+    ("steady state: requests/s, / bound", _steady),
     ("bound incl. initial burst", lambda r: f"{r['bound_with_initial_burst']:.2f}"),
     ("episodes/hour", lambda r: f"{r['episodes_per_hour']:,}"),
     ("requests/s", lambda r: f"{r['requests_per_s']:.1f}"),
