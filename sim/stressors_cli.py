@@ -1,4 +1,5 @@
-"""`squall stressors list [--json]`: every complexity scenario with its name, type, level, tools and effect."""
+"""`squall stressors list [--json]`: every complexity scenario with its name, type, level, tools and effect;
+`squall stressors assign` (``sim.assign_cli``): new rows drafted by a model."""
 
 from __future__ import annotations
 
@@ -8,7 +9,14 @@ from typing import Annotated
 
 import typer
 
-stressors_app = typer.Typer(help="List the complexity stressors.", no_args_is_help=True, add_completion=False)
+from sim.assign_cli import assign_command
+
+stressors_app = typer.Typer(
+    help="List the complexity stressors, or draft new scenario rows with a model.",
+    no_args_is_help=True,
+    add_completion=False,
+)
+stressors_app.command("assign")(assign_command)
 
 
 @stressors_app.command("list")
