@@ -93,7 +93,7 @@ class RunConfig(BaseModel):
     world: str = Field(default="smart_home", description="Built-in world name, task file, or world directory.")
     agent: str = Field(
         default=DEFAULT_AGENT,
-        description="oracle | null | MODEL | native:MODEL | text:MODEL; MODEL is a pydantic-ai model string, "
+        description="oracle | null | naive | MODEL | native:MODEL | text:MODEL; MODEL is a pydantic-ai model string, "
         "openai-chat:NAME@BASE_URL, or 'local' (the embedded model).",
     )
     text_protocol: Literal["react", "tags"] = Field(

@@ -37,6 +37,8 @@ class PlanIndex:
 
     def __init__(self, plan: Plan) -> None:
         self._tasks = {u.id: i for i, u in enumerate(plan.units)}
+        if len(self._tasks) != len(plan.units):
+            raise ValueError("the plan holds a unit id twice")  # positions would collide: resume would skip episodes
         self._trials = plan.trials
         self.size = len(plan)
 

@@ -90,6 +90,8 @@ def run_summary(store: RunStore, score_set: str, planned: int | None) -> dict[st
         stressors = stressor_summary(store, score_set)
     except StoreError:
         stressors = None  # not a run's manifest (hand-built stores)
+    except ValueError as error:  # the run's world no longer loads from here (moved, or a relative path)
+        stressors = {"mode": "isolated", "unavailable": f"cannot load the run's world: {error}"}
     return {
         "run_id": store.root.name,
         "setup": _setup(store),

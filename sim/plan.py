@@ -91,11 +91,22 @@ def isolated_units(config: RunConfig, pack: WorldPack, tasks: Sequence[Task]) ->
         raise config.problem("stressor_mode", "isolated needs stressors to isolate (--stressors)")
     tool_names = [s.name for s in pack.new_world(0).specs()]
     units: list[Unit] = []
+    chosen_by: dict[str, str] = {}
     for item in config.stressors:
-        _, overrides = parse_item(item)
+        try:
+            _, overrides = parse_item(item)
+            selected = select([item], tool_names)
+        except ValueError as error:
+            raise config.problem("stressors", str(error)) from error
         suffix = (":" + ",".join(f"{k}={json.dumps(v)}" for k, v in overrides.items())) if overrides else ""
-        for scenario, _ in select([item], tool_names):
+        for scenario, _ in selected:
             name = "outage" if scenario is None else scenario.name
+            if name in chosen_by:
+                raise config.problem(
+                    "stressors",
+                    f"{name} is selected twice (by '{chosen_by[name]}' and '{item}'); isolated runs it once",
+                )
+            chosen_by[name] = item
             for task in tasks:
                 if affected_turns(task, scenario):
                     units.append(Unit(task, variant=name, stressors=(name + suffix,)))

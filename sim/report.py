@@ -59,7 +59,9 @@ def render(summary: dict[str, Any], console: Console) -> None:
         console.print(t)
 
     stressors = summary.get("stressors")
-    if stressors:
+    if stressors and stressors.get("unavailable"):
+        console.print(f"stressors, isolated: {stressors['unavailable']}")
+    elif stressors:
         t = Table(
             title="stressors, isolated: each alone vs the unstressed baseline, on the turns it can touch",
             header_style="bold",
@@ -77,6 +79,9 @@ def render(summary: dict[str, Any], console: Console) -> None:
                 retention,
             )
         console.print(t)
+        if stressors.get("unpaired_episodes"):
+            left = sum(stressors["unpaired_episodes"].values())
+            console.print(f"  {left} stressed episode(s) left out: failed, or their baseline failed or is missing")
 
     per_task = summary.get("per_task") or {}
     if per_task:

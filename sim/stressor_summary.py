@@ -39,10 +39,14 @@ def stressor_summary(store: RunStore, score_set: str) -> dict[str, Any] | None:
         if score.judge == "core_api_accuracy" and not score.judge_fault:
             per_turn[split_episode_id(score.episode_id)] = list(score.per_turn)
     sums: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0, 0.0])  # before, after, turns
+    unpaired: dict[str, int] = defaultdict(int)  # stressed episodes left out: no scored baseline, or not scored
     for (task_id, variant, trial), after in per_turn.items():
+        if not variant:
+            continue
         before = per_turn.get((task_id, "", trial))
         task = tasks.get(task_id)
-        if not variant or before is None or task is None:
+        if before is None or task is None or not before or not after:
+            unpaired[variant] += 1  # a failed episode has no per-turn values: stated, never averaged in
             continue
         for t in affected_turns(task, scenarios.get(variant)):
             b, a = (before[t] if t < len(before) else None), (after[t] if t < len(after) else None)
@@ -59,10 +63,13 @@ def stressor_summary(store: RunStore, score_set: str) -> dict[str, Any] | None:
         "mode": "isolated",
         "by_type": [_row(kind, None, *values) for kind, values in sorted(by_type.items())],
         "by_scenario": by_scenario,
+        "unpaired_episodes": dict(sorted(unpaired.items())),
     }
 
 
 def _row(name: str, scenario: Scenario | None, before_sum: float, after_sum: float, turns: float) -> dict[str, Any]:
+    if not turns:
+        return {"name": name, "turns": 0, "before": None, "after": None, "degradation": None, "retention": None}
     before, after = before_sum / turns, after_sum / turns
     return {
         "name": name,

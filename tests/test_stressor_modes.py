@@ -94,3 +94,21 @@ async def test_the_naive_agent_replays_the_unstressed_gold_and_loses_turns_to_an
     )
     outage = stressed["stressors"]["by_type"][0]
     assert outage["before"] == 1.0 and outage["after"] < 1.0  # no backup plan: the outage costs it turns
+
+
+def test_isolated_refuses_a_scenario_twice_and_bad_items_name_the_option(tmp_path: Path) -> None:
+    from sim.config import ConfigError
+
+    pack = load_world("multidomain")
+    with pytest.raises(ConfigError, match="selected twice"):
+        make_plan(_config(tmp_path, stressors=["adhoc", "adhoc.color_hex"], stressor_mode="isolated"), pack)
+    with pytest.raises(ConfigError, match="unknown stressor 'nope'"):
+        make_plan(_config(tmp_path, stressors=["nope"], stressor_mode="isolated"), pack)
+
+
+def test_rate_only_where_the_gold_does_not_assume_the_stressor_fired() -> None:
+    with pytest.raises(StressorSelectionError, match="rate cannot apply"):
+        select(["adhoc:rate=0.5"])
+    with pytest.raises(StressorSelectionError, match="rate cannot apply"):
+        select(["limitation:rate=0.5"])
+    assert all(o == {"rate": 0.1} for _, o in select(["failure:rate=0.1"]))

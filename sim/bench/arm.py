@@ -107,7 +107,7 @@ def steady_state(
 
 
 class EndpointCounter:
-    """Samples the mock endpoint's completed-request count once a second, from a thread (off the run's loop)."""
+    """Samples the mock endpoint's count of answered requests (HTTP 200) once a second, from a thread."""
 
     def __init__(self, url: str) -> None:
         self._url = url.rstrip("/") + "/stats"
@@ -126,7 +126,8 @@ class EndpointCounter:
         while not self._stop.is_set():
             try:
                 with urllib.request.urlopen(self._url, timeout=5) as reply:
-                    self.samples.append((time.monotonic(), int(json.load(reply)["completions"])))
+                    served = json.load(reply)["by_status"].get("200", 0)  # answered; not 429s or faults
+                    self.samples.append((time.monotonic(), int(served)))
             except (OSError, ValueError, KeyError):
                 pass  # a missed sample only narrows the window
             self._stop.wait(1.0)

@@ -116,6 +116,7 @@ def select(
             continue
         if name in by_name:
             scenario = by_name[name]
+            _check_rate(scenario, overrides, item)
             if not _applies(scenario, tools):
                 raise StressorSelectionError(
                     f"stressor '{name}' targets {scenario.tools}: none is a tool of this world"
@@ -131,8 +132,25 @@ def select(
         group = [s for s in group if _applies(s, tools)]
         if not group:
             raise StressorSelectionError(f"stressor group '{name}' has no scenario for this world's tools")
+        for s in group:
+            _check_rate(s, overrides, item)
         chosen += [(s, overrides) for s in group]
     return chosen
+
+
+RATE_FREE_TYPES = frozenset({"notice", "irrelevant", "failure"})
+"""Types whose gold does not depend on whether they fired; the others rewrite the gold (a format, a prerequisite,
+a workaround, a required follow-up) or change the docs, so firing on only some calls would make it wrong."""
+
+
+def _check_rate(scenario: Scenario, overrides: dict[str, Any], item: str) -> None:
+    if "rate" not in overrides:
+        return
+    if scenario.type not in RATE_FREE_TYPES or scenario.params.get("required_followup"):
+        raise StressorSelectionError(
+            f"stressor '{item}': rate cannot apply to {scenario.name}: its gold assumes it always fires "
+            "(rate is for notice, irrelevant and failure scenarios without a required follow-up)"
+        )
 
 
 def _applies(scenario: Scenario, tools: set[str] | None) -> bool:
