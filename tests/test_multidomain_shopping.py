@@ -3,15 +3,13 @@ executed live (every gold call succeeds, alternatives reach the same state)."""
 
 from __future__ import annotations
 
-import functools
 import random
-from collections.abc import Awaitable, Callable
-from contextvars import ContextVar
-from typing import Any, TypeVar, cast
+from typing import Any
 
 import pytest
 
-from sim.core import ToolCall, ToolResult
+from tests import tool_coverage
+from tests.tool_coverage import ToolCoverage
 from worlds.domains.multidomain import MultiDomainPack
 from worlds.domains.multidomain.domains.shopping_intents import PRIMITIVES
 from worlds.domains.multidomain.intents import Focus, Intent, Primitive
@@ -24,63 +22,10 @@ def fresh() -> MultiDomainWorld:
     return PACK.new_world(0)
 
 
-async def call(world: MultiDomainWorld, name: str, /, **arguments: Any) -> ToolResult:
-    return await world.call(ToolCall(id=f"t_{name}", name=name, arguments=arguments))
-
-
-async def ok(world: MultiDomainWorld, name: str, /, **arguments: Any) -> Any:
-    result = await call(world, name, **arguments)
-    assert result.ok, result.content
-    _driven("success").add(name)
-    return result.content
-
-
-async def refused(world: MultiDomainWorld, status: str, code: str, name: str, /, **arguments: Any) -> None:
-    """The call fails with this status and code and leaves the tables as they were."""
-    before = world.state_hash()
-    result = await call(world, name, **arguments)
-    assert (result.status, result.error_code) == (status, code), result.content
-    assert world.state_hash() == before
-    _driven("failure").add(name)
-
-
-# Coverage registry. `covers` names the shopping tools a test drives down their success path (through `ok`)
-# and down a failure path (through `refused`); the names feed SUCCESS_TESTED / FAILURE_TESTED, which
-# test_every_shopping_tool_has_both_paths_tested compares with the domain's tools. When the test runs, the
-# names must equal the shopping tools it really drove, so the registry cannot drift from the tests, and `ok` /
-# `refused` fail outside a `covers` test, so no test can drive tools unregistered.
-DOMAIN_TOOLS = frozenset(name for name, tool in PACK.toolkit.tools.items() if tool.domain == "shopping")
-SUCCESS_TESTED: set[str] = set()
-FAILURE_TESTED: set[str] = set()
-_DRIVEN: ContextVar[dict[str, set[str]]] = ContextVar("_DRIVEN")
-Test = TypeVar("Test", bound=Callable[..., Awaitable[None]])
-
-
-def _driven(path: str) -> set[str]:
-    driven = _DRIVEN.get(None)
-    assert driven is not None, "a test that drives tools through ok / refused must be decorated with @covers"
-    return driven[path]
-
-
-def covers(*, success: tuple[str, ...] = (), failure: tuple[str, ...] = ()) -> Callable[[Test], Test]:
-    declared = {"success": set(success), "failure": set(failure)}
-    SUCCESS_TESTED.update(success)
-    FAILURE_TESTED.update(failure)
-
-    def register(test: Test) -> Test:
-        @functools.wraps(test)
-        async def checked(*args: Any, **kwargs: Any) -> None:
-            driven: dict[str, set[str]] = {"success": set(), "failure": set()}
-            token = _DRIVEN.set(driven)
-            try:
-                await test(*args, **kwargs)
-            finally:
-                _DRIVEN.reset(token)
-            assert {path: names & DOMAIN_TOOLS for path, names in driven.items()} == declared, test.__name__
-
-        return cast(Test, checked)
-
-    return register
+call = tool_coverage.call
+coverage = ToolCoverage(PACK, "shopping")
+ok, refused, covers = coverage.ok, coverage.refused, coverage.covers
+DOMAIN_TOOLS, SUCCESS_TESTED, FAILURE_TESTED = coverage.tools, coverage.success, coverage.failure
 
 
 def row(world: MultiDomainWorld, table: str, key: str) -> Any:
