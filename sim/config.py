@@ -35,6 +35,10 @@ QUICKSTART: dict[str, Any] = {
     "max_steps": 4,
     "max_tokens": 160,
     "concurrency": 4,  # one episode per slot of the embedded llama.cpp server (LocalModelServer, parallel=4)
+    # A CPU model on a busy machine is slow, not down: with other jobs on both cores, 120 s per request timed out
+    # every episode (measured on a fresh clone while a benchmark and the test suite ran).
+    "request_timeout_s": 900.0,
+    "episode_timeout_s": 3600.0,
 }
 """What ``squall run`` does when neither an agent nor a world is configured: a small suite on the embedded
 model, 4 episodes at once on the server's 4 slots (measured: 41 s on a quiet 2-core machine). Any field
