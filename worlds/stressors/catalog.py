@@ -25,7 +25,7 @@ from worlds.stressors.scenario import LEVEL, Scenario, ScenarioStressor
 
 SCENARIO_DIR = Path(__file__).parent / "data"
 """Every ``*.jsonl`` file here, in name order (one per level: spec.jsonl, exec.jsonl)."""
-GROUPS = ("all", "spec", "exec", *LEVEL)
+GROUPS = ("all", "spec", "exec", "user", *LEVEL)
 
 
 class StressorSelectionError(ValueError):

@@ -18,9 +18,9 @@ from sim.core import CallContext, CallNext, Task, ToolCall, ToolResult, ToolSpec
 from sim.core.tools import Frozen
 
 ComplexityType = Literal[
-    "adhoc", "lookalike", "dependency", "ambiguous", "notice", "irrelevant", "limitation", "failure"
+    "adhoc", "lookalike", "dependency", "ambiguous", "notice", "irrelevant", "limitation", "failure", "drift", "perturb"
 ]
-LEVEL: dict[str, Literal["spec", "exec"]] = {
+LEVEL: dict[str, Literal["spec", "exec", "user"]] = {
     "adhoc": "spec",
     "lookalike": "spec",
     "dependency": "spec",
@@ -29,8 +29,11 @@ LEVEL: dict[str, Literal["spec", "exec"]] = {
     "irrelevant": "exec",
     "limitation": "exec",
     "failure": "exec",
+    "drift": "spec",  # the docs stay at the old version while the world enforces the new one
+    "perturb": "user",  # what the user says, every value kept
 }
-"""Specification complexity changes what the agent reads; execution complexity changes what it observes."""
+"""Specification complexity changes what the agent reads; execution complexity what it observes; user
+complexity what it is asked."""
 ERROR_TYPES = frozenset({"limitation", "failure"})
 
 
@@ -55,7 +58,7 @@ class Scenario(Frozen):
         return self
 
     @property
-    def level(self) -> Literal["spec", "exec"]:
+    def level(self) -> Literal["spec", "exec", "user"]:
         return LEVEL[self.type]
 
 
