@@ -1,0 +1,227 @@
+"""Query perturbations: the user asks for the same thing in noisier words, and every value survives.
+
+Real users are polite or terse, tell side stories, type in odd case and forget punctuation; an agent should
+still find the same calls. ``on_task`` rewrites every rendering a user simulator may pick (explicit,
+coreferential, paraphrases) and leaves the gold alone, so the same gold scores. Values are protected: the spans
+of the original text that are gold argument values (strings, numbers; case-insensitive), the ``refers_to`` name,
+and name-like tokens (a digit, or a capital not opening a sentence) are never changed by any operator.
+
+Row params: ``op`` (a key of ``OPERATORS``), ``intensity`` (chance each eligible site is changed) and for
+``distractor`` ``stories`` (how many irrelevant sentences to prepend). The randomness comes from the stressor's
+seed and the task id, so ``on_task`` is a pure function of them.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
+
+from sim.core import Task
+from sim.core.task import UserIntent
+from worlds.stressors.scenario import ScenarioStressor
+
+Mask = list[bool]
+"""One flag per character of the original text: True where no operator may change it."""
+
+SYNONYMS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("turn on", ("switch on",)),
+    ("switch on", ("turn on",)),
+    ("turn off", ("switch off",)),
+    ("switch off", ("turn off",)),
+    ("set a", ("create a", "make a")),
+    ("show me", ("let me see", "list")),
+    ("list", ("show me",)),
+    ("tell me", ("let me know",)),
+    ("what's", ("what is",)),
+    ("what is", ("what's",)),
+    ("can you", ("could you", "would you")),
+    ("i want", ("i'd like",)),
+    ("find me", ("look up",)),
+    ("cancel", ("call off",)),
+    ("check", ("look at",)),
+)
+"""Meaning-preserving swaps of everyday request verbs; matched as whole words, initial capital kept."""
+PREFIXES = ("Hi! ", "Hello there. ", "Quick request: ", "If you don't mind: ", "Hey, ")
+SUFFIXES = (" Thanks!", " Thank you so much.", " Cheers.", " I'd really appreciate it.", " Thanks in advance.")
+STORIES = (
+    "My sister visited last weekend and we talked about her garden.",
+    "I just got back from a long walk with the dog.",
+    "The people next door are painting their fence again.",
+    "I've been trying to learn to bake bread lately.",
+    "My cousin keeps sending me photos of his new kitchen.",
+    "It rained all morning so I stayed in and read.",
+)
+"""Irrelevant openers: no names, numbers or anything a tool could take as an argument."""
+_WORD = re.compile(r"[A-Za-z][A-Za-z']*")
+_TOKEN = re.compile(r"\S+")
+_PRONOUNS = frozenset({"I", "I'd", "I'm", "I've", "I'll"})
+
+
+def _values(value: Any) -> Iterator[str]:
+    """Every string and number inside a gold argument, as the text may spell it."""
+    if isinstance(value, bool) or value is None:
+        return
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, int | float):
+        yield str(value)
+        if isinstance(value, float) and value.is_integer():
+            yield str(int(value))
+    elif isinstance(value, Mapping):
+        for item in value.values():
+            yield from _values(item)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            yield from _values(item)
+
+
+def protected_mask(text: str, values: list[str]) -> Mask:
+    """Flags the spans of ``text`` no operator may touch: every occurrence of a value (case-insensitive), and
+    name-like tokens (a digit, or a capital letter not opening a sentence, bar the pronoun I)."""
+    mask = [False] * len(text)
+    lower = text.lower()
+    for value in {v for v in values if v.strip()}:
+        needle, start = value.lower(), 0
+        while (at := lower.find(needle, start)) >= 0:
+            mask[at : at + len(needle)] = [True] * len(needle)
+            start = at + 1
+    previous_end = -1
+    for match in _TOKEN.finditer(text):
+        token = match.group()
+        opens = match.start() == 0 or text[: match.start()].rstrip()[-1:] in ".?!:;"
+        core = token.strip(".,!?;:\"'()")
+        name_like = any(c.isdigit() for c in token) or (not opens and core[:1].isupper() and core not in _PRONOUNS)
+        if name_like:
+            start = match.start()
+            if previous_end >= 0 and text[previous_end:start].isspace():
+                start = previous_end  # the space between two name-like tokens belongs to the name
+            mask[start : match.end()] = [True] * (match.end() - start)
+            previous_end = match.end()
+        else:
+            previous_end = -1
+    return mask
+
+
+def _free(mask: Mask, start: int, end: int) -> bool:
+    return not any(mask[start:end])
+
+
+def _paraphrase(text: str, mask: Mask, rng: random.Random, p: Mapping[str, Any]) -> str:
+    intensity = float(p.get("intensity", 1.0))
+    edits: list[tuple[int, int, str]] = []
+    taken = [False] * len(text)
+    for phrase, options in SYNONYMS:
+        for m in re.finditer(rf"\b{re.escape(phrase)}\b", text, flags=re.IGNORECASE):
+            if not _free(mask, m.start(), m.end()) or any(taken[m.start() : m.end()]):
+                continue
+            if rng.random() >= intensity:
+                continue
+            new = rng.choice(options)
+            if m.group()[0].isupper():
+                new = new[0].upper() + new[1:]
+            edits.append((m.start(), m.end(), new))
+            taken[m.start() : m.end()] = [True] * (m.end() - m.start())
+    out = text
+    for start, end, new in sorted(edits, reverse=True):
+        out = out[:start] + new + out[end:]
+    if rng.random() < 0.5:
+        return rng.choice(PREFIXES) + out
+    return out.rstrip() + rng.choice(SUFFIXES)
+
+
+def _distractor(text: str, mask: Mask, rng: random.Random, p: Mapping[str, Any]) -> str:
+    count = max(1, min(int(p.get("stories", 1)), len(STORIES)))
+    story = " ".join(rng.sample(STORIES, count))
+    first = text[:1]
+    if first and not mask[0] and not text.startswith(tuple(f"{w} " for w in _PRONOUNS)):
+        first = first.lower()
+    return f"{story} Anyway, {first}{text[1:]}"
+
+
+def _case_mix(text: str, mask: Mask, rng: random.Random, p: Mapping[str, Any]) -> str:
+    intensity = float(p.get("intensity", 0.5))
+    chars = list(text)
+    words = [m for m in _WORD.finditer(text) if _free(mask, m.start(), m.end())]
+    changed = False
+    for m in words:
+        if rng.random() >= intensity:
+            continue
+        word = m.group()
+        style = rng.choice(("upper", "lower", "title", "random"))
+        if style == "upper":
+            new = word.upper()
+        elif style == "lower":
+            new = word.lower()
+        elif style == "title":
+            new = word.title()
+        else:
+            new = "".join(c.upper() if rng.random() < 0.5 else c.lower() for c in word)
+        if new == word:
+            new = word.swapcase()
+        chars[m.start() : m.end()] = list(new)
+        changed = changed or new != word
+    if not changed and words:
+        m = rng.choice(words)
+        chars[m.start() : m.end()] = list(m.group().swapcase())
+    return "".join(chars)
+
+
+def _punctuation_noise(text: str, mask: Mask, rng: random.Random, p: Mapping[str, Any]) -> str:
+    intensity = float(p.get("intensity", 0.5))
+    out: list[str] = []
+    for i, c in enumerate(text):
+        if mask[i] or rng.random() >= intensity:
+            out.append(c)
+        elif c in ".,!?;:" and (i + 1 == len(text) or text[i + 1] == " "):
+            out.append(rng.choice(("", c + c, c + c + c, "!" if c in ".?" else c)))
+        elif c == " " and 0 < i < len(text) - 1 and text[i - 1].isalpha() and text[i + 1].isalpha():
+            out.append(rng.choice(("  ", ", ", "   ")))
+        else:
+            out.append(c)
+    noisy = "".join(out)
+    return noisy if noisy != text else text + rng.choice(("..", "!!", " ?"))
+
+
+OPERATORS: dict[str, Callable[[str, Mask, random.Random, Mapping[str, Any]], str]] = {
+    "paraphrase_rules": _paraphrase,
+    "distractor": _distractor,
+    "case_mix": _case_mix,
+    "punctuation_noise": _punctuation_noise,
+}
+
+
+class Perturb(ScenarioStressor):
+    """Rewrites what the user says with one operator; gold and tools are left alone."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        op = self.params.get("op")
+        if op not in OPERATORS:
+            raise ValueError(f"{self.name}: op must be one of {', '.join(OPERATORS)}, got {op!r}")
+        self.operator = OPERATORS[op]
+        self.base = self.rng.getrandbits(64)
+
+    def perturb(self, text: str, values: list[str], rng: random.Random) -> str:
+        return self.operator(text, protected_mask(text, values), rng, self.params)
+
+    def on_task(self, task: Task) -> Task:
+        rng = random.Random(f"{self.base}:{task.id}")  # the same task always gets the same wording
+        turns = []
+        for turn in task.turns:
+            intent = turn.user
+            values = [v for path in turn.paths() for call in path for v in _values(call.arguments)]
+            if intent.refers_to:
+                values.append(intent.refers_to)
+            user = UserIntent(
+                explicit=self.perturb(intent.explicit, values, rng),
+                coreferential=None if intent.coreferential is None else self.perturb(intent.coreferential, values, rng),
+                paraphrases=[self.perturb(p, values, rng) for p in intent.paraphrases],
+                refers_to=intent.refers_to,
+            )
+            turns.append(turn.model_copy(update={"user": user}))
+        return task.model_copy(update={"turns": turns})
+
+
+STRESSOR = Perturb
