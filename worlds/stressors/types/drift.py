@@ -1,0 +1,161 @@
+"""Schema drift: the API moved on, the documentation the agent reads did not.
+
+Real services ship a new schema version while cached docs, SDKs and prompts still describe the old one. Here the
+agent keeps reading the OLD spec (``on_spec`` is the identity), while from turn ``from_turn`` (default 0) the world
+side enforces the NEW schema: a call in the new schema is translated back to the world's native call and passed on;
+an old-schema call (or anything else the new schema rejects) is refused without reaching the world, with a
+validation error that names what the new schema expects, as a real 422 or 410 would. So an agent that reads its
+errors recovers; one that keeps retrying the documented schema fails those turns. Gold of the targeted tools in
+turns >= ``from_turn`` (every path) is rewritten to the new schema, so replaying it still scores.
+
+Row params: ``op`` and what it needs.
+- ``rename_endpoint``: ``new_name``, a tool name the agent was never shown; the old name is "moved".
+- ``rename_param``: ``param`` -> ``new_param`` (a semantic equivalent).
+- ``type_drift``: ``param`` (integer or boolean) must now be sent as a string: ``'30'``, ``'true'``.
+- ``required_swap``: optional ``param`` becomes required; gold gives it its effective ``default``.
+- ``nest_params``: flat ``params`` grouped into one object parameter ``into``.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Literal
+
+from sim.core import CallContext, CallNext, GoldCall, Task, ToolCall, ToolResult, failure
+from worlds.stressors.scenario import ScenarioStressor
+from worlds.stressors.types.spec_edit import rewrite_paths
+
+OPS = ("rename_endpoint", "rename_param", "type_drift", "required_swap", "nest_params")
+
+
+class _Refused(Exception):
+    """A call the new schema does not accept; the message is what the agent reads."""
+
+
+class SchemaDrift(ScenarioStressor):
+    """The world enforces a new schema for the targeted tools from ``from_turn`` on; the docs stay old."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.op = str(self.params["op"])
+        if self.op not in OPS:
+            raise ValueError(f"{self.name}: unknown drift op '{self.op}' (one of {', '.join(OPS)})")
+        self.from_turn = int(self.params.get("from_turn", 0))
+        self.new_name = str(self.params.get("new_name", ""))
+        self.param = str(self.params.get("param", ""))
+        self.new_param = str(self.params.get("new_param", ""))
+        self.nested: tuple[str, ...] = tuple(self.params.get("params", ()))
+        self.into = str(self.params.get("into", ""))
+        if self.op == "rename_endpoint" and len(self.tools) != 1:
+            raise ValueError(f"{self.name}: rename_endpoint targets exactly one tool")
+        self.old_name = next(iter(self.tools))
+
+    # what the agent observes -------------------------------------------------------------------------------
+
+    async def on_call(self, call: ToolCall, ctx: CallContext, next: CallNext) -> ToolResult:
+        mine = call.name in self.tools or (self.op == "rename_endpoint" and call.name == self.new_name)
+        if not mine or ctx.turn < self.from_turn:
+            return await next(call)
+        ctx.fired.append(self.name)
+        try:
+            native = self._to_native(call)
+        except _Refused as refused:
+            status: Literal["not_found", "invalid_arguments"] = (
+                "not_found" if self.op == "rename_endpoint" else "invalid_arguments"
+            )
+            code = "endpoint_moved" if self.op == "rename_endpoint" else "schema_mismatch"
+            return failure(call, status, code, str(refused))
+        return await next(native)
+
+    def _to_native(self, call: ToolCall) -> ToolCall:
+        """The world's own call for a new-schema call; raises _Refused for anything else."""
+        args = dict(call.arguments)
+        if self.op == "rename_endpoint":
+            if call.name != self.new_name:
+                raise _Refused(
+                    f"410 Gone: endpoint '{call.name}' has been moved to '{self.new_name}' in API v2 and no longer "
+                    f"accepts requests. Call '{self.new_name}' with the same arguments."
+                )
+            return call.model_copy(update={"name": self.old_name})
+        if self.op == "rename_param":
+            if self.param in args:
+                raise _Refused(
+                    f"422 Unprocessable Entity: unknown parameter '{self.param}'; it was renamed to "
+                    f"'{self.new_param}' in API v2."
+                )
+            if self.new_param in args:
+                args[self.param] = args.pop(self.new_param)
+            elif self.params.get("required", False):
+                raise _Refused(f"422 Unprocessable Entity: missing required parameter '{self.new_param}'.")
+        elif self.op == "type_drift":
+            if self.param in args:
+                args[self.param] = self._from_string(args[self.param])
+        elif self.op == "required_swap":
+            if self.param not in args:
+                raise _Refused(
+                    f"422 Unprocessable Entity: missing required parameter '{self.param}' (required since API v2)."
+                )
+        else:  # nest_params
+            flat = [p for p in self.nested if p in args]
+            if flat:
+                raise _Refused(
+                    f"422 Unprocessable Entity: top-level parameter(s) {', '.join(map(repr, flat))} are not "
+                    f"accepted since API v2; send {', '.join(map(repr, self.nested))} inside the object "
+                    f"parameter '{self.into}'."
+                )
+            group = args.pop(self.into, None)
+            if not isinstance(group, dict):
+                raise _Refused(
+                    f"422 Unprocessable Entity: missing required object parameter '{self.into}' "
+                    f"(with {', '.join(map(repr, self.nested))})."
+                )
+            unknown = sorted(set(group) - set(self.nested))
+            if unknown:
+                raise _Refused(
+                    f"422 Unprocessable Entity: unknown field(s) {', '.join(map(repr, unknown))} in '{self.into}'."
+                )
+            args.update(group)
+        return call.model_copy(update={"arguments": args})
+
+    def _from_string(self, value: Any) -> Any:
+        kind = self.params["from"]
+        example = "'true' or 'false'" if kind == "boolean" else "'3'"
+        refused = _Refused(
+            f"422 Unprocessable Entity: parameter '{self.param}' must be a string since API v2 "
+            f"(e.g. {example}), got {type(value).__name__} {value!r}."
+        )
+        if not isinstance(value, str):
+            raise refused
+        if kind == "boolean" and value in ("true", "false"):
+            return value == "true"
+        if kind == "integer" and re.fullmatch(r"-?[0-9]+", value):
+            return int(value)
+        raise refused
+
+    # what the gold expects ---------------------------------------------------------------------------------
+
+    def on_task(self, task: Task) -> Task:
+        return rewrite_paths(
+            task, lambda turn, path: path if turn < self.from_turn else [self._to_new(c) for c in path]
+        )
+
+    def _to_new(self, call: GoldCall) -> GoldCall:
+        """The gold call written in the new schema (the inverse of ``_to_native``)."""
+        if call.name not in self.tools:
+            return call
+        args = dict(call.arguments)
+        if self.op == "rename_endpoint":
+            return call.model_copy(update={"name": self.new_name})
+        if self.op == "rename_param" and self.param in args:
+            args[self.new_param] = args.pop(self.param)
+        elif self.op == "type_drift" and self.param in args:
+            value = args[self.param]
+            args[self.param] = ("true" if value else "false") if isinstance(value, bool) else str(value)
+        elif self.op == "required_swap":
+            args.setdefault(self.param, self.params["default"])
+        elif self.op == "nest_params":
+            args[self.into] = {p: args.pop(p) for p in self.nested if p in args}
+        return call.model_copy(update={"arguments": args}) if args != call.arguments else call
+
+
+STRESSOR = SchemaDrift
