@@ -209,3 +209,22 @@ async def test_a_naive_agent_on_the_old_schema_loses_the_drifted_turns(tmp_path:
     _, summary = await execute(_config(tmp_path, "naive", "isolated"))
     rows = {row["name"]: row for row in summary["stressors"]["by_type"]}
     assert rows["drift"]["before"] == 1.0 and rows["drift"]["after"] < rows["drift"]["before"], rows["drift"]
+
+
+@pytest.mark.parametrize(
+    ("name", "arguments"),
+    [
+        ("drift.cart_quantity_string", {"product_id": "x", "quantity": "three"}),
+        ("drift.favorite_string", {"contact_id": "x", "favorite": "yes"}),
+        ("drift.repeat_nested", {"target": {"device_id": "x", "mode": "all", "speed": 2}}),
+        ("drift.repeat_nested", {"target": "x"}),
+        ("drift.pause_device", {}),
+    ],
+)
+async def test_malformed_new_schema_calls_are_refused_before_the_world(name: str, arguments: dict[str, Any]) -> None:
+    scenario = next(s for s in ROWS if s.name == name)
+    w = world()
+    before = w.state_hash()
+    call = ToolCall(id="c", name=scenario.tools[0], arguments=arguments)
+    result, fired = await send(build(scenario), w, call, 0)
+    assert fired == [name] and result.error_code == "schema_mismatch" and w.state_hash() == before
