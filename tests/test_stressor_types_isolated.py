@@ -1,8 +1,8 @@
 """All eight complexity types in stressor-mode isolated on the multi-domain world, against calibration agents.
 
-The naive agent replays the unstressed gold and reads nothing: a format rule, a new prerequisite, a required
-follow-up or an error costs it turns; a look-alike, a vague description or sponsored entries cannot (only a
-reader can be misled by text). The oracle reads the rewritten gold and keeps every specification type at 1.0.
+The naive agent replays the unstressed gold and reads nothing: a format rule, a new prerequisite, a drifted
+schema, a required follow-up or an error costs it turns; a look-alike, a vague description, sponsored entries
+or a reworded request cannot (only a reader can be misled by text). The oracle reads the rewritten gold and keeps every specification type at 1.0.
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from sim.report import render
 from sim.runner import execute
 
 CONVERSATIONS = 40
-DROPS = {"adhoc", "dependency", "notice", "limitation", "failure"}
-NO_DROP = {"lookalike", "ambiguous", "irrelevant"}
+DROPS = {"adhoc", "dependency", "drift", "notice", "limitation", "failure"}
+NO_DROP = {"lookalike", "ambiguous", "irrelevant", "perturb"}
 
 
 def _config(tmp_path: Path, agent: str, stressors: list[str]) -> RunConfig:
@@ -53,6 +53,6 @@ async def test_a_naive_agent_loses_turns_to_exactly_the_types_that_need_reading(
 async def test_the_oracle_keeps_every_specification_type_at_one(tmp_path: Path) -> None:
     _, summary = await execute(_config(tmp_path, "oracle", ["spec"]))
     rows = summary["stressors"]["by_type"]
-    assert {row["name"] for row in rows} == {"adhoc", "lookalike", "dependency", "ambiguous"}
+    assert {row["name"] for row in rows} == {"adhoc", "lookalike", "dependency", "ambiguous", "drift"}
     assert all(row["after"] == 1.0 for row in rows), rows
     assert summary["core_api_accuracy"] == 1.0
