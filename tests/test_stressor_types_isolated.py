@@ -1,8 +1,9 @@
-"""All eight complexity types in stressor-mode isolated on the multi-domain world, against calibration agents.
+"""Every stressor type in stressor-mode isolated on the multi-domain world, against calibration agents.
 
 The naive agent replays the unstressed gold and reads nothing: a format rule, a new prerequisite, a drifted
 schema, a required follow-up or an error costs it turns; a look-alike, a vague description, sponsored entries
-or a reworded request cannot (only a reader can be misled by text). The oracle reads the rewritten gold and keeps every specification type at 1.0.
+or a reworded request cannot (only a reader can be misled by text). The oracle reads the rewritten gold and
+keeps every specification type at 1.0.
 """
 
 from __future__ import annotations
