@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from sim.core import ToolCall, ToolResult
+from tests.intent_checks import check_intent
 from worlds.domains.multidomain import MultiDomainPack
 from worlds.domains.multidomain.domains.communication_intents import PRIMITIVES
 from worlds.domains.multidomain.intents import Focus
@@ -193,29 +194,6 @@ async def test_a_call_can_be_placed_again_once_ended() -> None:
     assert result.ok and result.content["call_id"] == "call-0002"
 
 
-async def _check_intent(world: MultiDomainWorld, intent: Any) -> None:
-    start = world.snapshot()
-    ends = []
-    for path in intent.alternatives:
-        world.restore(start)
-        for call in path:
-            result = await _call(world, call.name, **call.arguments)
-            assert result.ok, (intent.primitive, "alternative", call, result.content)
-        ends.append(world.state_hash())
-    world.restore(start)
-    contents = []
-    for call in intent.calls:
-        result = await _call(world, call.name, **call.arguments)
-        assert result.ok, (intent.primitive, call, result.content)
-        contents.append(result.content)
-    assert all(end == world.state_hash() for end in ends), intent.primitive
-    if intent.focus is not None:
-        assert intent.focus.name in intent.explicit
-        assert intent.coreferential is None or intent.focus.name not in intent.coreferential
-    if intent.answer is not None:
-        assert intent.answer(contents)
-
-
 @pytest.mark.parametrize("primitive", PRIMITIVES, ids=[p.__name__ for p in PRIMITIVES])
 async def test_primitives_execute_on_fresh_worlds(primitive: Any) -> None:
     produced = 0
@@ -227,7 +205,7 @@ async def test_primitives_execute_on_fresh_worlds(primitive: Any) -> None:
         if intent is None:
             continue
         produced += 1
-        await _check_intent(world, intent)
+        await check_intent(world, intent)
     assert produced, "the seed data offers this primitive no variation"
 
 
@@ -242,5 +220,5 @@ async def test_primitive_chains_with_follow_ups() -> None:
             intent = rng.choice(PRIMITIVES)(world.state, rng, focus)
             if intent is None:
                 continue
-            await _check_intent(world, intent)
+            await check_intent(world, intent)
             focus = intent.focus

@@ -8,11 +8,10 @@ from typing import Any
 
 import pytest
 
-from sim.core import GoldCall, ToolCall
 from tests import tool_coverage
+from tests.intent_checks import propose_and_check
 from tests.tool_coverage import ToolCoverage
 from worlds.domains.multidomain.domains.information_intents import PRIMITIVES
-from worlds.domains.multidomain.intents import Focus
 from worlds.domains.multidomain.pack import MultiDomainPack
 from worlds.domains.multidomain.world import MultiDomainWorld
 
@@ -207,45 +206,11 @@ def test_every_information_tool_has_both_paths_tested() -> None:
 # intent primitives -----------------------------------------------------------------------------------
 
 
-async def execute(world: MultiDomainWorld, calls: tuple[GoldCall, ...]) -> list[Any]:
-    contents = []
-    for i, gold in enumerate(calls):
-        result = await world.call(ToolCall(id=f"g{i}", name=gold.name, arguments=dict(gold.arguments)))
-        assert result.ok, (gold, result)
-        contents.append(result.content)
-    return contents
-
-
-async def check_intent(world: MultiDomainWorld, primitive: Any, rng: random.Random, focus: Focus | None) -> Any:
-    """Run one intent as the composer would: alternatives and the primary path from the same snapshot."""
-    intent = primitive(world.state, rng, focus)
-    if intent is None:
-        return None
-    start, start_hash = world.snapshot(), world.state_hash()
-    ends = []
-    for path in intent.alternatives:
-        world.restore(start)
-        await execute(world, path)
-        ends.append(world.state_hash())
-    world.restore(start)
-    contents = await execute(world, intent.calls)
-    assert all(end == world.state_hash() for end in ends), intent.primitive
-    if intent.focus is not None:
-        assert intent.focus.name in intent.explicit
-        assert intent.coreferential is None or intent.focus.name.lower() not in intent.coreferential.lower()
-    if intent.answer is not None:
-        assert intent.answer(contents).strip()
-    else:
-        assert world.state_hash() != start_hash, f"{intent.primitive} changed nothing"
-    assert intent.paraphrases
-    return intent
-
-
 @pytest.mark.parametrize("primitive", PRIMITIVES, ids=lambda p: p.__name__)
 async def test_primitive_on_fresh_worlds(pack: MultiDomainPack, primitive: Any) -> None:
     produced = 0
     for seed in range(40):
-        produced += await check_intent(pack.new_world(0), primitive, random.Random(seed), None) is not None
+        produced += await propose_and_check(pack.new_world(0), primitive, random.Random(seed), None) is not None
     assert produced > 0
 
 
@@ -254,7 +219,7 @@ async def test_primitives_chained_with_follow_ups(pack: MultiDomainPack) -> None
     for seed in range(8):
         world, rng, focus = pack.new_world(0), random.Random(seed), None
         for _ in range(25):
-            intent = await check_intent(world, rng.choice(PRIMITIVES), rng, focus)
+            intent = await propose_and_check(world, rng.choice(PRIMITIVES), rng, focus)
             focus = intent.focus if intent is not None else None
 
 

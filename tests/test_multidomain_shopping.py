@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 
 from tests import tool_coverage
+from tests.intent_checks import exercise
 from tests.tool_coverage import ToolCoverage
 from worlds.domains.multidomain import MultiDomainPack
 from worlds.domains.multidomain.domains.shopping_intents import PRIMITIVES
-from worlds.domains.multidomain.intents import Focus, Intent, Primitive
 from worlds.domains.multidomain.world import MultiDomainWorld
 
 PACK = MultiDomainPack(tasks=[])
@@ -212,59 +212,8 @@ def test_every_shopping_tool_has_both_paths_tested() -> None:
     assert shopping == FAILURE_TESTED
 
 
-async def run_calls(world: MultiDomainWorld, calls: Any) -> list[Any]:
-    contents = []
-    for gold in calls:
-        result = await call(world, gold.name, **dict(gold.arguments))
-        assert result.ok, (gold.name, gold.arguments, result.content)
-        contents.append(result.content)
-    return contents
-
-
-async def check_intent(world: MultiDomainWorld, intent: Intent, focus: Focus | None) -> None:
-    """Alternatives and primary from one snapshot: all succeed and end in one state; renderings are sound."""
-    start = world.snapshot()
-    ends = []
-    for path in intent.alternatives:
-        world.restore(start)
-        await run_calls(world, path)
-        ends.append(world.state_hash())
-    world.restore(start)
-    contents = await run_calls(world, intent.calls)
-    assert all(end == world.state_hash() for end in ends), intent.primitive
-    assert any(c.role == "core" for c in intent.calls)
-    if intent.focus is not None:
-        assert intent.focus.name in intent.explicit
-        if intent.coreferential is not None:
-            assert intent.focus.name not in intent.coreferential
-    if intent.answer is not None:
-        assert intent.answer(contents).strip()
-
-
-async def exercise(primitives: tuple[Primitive, ...], seeds: int = 40) -> dict[str, int]:
-    """Each primitive on fresh worlds, after a random warm-up of 0-3 intents (ids known, carts filled, focus)."""
-    produced = {p.__name__: 0 for p in primitives}
-    for primitive in primitives:
-        for seed in range(seeds):
-            rng = random.Random(f"{primitive.__name__}:{seed}")
-            world = fresh()
-            focus: Focus | None = None
-            for _ in range(rng.randint(0, 3)):
-                warm = rng.choice(primitives)(world.state, rng, None)
-                if warm is not None:
-                    await check_intent(world, warm, None)
-                    focus = warm.focus
-            snapshot = world.snapshot()
-            intent = primitive(world.state, rng, focus)
-            assert world.snapshot() == snapshot, f"{primitive.__name__} changed the state"
-            if intent is not None:
-                await check_intent(world, intent, focus)
-                produced[primitive.__name__] += 1
-    return produced
-
-
 async def test_primitives_execute() -> None:
-    produced = await exercise(PRIMITIVES)
+    produced = await exercise(PACK, PRIMITIVES)
     assert len(PRIMITIVES) >= 6
     assert all(n > 0 for n in produced.values()), produced
     questions = [p for p in PRIMITIVES if (i := p(fresh().state, random.Random(1), None)) and i.answer is not None]

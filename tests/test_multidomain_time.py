@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from sim.core import GoldCall, ToolCall
 from tests import tool_coverage
+from tests.intent_checks import propose_and_check
 from tests.tool_coverage import ToolCoverage
 from worlds.domains.multidomain.domains.time_intents import PRIMITIVES
 from worlds.domains.multidomain.intents import Focus
@@ -250,43 +250,16 @@ def test_every_time_tool_has_both_paths_tested() -> None:
 # intent primitives -----------------------------------------------------------------------------------
 
 
-async def execute(world: MultiDomainWorld, calls: tuple[GoldCall, ...]) -> list[Any]:
-    contents = []
-    for i, gold in enumerate(calls):
-        result = await world.call(ToolCall(id=f"g{i}", name=gold.name, arguments=dict(gold.arguments)))
-        assert result.ok, (gold, result)
-        contents.append(result.content)
-    return contents
-
-
 async def check_intent(world: MultiDomainWorld, primitive: Any, rng: random.Random, focus: Focus | None) -> Any:
-    """Run one intent as the composer would: alternatives and the primary path from the same snapshot."""
-    intent = primitive(world.state, rng, focus)
-    if intent is None:
-        return None
-    start, start_hash = world.snapshot(), world.state_hash()
-    ends = []
-    for path in intent.alternatives:
-        world.restore(start)
-        await execute(world, path)
-        ends.append(world.state_hash())
-    world.restore(start)
-    contents = await execute(world, intent.calls)
-    assert all(end == world.state_hash() for end in ends), intent.primitive
-    if intent.focus is not None:
-        assert intent.focus.name in intent.explicit
-        assert intent.coreferential is None or intent.focus.name.lower() not in intent.coreferential.lower()
+    """The shared checks, plus: a created alarm, reminder or timer that is the focus is known to the session."""
+    intent = await propose_and_check(world, primitive, rng, focus)
+    if intent is not None and intent.focus is not None:
         kind, key = intent.focus.key.split(":", 1)
         assert (
             kind not in ("alarm", "reminder", "timer")
             or world.state.is_known(kind, key)
             or key not in [k for k, _ in world.state.rows(kind + "s")]
         )
-    if intent.answer is not None:
-        assert intent.answer(contents).strip()
-    else:
-        assert world.state_hash() != start_hash, f"{intent.primitive} changed nothing"
-    assert intent.paraphrases
     return intent
 
 
