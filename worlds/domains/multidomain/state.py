@@ -32,6 +32,13 @@ class WorldState:
     def get(self, table: str, key: str) -> Row | None:
         return self.tables.get(table, key)
 
+    def row(self, table: str, key: str) -> Row:
+        """A row that must exist (primitives and tests reading ids they took from the tables)."""
+        row = self.tables.get(table, key)
+        if row is None:
+            raise KeyError(f"{table}/{key}")
+        return row
+
     def rows(self, table: str) -> Iterator[tuple[str, Row]]:
         return self.tables.rows(table)
 

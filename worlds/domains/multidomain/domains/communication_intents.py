@@ -37,9 +37,7 @@ NEW_CONTACTS = (
 
 
 def _row(state: WorldState, key: str) -> Any:
-    row = state.get("contacts", key)
-    assert row is not None
-    return row
+    return state.row("contacts", key)
 
 
 def _find(state: WorldState, contact_id: str) -> list[GoldCall]:

@@ -26,35 +26,29 @@ from worlds.domains.multidomain.state import WorldState
 TIMES = ("12:30", "13:00", "18:30", "19:00", "19:30", "20:00", "20:30")
 
 
-def _row(state: WorldState, table: str, key: str) -> Any:
-    row = state.get(table, key)
-    assert row is not None
-    return row
-
-
 def _find_recipe(state: WorldState, recipe_id: str) -> list[GoldCall]:
-    query = str(_row(state, "recipes", recipe_id)["name"]).lower()
+    query = str(state.row("recipes", recipe_id)["name"]).lower()
     return lookup_if_unknown(state, "recipe", recipe_id, support("search_recipes", query=query))
 
 
 def _recipe_focus(state: WorldState, recipe_id: str) -> Focus:
-    return Focus(key=f"recipe:{recipe_id}", name=str(_row(state, "recipes", recipe_id)["name"]))
+    return Focus(key=f"recipe:{recipe_id}", name=str(state.row("recipes", recipe_id)["name"]))
 
 
 def _short(state: WorldState, product_id: str) -> str:
-    return str(_row(state, "products", product_id)["name"])
+    return str(state.row("products", product_id)["name"])
 
 
 def recipe_to_cart(state: WorldState, rng: random.Random, focus: Focus | None) -> Intent | None:
     """The bundle tool or one add_to_cart per ingredient: two paths to the same cart."""
     recipe_id = pick_focus(state, focus, "recipe", [k for k, _ in state.rows("recipes")], rng)
-    recipe = _row(state, "recipes", recipe_id)
+    recipe = state.row("recipes", recipe_id)
     ingredients = [(i["product_id"], int(i["packs"])) for i in recipe["ingredients"]]
-    skip = {p for p, _ in ingredients if _row(state, "products", p)["stock"] == 0}
+    skip = {p for p, _ in ingredients if state.row("products", p)["stock"] == 0}
     if rng.random() < 0.4:
         skip.add(rng.choice(ingredients)[0])
     lines = [(p, n) for p, n in ingredients if p not in skip]
-    if not lines or any(cart_quantity(state, p) + n > _row(state, "products", p)["stock"] for p, n in lines):
+    if not lines or any(cart_quantity(state, p) + n > state.row("products", p)["stock"] for p, n in lines):
         return None
     excluded = sorted(skip)
     args: dict[str, Any] = {"recipe_id": recipe_id, **({"exclude_product_ids": excluded} if excluded else {})}
@@ -86,7 +80,7 @@ def _recipe_answer(results: Sequence[Any]) -> str:
 
 def recipe_info(state: WorldState, rng: random.Random, focus: Focus | None) -> Intent | None:
     recipe_id = pick_focus(state, focus, "recipe", [k for k, _ in state.rows("recipes")], rng)
-    name = _row(state, "recipes", recipe_id)["name"]
+    name = state.row("recipes", recipe_id)["name"]
     return Intent(
         primitive="food.recipe_info",
         explicit=f"What do I need to make {name}, and how long does it take?",
@@ -117,13 +111,13 @@ def quick_vegetarian(state: WorldState, rng: random.Random, focus: Focus | None)
 
 
 def _find_restaurant(state: WorldState, restaurant_id: str) -> list[GoldCall]:
-    row = _row(state, "restaurants", restaurant_id)
+    row = state.row("restaurants", restaurant_id)
     lookup = support("search_restaurants", cuisine=row["cuisine"], area=row["area"])
     return lookup_if_unknown(state, "restaurant", restaurant_id, lookup)
 
 
 def _restaurant_focus(state: WorldState, restaurant_id: str) -> Focus:
-    return Focus(key=f"restaurant:{restaurant_id}", name=str(_row(state, "restaurants", restaurant_id)["name"]))
+    return Focus(key=f"restaurant:{restaurant_id}", name=str(state.row("restaurants", restaurant_id)["name"]))
 
 
 def _menu_answer(results: Sequence[Any]) -> str:
@@ -134,7 +128,7 @@ def _menu_answer(results: Sequence[Any]) -> str:
 
 def vegetarian_menu(state: WorldState, rng: random.Random, focus: Focus | None) -> Intent | None:
     restaurant_id = pick_focus(state, focus, "restaurant", [k for k, _ in state.rows("restaurants")], rng)
-    name = _row(state, "restaurants", restaurant_id)["name"]
+    name = state.row("restaurants", restaurant_id)["name"]
     return Intent(
         primitive="food.vegetarian_menu",
         explicit=f"What vegetarian dishes does {name} have, and how much are they?",
@@ -156,13 +150,13 @@ def order_delivery(state: WorldState, rng: random.Random, focus: Focus | None) -
     if not open_now:
         return None
     restaurant_id = pick_focus(state, focus, "restaurant", open_now, rng)
-    row = _row(state, "restaurants", restaurant_id)
+    row = state.row("restaurants", restaurant_id)
     dishes = rng.sample(list(row["menu"]), k=min(2, len(row["menu"])))
     quantities = [rng.randint(1, 2) for _ in dishes]
     while sum(pence(d["price"]) * q for d, q in zip(dishes, quantities, strict=True)) < pence(row["min_order"]):
         quantities[0] += 1
     method_id = _usable_method(state, rng)
-    label = _row(state, "payment_methods", method_id)["label"]
+    label = state.row("payment_methods", method_id)["label"]
     items = [{"item_id": d["item_id"], "quantity": q} for d, q in zip(dishes, quantities, strict=True)]
     food = " and ".join(f"{q} × {d['name']}" for d, q in zip(dishes, quantities, strict=True))
     menu = (
@@ -193,7 +187,7 @@ def _deliveries(state: WorldState, *statuses: str) -> list[str]:
 
 
 def _delivery_focus(state: WorldState, delivery_id: str) -> Focus:
-    restaurant = str(_row(state, "delivery_orders", delivery_id)["restaurant_name"]).removeprefix("The ")
+    restaurant = str(state.row("delivery_orders", delivery_id)["restaurant_name"]).removeprefix("The ")
     return Focus(key=f"delivery:{delivery_id}", name=f"{restaurant} order")
 
 
@@ -252,7 +246,7 @@ def _day(day: date) -> str:
 def book_table(state: WorldState, rng: random.Random, focus: Focus | None) -> Intent | None:
     bookable = [k for k, r in state.rows("restaurants") if r["reservations"]]
     restaurant_id = pick_focus(state, focus, "restaurant", bookable, rng)
-    row = _row(state, "restaurants", restaurant_id)
+    row = state.row("restaurants", restaurant_id)
     day = today(state) + timedelta(days=rng.randint(1, 14))
     times = [t for t in TIMES if t in slots(row) and not is_full(state, restaurant_id, row, day.isoformat(), t)]
     if not times:
@@ -279,7 +273,7 @@ def cancel_reservation(state: WorldState, rng: random.Random, focus: Focus | Non
     if not upcoming:
         return None
     reservation_id = pick_focus(state, focus, "reservation", upcoming, rng)
-    row = _row(state, "reservations", reservation_id)
+    row = state.row("reservations", reservation_id)
     booking = Focus(key=f"reservation:{reservation_id}", name=f"booking at {row['restaurant_name']}")
     when = _day(date.fromisoformat(row["date"]))
     return Intent(

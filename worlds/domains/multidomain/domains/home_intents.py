@@ -16,14 +16,12 @@ def _devices(state: WorldState, *types: str) -> list[str]:
 
 
 def _find(state: WorldState, device_id: str) -> list[GoldCall]:
-    row = state.get("devices", device_id)
-    assert row is not None
+    row = state.row("devices", device_id)
     return lookup_if_unknown(state, "device", device_id, support("find_devices", room=row["room"], type=row["type"]))
 
 
 def _focus(state: WorldState, device_id: str) -> Focus:
-    row = state.get("devices", device_id)
-    assert row is not None
+    row = state.row("devices", device_id)
     return Focus(key=f"device:{device_id}", name=str(row["name"]))
 
 
@@ -34,8 +32,7 @@ def _power_on(state: WorldState, device_id: str) -> list[GoldCall]:
 
 def switch_power(state: WorldState, rng: random.Random, focus: Focus | None) -> Intent | None:
     device_id = pick_focus(state, focus, "device", _devices(state, "light", "tv", "speaker", "plug"), rng)
-    row = state.get("devices", device_id)
-    assert row is not None
+    row = state.row("devices", device_id)
     on = not row["power"]
     word = "on" if on else "off"
     name = row["name"]
@@ -51,8 +48,7 @@ def switch_power(state: WorldState, rng: random.Random, focus: Focus | None) -> 
 
 def set_light_level(state: WorldState, rng: random.Random, focus: Focus | None) -> Intent | None:
     device_id = pick_focus(state, focus, "device", _devices(state, "light"), rng)
-    row = state.get("devices", device_id)
-    assert row is not None
+    row = state.row("devices", device_id)
     level = rng.choice([v for v in (10, 20, 30, 40, 50, 70, 90) if v != row["brightness"]])
     name = row["name"]
     return Intent(
@@ -72,8 +68,7 @@ def set_light_level(state: WorldState, rng: random.Random, focus: Focus | None) 
 def set_light_color(state: WorldState, rng: random.Random, focus: Focus | None) -> Intent | None:
     colored = [key for key, row in state.rows("devices") if row["type"] == "light" and "color" in row]
     device_id = pick_focus(state, focus, "device", colored, rng)
-    row = state.get("devices", device_id)
-    assert row is not None
+    row = state.row("devices", device_id)
     color = rng.choice([c for c in ("red", "blue", "green", "purple", "orange", "warm_white") if c != row["color"]])
     shown = color.replace("_", " ")
     name = row["name"]
@@ -93,8 +88,7 @@ def set_light_color(state: WorldState, rng: random.Random, focus: Focus | None) 
 
 def heat_room(state: WorldState, rng: random.Random, focus: Focus | None) -> Intent | None:
     device_id = pick_focus(state, focus, "device", _devices(state, "thermostat"), rng)
-    row = state.get("devices", device_id)
-    assert row is not None
+    row = state.row("devices", device_id)
     celsius = rng.choice([c for c in (17, 18, 19, 20, 21, 22, 23) if c != row["target_temperature"]])
     mode = [] if row["mode"] == "heat" else [core("set_thermostat_mode", device_id=device_id, mode="heat")]
     name = row["name"]
@@ -118,8 +112,7 @@ def _lock_answer(name: str) -> Any:
 
 def ask_lock(state: WorldState, rng: random.Random, focus: Focus | None) -> Intent | None:
     device_id = pick_focus(state, focus, "device", _devices(state, "lock"), rng)
-    row = state.get("devices", device_id)
-    assert row is not None
+    row = state.row("devices", device_id)
     name = row["name"]
     return Intent(
         primitive="home.ask_lock",
@@ -150,8 +143,7 @@ def lock_up(state: WorldState, rng: random.Random, focus: Focus | None) -> Inten
 
 def speaker_volume(state: WorldState, rng: random.Random, focus: Focus | None) -> Intent | None:
     device_id = pick_focus(state, focus, "device", _devices(state, "speaker", "tv"), rng)
-    row = state.get("devices", device_id)
-    assert row is not None
+    row = state.row("devices", device_id)
     level = rng.choice([v for v in (10, 15, 20, 35, 45, 60) if v != row["volume"]])
     media = lookup_if_unknown(state, "device", device_id, support("list_media_devices"))
     name = row["name"]
@@ -167,8 +159,7 @@ def speaker_volume(state: WorldState, rng: random.Random, focus: Focus | None) -
 
 def movie_night(state: WorldState, rng: random.Random, focus: Focus | None) -> Intent | None:
     """A scene or its direct calls: two paths to one state, so an outage of either is survivable."""
-    scene = state.get("scenes", "movie_night")
-    assert scene is not None
+    scene = state.row("scenes", "movie_night")
     lookups = lookup_if_unknown(state, "scene", "movie_night", support("list_scenes"))
     direct: list[GoldCall] = []
     for change in scene["changes"]:

@@ -39,18 +39,12 @@ SPOKEN = {
 CURRENCY_WORDS = {"USD": "dollars", "GBP": "pounds"}
 
 
-def _row(state: WorldState, table: str, key: str) -> Any:
-    row = state.get(table, key)
-    assert row is not None
-    return row
-
-
 # weather ---------------------------------------------------------------------------------------------
 
 
 def _city_paths(state: WorldState, city_id: str) -> tuple[list[GoldCall], list[list[GoldCall]]]:
     """The lookup a city needs (if any) and, for the user's own city, the profile lookup as another path."""
-    name = _row(state, "cities", city_id)["name"]
+    name = state.row("cities", city_id)["name"]
     lookup = lookup_if_unknown(state, "city", city_id, support("find_cities", query=name))
     user = state.get("users", "u1")
     home = lookup and user is not None and user["city"] == name
@@ -58,7 +52,7 @@ def _city_paths(state: WorldState, city_id: str) -> tuple[list[GoldCall], list[l
 
 
 def _city_focus(state: WorldState, city_id: str) -> Focus:
-    return Focus(key=f"city:{city_id}", name=str(_row(state, "cities", city_id)["name"]), pronoun="there")
+    return Focus(key=f"city:{city_id}", name=str(state.row("cities", city_id)["name"]), pronoun="there")
 
 
 def _weather_intent(
@@ -79,7 +73,7 @@ def _weather_intent(
 
 def current_weather(state: WorldState, rng: random.Random, focus: Focus | None) -> Intent | None:
     city_id = pick_focus(state, focus, "city", [k for k, _ in state.rows("cities")], rng)
-    name = _row(state, "cities", city_id)["name"]
+    name = state.row("cities", city_id)["name"]
 
     def answer(results: Sequence[Any]) -> str:
         w = results[-1]
@@ -97,7 +91,7 @@ def current_weather(state: WorldState, rng: random.Random, focus: Focus | None) 
 
 def forecast(state: WorldState, rng: random.Random, focus: Focus | None) -> Intent | None:
     city_id = pick_focus(state, focus, "city", [k for k, _ in state.rows("cities")], rng)
-    name = _row(state, "cities", city_id)["name"]
+    name = state.row("cities", city_id)["name"]
     days = rng.choice([2, 3, 4, 5])
 
     def answer(results: Sequence[Any]) -> str:
@@ -115,7 +109,7 @@ def forecast(state: WorldState, rng: random.Random, focus: Focus | None) -> Inte
 
 def weather_alerts(state: WorldState, rng: random.Random, focus: Focus | None) -> Intent | None:
     city_id = pick_focus(state, focus, "city", [k for k, _ in state.rows("cities")], rng)
-    name = _row(state, "cities", city_id)["name"]
+    name = state.row("cities", city_id)["name"]
 
     def answer(results: Sequence[Any]) -> str:
         alerts = results[-1]["alerts"]
@@ -237,7 +231,7 @@ def unwatch_stock(state: WorldState, rng: random.Random, focus: Focus | None) ->
 
 def price_alert(state: WorldState, rng: random.Random, focus: Focus | None) -> Intent | None:
     symbol = pick_focus(state, focus, "stock", _stocks(state), rng)
-    stock, entry, name = _row(state, "stocks", symbol), state.get("watchlist", symbol), SPOKEN[symbol]
+    stock, entry, name = state.row("stocks", symbol), state.get("watchlist", symbol), SPOKEN[symbol]
     side = rng.choice(["above", "below"])
     factor = rng.choice([1.05, 1.1, 1.2] if side == "above" else [0.8, 0.9, 0.95])
     level = round(stock["price"] * factor, 2 if stock["price"] < 10 else 0)
@@ -278,7 +272,7 @@ def headlines(state: WorldState, rng: random.Random, focus: Focus | None) -> Int
 
 def article_details(state: WorldState, rng: random.Random, focus: Focus | None) -> Intent | None:
     article_id = pick_focus(state, focus, "article", [k for k, _ in state.rows("news_articles")], rng)
-    row = _row(state, "news_articles", article_id)
+    row = state.row("news_articles", article_id)
     title = str(row["title"])
     details = core("get_article_details", article_id=article_id)
     unknown = not state.is_known("article", article_id)
@@ -301,7 +295,7 @@ def article_details(state: WorldState, rng: random.Random, focus: Focus | None) 
 
 def knowledge_fact(state: WorldState, rng: random.Random, focus: Focus | None) -> Intent | None:
     entry_id = pick_focus(state, focus, "entry", [k for k, _ in state.rows("knowledge")], rng)
-    row = _row(state, "knowledge", entry_id)
+    row = state.row("knowledge", entry_id)
     title = str(row["title"])
     fact = rng.choice(sorted(row["facts"]))
 

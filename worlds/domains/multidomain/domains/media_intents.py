@@ -23,14 +23,8 @@ from worlds.domains.multidomain.state import WorldState
 NEW_PLAYLIST_NAMES = ("Sunday Morning", "Workout Mix", "Rainy Day", "Kitchen Disco", "Study Session", "Summer 2026")
 
 
-def _row(state: WorldState, table: str, key: str) -> Any:
-    row = state.get(table, key)
-    assert row is not None
-    return row
-
-
 def _device_focus(state: WorldState, device_id: str) -> Focus:
-    return Focus(key=f"device:{device_id}", name=str(_row(state, "devices", device_id)["name"]))
+    return Focus(key=f"device:{device_id}", name=str(state.row("devices", device_id)["name"]))
 
 
 def _find_device(state: WorldState, device_id: str) -> list[GoldCall]:
@@ -38,12 +32,12 @@ def _find_device(state: WorldState, device_id: str) -> list[GoldCall]:
 
 
 def _power_on(state: WorldState, device_id: str) -> list[GoldCall]:
-    on = _row(state, "devices", device_id)["power"]
+    on = state.row("devices", device_id)["power"]
     return [] if on else [core("set_power", device_id=device_id, on=True)]
 
 
 def _find_item(state: WorldState, item_id: str) -> list[GoldCall]:
-    row = _row(state, "media_catalog", item_id)
+    row = state.row("media_catalog", item_id)
     return lookup_if_unknown(state, "media", item_id, support("search_media", query=row["title"], type=row["type"]))
 
 
@@ -66,7 +60,7 @@ def _label(row: Any) -> str:
 
 def play_item(state: WorldState, rng: random.Random, focus: Focus | None) -> Intent | None:
     device_id = pick_focus(state, focus, "device", _media_devices(state), rng)
-    device = _row(state, "devices", device_id)
+    device = state.row("devices", device_id)
     session = state.get("playback", device_id)
     playable = [
         key
@@ -74,7 +68,7 @@ def play_item(state: WorldState, rng: random.Random, focus: Focus | None) -> Int
         if (row["type"] != "movie" or device["type"] == "tv") and (session is None or session["source_id"] != key)
     ]
     item_id = rng.choice(playable)
-    label = _label(_row(state, "media_catalog", item_id))
+    label = _label(state.row("media_catalog", item_id))
     name = device["name"]
     return Intent(
         primitive="media.play_item",
@@ -102,7 +96,7 @@ def play_playlist(state: WorldState, rng: random.Random, focus: Focus | None) ->
     if not playlists:
         return None
     playlist_id, playlist = rng.choice(playlists)
-    name, title = _row(state, "devices", device_id)["name"], playlist["name"]
+    name, title = state.row("devices", device_id)["name"], playlist["name"]
     return Intent(
         primitive="media.play_playlist",
         explicit=f"Play my {title} playlist on the {name}.",
@@ -123,7 +117,7 @@ def pause_playback(state: WorldState, rng: random.Random, focus: Focus | None) -
     if not playing:
         return None
     device_id = pick_focus(state, focus, "device", playing, rng)
-    name = _row(state, "devices", device_id)["name"]
+    name = state.row("devices", device_id)["name"]
     return Intent(
         primitive="media.pause_playback",
         explicit=f"Pause what's playing on the {name}.",
@@ -139,7 +133,7 @@ def resume_playback(state: WorldState, rng: random.Random, focus: Focus | None) 
     if not paused:
         return None
     device_id = pick_focus(state, focus, "device", paused, rng)
-    name = _row(state, "devices", device_id)["name"]
+    name = state.row("devices", device_id)["name"]
     return Intent(
         primitive="media.resume_playback",
         explicit=f"Resume what was playing on the {name}.",
@@ -159,7 +153,7 @@ def skip_track(state: WorldState, rng: random.Random, focus: Focus | None) -> In
     if not more:
         return None
     device_id = pick_focus(state, focus, "device", more, rng)
-    name = _row(state, "devices", device_id)["name"]
+    name = state.row("devices", device_id)["name"]
     return Intent(
         primitive="media.skip_track",
         explicit=f"Skip to the next track on the {name}.",
@@ -176,8 +170,8 @@ def music_volume(state: WorldState, rng: random.Random, focus: Focus | None) -> 
     if not sessions:
         return None
     device_id = pick_focus(state, focus, "device", sessions, rng)
-    level = rng.choice([v for v in (15, 25, 35, 50, 65) if v != _row(state, "devices", device_id)["volume"]])
-    name = _row(state, "devices", device_id)["name"]
+    level = rng.choice([v for v in (15, 25, 35, 50, 65) if v != state.row("devices", device_id)["volume"]])
+    name = state.row("devices", device_id)["name"]
     before = (*_find_device(state, device_id), *_power_on(state, device_id))
     return Intent(
         primitive="media.music_volume",
@@ -195,9 +189,9 @@ def repeat_mode(state: WorldState, rng: random.Random, focus: Focus | None) -> I
     if not sessions:
         return None
     device_id = pick_focus(state, focus, "device", sessions, rng)
-    mode = rng.choice([m for m in ("one", "all", "off") if m != _row(state, "playback", device_id)["repeat"]])
+    mode = rng.choice([m for m in ("one", "all", "off") if m != state.row("playback", device_id)["repeat"]])
     words = {"one": "repeat the current track", "all": "repeat the whole queue", "off": "stop repeating"}[mode]
-    name = _row(state, "devices", device_id)["name"]
+    name = state.row("devices", device_id)["name"]
     return Intent(
         primitive="media.repeat_mode",
         explicit=f"On the {name}, {words}.",
@@ -218,7 +212,7 @@ def new_playlist(state: WorldState, rng: random.Random, focus: Focus | None) -> 
     songs = rng.sample([key for key, row in state.rows("media_catalog") if row["type"] == "song"], rng.choice((1, 2)))
     playlist_id = f"playlist-{sum(1 for key, _ in state.rows('playlists') if key.startswith('playlist-')) + 1:04d}"
     lookups = [call for song in songs for call in _find_item(state, song)]
-    titles = " and ".join(_row(state, "media_catalog", s)["title"] for s in songs)
+    titles = " and ".join(state.row("media_catalog", s)["title"] for s in songs)
     return Intent(
         primitive="media.new_playlist",
         explicit=f"Make a new playlist called {name} with {titles}.",
@@ -237,10 +231,10 @@ def new_playlist(state: WorldState, rng: random.Random, focus: Focus | None) -> 
 
 def add_song(state: WorldState, rng: random.Random, focus: Focus | None) -> Intent | None:
     playlist_id = pick_focus(state, focus, "playlist", [key for key, _ in state.rows("playlists")], rng)
-    playlist = _row(state, "playlists", playlist_id)
+    playlist = state.row("playlists", playlist_id)
     songs = [k for k, r in state.rows("media_catalog") if r["type"] == "song" and k not in playlist["track_ids"]]
     song = rng.choice(songs)
-    title, name = _row(state, "media_catalog", song)["title"], playlist["name"]
+    title, name = state.row("media_catalog", song)["title"], playlist["name"]
     return Intent(
         primitive="media.add_song",
         explicit=f"Add {title} to my {name} playlist.",
@@ -260,9 +254,9 @@ def remove_song(state: WorldState, rng: random.Random, focus: Focus | None) -> I
     if not filled:
         return None
     playlist_id = pick_focus(state, focus, "playlist", filled, rng)
-    playlist = _row(state, "playlists", playlist_id)
+    playlist = state.row("playlists", playlist_id)
     song = rng.choice(list(playlist["track_ids"]))
-    title, name = _row(state, "media_catalog", song)["title"], playlist["name"]
+    title, name = state.row("media_catalog", song)["title"], playlist["name"]
     return Intent(
         primitive="media.remove_song",
         explicit=f"Take {title} off my {name} playlist.",
@@ -288,7 +282,7 @@ def ask_now_playing(state: WorldState, rng: random.Random, focus: Focus | None) 
     if not sessions:
         return None
     device_id = pick_focus(state, focus, "device", sessions, rng)
-    name = _row(state, "devices", device_id)["name"]
+    name = state.row("devices", device_id)["name"]
     return Intent(
         primitive="media.ask_now_playing",
         explicit=f"What's playing on the {name}?",
@@ -324,7 +318,7 @@ def _info_answer(results: Sequence[Any]) -> str:
 def ask_media_info(state: WorldState, rng: random.Random, focus: Focus | None) -> Intent | None:
     items = [key for key, row in state.rows("media_catalog") if row["type"] in ("movie", "album", "podcast")]
     item_id = pick_focus(state, focus, "media", items, rng)
-    row = _row(state, "media_catalog", item_id)
+    row = state.row("media_catalog", item_id)
     title = row["title"]
     question, pronoun = {
         "movie": (
@@ -355,7 +349,7 @@ def _playlist_answer(results: Sequence[Any]) -> str:
 
 def ask_playlist(state: WorldState, rng: random.Random, focus: Focus | None) -> Intent | None:
     playlist_id = pick_focus(state, focus, "playlist", [key for key, _ in state.rows("playlists")], rng)
-    name = _row(state, "playlists", playlist_id)["name"]
+    name = state.row("playlists", playlist_id)["name"]
     return Intent(
         primitive="media.ask_playlist",
         explicit=f"What songs are on my {name} playlist?",

@@ -32,9 +32,7 @@ COUNT = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five"}
 
 
 def _product(state: WorldState, product_id: str) -> Any:
-    row = state.get("products", product_id)
-    assert row is not None
-    return row
+    return state.row("products", product_id)
 
 
 def _search(state: WorldState, product_id: str) -> list[GoldCall]:
@@ -53,8 +51,7 @@ def day_phrase(state: WorldState, iso: str) -> str:
 
 
 def _order_focus(state: WorldState, order_id: str) -> Focus:
-    row = state.get("orders", order_id)
-    assert row is not None
+    row = state.row("orders", order_id)
     return Focus(key=f"order:{order_id}", name=f"order from {day_phrase(state, row['placed_at'])}")
 
 
@@ -184,8 +181,7 @@ def checkout(state: WorldState, rng: random.Random, focus: Focus | None) -> Inte
 
 
 def _label(state: WorldState, method_id: str) -> str:
-    row = state.get("payment_methods", method_id)
-    assert row is not None
+    row = state.row("payment_methods", method_id)
     return str(row["label"])
 
 
@@ -206,8 +202,7 @@ def _status_answer(results: Sequence[Any]) -> str:
 def order_status(state: WorldState, rng: random.Random, focus: Focus | None) -> Intent | None:
     orders = [k for k, r in state.rows("orders") if r["status"] != "cancelled"]
     order_id = pick_focus(state, focus, "order", orders, rng)
-    row = state.get("orders", order_id)
-    assert row is not None
+    row = state.row("orders", order_id)
     order = _order_focus(state, order_id)
     first = row["items"][0]["name"]
     lookup = _order_lookup(state, order_id)
@@ -228,8 +223,7 @@ def cancel_order(state: WorldState, rng: random.Random, focus: Focus | None) -> 
     if not pending:
         return None
     order_id = pick_focus(state, focus, "order", pending, rng)
-    row = state.get("orders", order_id)
-    assert row is not None
+    row = state.row("orders", order_id)
     order = _order_focus(state, order_id)
     first = row["items"][0]["name"]
     return Intent(

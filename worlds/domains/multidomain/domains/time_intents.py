@@ -25,12 +25,6 @@ CHORES = ("water the plants", "take the bins out", "book a haircut", "pay the el
 TIMER_LABELS = {"eggs": 420, "rice": 900, "oven": 1800, "tea": 240, "parking": 3600, "nap": 1200}
 
 
-def _row(state: WorldState, table: str, key: str) -> Any:
-    row = state.get(table, key)
-    assert row is not None
-    return row
-
-
 def _next_id(state: WorldState, prefix: str) -> str:
     """The id the world will give the next row it creates with this prefix (read, never advanced here)."""
     return f"{prefix}-{state.snapshot()['counters'].get(prefix, 0) + 1:04d}"
@@ -49,7 +43,7 @@ def _minutes(seconds: int) -> str:
 
 
 def _alarm_focus(state: WorldState, alarm_id: str) -> Focus:
-    return Focus(key=f"alarm:{alarm_id}", name=f"{_row(state, 'alarms', alarm_id)['label']} alarm")
+    return Focus(key=f"alarm:{alarm_id}", name=f"{state.row('alarms', alarm_id)['label']} alarm")
 
 
 def _list_alarms(state: WorldState, alarm_id: str) -> list[Any]:
@@ -83,7 +77,7 @@ def move_alarm(state: WorldState, rng: random.Random, focus: Focus | None) -> In
     if not alarms:
         return None
     alarm_id = pick_focus(state, focus, "alarm", alarms, rng)
-    row = _row(state, "alarms", alarm_id)
+    row = state.row("alarms", alarm_id)
     time = _free_time(state, rng, list(row["days"]), skip=row["time"])
     if time is None:
         return None
@@ -103,7 +97,7 @@ def switch_alarm(state: WorldState, rng: random.Random, focus: Focus | None) -> 
     if not alarms:
         return None
     alarm_id = pick_focus(state, focus, "alarm", alarms, rng)
-    enabled = not _row(state, "alarms", alarm_id)["enabled"]
+    enabled = not state.row("alarms", alarm_id)["enabled"]
     word, name = ("on" if enabled else "off"), _alarm_focus(state, alarm_id).name
     return Intent(
         primitive="time.switch_alarm",
@@ -180,7 +174,7 @@ def _pending(state: WorldState) -> list[str]:
 
 
 def _reminder_focus(state: WorldState, reminder_id: str) -> Focus:
-    text = str(_row(state, "reminders", reminder_id)["text"])
+    text = str(state.row("reminders", reminder_id)["text"])
     return Focus(key=f"reminder:{reminder_id}", name=text[0].lower() + text[1:], pronoun="that reminder")
 
 
@@ -208,7 +202,7 @@ def postpone_reminder(state: WorldState, rng: random.Random, focus: Focus | None
     if not pending:
         return None
     reminder_id = pick_focus(state, focus, "reminder", pending, rng)
-    row, task = _row(state, "reminders", reminder_id), _reminder_focus(state, reminder_id).name
+    row, task = state.row("reminders", reminder_id), _reminder_focus(state, reminder_id).name
     due = datetime.fromisoformat(row["due"]) + timedelta(days=rng.choice([1, 2, 7]))
     return Intent(
         primitive="time.postpone_reminder",
@@ -273,11 +267,11 @@ def _running(state: WorldState) -> list[str]:
 
 
 def _timer_focus(state: WorldState, timer_id: str) -> Focus:
-    return Focus(key=f"timer:{timer_id}", name=f"{_row(state, 'timers', timer_id)['label']} timer")
+    return Focus(key=f"timer:{timer_id}", name=f"{state.row('timers', timer_id)['label']} timer")
 
 
 def start_timer(state: WorldState, rng: random.Random, focus: Focus | None) -> Intent | None:
-    busy = {_row(state, "timers", k)["label"] for k in _running(state)}
+    busy = {state.row("timers", k)["label"] for k in _running(state)}
     free = [label for label in TIMER_LABELS if label not in busy]
     if not free:
         return None
