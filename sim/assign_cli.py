@@ -15,10 +15,8 @@ from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
 
-from sim.config import RunConfig
-from sim.llm.cache import CACHE_MODES, ResponseCache
-
 if TYPE_CHECKING:
+    from sim.config import RunConfig
     from sim.core import WorldPack
     from worlds.stressors.assign import AssignReport
 
@@ -36,6 +34,8 @@ def assign_command(
     seed: Annotated[int, typer.Option("--seed", help="Sampling seed of every request.")] = 0,
 ) -> None:
     """Rate every (type, tool) pair with a model, draft rows for the best, keep the drafts that validate."""
+    from sim.config import RunConfig  # imported here: `squall --help` need not load pydantic models
+    from sim.llm.cache import CACHE_MODES
     from worlds.registry import WorldLoadError, load_world
     from worlds.stressors.scenario import LEVEL
 
@@ -66,18 +66,12 @@ def assign_command(
 
 
 async def _run(config: RunConfig, model: str, pack: WorldPack, kinds: list[str] | None, top: int) -> AssignReport:
-    """The pipeline on a gateway built like a run's (``sim.runner.episode_session``), closed on the way out."""
-    from sim.llm.gateway import EpisodeLLM, Gateway
+    """The pipeline on a gateway built as a run builds its own, closed on the way out."""
+    from sim.llm.gateway import EpisodeLLM
+    from sim.runner import build_gateway
     from worlds.stressors.assign import assign
 
-    gateway = Gateway(
-        config.requests_per_endpoint,
-        config.retry,
-        seed=config.seed,
-        request_timeout_s=config.request_timeout_s,
-        cache=None if config.cache == "off" else ResponseCache(config.cache_dir, config.cache),
-        scheduler=config.build_scheduler(None),
-    )
+    gateway = build_gateway(config)
     try:
         try:
             gateway.transport(model)

@@ -82,6 +82,19 @@ def _cache(config: RunConfig) -> ResponseCache | None:
     return ResponseCache(config.cache_dir, config.cache)
 
 
+def build_gateway(config: RunConfig, decision_log: Path | None = None) -> Gateway:
+    """A process's one gateway, as the config says (limits, retries, scheduler, cache); close it with aclose()."""
+    return Gateway(
+        config.requests_per_endpoint,
+        config.retry,
+        seed=config.seed,
+        request_timeout_s=config.request_timeout_s,
+        static=config.scheduler == "static",
+        cache=_cache(config),
+        scheduler=config.build_scheduler(decision_log),
+    )
+
+
 # ======================================================================================================
 # Model access and the episode call: the one place a process builds its gateway and agent and plays an
 # episode. Everything else (store, judging, summary, which specs to run) is the driver's.
@@ -106,15 +119,7 @@ async def episode_session(
     The scheduler's decision log goes to ``run_root/scheduler.jsonl`` (opened at its first decision)."""
     async with AsyncExitStack() as stack:
         # --- model access: the run's one gateway, and the agent on it (resolved before the run folder exists) ---
-        gateway = Gateway(
-            config.requests_per_endpoint,
-            config.retry,
-            seed=config.seed,
-            request_timeout_s=config.request_timeout_s,
-            static=config.scheduler == "static",
-            cache=_cache(config),
-            scheduler=config.build_scheduler(run_root / "scheduler.jsonl" if run_root is not None else None),
-        )
+        gateway = build_gateway(config, run_root / "scheduler.jsonl" if run_root is not None else None)
         stack.push_async_callback(gateway.aclose)
         try:
             agent = await stack.enter_async_context(
