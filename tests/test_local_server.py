@@ -130,6 +130,8 @@ async def test_stop_mid_request_ends_the_server_at_once() -> None:
                 model=server.model_name,
                 messages=[{"role": "user", "content": "Write a very long story."}],
                 max_tokens=2000,
+                temperature=0,
+                extra_body={"ignore_eos": True},  # llama.cpp: no early stop, so 2000 tokens take minutes here
             )
         )
         await asyncio.sleep(1)
@@ -137,8 +139,12 @@ async def test_stop_mid_request_ends_the_server_at_once() -> None:
         # out stop_grace (60 s) before its SIGKILL.
         await asyncio.wait_for(server.stop(), 30)
         assert not _alive(pid)
-        with pytest.raises(openai.APIConnectionError):
-            await request
+        try:
+            reply = await request
+        except (openai.APIConnectionError, openai.APIStatusError):
+            return  # the connection dropped, or the server answered its shutdown with an error
+        # Or llama.cpp hands back what it had generated when it shut down: never the whole request.
+        assert reply.usage is not None and reply.usage.completion_tokens < 2000
 
 
 @pytest.mark.slow
