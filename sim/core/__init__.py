@@ -17,7 +17,7 @@ from sim.core.protocols import (
     World,
     WorldPack,
 )
-from sim.core.task import CallRole, GoldCall, Task, Turn, UserIntent
+from sim.core.task import CallRole, GoldCall, Task, Turn, TurnOutcome, UserIntent
 from sim.core.tools import ToolCall, ToolResult, ToolSpec, ToolStatus, failure
 from sim.core.trace import (
     FAILED_TERMINATIONS,
@@ -59,6 +59,7 @@ __all__ = [
     "ToolSpec",
     "ToolStatus",
     "Turn",
+    "TurnOutcome",
     "Usage",
     "User",
     "UserIntent",

@@ -9,6 +9,7 @@ from pydantic import Field
 from sim.core.tools import Frozen
 
 CallRole = Literal["core", "support"]
+TurnOutcome = Literal["solve", "decline"]
 
 
 class GoldCall(Frozen):
@@ -51,6 +52,12 @@ class Turn(Frozen):
         default=None, description="A good reply when the turn's calls fail (for error-handling judges)."
     )
     gold_answer: str | None = Field(default=None, description="Facts the final reply must convey, if any.")
+    outcome: TurnOutcome = Field(
+        default="solve",
+        description="solve: the gold paths do it. decline: nothing the agent can call does it (a function is "
+        "missing, every path is down); a good agent says so, without inventing a call or looping, and the gold is "
+        "what it may still do (usually nothing that acts).",
+    )
 
     def paths(self) -> list[list[GoldCall]]:
         """Every accepted solution path, primary first."""

@@ -18,7 +18,19 @@ from sim.core import CallContext, CallNext, Task, ToolCall, ToolResult, ToolSpec
 from sim.core.tools import Frozen
 
 ComplexityType = Literal[
-    "adhoc", "lookalike", "dependency", "ambiguous", "notice", "irrelevant", "limitation", "failure", "drift", "perturb"
+    "adhoc",
+    "lookalike",
+    "dependency",
+    "ambiguous",
+    "notice",
+    "irrelevant",
+    "limitation",
+    "failure",
+    "drift",
+    "perturb",
+    "expand",
+    "missing",
+    "outage",
 ]
 LEVEL: dict[str, Literal["spec", "exec", "user"]] = {
     "adhoc": "spec",
@@ -31,10 +43,16 @@ LEVEL: dict[str, Literal["spec", "exec", "user"]] = {
     "failure": "exec",
     "drift": "spec",  # the docs stay at the old version while the world enforces the new one
     "perturb": "user",  # what the user says, every value kept
+    "expand": "spec",  # related-but-different tools beside the gold ones
+    "missing": "spec",  # a function the task needs is not in the toolkit (yet)
+    "outage": "exec",  # the function the agent picks goes down
 }
 """Specification complexity changes what the agent reads; execution complexity what it observes; user
 complexity what it is asked."""
 ERROR_TYPES = frozenset({"limitation", "failure"})
+WHOLE_TASK_TYPES = frozenset({"perturb", "expand", "missing", "outage"})
+"""Types that act on the whole task or toolkit (their rows target '*'): nothing for ``stressors assign`` to fit
+to particular tools."""
 
 
 class Scenario(Frozen):
