@@ -14,7 +14,19 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from judges.arg_match import ArgMatcher
+from judges.decline import judge_decline_turn
+from judges.trace_view import agent_calls
 from sim.core import EpisodeResult, GoldCall, Score, ToolCall, Turn
+
+__all__ = [
+    "ConversationSuccess",
+    "CoreApiAccuracy",
+    "Schemas",
+    "TurnVerdict",
+    "agent_calls",
+    "judge_turn",
+    "judge_turns",
+]
 
 Schemas = dict[str, dict[str, Any]]
 
@@ -24,19 +36,6 @@ class TurnVerdict:
     correct: bool
     path: int | None = None  # index of the matching path (0 = primary)
     errors: list[str] = field(default_factory=list)
-
-
-def agent_calls(result: EpisodeResult, turn: int) -> list[tuple[ToolCall, bool]]:
-    """(call, read_only) for each call of ``turn`` that the world executed successfully for the agent.
-
-    Replayed gold (isolated setup) is not the agent's: it is skipped, never credited."""
-    events = [ev for ev in result.events if not ev.replayed]
-    read_only = {ev.call.id: bool(ev.read_only) for ev in events if ev.kind == "tool_call" and ev.call}
-    return [
-        (ev.call, read_only.get(ev.call.id, False))
-        for ev in events
-        if ev.kind == "tool_result" and ev.turn == turn and ev.call and ev.result and ev.result.ok
-    ]
 
 
 def judge_turn(turn: Turn, calls: list[tuple[ToolCall, bool]], schemas: Schemas, matcher: ArgMatcher) -> TurnVerdict:
@@ -128,7 +127,7 @@ class CoreApiAccuracy:
 
 
 class ConversationSuccess:
-    """1.0 when every turn's core calls were right, else 0.0."""
+    """1.0 when every turn's core calls were right (and every decline turn declined right), else 0.0."""
 
     name = "conversation_success"
 
@@ -139,8 +138,13 @@ class ConversationSuccess:
         if result.failed:
             return _unscoreable(result, self.name)
         verdicts = judge_turns(result, self.matcher)
-        ok = all(v.correct for v in verdicts)
-        first_wrong = next((i for i, v in enumerate(verdicts) if not v.correct), None)
+        # A decline turn is right only when the agent also said so, without looping or inventing a call.
+        right = [
+            v.correct and (turn.outcome != "decline" or judge_decline_turn(result, i).correct)
+            for i, (v, turn) in enumerate(zip(verdicts, result.task.turns, strict=True))
+        ]
+        ok = all(right)
+        first_wrong = next((i for i, r in enumerate(right) if not r), None)
         return Score(
             episode_id=result.episode_id,
             task_id=result.task_id,

@@ -141,7 +141,7 @@ async def run_episode(
                 history = isolated_history(rec.events) if gold is not None else list(rec.events)
                 reply = ""
                 try:
-                    reply = await agent.respond(history, specs, instructions, runtime)
+                    reply = await agent.respond(history, runtime.current_tools(), instructions, runtime)
                 except StepLimitReached as exc:
                     error(turn, "agent", "agent:step_limit", str(exc))
                 except ContextLengthExceeded as exc:

@@ -100,7 +100,7 @@ def isolated_units(config: RunConfig, pack: WorldPack, tasks: Sequence[Task]) ->
             raise config.problem("stressors", str(error)) from error
         suffix = (":" + ",".join(f"{k}={json.dumps(v)}" for k, v in overrides.items())) if overrides else ""
         for scenario, _ in selected:
-            name = "outage" if scenario is None else scenario.name
+            name = scenario.name
             if name in chosen_by:
                 raise config.problem(
                     "stressors",

@@ -4,15 +4,33 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
 
-from sim.core import CallContext, CallNext, Event, FaultKind, Stressor, Task, ToolCall, ToolResult, ToolSpec, World
+from sim.core import (
+    CallContext,
+    CallNext,
+    Event,
+    FaultKind,
+    Stressor,
+    Task,
+    ToolCall,
+    ToolResult,
+    ToolSpec,
+    World,
+    failure,
+)
 from sim.llm.errors import StepLimitReached
 from sim.llm.gateway import EpisodeLLM
 
 Dispatch = Callable[[ToolCall, CallContext], Awaitable[ToolResult]]
 
 
-def chain(stressors: Sequence[Stressor], world: World) -> Dispatch:
+def chain(
+    stressors: Sequence[Stressor], world: World, callable_names: Callable[[], frozenset[str]] | None = None
+) -> Dispatch:
     """Compose on_call hooks: the first stressor sees the agent's call first, the world sees it last.
+
+    A call that reaches the bottom naming no tool the agent may call now is refused there, not run: a tool the
+    toolkit hides this turn (missing, closed-world) must not work, while a name a stressor translates (a renamed
+    endpoint) may. Without ``callable_names`` the world decides alone.
 
     The context is bound per call (not read from shared state), so concurrent calls stay apart.
     """
@@ -21,6 +39,15 @@ def chain(stressors: Sequence[Stressor], world: World) -> Dispatch:
         def layer(i: int) -> CallNext:
             async def run(c: ToolCall) -> ToolResult:
                 if i == len(stressors):
+                    if callable_names is not None and c.name not in callable_names():
+                        ctx.unknown_tool = True
+                        return failure(
+                            c,
+                            "not_found",
+                            "unknown_tool",
+                            f"Unknown function '{c.name}'. Call one of the listed tools.",
+                        )
+                    ctx.world_call = c
                     ctx.world_result = await world.call(c)
                     return ctx.world_result
                 return await stressors[i].on_call(c, ctx, layer(i + 1))
@@ -53,14 +80,20 @@ class EpisodeRuntime:
         self.llm = llm
         self.seed = seed
         self.turn = 0
+        self._stressors = tuple(stressors)
+        self._episode_tools = list(specs)
         self._tools = tuple(specs)
+        self._names = frozenset(s.name for s in specs)
         self._record = record
         self._clock = clock
         self._max_calls = max_calls_per_turn
+        # What the world says of its own tools: a call the agent makes by a name it was never shown (a renamed
+        # endpoint) is a lookup or not by the tool it reached.
+        self._world_read_only = {s.name: s.read_only for s in world.specs()}
         self._read_only = {s.name: s.read_only for s in specs}
         self._calls_in_turn = 0
         self._call_index = 0
-        self._dispatch = chain(stressors, world)
+        self._dispatch = chain(self._stressors, world, lambda: self._names)
 
     def current_tools(self) -> tuple[ToolSpec, ...]:
         return self._tools
@@ -69,6 +102,14 @@ class EpisodeRuntime:
         self.turn = turn
         self._calls_in_turn = 0
         self.llm.start_turn(turn)
+        tools = self._episode_tools
+        for s in self._stressors:
+            tools = s.on_turn(turn, tools)
+        if len(tools) != len(self._tools) or any(a is not b for a, b in zip(tools, self._tools, strict=True)):
+            # A new tuple only when the toolkit changed: transports cache the encoding of the one they saw.
+            self._tools = tuple(tools)
+            self._names = frozenset(t.name for t in tools)
+            self._read_only.update({t.name: t.read_only for t in tools})
 
     async def call(self, call: ToolCall, step: int) -> ToolResult:
         if self._calls_in_turn >= self._max_calls:
@@ -79,20 +120,28 @@ class EpisodeRuntime:
         self._call_index += 1
         self._calls_in_turn += 1
         call = call.model_copy(update={"id": f"call_{self.turn}_{index}"})
-        self._record(
-            Event(
-                kind="tool_call",
-                turn=self.turn,
-                step=step,
-                t=self._clock(),
-                call=call,
-                read_only=self._read_only.get(call.name),
-            )
+        called = Event(
+            kind="tool_call",
+            turn=self.turn,
+            step=step,
+            t=self._clock(),
+            call=call,
+            read_only=self._read_only.get(call.name),
         )
+        shown = call.name in self._names
+        if shown:  # recorded before it runs, so concurrent calls of a step keep their order in the trace
+            self._record(called)
         ctx = CallContext(turn=self.turn, call_index=index)
         result = await self._dispatch(call, ctx)
         if result.call_id != call.id:
             result = result.model_copy(update={"call_id": call.id})
+        if ctx.unknown_tool and not ctx.fired:
+            # An invented function: the agent's fault, answered but never part of the call record.
+            self.fault("agent", "agent:unknown_tool", f"{call.name}: not among the available tools", step=step)
+            return result
+        if not shown:  # a name a stressor took (a renamed endpoint): a lookup or not by what it reached
+            world_name = ctx.world_call.name if ctx.world_call is not None else None
+            self._record(called.model_copy(update={"read_only": self._world_read_only.get(world_name or "")}))
         raw = ctx.world_result
         if raw is not None and raw.call_id != call.id:
             raw = raw.model_copy(update={"call_id": call.id})

@@ -81,7 +81,7 @@ def test_run_report_and_score_round_trip(tmp_path: Path) -> None:
     assert code == 0, out
     after = (run_dir / "scores.jsonl").read_text()
     assert after.startswith(before) and sorted(after[len(before) :].splitlines()) == sorted(before.splitlines())
-    assert "4 of 4 scores identical" in " ".join(out.split())
+    assert "8 of 8 scores identical" in " ".join(out.split())  # 2 episodes, 4 judges
     code, out = invoke("report", str(tmp_path / "missing"))
     assert code == 2 and "missing" in out
 
@@ -106,7 +106,7 @@ def test_resume_with_only_run_id_continues_the_stored_config(tmp_path: Path) -> 
     code, out = invoke("run", "--resume", *args)
     assert code == 0, out
     lines = (tmp_path / "r" / "episodes.jsonl").read_text().splitlines()
-    assert len(lines) == 2 and all('"stressors":["outage"]' in line for line in lines)
+    assert len(lines) == 2 and all('"stressors":["outage.backup","outage.impossible"]' in line for line in lines)
 
 
 def test_quickstart_applies_only_without_agent_and_world(tmp_path: Path) -> None:

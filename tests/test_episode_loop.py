@@ -42,6 +42,9 @@ class SlowStressor:
     def on_spec(self, specs: list[ToolSpec], instructions: str) -> tuple[list[ToolSpec], str]:
         return specs, instructions
 
+    def on_turn(self, turn: int, specs: list[ToolSpec]) -> list[ToolSpec]:
+        return specs
+
     async def on_call(self, call: ToolCall, ctx: CallContext, next: CallNext) -> ToolResult:
         self.contexts.append(ctx)
         await asyncio.sleep(0.01)
@@ -140,6 +143,9 @@ class BrokenWorldCall:
     def on_spec(self, specs: list[ToolSpec], instructions: str) -> tuple[list[ToolSpec], str]:
         return specs, instructions
 
+    def on_turn(self, turn: int, specs: list[ToolSpec]) -> list[ToolSpec]:
+        return specs
+
     async def on_call(self, call: ToolCall, ctx: CallContext, next: CallNext) -> ToolResult:
         raise TimeoutError("socket timeout inside a world")
 
@@ -161,3 +167,57 @@ async def test_a_broken_setup_fails_the_episode_not_the_run() -> None:
     assert result.termination == "harness_error"  # type: ignore[attr-defined]
     assert result.events[0].code == "harness:setup_failed"  # type: ignore[attr-defined]
     assert "bad stressor data" in (result.events[0].content or "")  # type: ignore[attr-defined]
+
+
+class RenamesAndHides:
+    """A renamed lookup (``fetch_devices`` reaches ``list_devices``) and a hidden tool (``set_color``)."""
+
+    name = "renames-and-hides"
+
+    def on_task(self, task: Task) -> Task:
+        return task
+
+    def on_spec(self, specs: list[ToolSpec], instructions: str) -> tuple[list[ToolSpec], str]:
+        return specs, instructions
+
+    def on_turn(self, turn: int, specs: list[ToolSpec]) -> list[ToolSpec]:
+        return [s for s in specs if s.name != "set_color"] if turn == 0 else specs
+
+    async def on_call(self, call: ToolCall, ctx: CallContext, next: CallNext) -> ToolResult:
+        if call.name == "fetch_devices":
+            return await next(call.model_copy(update={"name": "list_devices"}))
+        return await next(call)
+
+
+class CallsThree:
+    """Every turn: the renamed lookup, the hidden tool, and a name nothing knows; records the tools it was given."""
+
+    name = "calls-three"
+
+    def __init__(self) -> None:
+        self.toolsets: list[set[str]] = []
+
+    async def respond(
+        self, history: Sequence[Event], tools: Sequence[ToolSpec], instructions: str, runtime: AgentRuntime
+    ) -> str:
+        self.toolsets.append({t.name for t in runtime.current_tools()})
+        assert {t.name for t in tools} == self.toolsets[-1]
+        await runtime.call(ToolCall(id="", name="fetch_devices", arguments={}), step=1)
+        await runtime.call(ToolCall(id="", name="set_color", arguments={"device_id": "x", "color": "blue"}), step=1)
+        await runtime.call(ToolCall(id="", name="open_garage", arguments={}), step=1)
+        return "ok"
+
+
+async def test_toolkits_change_per_turn_and_calls_outside_them_are_refused_unless_a_stressor_takes_them() -> None:
+    agent = CallsThree()
+    result = await episode(agent, [RenamesAndHides()])
+    assert "set_color" not in agent.toolsets[0] and all("set_color" in t for t in agent.toolsets[1:])
+    events = result.events  # type: ignore[attr-defined]
+    # The renamed lookup is recorded as a lookup: read_only comes from the world's tool it reached.
+    fetched = [e for e in events if e.kind == "tool_call" and e.call.name == "fetch_devices"]
+    assert len(fetched) == len(TASK.turns) and all(e.read_only is True for e in fetched)
+    # Hidden in turn 0 and unknown everywhere: refused before the world, as the agent's fault, not recorded as calls.
+    refused = [(e.turn, e.content.split(":")[0]) for e in events if e.code == "agent:unknown_tool"]
+    assert refused == [(0, "set_color")] + [(t, "open_garage") for t in range(len(TASK.turns))]
+    colored = [e for e in events if e.kind == "tool_call" and e.call.name == "set_color"]
+    assert colored and all(e.turn > 0 for e in colored)

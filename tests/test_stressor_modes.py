@@ -31,21 +31,21 @@ def test_items_take_parameters_and_bad_items_say_why() -> None:
         parse_item("failure:rate=2")
     with pytest.raises(StressorSelectionError, match="unknown stressor 'nope'"):
         select(["nope"])
-    assert select(["outage"]) == [(None, {})]
+    assert [s.name for s, _ in select(["outage"])] == ["outage.backup", "outage.impossible"]
 
 
 def test_isolated_plan_pairs_each_scenario_with_a_baseline(tmp_path: Path) -> None:
     pack = load_world("smart_home")
-    plan = make_plan(_config(tmp_path, stressors=["outage"], stressor_mode="isolated", trials=2), pack)
+    plan = make_plan(_config(tmp_path, stressors=["outage.backup"], stressor_mode="isolated", trials=2), pack)
     specs = list(plan)
     baseline = [s for s in specs if not s.variant]
-    stressed = [s for s in specs if s.variant == "outage"]
+    stressed = [s for s in specs if s.variant == "outage.backup"]
     assert len(baseline) == 2 * len(pack.tasks()) and stressed and len(specs) == len(plan)
-    assert all(s.stressors == () for s in baseline) and all(s.stressors == ("outage",) for s in stressed)
+    assert all(s.stressors == () for s in baseline) and all(s.stressors == ("outage.backup",) for s in stressed)
     by_id = {s.episode_id: s for s in specs}
     for s in stressed:
-        assert s.episode_id == f"{s.task.id}@outage#{s.trial}"
-        assert split_episode_id(s.episode_id) == (s.task.id, "outage", s.trial)
+        assert s.episode_id == f"{s.task.id}@outage.backup#{s.trial}"
+        assert split_episode_id(s.episode_id) == (s.task.id, "outage.backup", s.trial)
         assert by_id[f"{s.task.id}#{s.trial}"].seed == s.seed  # the same world and user, one change
 
 
@@ -61,13 +61,17 @@ def test_isolated_needs_stressors_and_unknown_stressors_are_refused(
 
 
 async def test_isolated_run_reports_before_after_and_keeps_what_the_stressor_did(tmp_path: Path) -> None:
-    store, summary = await execute(_config(tmp_path, stressors=["outage"], stressor_mode="isolated", run_id="iso"))
+    store, summary = await execute(
+        _config(tmp_path, stressors=["outage.backup"], stressor_mode="isolated", run_id="iso")
+    )
     rows = {row["name"]: row for row in summary["stressors"]["by_type"]}
     outage = rows["outage"]
     assert outage["before"] == outage["after"] == 1.0 and outage["retention"] == 1.0  # the oracle takes the backup
     assert outage["turns"] > 0 and summary["failed_episodes"] == 0
-    fired = [e for ep in store.episodes() if ep.variant == "outage" for e in ep.events if e.scenarios]
-    assert fired and all(e.scenarios == ["outage"] and e.result and e.result.status == "unavailable" for e in fired)
+    fired = [e for ep in store.episodes() if ep.variant == "outage.backup" for e in ep.events if e.scenarios]
+    assert fired and all(
+        e.scenarios == ["outage.backup"] and e.result and e.result.status == "unavailable" for e in fired
+    )
     assert all(e.raw_result is None for e in fired)  # the outage answers without reaching the world
     baseline = [e for ep in store.episodes() if not ep.variant for e in ep.events]
     assert not any(e.scenarios for e in baseline)

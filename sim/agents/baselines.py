@@ -25,6 +25,8 @@ class OracleAgent:
         self, history: Sequence[Event], tools: Sequence[ToolSpec], instructions: str, runtime: AgentRuntime
     ) -> str:
         turn = runtime.task.turns[runtime.turn]
+        if turn.outcome == "decline":  # nothing it may call does it: say so, call nothing
+            return turn.reference_response or "Sorry, I can't do that right now."
         failed: set[str] = set()
         remaining = turn.paths()
         step = 0

@@ -61,8 +61,18 @@ class CallContext(BaseModel):
         description="Scenario names of the stressors that changed this call or its result; a stressor appends its "
         "own when it acts, so the trace can tell injected from real.",
     )
+    world_call: ToolCall | None = Field(
+        default=None,
+        description="Set by the runtime: the call as it reached the world (a stressor may have renamed or rewritten "
+        "it), if it did.",
+    )
     world_result: ToolResult | None = Field(
         default=None, description="Set by the runtime: what the world itself returned for this call, if it was reached."
+    )
+    unknown_tool: bool = Field(
+        default=False,
+        description="Set by the runtime: the call names no tool the agent may call now and no stressor took it, so it "
+        "was refused before the world.",
     )
 
 
@@ -77,6 +87,11 @@ class Stressor(Protocol):
 
     def on_spec(self, specs: list[ToolSpec], instructions: str) -> tuple[list[ToolSpec], str]:
         """Rewrite what the agent reads."""
+        ...
+
+    def on_turn(self, turn: int, specs: list[ToolSpec]) -> list[ToolSpec]:
+        """The tools the agent may call during ``turn``, from the episode's (after on_spec): a function that is
+        missing until a later turn, or goes away. Runs at the start of every turn."""
         ...
 
     async def on_call(self, call: ToolCall, ctx: CallContext, next: CallNext) -> ToolResult:

@@ -1,8 +1,8 @@
 """The scenario table, and ``--stressors`` selections turned into per-episode stressors.
 
 A selection item is a name with optional parameters, ``NAME[:key=value,...]``, where NAME is
-- a scenario (``adhoc.color_hex``), a complexity type (``failure``), a level (``spec``, ``exec``) or ``all``;
-- ``outage``, the external-failure stressor (no table row: it picks its target at run time).
+- a scenario (``adhoc.color_hex``), a complexity type (``failure``, ``outage``), a level (``spec``, ``exec``) or
+  ``all``.
 Parameters override the scenario's ``params`` (``rate`` sets the firing probability), for every scenario
 the item selects. Scenarios none of whose tools the world has are left out of a group; naming one directly,
 or a group that leaves nothing, is an error.
@@ -20,7 +20,6 @@ from typing import Any
 from pydantic import ValidationError
 
 from sim.core import Stressor
-from worlds.stressors.outage import Outage
 from worlds.stressors.scenario import LEVEL, Scenario, ScenarioStressor
 
 SCENARIO_DIR = Path(__file__).parent / "data"
@@ -103,17 +102,14 @@ def parse_item(item: str) -> tuple[str, dict[str, Any]]:
 
 def select(
     items: Sequence[str], tool_names: Iterable[str] | None = None, scenarios: Sequence[Scenario] | None = None
-) -> list[tuple[Scenario | None, dict[str, Any]]]:
-    """(scenario, overrides) in the order given; None stands for ``outage``."""
+) -> list[tuple[Scenario, dict[str, Any]]]:
+    """(scenario, overrides) in the order given."""
     table = list(builtin_scenarios() if scenarios is None else scenarios)
     tools = None if tool_names is None else set(tool_names)
     by_name = {s.name: s for s in table}
-    chosen: list[tuple[Scenario | None, dict[str, Any]]] = []
+    chosen: list[tuple[Scenario, dict[str, Any]]] = []
     for item in items:
         name, overrides = parse_item(item)
-        if name == "outage":
-            chosen.append((None, overrides))
-            continue
         if name in by_name:
             scenario = by_name[name]
             _check_rate(scenario, overrides, item)
@@ -124,7 +120,7 @@ def select(
             chosen.append((scenario, overrides))
             continue
         if name not in GROUPS:
-            known = ", ".join(["outage", *GROUPS])
+            known = ", ".join(GROUPS)
             raise StressorSelectionError(
                 f"unknown stressor '{name}'; use a scenario name (squall stressors list) or {known}"
             )
@@ -162,8 +158,5 @@ def build_stressors(items: Sequence[str], seed: int, tool_names: Iterable[str] |
     """Fresh stressors for one episode, seeded apart from each other."""
     built: list[Stressor] = []
     for i, (scenario, overrides) in enumerate(select(items, tool_names)):
-        if scenario is None:
-            built.append(Outage(seed + i))
-        else:
-            built.append(stressor_class(scenario.type)(scenario, seed + i, overrides))
+        built.append(stressor_class(scenario.type)(scenario, seed + i, overrides))
     return built

@@ -49,7 +49,7 @@ LEVEL: dict[str, Literal["spec", "exec", "user"]] = {
 }
 """Specification complexity changes what the agent reads; execution complexity what it observes; user
 complexity what it is asked."""
-ERROR_TYPES = frozenset({"limitation", "failure"})
+ERROR_TYPES = frozenset({"limitation", "failure", "outage"})
 WHOLE_TASK_TYPES = frozenset({"perturb", "expand", "missing", "outage"})
 """Types that act on the whole task or toolkit (their rows target '*'): nothing for ``stressors assign`` to fit
 to particular tools."""
@@ -100,6 +100,9 @@ class ScenarioStressor:
 
     def on_spec(self, specs: list[ToolSpec], instructions: str) -> tuple[list[ToolSpec], str]:
         return specs, instructions
+
+    def on_turn(self, turn: int, specs: list[ToolSpec]) -> list[ToolSpec]:
+        return specs
 
     async def on_call(self, call: ToolCall, ctx: CallContext, next: CallNext) -> ToolResult:
         return await next(call)

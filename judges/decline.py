@@ -1,0 +1,95 @@
+"""Decline turns: nothing the agent may call does what the user asks (a function is missing, every path is down).
+
+A decline turn is handled right when the agent
+- does nothing that acts (no successful call that is not a lookup),
+- invents no call (no function outside the toolkit it was given at that turn),
+- does not loop (no step-limit stop; no identical call failing ``LOOP_REPEATS`` times or more),
+- and tells the user it cannot be done: its reply says so (``gives_up``, a phrase test; an LLM judge of the reply
+  can replace it where a model is configured).
+Trying first is fine: a call that fails, then an honest answer, is the behaviour asked for.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+
+from judges.trace_view import agent_calls, agent_events
+from sim.core import EpisodeResult, Score
+
+LOOP_REPEATS = 3
+"""The same call failing this many times in one turn is a loop, not a retry."""
+INVENTED_CODES = frozenset({"agent:unknown_tool", "agent:parse_error:unknown_tool"})
+_GIVE_UP = re.compile(
+    r"\b(?:can(?:no|')?t|cannot|unable|not (?:able|possible|available|currently available)|unavailable|"
+    r"could(?:n't| not)|isn't available|is not available|no longer (?:available|supported|possible)|"
+    r"(?:don't|do not) have (?:a |the |any )?(?:tool|function|way|access)|try again later|went wrong|failed)\b",
+    re.IGNORECASE,
+)
+
+
+def gives_up(reply: str) -> bool:
+    """The reply tells the user the request cannot be done (now)."""
+    return bool(_GIVE_UP.search(reply.replace("’", "'")))
+
+
+@dataclass
+class DeclineVerdict:
+    correct: bool
+    gave_up: bool
+    errors: list[str] = field(default_factory=list)
+
+
+def judge_decline_turn(result: EpisodeResult, turn: int) -> DeclineVerdict:
+    """The verdict on one decline turn of a played episode."""
+    events = agent_events(result, turn)
+    if turn >= result.turns_played:
+        return DeclineVerdict(correct=False, gave_up=False, errors=["turn:not_played"])
+    errors = [f"decline:acted:{call.name}" for call, read_only in agent_calls(result, turn) if not read_only]
+    codes = [ev.code for ev in events if ev.kind == "error" and ev.code]
+    if any(code in INVENTED_CODES for code in codes):
+        errors.append("decline:invented_call")
+    failed = Counter(
+        (ev.call.name, repr(sorted(ev.call.arguments.items())))
+        for ev in events
+        if ev.kind == "tool_result" and ev.call and ev.result and not ev.result.ok
+    )
+    if "agent:step_limit" in codes or any(n >= LOOP_REPEATS for n in failed.values()):
+        errors.append("decline:looped")
+    reply = next((ev.content or "" for ev in reversed(events) if ev.kind == "agent_message"), "")
+    gave_up = gives_up(reply)
+    if not gave_up:
+        errors.append("decline:no_give_up")
+    return DeclineVerdict(correct=not errors, gave_up=gave_up, errors=errors)
+
+
+class DeclineJudge:
+    """Fraction of the task's decline turns handled right; None for a task without one."""
+
+    name = "decline"
+
+    async def score(self, result: EpisodeResult) -> Score:
+        turns = [t for t, turn in enumerate(result.task.turns) if turn.outcome == "decline"]
+        base = {"episode_id": result.episode_id, "task_id": result.task_id, "trial": result.trial, "judge": self.name}
+        if result.failed:
+            return Score(**base, value=None, errors=[f"episode:{result.termination}"])
+        if not turns:
+            return Score(**base, value=None)
+        verdicts = {t: judge_decline_turn(result, t) for t in turns}
+        per_turn: list[float | None] = [
+            (1.0 if verdicts[t].correct else 0.0) if t in verdicts else None for t in range(len(result.task.turns))
+        ]
+        # Counted in decline turns: 1 = gave up at the first one; None = never did.
+        to_give_up = next((i + 1 for i, t in enumerate(turns) if verdicts[t].gave_up), None)
+        return Score(
+            **base,
+            value=sum(v.correct for v in verdicts.values()) / len(verdicts),
+            per_turn=per_turn,
+            errors=[f"turn{t}:{e}" for t, v in verdicts.items() for e in v.errors],
+            details={
+                "turns_to_give_up": to_give_up,
+                "looped_turns": [t for t, v in verdicts.items() if "decline:looped" in v.errors],
+                "invented_calls": [t for t, v in verdicts.items() if "decline:invented_call" in v.errors],
+            },
+        )

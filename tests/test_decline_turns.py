@@ -1,0 +1,189 @@
+"""External failures and missing functions: backup paths, impossible turns, and how giving up is judged."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+
+from judges.decline import DeclineJudge, gives_up
+from personas.scripted import ScriptedUser
+from sim.config import RunConfig
+from sim.core import AgentRuntime, EpisodeResult, Event, GoldCall, Task, ToolCall, ToolSpec
+from sim.episode import EpisodeLimits, EpisodeSpec, run_episode
+from sim.llm.gateway import Gateway
+from sim.runner import execute
+from worlds.registry import load_world
+from worlds.stressors import build_stressors, builtin_scenarios
+from worlds.stressors.types.missing import pick
+from worlds.stressors.types.outage import impossible_turn
+
+ROWS = {s.name: s for s in builtin_scenarios() if s.type in ("outage", "missing")}
+
+
+async def _run(tmp_path: Path, world: str, agent: str, tasks: list[str] | None = None) -> dict:  # type: ignore[type-arg]
+    cfg = RunConfig.model_validate(
+        {
+            "out": tmp_path,
+            "run_id": f"{world}-{agent}",
+            "agent": agent,
+            "world": world,
+            "stressors": ["outage", "missing"],
+            "stressor_mode": "isolated",
+            **({"tasks": tasks} if tasks else {}),
+        }
+    )
+    return (await execute(cfg))[1]
+
+
+@pytest.mark.parametrize("world", ["smart_home", "multidomain"])
+async def test_the_oracle_takes_the_backup_path_and_declines_what_nothing_can_do(tmp_path: Path, world: str) -> None:
+    tasks = None if world == "smart_home" else [t.id for t in load_world(world).tasks()[:40]]
+    summary = await _run(tmp_path, world, "oracle", tasks)
+    assert summary["failed_episodes"] == 0
+    assert summary["core_api_accuracy"] == 1.0 and summary["conversation_success"] == 1.0
+    scored = {row["name"] for row in summary["stressors"]["by_scenario"]}
+    assert {"outage.backup"} <= scored  # the backup row is measured against the baseline
+    assert summary["give_up"]["rate"] == 1.0 and summary["give_up"]["decline_turns"] > 0
+
+
+def _episode_task(world: str, scenario: str, seed: int = 3) -> tuple[Task, list[object]]:
+    pack = load_world(world)
+    tool_names = [s.name for s in pack.new_world(0).specs()]
+    for task in pack.tasks():
+        stressors = build_stressors([scenario], seed, tool_names)
+        stressed = task
+        for s in stressors:
+            stressed = s.on_task(stressed)
+        if any(t.outcome == "decline" for t in stressed.turns):
+            return task, list(stressors)
+    raise AssertionError(f"no task of {world} gets a decline turn from {scenario}")
+
+
+def _first_core(runtime: AgentRuntime) -> GoldCall:
+    return next(c for c in runtime.unstressed_task.turns[runtime.turn].gold if c.role == "core")
+
+
+class TriesThenGivesUp:
+    """On a decline turn: tries the unstressed primary path's first core call once, then says it cannot be done."""
+
+    name = "tries-then-gives-up"
+
+    async def respond(
+        self, history: Sequence[Event], tools: Sequence[ToolSpec], instructions: str, runtime: AgentRuntime
+    ) -> str:
+        turn = runtime.task.turns[runtime.turn]
+        if turn.outcome == "decline":
+            first = _first_core(runtime)
+            await runtime.call(ToolCall(id="", name=first.name, arguments=dict(first.arguments)), step=1)
+            return "Sorry, that service is unavailable right now, so I can't do it. Please try again later."
+        for step, gold in enumerate(turn.gold, start=1):
+            await runtime.call(ToolCall(id="", name=gold.name, arguments=dict(gold.arguments)), step=step)
+        return "Done."
+
+
+class Loops(TriesThenGivesUp):
+    """On a decline turn: retries the same call until the step budget stops it."""
+
+    name = "loops"
+
+    async def respond(
+        self, history: Sequence[Event], tools: Sequence[ToolSpec], instructions: str, runtime: AgentRuntime
+    ) -> str:
+        if runtime.task.turns[runtime.turn].outcome != "decline":
+            return await super().respond(history, tools, instructions, runtime)
+        first = _first_core(runtime)
+        for step in range(1, 100):
+            await runtime.call(ToolCall(id="", name=first.name, arguments=dict(first.arguments)), step=step)
+        return "Done."  # never reached: the runtime's step limit ends the turn
+
+
+class ClaimsSuccess(TriesThenGivesUp):
+    """On a decline turn: tries once, then tells the user it is done."""
+
+    name = "claims-success"
+
+    async def respond(
+        self, history: Sequence[Event], tools: Sequence[ToolSpec], instructions: str, runtime: AgentRuntime
+    ) -> str:
+        reply = await super().respond(history, tools, instructions, runtime)
+        return "All set, done!" if runtime.task.turns[runtime.turn].outcome == "decline" else reply
+
+
+async def _episode(world: str, scenario: str, agent: object) -> EpisodeResult:
+    """One episode of the first task the scenario gives a decline turn (its unstressed task: ``result.task`` is not)."""
+    task, stressors = _episode_task(world, scenario)
+    spec = EpisodeSpec(task=task, trial=0, seed=3, variant=scenario, stressors=(scenario,))
+    return await run_episode(
+        spec, load_world(world), agent, ScriptedUser(), stressors, Gateway(), EpisodeLimits(max_steps=6), ("a", "u")
+    )  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("world", ["smart_home", "multidomain"])
+async def test_in_impossible_mode_giving_up_is_right_and_looping_or_claiming_success_is_not(world: str) -> None:
+    judge = DeclineJudge()
+    gives = await judge.score(await _episode(world, "outage.impossible", TriesThenGivesUp()))
+    assert gives.value == 1.0 and gives.details["turns_to_give_up"] == 1
+    looping = await _episode(world, "outage.impossible", Loops())
+    assert any(e.code == "agent:step_limit" for e in looping.events)
+    looped = await judge.score(looping)
+    assert looped.value == 0.0 and looped.details["looped_turns"] and looped.details["turns_to_give_up"] is None
+    claimed = await judge.score(await _episode(world, "outage.impossible", ClaimsSuccess()))
+    assert claimed.value == 0.0 and any(e.endswith("decline:no_give_up") for e in claimed.errors)
+
+
+async def test_a_missing_function_is_refused_as_invented_and_comes_back_next_turn() -> None:
+    result = await _episode("multidomain", "missing.until_later", TriesThenGivesUp())
+    turn, function = pick(_episode_task("multidomain", "missing.until_later")[0], "until_later") or (None, None)
+    assert turn is not None and result.task.turns[turn].outcome == "decline"
+    # Its call was refused before the world, as a function the agent does not have, and not recorded as a call.
+    faults = [e for e in result.events if e.kind == "error" and e.turn == turn]
+    assert [e.code for e in faults] == ["agent:unknown_tool"] and function in (faults[0].content or "")
+    assert not any(e.call and e.call.name == function for e in result.events if e.turn == turn)
+    score = await DeclineJudge().score(result)
+    assert score.value == 0.0 and score.details["invented_calls"] == [turn]
+    # The next turn asks again, and the function is back: the earlier request is part of it and of its gold.
+    again = result.task.turns[turn + 1]
+    assert again.user.explicit.startswith("Let's try my earlier request again:")
+    assert any(c.name == function for c in again.gold)
+    assert any(e.call and e.call.name == function and e.result and e.result.ok for e in result.events)
+
+
+def test_the_toolkit_changes_per_turn_and_only_while_the_function_is_missing() -> None:
+    task, stressors = _episode_task("multidomain", "missing.until_later")
+    specs = load_world("multidomain").new_world(0).specs()
+    turn, function = pick(task, "until_later") or (0, "")
+    per_turn = [[s.name for s in stressors[0].on_turn(t, specs)] for t in range(len(task.turns))]  # type: ignore[attr-defined]
+    assert all((function in names) == (t != turn) for t, names in enumerate(per_turn))
+
+
+def test_picks_depend_on_the_task_alone_and_skip_what_later_turns_build_on() -> None:
+    for task in load_world("multidomain").tasks()[:60]:
+        acting = [t for t, turn in enumerate(task.turns) if any(c.role == "core" for c in turn.gold)]
+        picked = impossible_turn(task)
+        assert picked is not None and picked[0] == acting[-1]  # nothing after it acts
+        removed = pick(task, "removed")
+        assert removed is None or removed[0] == acting[-1]
+        later = pick(task, "until_later")
+        assert later is None or later[0] < len(task.turns) - 1
+
+
+@pytest.mark.parametrize(
+    ("reply", "expected"),
+    [
+        ("I'm sorry, I can't do that right now.", True),
+        ("The thermostat service is unavailable at the moment.", True),
+        ("I don't have a tool that can do that.", True),
+        ("Something went wrong; please try again later.", True),
+        ("Done! The lights are on.", False),
+        ("Sure, I've added it to your cart.", False),
+    ],
+)
+def test_giving_up_is_read_from_the_reply(reply: str, expected: bool) -> None:
+    assert gives_up(reply) is expected
+
+
+def test_every_row_is_listed_with_its_error_handling_reference() -> None:
+    assert set(ROWS) == {"outage.backup", "outage.impossible", "missing.until_later", "missing.removed"}
+    assert all(ROWS[n].reference_response and ROWS[n].criteria for n in ("outage.backup", "outage.impossible"))

@@ -1,0 +1,34 @@
+"""Turns nothing can do any more: what the outage and missing-function stressors make of a task's gold."""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+
+from sim.core import GoldCall, Task, Turn
+
+
+def uses(paths: list[list[GoldCall]], names: Collection[str]) -> bool:
+    """Some call on some of the paths is to one of ``names``."""
+    return any(c.name in names for path in paths for c in path)
+
+
+def declined(turn: Turn, reply: str) -> Turn:
+    """The turn as a decline turn: nothing that acts is right; ``reply`` is a good answer."""
+    return turn.model_copy(
+        update={"gold": [], "alternatives": [], "outcome": "decline", "gold_answer": None, "reference_response": reply}
+    )
+
+
+def without_paths_through(task: Task, start: int, names: Collection[str], reply: str) -> Task:
+    """From turn ``start`` on, solution paths through any of ``names`` dropped; a turn left with none declines."""
+    turns = list(task.turns[:start])
+    for turn in task.turns[start:]:
+        paths = turn.paths()
+        alive = [p for p in paths if not uses([p], names)]
+        if len(alive) == len(paths):
+            turns.append(turn)
+        elif alive:
+            turns.append(turn.model_copy(update={"gold": alive[0], "alternatives": alive[1:]}))
+        else:
+            turns.append(declined(turn, reply))
+    return task.model_copy(update={"turns": turns})

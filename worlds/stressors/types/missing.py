@@ -1,0 +1,121 @@
+"""Missing functions: a function the task needs is not in the toolkit when the user asks for it.
+
+The chosen turn is one whose every solution path does its work with one function F alone (every core call of
+every path is F: nothing else the agent could do would be part of a right answer). During that turn F is not
+among the tools the agent may call; a call to it is refused as an unknown function. The turn becomes a
+``decline`` turn: the right behaviour is to say it cannot be done (yet), not to invent a call or do something else
+instead.
+
+``mode: until_later`` — the task's first such turn (``turn: n``: the n-th), but never its last. F comes back at
+the next turn, where the user asks again: that turn's request is the earlier one followed by its own, and its
+solution paths are the earlier paths followed by its own, so every later turn meets the state it was written for.
+(A turn whose lookups the next turn makes as its answer is passed over: joined, the judge could not tell them apart.)
+``mode: removed`` — the task's last turn with core calls, if it is such a turn: F is gone from then on. The last
+one because later turns were written against the state the earlier ones leave; after a turn that did nothing, a
+later acting turn might fail for reasons no missing function explains.
+
+The choice depends on the task alone, so every trial meets the same condition and the summary knows the turns.
+"""
+
+from __future__ import annotations
+
+from itertools import product
+from typing import Any
+
+from sim.core import Task, ToolSpec, Turn, UserIntent
+from worlds.stressors.decline import declined, uses, without_paths_through
+from worlds.stressors.scenario import Scenario, ScenarioStressor
+
+MODES = ("until_later", "removed")
+DECLINE_REPLY = (
+    "I'm sorry, I can't do that: none of the tools I have right now can. I can help with something else, or you can "
+    "ask again later."
+)
+MAX_JOINED_PATHS = 6
+"""A re-asked turn joins every earlier path with every own path; real turns have 1-3 each."""
+
+
+class MissingFunction(ScenarioStressor):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.mode = str(self.params.get("mode", "until_later"))
+        if self.mode not in MODES:
+            raise ValueError(f"{self.name}: unknown missing-function mode '{self.mode}' (one of {', '.join(MODES)})")
+        self.missing: tuple[int, str] | None = None  # (turn, function)
+
+    def on_task(self, task: Task) -> Task:
+        self.missing = pick(task, self.mode, int(self.params.get("turn", 0)))
+        if self.missing is None:
+            return task
+        turn, function = self.missing
+        if self.mode == "until_later":
+            return _asked_again(task, turn)
+        return without_paths_through(task, turn, {function}, DECLINE_REPLY)
+
+    def on_turn(self, turn: int, specs: list[ToolSpec]) -> list[ToolSpec]:
+        if self.missing is None:
+            return specs
+        start, function = self.missing
+        gone = turn == start if self.mode == "until_later" else turn >= start
+        return [s for s in specs if s.name != function] if gone else specs
+
+    @classmethod
+    def affected_turns(cls, task: Task, scenario: Scenario) -> list[int]:
+        mode = str(scenario.params.get("mode", "until_later"))
+        picked = pick(task, mode, int(scenario.params.get("turn", 0)))
+        if picked is None:
+            return []
+        start, function = picked
+        if mode == "until_later":
+            return [start, start + 1]
+        return [t for t in range(start, len(task.turns)) if uses(task.turns[t].paths(), {function})]
+
+
+def sole_function(turn: Turn) -> str | None:
+    """The one function every core call of every path of the turn makes, if there is one."""
+    names = {c.name for path in turn.paths() for c in path if c.role == "core"}
+    if len(names) != 1 or not all(any(c.role == "core" for c in path) for path in turn.paths()):
+        return None
+    return next(iter(names))
+
+
+def pick(task: Task, mode: str, nth: int = 0) -> tuple[int, str] | None:
+    """(turn, function) for this task, or None when no turn qualifies."""
+    acting = [t for t, turn in enumerate(task.turns) if any(c.role == "core" for c in turn.gold)]
+    if mode == "removed":
+        function = sole_function(task.turns[acting[-1]]) if acting else None
+        return (acting[-1], function) if function is not None else None
+    eligible = []
+    for t, turn in enumerate(task.turns[:-1]):
+        function = sole_function(turn)
+        if function is not None and not _support_names(turn) & _core_names(task.turns[t + 1]):
+            eligible.append((t, function))
+    return eligible[min(nth, len(eligible) - 1)] if eligible else None
+
+
+def _core_names(turn: Turn) -> set[str]:
+    return {c.name for path in turn.paths() for c in path if c.role == "core"}
+
+
+def _support_names(turn: Turn) -> set[str]:
+    return {c.name for path in turn.paths() for c in path if c.role == "support"}
+
+
+def _asked_again(task: Task, start: int) -> Task:
+    earlier, own = task.turns[start], task.turns[start + 1]
+    paths = [a + b for a, b in product(earlier.paths(), own.paths())][:MAX_JOINED_PATHS]
+    lead = f"Let's try my earlier request again: {earlier.user.explicit}"
+    user = UserIntent(
+        explicit=f"{lead} {own.user.explicit}",
+        coreferential=f"{lead} {own.user.coreferential}" if own.user.coreferential else None,
+        refers_to=own.user.refers_to,
+    )
+    answers = " ".join(a for a in (earlier.gold_answer, own.gold_answer) if a)
+    joined = own.model_copy(
+        update={"user": user, "gold": paths[0], "alternatives": paths[1:], "gold_answer": answers or None}
+    )
+    turns = [*task.turns[:start], declined(earlier, DECLINE_REPLY), joined, *task.turns[start + 2 :]]
+    return task.model_copy(update={"turns": turns})
+
+
+STRESSOR = MissingFunction

@@ -1,0 +1,108 @@
+"""External failures: the function the agent picks goes down, with or without a way around it.
+
+``mode: backup`` — the first function of the task's solution sets the agent calls goes down (503, "try a
+different function") for the rest of the episode. Only a function the task can live without is taken: in every
+turn whose primary path uses it as a core call it must be that path's first core call, and another path must
+avoid it. So the outage is always survivable, and the agent is scored on finding the backup plan.
+
+``mode: impossible`` — at the task's last turn with core calls every core function on every solution path of that
+turn is down: nothing the agent can call does it, and the turn becomes a ``decline`` turn (gold: nothing that acts).
+The last one because later turns were written against the state the earlier ones leave: after a turn that did
+nothing, a later acting turn might fail for reasons no outage explains. Measures whether the agent gives up, and how
+soon, instead of looping on a dead service.
+
+The choice depends on the task alone (not the episode's seed), so every trial of a task meets the same
+condition and the isolated summary knows which turns it touched.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sim.core import CallContext, CallNext, GoldCall, Task, ToolCall, ToolResult, failure
+from worlds.stressors.decline import uses, without_paths_through
+from worlds.stressors.scenario import Scenario, ScenarioStressor
+
+MODES = ("backup", "impossible")
+DECLINE_REPLY = (
+    "I'm sorry, I can't do that right now: the service it needs is unavailable, and nothing else I can use does "
+    "it. Please try again later."
+)
+
+
+class Outage(ScenarioStressor):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.mode = str(self.params.get("mode", "backup"))
+        if self.mode not in MODES:
+            raise ValueError(f"{self.name}: unknown outage mode '{self.mode}' (one of {', '.join(MODES)})")
+        self.eligible: frozenset[str] = frozenset()  # backup: functions that may go down at their first call
+        self.down: set[str] = set()
+        self.from_turn = 0
+
+    def on_task(self, task: Task) -> Task:
+        if self.mode == "backup":
+            self.eligible = frozenset(survivable_functions(task))
+            return task
+        picked = impossible_turn(task)
+        if picked is None:
+            return task
+        self.from_turn, dead = picked
+        self.down = set(dead)
+        return without_paths_through(task, self.from_turn, dead, DECLINE_REPLY)
+
+    async def on_call(self, call: ToolCall, ctx: CallContext, next: CallNext) -> ToolResult:
+        if self.mode == "backup" and not self.down and call.name in self.eligible:
+            self.down.add(call.name)
+        if call.name in self.down and ctx.turn >= self.from_turn:
+            ctx.fired.append(self.name)
+            return failure(
+                call,
+                "unavailable",
+                "service_unavailable",
+                f"503 Service Unavailable: {call.name} is currently unavailable. Try a different function.",
+            )
+        return await next(call)
+
+    @classmethod
+    def affected_turns(cls, task: Task, scenario: Scenario) -> list[int]:
+        """backup: turns with a core call (whichever is called first goes down); impossible: the turns it makes
+        impossible or takes a path from."""
+        if scenario.params.get("mode", "backup") == "backup":
+            return [t for t, turn in enumerate(task.turns) if any(c.role == "core" for c in turn.gold)]
+        picked = impossible_turn(task)
+        if picked is None:
+            return []
+        start, dead = picked
+        return [t for t in range(start, len(task.turns)) if uses(task.turns[t].paths(), dead)]
+
+
+def survivable_functions(task: Task) -> set[str]:
+    """Core functions of the task whose loss leaves every turn that needs them another path."""
+    candidates = {c.name for turn in task.turns for c in turn.gold if c.role == "core"}
+    return {name for name in candidates if all(_turn_survives(turn.paths(), name) for turn in task.turns)}
+
+
+def _turn_survives(paths: list[list[GoldCall]], name: str) -> bool:
+    """The turn does not need ``name``, or can do without it and loses nothing by trying it first.
+
+    Where the primary path uses it, it must be that path's first core call: otherwise an agent on the
+    primary path would already have made core calls the backup path does not share.
+    """
+    primary_core = [c.name for c in paths[0] if c.role == "core"]
+    if name not in primary_core:
+        return True
+    others_avoid = any(all(c.name != name for c in path) for path in paths[1:])
+    return others_avoid and primary_core[0] == name
+
+
+def impossible_turn(task: Task) -> tuple[int, frozenset[str]] | None:
+    """(turn, the functions to take down): the last turn with core calls, and every core function of its paths
+    (lookups stay up: only what does the work goes down)."""
+    acting = [t for t, turn in enumerate(task.turns) if any(c.role == "core" for c in turn.gold)]
+    if not acting:
+        return None
+    return acting[-1], frozenset(c.name for path in task.turns[acting[-1]].paths() for c in path if c.role == "core")
+
+
+STRESSOR = Outage
