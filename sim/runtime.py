@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Awaitable, Callable, Sequence
 
 from sim.core import (
@@ -39,14 +40,12 @@ def chain(
         def layer(i: int) -> CallNext:
             async def run(c: ToolCall) -> ToolResult:
                 if i == len(stressors):
-                    if callable_names is not None and c.name not in callable_names():
+                    if callable_names is not None and c.name not in (names := callable_names()):
                         ctx.unknown_tool = True
-                        return failure(
-                            c,
-                            "not_found",
-                            "unknown_tool",
-                            f"Unknown function '{c.name}'. Call one of the listed tools.",
-                        )
+                        close = difflib.get_close_matches(c.name, sorted(names), n=3, cutoff=0.6)
+                        hint = f" Did you mean {' or '.join(map(repr, close))}?" if close else ""
+                        message = f"Unknown function '{c.name}'. Call one of the listed tools.{hint}"
+                        return failure(c, "not_found", "unknown_tool", message)
                     ctx.world_call = c
                     ctx.world_result = await world.call(c)
                     return ctx.world_result

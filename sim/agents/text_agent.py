@@ -10,10 +10,11 @@ chat template's end token and is dropped silently.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 
 from sim.agents import tag_protocol
-from sim.agents.text_parse import Action, FinalAnswer, parse_step
+from sim.agents.text_parse import Action, FinalAnswer, ParseError, parse_step
 from sim.agents.text_prompt import (
     TextProtocol,
     ToolStyle,
@@ -25,6 +26,7 @@ from sim.core import AgentRuntime, ChatMessage, Event, ModelRequest, ToolCall, T
 
 STOP = ("\nObservation:",)
 """Stop before the model invents its own observation (ReAct; tags stop at ``tag_protocol.STOP``)."""
+_IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 
 
 class TextProtocolAgent:
@@ -70,6 +72,8 @@ class TextProtocolAgent:
             step = runtime.llm.steps
             messages.append(ChatMessage(role="assistant", content=text or "(empty)"))
             parsed = parse_step(text, names)
+            if isinstance(parsed, ParseError) and parsed.code == "unknown_tool":
+                parsed = _unlisted_call(text, names, parsed)
             if isinstance(parsed, FinalAnswer):
                 return parsed.text
             if isinstance(parsed, Action):
@@ -85,6 +89,17 @@ class TextProtocolAgent:
                 continue
             runtime.fault("agent", f"agent:parse_error:{parsed.code}", f"{parsed.message} | output: {text[:300]}", step)
             _add_user(messages, render_parse_error(parsed, names, protocol))
+
+
+def _unlisted_call(text: str, names: list[str], error: ParseError) -> Action | ParseError:
+    """A well-formed call to a tool the list does not name goes to the runtime, which refuses it (the agent's
+    fault, answered with close matches) unless a stressor takes the name: an endpoint renamed after the docs the
+    agent read. Anything less than a well-formed call stays a parse error."""
+    name = error.raw.strip().strip("`'\"*").strip()
+    if not _IDENTIFIER.fullmatch(name):
+        return error
+    retry = parse_step(text, [*names, name])
+    return retry if isinstance(retry, Action) and retry.name == name else error
 
 
 def _add_user(messages: list[ChatMessage], text: str) -> None:
