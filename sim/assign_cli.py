@@ -40,15 +40,15 @@ def assign_command(
     from worlds.stressors.scenario import LEVEL
 
     if cache not in CACHE_MODES:
-        _fail(f"--cache: one of {', '.join(CACHE_MODES)}, not {cache!r}")
+        fail_usage(f"--cache: one of {', '.join(CACHE_MODES)}, not {cache!r}")
     kinds = [k for item in types or [] for k in item.split(",") if k]
     unknown = [k for k in kinds if k not in LEVEL]
     if unknown:
-        _fail(f"--types: unknown complexity type(s) {', '.join(unknown)}; known: {', '.join(LEVEL)}")
+        fail_usage(f"--types: unknown complexity type(s) {', '.join(unknown)}; known: {', '.join(LEVEL)}")
     try:
         pack = load_world(world)
     except WorldLoadError as exc:
-        _fail(str(exc))
+        fail_usage(str(exc))
     config = RunConfig(world=world, seed=seed, cache=cache, cache_dir=cache_dir)
     report = asyncio.run(_run(config, model, pack, kinds or None, top))
     from worlds.stressors.assign import write_rows
@@ -67,6 +67,7 @@ def assign_command(
 
 async def _run(config: RunConfig, model: str, pack: WorldPack, kinds: list[str] | None, top: int) -> AssignReport:
     """The pipeline on a gateway built as a run builds its own, closed on the way out."""
+    from sim.agents.factory import AgentUnavailable, resolve_model
     from sim.llm.gateway import EpisodeLLM
     from sim.runner import build_gateway
     from worlds.stressors.assign import assign
@@ -74,15 +75,15 @@ async def _run(config: RunConfig, model: str, pack: WorldPack, kinds: list[str] 
     gateway = build_gateway(config)
     try:
         try:
-            gateway.transport(model)
-        except ValueError as exc:
-            _fail(f"--model: {exc}")
+            resolve_model(gateway, model)
+        except AgentUnavailable as exc:
+            fail_usage(f"--model: {exc}")
         handle = EpisodeLLM(gateway, max_steps=1, record=lambda _event: None, clock=time.monotonic)
         return await assign(handle, model, pack, types=kinds, top=top, seed=config.seed)
     finally:
         await gateway.aclose()
 
 
-def _fail(message: str) -> NoReturn:
+def fail_usage(message: str) -> NoReturn:
     sys.stderr.write(f"error: {message}\n")
     raise typer.Exit(2)

@@ -1,5 +1,6 @@
 """`squall stressors list [--json]`: every complexity scenario with its name, type, level, tools and effect;
-`squall stressors assign` (``sim.assign_cli``): new rows drafted by a model."""
+`squall stressors assign` (``sim.assign_cli``): new rows drafted by a model; `squall stressors paraphrase`
+(``sim.paraphrase_cli``): model-written wordings of the user's requests."""
 
 from __future__ import annotations
 
@@ -10,13 +11,15 @@ from typing import Annotated
 import typer
 
 from sim.assign_cli import assign_command
+from sim.paraphrase_cli import paraphrase_command
 
 stressors_app = typer.Typer(
-    help="List the complexity stressors, or draft new scenario rows with a model.",
+    help="List the complexity stressors, draft new scenario rows with a model, or have a model paraphrase requests.",
     no_args_is_help=True,
     add_completion=False,
 )
 stressors_app.command("assign")(assign_command)
+stressors_app.command("paraphrase")(paraphrase_command)
 
 
 @stressors_app.command("list")
@@ -37,6 +40,3 @@ def list_stressors(
         return
     for s in rows:
         sys.stdout.write(f"{s.name:<36} {s.level:<4} {', '.join(s.tools)[:40]:<40} {s.effect}\n")
-    if kind is None:
-        outage = "the first solution function the agent calls goes down for the episode"
-        sys.stdout.write(f"{'outage':<36} {'exec':<4} {'(chosen at run time)':<40} {outage}\n")

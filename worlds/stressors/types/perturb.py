@@ -15,15 +15,15 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any
 
 from sim.core import Task
 from sim.core.task import UserIntent
+from worlds.stressors.paraphrases import Written, load_written
+from worlds.stressors.protect import PRONOUNS, Mask, protected_mask, turn_values, usable
 from worlds.stressors.scenario import ScenarioStressor
-
-Mask = list[bool]
-"""One flag per character of the original text: True where no operator may change it."""
 
 SYNONYMS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("turn on", ("switch on",)),
@@ -55,53 +55,6 @@ STORIES = (
 )
 """Irrelevant openers: no names, numbers or anything a tool could take as an argument."""
 _WORD = re.compile(r"[A-Za-z][A-Za-z']*")
-_TOKEN = re.compile(r"\S+")
-_PRONOUNS = frozenset({"I", "I'd", "I'm", "I've", "I'll"})
-
-
-def _values(value: Any) -> Iterator[str]:
-    """Every string and number inside a gold argument, as the text may spell it."""
-    if isinstance(value, bool) or value is None:
-        return
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, int | float):
-        yield str(value)
-        if isinstance(value, float) and value.is_integer():
-            yield str(int(value))
-    elif isinstance(value, Mapping):
-        for item in value.values():
-            yield from _values(item)
-    elif isinstance(value, list | tuple):
-        for item in value:
-            yield from _values(item)
-
-
-def protected_mask(text: str, values: list[str]) -> Mask:
-    """Flags the spans of ``text`` no operator may touch: every occurrence of a value (case-insensitive), and
-    name-like tokens (a digit, or a capital letter not opening a sentence, bar the pronoun I)."""
-    mask = [False] * len(text)
-    lower = text.lower()
-    for value in {v for v in values if v.strip()}:
-        needle, start = value.lower(), 0
-        while (at := lower.find(needle, start)) >= 0:
-            mask[at : at + len(needle)] = [True] * len(needle)
-            start = at + 1
-    previous_end = -1
-    for match in _TOKEN.finditer(text):
-        token = match.group()
-        opens = match.start() == 0 or text[: match.start()].rstrip()[-1:] in ".?!:;"
-        core = token.strip(".,!?;:\"'()")
-        name_like = any(c.isdigit() for c in token) or (not opens and core[:1].isupper() and core not in _PRONOUNS)
-        if name_like:
-            start = match.start()
-            if previous_end >= 0 and text[previous_end:start].isspace():
-                start = previous_end  # the space between two name-like tokens belongs to the name
-            mask[start : match.end()] = [True] * (match.end() - start)
-            previous_end = match.end()
-        else:
-            previous_end = -1
-    return mask
 
 
 def _free(mask: Mask, start: int, end: int) -> bool:
@@ -135,7 +88,7 @@ def _distractor(text: str, mask: Mask, rng: random.Random, p: Mapping[str, Any])
     count = max(1, min(int(p.get("stories", 1)), len(STORIES)))
     story = " ".join(rng.sample(STORIES, count))
     first = text[:1]
-    if first and not mask[0] and not text.startswith(tuple(f"{w} " for w in _PRONOUNS)):
+    if first and not mask[0] and not text.startswith(tuple(f"{w} " for w in PRONOUNS)):
         first = first.lower()
     return f"{story} Anyway, {first}{text[1:]}"
 
@@ -192,15 +145,22 @@ OPERATORS: dict[str, Callable[[str, Mask, random.Random, Mapping[str, Any]], str
 }
 
 
+WRITTEN = "paraphrase_written"
+"""The op that picks a wording written beforehand (``worlds.stressors.paraphrases``) instead of rewriting."""
+
+
 class Perturb(ScenarioStressor):
     """Rewrites what the user says with one operator; gold and tools are left alone."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         op = self.params.get("op")
-        if op not in OPERATORS:
-            raise ValueError(f"{self.name}: op must be one of {', '.join(OPERATORS)}, got {op!r}")
-        self.operator = OPERATORS[op]
+        self.written: Written | None = None
+        if op == WRITTEN:
+            self.written = load_written(Path(self.params["file"])) if self.params.get("file") else {}
+        elif op not in OPERATORS:
+            raise ValueError(f"{self.name}: op must be one of {', '.join([*OPERATORS, WRITTEN])}, got {op!r}")
+        self.operator = OPERATORS.get(op, _paraphrase)
         self.base = self.rng.getrandbits(64)
 
     def perturb(self, text: str, values: list[str], rng: random.Random) -> str:
@@ -209,11 +169,15 @@ class Perturb(ScenarioStressor):
     def on_task(self, task: Task) -> Task:
         rng = random.Random(f"{self.base}:{task.id}")  # the same task always gets the same wording
         turns = []
-        for turn in task.turns:
+        for index, turn in enumerate(task.turns):
             intent = turn.user
-            values = [v for path in turn.paths() for call in path for v in _values(call.arguments)]
-            if intent.refers_to:
-                values.append(intent.refers_to)
+            if self.written is not None:
+                # Another wording written beforehand (by a model, or the task's own), if one keeps every value.
+                options = usable(turn, self.written.get((task.id, index), intent.paraphrases))
+                chosen = rng.choice(options) if options else intent.explicit
+                turns.append(turn.model_copy(update={"user": intent.model_copy(update={"explicit": chosen})}))
+                continue
+            values = turn_values(turn)
             user = UserIntent(
                 explicit=self.perturb(intent.explicit, values, rng),
                 coreferential=None if intent.coreferential is None else self.perturb(intent.coreferential, values, rng),

@@ -1,0 +1,119 @@
+"""Paraphrases written beforehand, by a model: asked for, checked, stored, and read back by ``perturb``.
+
+``squall stressors paraphrase`` asks a model, once per turn, for other wordings of the user's explicit request,
+and keeps only those that carry every protected span of the original verbatim (a gold argument value, the
+``refers_to`` name, a name-like token: what ``perturb.protected_mask`` protects), so the same gold still scores.
+The file is JSONL, one row per turn: ``{"task": ID, "turn": I, "paraphrases": [...], "model": SPEC}``.
+A run reads it with ``--stressors perturb.paraphrase_written:file=PATH``; without a file, the task's own
+alternative wordings (``UserIntent.paraphrases``) are the candidates, under the same check.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sim.core import ChatMessage, ModelRequest, Task, Turn
+from sim.store import write_text_atomic
+from worlds.stressors.protect import protected_spans, turn_values, usable
+
+Written = dict[tuple[str, int], list[str]]
+"""(task id, turn index) -> paraphrases of that turn's explicit request."""
+_BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s*")
+
+
+def load_written(path: Path) -> Written:
+    """Rows of a paraphrase file; errors name the file and line."""
+    written: Written = {}
+    try:
+        lines = Path(path).read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as error:
+        raise ValueError(f"{path}: cannot read the paraphrase file: {error}") from error
+    for lineno, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+            key = (str(row["task"]), int(row["turn"]))
+            texts = row["paraphrases"]
+            if not isinstance(texts, list) or not all(isinstance(t, str) for t in texts):
+                raise TypeError("paraphrases must be a list of strings")
+        except (ValueError, KeyError, TypeError) as error:
+            raise ValueError(f"{path}:{lineno}: not a paraphrase row ({error})") from error
+        written.setdefault(key, []).extend(texts)
+    return written
+
+
+def paraphrase_request(model: str, turn: Turn, per_turn: int, seed: int) -> ModelRequest:
+    keep = protected_spans(turn.user.explicit, turn_values(turn))
+    text = (
+        f"Rewrite this request to an assistant in {per_turn} different ways, as different users would say it. "
+        "Keep the meaning exactly. "
+        + (f"Copy these exactly as written: {'; '.join(keep)}. " if keep else "")
+        + f"One rewrite per line, nothing else.\n\nRequest: {turn.user.explicit}"
+    )
+    return ModelRequest(
+        role="generator",
+        model=model,
+        messages=(ChatMessage(role="user", content=text),),
+        max_tokens=60 * per_turn + 40,
+        temperature=0.7,
+        seed=seed,
+    )
+
+
+def parse_lines(text: str, original: str) -> list[str]:
+    """One paraphrase per non-empty line, list markers and quotes stripped, the original and repeats dropped."""
+    seen: set[str] = {original.strip().lower()}
+    out = []
+    for line in text.splitlines():
+        line = _BULLET.sub("", line).strip().strip('"').strip()
+        if line and line.lower() not in seen:
+            seen.add(line.lower())
+            out.append(line)
+    return out
+
+
+@dataclass
+class ParaphraseReport:
+    rows: list[dict[str, Any]] = field(default_factory=list)
+    asked: int = 0
+    proposed: int = 0
+    kept: int = 0
+    request_failures: int = 0
+
+
+async def write_paraphrases(
+    complete: Callable[[ModelRequest], Awaitable[str | None]],
+    model: str,
+    tasks: Iterable[Task],
+    per_turn: int = 3,
+    seed: int = 0,
+) -> ParaphraseReport:
+    """Ask for ``per_turn`` rewordings of every turn; keep the ones that keep every value."""
+    report = ParaphraseReport()
+    for task in tasks:
+        for index, turn in enumerate(task.turns):
+            report.asked += 1
+            reply = await complete(paraphrase_request(model, turn, per_turn, seed))
+            if reply is None:
+                report.request_failures += 1
+                continue
+            proposed = parse_lines(reply, turn.user.explicit)[:per_turn]
+            kept = usable(turn, proposed)
+            report.proposed += len(proposed)
+            report.kept += len(kept)
+            if kept:
+                report.rows.append({"task": task.id, "turn": index, "paraphrases": kept, "model": model})
+    return report
+
+
+def write_rows(path: Path, rows: list[dict[str, Any]]) -> None:
+    """Atomically: a crash leaves the old file or the new one, never half of one."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_text_atomic(path, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
