@@ -14,36 +14,38 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel, Field
 
-from sim.core import FAILED_TERMINATIONS, Event, Score, TerminationReason, Usage
+from judges.stats import pass_hat_k, rate, wilson
+from judges.stress_metrics import DeclineVerdict, StressTally, decline_verdict, stage_verdict, turn_masks
+from sim.core import FAILED_TERMINATIONS, Score, TerminationReason, Usage
+
+__all__ = ["EpisodeOutline", "ErrorMark", "pass_hat_k", "reduce_scores", "summarize", "wilson"]
 
 
-def wilson(successes: float, n: int, z: float = 1.96) -> tuple[float, float] | None:
-    """95% Wilson score interval for a proportion; None when n == 0."""
-    if n == 0:
-        return None
-    p = successes / n
-    denom = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / denom
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return (round(max(0.0, centre - half), 4), round(min(1.0, centre + half), 4))
+class ResultMark(BaseModel):
+    """The part of a tool result the summary reads."""
 
-
-def pass_hat_k(successes_per_task: dict[str, list[float]], k: int) -> float | None:
-    """τ-bench's pass^k: chance that k trials drawn without replacement all succeed, averaged over tasks."""
-    values = []
-    for outcomes in successes_per_task.values():
-        n, c = len(outcomes), int(sum(outcomes))
-        if n >= k:
-            values.append(math.comb(c, k) / math.comb(n, k))
-    return round(sum(values) / len(values), 4) if values else None
+    status: str
 
 
 class ErrorMark(BaseModel):
-    """The part of an event the summary reads."""
+    """The part of an event the summary reads: faults, and which turns saw a failed tool result."""
 
     kind: str
+    turn: int = 0
     fault: str | None = None
     code: str | None = None
+    replayed: bool = False
+    result: ResultMark | None = None
+
+
+class TurnMark(BaseModel):
+    outcome: str = "solve"
+
+
+class TaskMark(BaseModel):
+    """The part of the task as run the summary reads: whether a turn tests giving up."""
+
+    turns: list[TurnMark] = Field(default_factory=list)
 
 
 class EpisodeOutline(BaseModel):
@@ -57,10 +59,41 @@ class EpisodeOutline(BaseModel):
     usage: Usage = Field(default_factory=Usage)
     usage_by_role: dict[str, Usage] = Field(default_factory=dict)
     events: list[ErrorMark] = Field(default_factory=list)
+    task: TaskMark = Field(default_factory=TaskMark)
 
     @property
     def failed(self) -> bool:
         return self.termination in FAILED_TERMINATIONS
+
+
+class _Status(Protocol):
+    @property
+    def status(self) -> str: ...
+
+
+class _EventLike(Protocol):
+    @property
+    def kind(self) -> str: ...
+    @property
+    def turn(self) -> int: ...
+    @property
+    def fault(self) -> str | None: ...
+    @property
+    def code(self) -> str | None: ...
+    @property
+    def replayed(self) -> bool: ...
+    @property
+    def result(self) -> _Status | None: ...
+
+
+class _TurnLike(Protocol):
+    @property
+    def outcome(self) -> str: ...
+
+
+class _TaskLike(Protocol):
+    @property
+    def turns(self) -> Sequence[_TurnLike]: ...
 
 
 class EpisodeLike(Protocol):
@@ -79,7 +112,9 @@ class EpisodeLike(Protocol):
     @property
     def usage_by_role(self) -> Mapping[str, Usage]: ...
     @property
-    def events(self) -> Sequence[ErrorMark | Event]: ...
+    def events(self) -> Sequence[_EventLike]: ...
+    @property
+    def task(self) -> _TaskLike: ...
     @property
     def failed(self) -> bool: ...
 
@@ -90,20 +125,28 @@ USAGE_KEYS = ("requests", "cached", "input_tokens", "output_tokens", "cost", "re
 class _Verdicts:
     """The newest verdicts of one episode, reduced to the numbers the summary needs."""
 
-    __slots__ = ("faults", "success", "turns_n", "turns_sum")
+    __slots__ = ("decline", "faults", "right_turns", "scored_turns", "stages", "success", "turns_n", "turns_sum")
 
     def __init__(self) -> None:
         self.turns_sum = 0.0  # core_api_accuracy: sum and count of its per-turn values
         self.turns_n = 0
+        self.scored_turns = self.right_turns = 0  # core_api_accuracy: its scored and right turns, as bit masks
         self.success: float | None = None  # conversation_success
+        self.decline: DeclineVerdict | None = None
+        self.stages: tuple[str, ...] | None = None  # failure_stage: the stage of each wrong turn
         self.faults: frozenset[str] = frozenset()  # judges whose newest verdict is a judge fault
 
     def take(self, s: Score) -> None:
         if s.judge == "core_api_accuracy":
             values = [v for v in s.per_turn if v is not None]
             self.turns_sum, self.turns_n = sum(values), len(values)
+            self.scored_turns, self.right_turns = turn_masks(s.per_turn)
         elif s.judge == "conversation_success":
             self.success = s.value
+        elif s.judge == "decline":
+            self.decline = decline_verdict(s)
+        elif s.judge == "failure_stage":
+            self.stages = stage_verdict(s)
         if s.judge_fault:
             self.faults = self.faults | {s.judge}
         elif s.judge in self.faults:
@@ -135,6 +178,7 @@ def summarize(episodes: Iterable[EpisodeLike], scores: Iterable[Score], planned:
     trials = 0
     usage: dict[str, float] = dict.fromkeys(USAGE_KEYS, 0)  # ints stay ints, as a plain sum() would keep them
     usage_by_role: dict[str, dict[str, float]] = {}
+    stress = StressTally()
     for e in episodes:
         count += 1
         terminations[e.termination] += 1
@@ -142,12 +186,15 @@ def summarize(episodes: Iterable[EpisodeLike], scores: Iterable[Score], planned:
         _add_usage(usage, e.usage)
         for role, role_usage in e.usage_by_role.items():
             _add_usage(usage_by_role.setdefault(role, dict.fromkeys(USAGE_KEYS, 0)), role_usage)
+        failed_turns = 0  # turns in which the agent saw a failed result of its own call (injected or real)
         for ev in e.events:
             if ev.kind == "error":
                 if ev.fault:
                     faults[ev.fault] += 1
                 if ev.code:
                     codes[ev.code] += 1
+            elif ev.kind == "tool_result" and not ev.replayed and ev.result and ev.result.status != "success":
+                failed_turns |= 1 << ev.turn
         if e.failed:
             failed.append(e.episode_id)
             continue
@@ -155,6 +202,7 @@ def summarize(episodes: Iterable[EpisodeLike], scores: Iterable[Score], planned:
         if v is None:
             continue
         turns_sum, turns_n = turns_sum + v.turns_sum, turns_n + v.turns_n
+        stress.add(e.trial, any(t.outcome == "decline" for t in e.task.turns), failed_turns, v)
         if v.success is not None:
             tally = success_by_task.setdefault(e.task_id, [0, 0.0])
             tally[0] += 1
@@ -168,10 +216,10 @@ def summarize(episodes: Iterable[EpisodeLike], scores: Iterable[Score], planned:
         "planned_episodes": planned if planned is not None else count,
         "failed_episodes": len(failed),
         "scored_episodes": count - len(failed),
-        "core_api_accuracy": _rate(turns_sum, turns_n),
+        "core_api_accuracy": rate(turns_sum, turns_n),
         "core_api_accuracy_ci95": wilson(turns_sum, turns_n),
         "scored_turns": turns_n,
-        "conversation_success": _rate(successes, successes_n),
+        "conversation_success": rate(successes, successes_n),
         "conversation_success_ci95": wilson(successes, successes_n),
         "pass_hat_k": {str(k): _pass_hat_k(success_by_task, k) for k in range(1, trials + 1)} if trials > 0 else {},
         "terminations": dict(terminations),
@@ -181,13 +229,14 @@ def summarize(episodes: Iterable[EpisodeLike], scores: Iterable[Score], planned:
         "faults_by_kind": dict(faults),
         "error_codes": dict(codes.most_common(20)),
         "per_task": {
-            task: {"trials": int(n), "conversation_success": _rate(c, int(n))}
+            task: {"trials": int(n), "conversation_success": rate(c, int(n))}
             for task, (n, c) in sorted(success_by_task.items())
         },
         "usage": {k: round(v, 4) for k, v in usage.items()},
         "usage_by_role": {
             role: {k: round(v, 4) for k, v in usage_by_role[role].items()} for role in sorted(usage_by_role)
         },
+        **stress.result(),  # added after the keys above: the summary's older keys keep their order
     }
 
 
@@ -200,7 +249,3 @@ def _pass_hat_k(tallies: dict[str, list[float]], k: int) -> float | None:
     """``pass_hat_k`` over (trials, successes) counts per task."""
     values = [math.comb(int(c), k) / math.comb(int(n), k) for n, c in tallies.values() if n >= k]
     return round(sum(values) / len(values), 4) if values else None
-
-
-def _rate(num: float, den: int) -> float | None:
-    return round(num / den, 4) if den else None

@@ -8,17 +8,19 @@ from typing import Any
 
 from judges.arg_match import ArgMatcher
 from judges.core_api import ConversationSuccess, CoreApiAccuracy
+from judges.decline import DeclineJudge
+from judges.failure_stage import FailureStage
 from sim.config import RunConfig
 from sim.core import EpisodeResult, Judge, Score
 from sim.store import RunStore, StoreError
 
-JUDGES_VERSION = 1
+JUDGES_VERSION = 3  # 2: failure_stage; 3: decline (conversation success needs decline turns declined)
 """Bump when a judge's verdict on the same trace may change: old and new scores then form different sets."""
 
 
 def judge_config(config: RunConfig) -> dict[str, Any]:
     """What determines the verdicts on a stored trace; its hash names the score set."""
-    settings: dict[str, Any] = {"version": JUDGES_VERSION, "judges": [j.name for j in _judge_types()]}
+    settings: dict[str, Any] = {"version": JUDGES_VERSION, "judges": [j.name for j in (*_MATCHING, *_PLAIN)]}
     settings["arg_match"] = config.arg_match
     if config.arg_match == "embedding":
         settings["embedding_threshold"] = config.embedding_threshold
@@ -29,8 +31,13 @@ def judge_config_hash(settings: dict[str, Any]) -> str:
     return hashlib.sha256(json.dumps(settings, sort_keys=True).encode()).hexdigest()[:12]
 
 
-def _judge_types() -> tuple[type[CoreApiAccuracy], type[ConversationSuccess]]:
-    return (CoreApiAccuracy, ConversationSuccess)
+_MATCHING: tuple[type[CoreApiAccuracy] | type[ConversationSuccess] | type[FailureStage], ...] = (
+    CoreApiAccuracy,
+    ConversationSuccess,
+    FailureStage,
+)
+"""Judges that compare arguments: built with the run's argument matcher."""
+_PLAIN = (DeclineJudge,)
 
 
 def build_judges(config: RunConfig) -> list[Judge]:
@@ -40,7 +47,7 @@ def build_judges(config: RunConfig) -> list[Judge]:
 
         embedder = Embedder()
     matcher = ArgMatcher(mode=config.arg_match, threshold=config.embedding_threshold, embedder=embedder)
-    return [kind(matcher) for kind in _judge_types()]
+    return [*(kind(matcher) for kind in _MATCHING), *(kind() for kind in _PLAIN)]
 
 
 async def judge(result: EpisodeResult, judges: list[Judge], score_set: str) -> list[Score]:

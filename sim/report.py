@@ -1,4 +1,4 @@
-"""Terminal report of a run summary: headline rates with denominators, failures, per task."""
+"""Terminal report of a run summary: headline rates with denominators, failures, stressors, per task."""
 
 from __future__ import annotations
 
@@ -14,6 +14,17 @@ def _pct(value: float | None) -> str:
 
 def _ci(ci: list[float] | tuple[float, float] | None) -> str:
     return "" if not ci else f"[{100 * ci[0]:.1f}, {100 * ci[1]:.1f}]"
+
+
+def _mean_sd(spread: dict[str, Any]) -> str:
+    if spread.get("mean") is None:
+        return "n/a"
+    sd = spread.get("sd")
+    return _pct(spread["mean"]) + ("" if sd is None else f" ± {100 * sd:.1f}")
+
+
+DETAILED_TYPES = ("drift", "perturb")
+"""Stressor types whose operators and scenarios get a row each beside their baseline."""
 
 
 def render(summary: dict[str, Any], console: Console) -> None:
@@ -37,6 +48,7 @@ def render(summary: dict[str, Any], console: Console) -> None:
     for k, v in (summary.get("pass_hat_k") or {}).items():
         if k != "1":
             head.add_row(f"pass^{k}", _pct(v), "", "tasks")
+    _stress_rows(head, summary)
     if summary.get("setup"):
         head.add_row("setup", str(summary["setup"]), "", "")
     head.add_row(
@@ -69,19 +81,14 @@ def render(summary: dict[str, Any], console: Console) -> None:
         for column in ("complexity type", "turns", "before", "after", "degradation", "retention"):
             t.add_column(column, justify="left" if column == "complexity type" else "right")
         for row in stressors["by_type"]:
-            retention = "-" if row["retention"] is None else f"{row['retention']:.2f}"
-            t.add_row(
-                row["name"],
-                str(row["turns"]),
-                _pct(row["before"]),
-                _pct(row["after"]),
-                _pct(row["degradation"]),
-                retention,
-            )
+            t.add_row(row["name"], *_cells(row))
         console.print(t)
+        _operator_table(stressors, console)
         if stressors.get("unpaired_episodes"):
             left = sum(stressors["unpaired_episodes"].values())
             console.print(f"  {left} stressed episode(s) left out: failed, or their baseline failed or is missing")
+
+    _stage_table(summary, console)
 
     per_task = summary.get("per_task") or {}
     if per_task:
@@ -100,3 +107,84 @@ def render(summary: dict[str, Any], console: Console) -> None:
             f"{u['retries']} retries, working {u['working_s']:.1f}s, waiting {u['waiting_s']:.1f}s, "
             f"cost ${u['cost']:.4f}"
         )
+
+
+def _stress_rows(head: Table, summary: dict[str, Any]) -> None:
+    """Headline rows of the stressed and impossible conditions, each with its denominator."""
+    trials = summary.get("over_trials") or {}
+    if len(trials.get("trials") or ()) >= 2:
+        n = f"{len(trials['trials'])} trials"
+        head.add_row("core API accuracy, mean ± sd", _mean_sd(trials["core_api_accuracy"]), "", n)
+        head.add_row("conversation success, mean ± sd", _mean_sd(trials["conversation_success"]), "", n)
+    if "solvable_pass_rate" in summary:
+        head.add_row(
+            "solvable pass rate",
+            _pct(summary["solvable_pass_rate"]),
+            _ci(summary.get("solvable_pass_rate_ci95")),
+            f"{summary.get('solvable_episodes', 0)} episodes w/o decline turn",
+        )
+    give_up = summary.get("give_up") or {}
+    if give_up.get("decline_turns"):
+        head.add_row(
+            "give-up rate", _pct(give_up["rate"]), _ci(give_up.get("ci95")), f"{give_up['decline_turns']} decline turns"
+        )
+        mean = give_up.get("mean_turns_to_give_up")
+        head.add_row(
+            "turns to give up, mean",
+            "n/a" if mean is None else f"{mean:.2f}",
+            "",
+            f"{give_up['gave_up_episodes']} episodes; {give_up['never_gave_up']} never gave up",
+        )
+        head.add_row("looping rate", _pct(give_up.get("looping_rate")), "", f"{give_up['decline_turns']} decline turns")
+        head.add_row(
+            "invented-call rate",
+            _pct(give_up.get("invented_call_rate")),
+            "",
+            f"{give_up['decline_turns']} decline turns",
+        )
+    recovery = summary.get("recovery") or {}
+    if recovery.get("turns_after_failure"):
+        head.add_row(
+            "recovery after a failed call",
+            _pct(recovery["rate"]),
+            _ci(recovery.get("ci95")),
+            f"{recovery['turns_after_failure']} turns",
+        )
+
+
+def _stage_table(summary: dict[str, Any], console: Console) -> None:
+    stages = {k: v for k, v in (summary.get("failure_stages") or {}).items() if v}
+    if not stages:
+        return
+    total = sum(stages.values())
+    t = Table(title="failure stages (wrong turns)", header_style="bold")
+    for column in ("stage", "turns", "share"):
+        t.add_column(column, justify="left" if column == "stage" else "right")
+    for stage, n in stages.items():
+        t.add_row(stage, str(n), _pct(n / total))
+    console.print(t)
+
+
+def _operator_table(stressors: dict[str, Any], console: Console) -> None:
+    """Baseline next to each operator (all its scenarios) and each scenario, for the detailed types."""
+    operators = [r for r in stressors.get("by_operator") or () if r.get("type") in DETAILED_TYPES]
+    scenarios = [r for r in stressors.get("by_scenario") or () if r.get("type") in DETAILED_TYPES]
+    if not operators and not scenarios:
+        return
+    t = Table(title="per operator and scenario: baseline (before) vs stressed (after)", header_style="bold")
+    t.add_column("operator (scenarios) / scenario", overflow="fold")
+    for column in ("turns", "baseline", "stressed", "degradation", "retention"):
+        t.add_column(column, justify="right")
+    for kind in DETAILED_TYPES:
+        for op in (r for r in operators if r["type"] == kind):
+            t.add_row(f"{kind}: {op['name']} ({op['scenarios']})", *_cells(op), style="bold")
+            for row in (r for r in scenarios if r["type"] == kind and r.get("op") == op["name"]):
+                t.add_row(f"  {row['name'].removeprefix(kind + '.')}", *_cells(row))
+        for row in (r for r in scenarios if r["type"] == kind and "op" not in r):
+            t.add_row(row["name"], *_cells(row))
+    console.print(t)
+
+
+def _cells(row: dict[str, Any]) -> tuple[str, ...]:
+    retention = "-" if row["retention"] is None else f"{row['retention']:.2f}"
+    return (str(row["turns"]), _pct(row["before"]), _pct(row["after"]), _pct(row["degradation"]), retention)

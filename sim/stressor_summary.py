@@ -1,7 +1,8 @@
 """Stressor-mode isolated: accuracy on the turns each scenario can touch, without and with it.
 
 Every scenario's episodes are paired with the baseline episode of the same task and trial (same seed),
-and compared on the same turns: those whose gold uses one of the scenario's tools. Per scenario and per
+and compared on the same turns: those whose gold uses one of the scenario's tools. Per scenario, per
+operator (a row's ``params['op']``: drift's rename_param, type_drift..., perturb's distractor...) and per
 complexity type: the core API accuracy before (baseline) and after (stressed), the degradation
 (before - after) and the retention ratio (after / before). Streams the score set; holds a few numbers per
 episode.
@@ -55,16 +56,29 @@ def stressor_summary(store: RunStore, score_set: str) -> dict[str, Any] | None:
                 row[0], row[1], row[2] = row[0] + b, row[1] + a, row[2] + 1
     by_scenario = [_row(name, scenarios.get(name), *values) for name, values in sorted(sums.items())]
     by_type: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0, 0.0])
-    for name, (b, a, n) in sums.items():
-        kind = scenarios[name].type if name in scenarios else name
-        totals = by_type[kind]
-        totals[0], totals[1], totals[2] = totals[0] + b, totals[1] + a, totals[2] + n
+    by_operator: dict[tuple[str, str], list[float]] = defaultdict(lambda: [0.0, 0.0, 0.0, 0.0])  # + scenarios
+    for name, values in sums.items():
+        scenario = scenarios.get(name)
+        _add(by_type[scenario.type if scenario is not None else name], values)
+        if scenario is not None and "op" in scenario.params:
+            op = by_operator[(scenario.type, str(scenario.params["op"]))]
+            _add(op, values)
+            op[3] += 1
     return {
         "mode": "isolated",
         "by_type": [_row(kind, None, *values) for kind, values in sorted(by_type.items())],
         "by_scenario": by_scenario,
+        "by_operator": [
+            {**_row(op, None, b, a, n), "type": kind, "scenarios": int(count)}
+            for (kind, op), (b, a, n, count) in sorted(by_operator.items())
+        ],
         "unpaired_episodes": dict(sorted(unpaired.items())),
     }
+
+
+def _add(totals: list[float], values: list[float]) -> None:
+    for i, v in enumerate(values):
+        totals[i] += v
 
 
 def _row(name: str, scenario: Scenario | None, before_sum: float, after_sum: float, turns: float) -> dict[str, Any]:
@@ -74,6 +88,7 @@ def _row(name: str, scenario: Scenario | None, before_sum: float, after_sum: flo
     return {
         "name": name,
         **({"type": scenario.type, "level": scenario.level} if scenario is not None else {}),
+        **({"op": str(scenario.params["op"])} if scenario is not None and "op" in scenario.params else {}),
         "turns": int(turns),
         "before": round(before, 4),
         "after": round(after, 4),

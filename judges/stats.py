@@ -1,0 +1,42 @@
+"""The statistics every summary number goes through: rates with their denominators, Wilson intervals, pass^k,
+mean and sample standard deviation over trials."""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections.abc import Sequence
+
+
+def wilson(successes: float, n: int, z: float = 1.96) -> tuple[float, float] | None:
+    """95% Wilson score interval for a proportion; None when n == 0."""
+    if n == 0:
+        return None
+    p = successes / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return (round(max(0.0, centre - half), 4), round(min(1.0, centre + half), 4))
+
+
+def pass_hat_k(successes_per_task: dict[str, list[float]], k: int) -> float | None:
+    """τ-bench's pass^k: chance that k trials drawn without replacement all succeed, averaged over tasks."""
+    values = []
+    for outcomes in successes_per_task.values():
+        n, c = len(outcomes), int(sum(outcomes))
+        if n >= k:
+            values.append(math.comb(c, k) / math.comb(n, k))
+    return round(sum(values) / len(values), 4) if values else None
+
+
+def rate(num: float, den: int) -> float | None:
+    return round(num / den, 4) if den else None
+
+
+def mean_sd(values: Sequence[float | None]) -> tuple[float | None, float | None]:
+    """Mean and sample standard deviation of the values that exist; sd needs two of them."""
+    present = [v for v in values if v is not None]
+    if not present:
+        return None, None
+    sd = round(statistics.stdev(present), 4) if len(present) >= 2 else None
+    return round(statistics.fmean(present), 4), sd
