@@ -2,8 +2,8 @@
 
 Along a solution path, the first core call core API accuracy does not find right decides, by what the agent did
 with that tool in the turn:
-- ``search``: the tool was never in the agent's toolkit (``EpisodeResult.tools``: an endpoint that moved, a
-  function only a tool search finds) and the agent never called it;
+- ``search``: the tool was not in the agent's toolkit at that turn (``EpisodeResult.tools_at``: an endpoint that
+  moved, a function missing this turn, one only a tool search finds) and the agent never called it;
 - ``identification``: the tool was available and the agent never called it (a state-changing call of a tool
   the path does not have, instead, counts here too);
 - ``chaining``: it called the tool but its calls failed for a missing or out-of-order prerequisite or an id
@@ -170,7 +170,7 @@ def turn_stage(result: EpisodeResult, index: int, turn: Turn, matcher: ArgMatche
         calls=agent_calls(result, index),
         schemas={s.name: s.parameters for s in result.tools},
         matcher=matcher,
-        toolkit={s.name for s in result.tools},
+        toolkit=result.tools_at(index),
         trace=_trace(result, index),
     )
     # The path the agent was on: the one whose tools it called most, then the one it got furthest along, then

@@ -183,6 +183,7 @@ async def run_episode(
         error(turn, "harness", "harness:exception", traceback.format_exc(limit=8)[-2000:] or _describe(exc))
         termination = "harness_error"
     result.events = rec.events
+    result.turn_tools = runtime.turn_tools
     result.termination = termination
     result.usage = llm.usage
     result.usage_by_role = llm.usage_by_role()

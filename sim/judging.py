@@ -20,7 +20,7 @@ JUDGES_VERSION = 3  # 2: failure_stage; 3: decline (conversation success needs d
 
 def judge_config(config: RunConfig) -> dict[str, Any]:
     """What determines the verdicts on a stored trace; its hash names the score set."""
-    settings: dict[str, Any] = {"version": JUDGES_VERSION, "judges": [j.name for j in (*_MATCHING, *_PLAIN)]}
+    settings: dict[str, Any] = {"version": JUDGES_VERSION, "judges": judge_names()}
     settings["arg_match"] = config.arg_match
     if config.arg_match == "embedding":
         settings["embedding_threshold"] = config.embedding_threshold
@@ -38,6 +38,11 @@ _MATCHING: tuple[type[CoreApiAccuracy] | type[ConversationSuccess] | type[Failur
 )
 """Judges that compare arguments: built with the run's argument matcher."""
 _PLAIN = (DeclineJudge,)
+
+
+def judge_names() -> list[str]:
+    """Every judge of a run, in the order they score."""
+    return [j.name for j in (*_MATCHING, *_PLAIN)]
 
 
 def build_judges(config: RunConfig) -> list[Judge]:

@@ -81,6 +81,8 @@ class EpisodeRuntime:
         self.turn = 0
         self._stressors = tuple(stressors)
         self._episode_tools = list(specs)
+        self.turn_tools: dict[int, list[str]] = {}
+        """Turns whose callable tools differ from the episode's: their names (the trace's ``turn_tools``)."""
         self._tools = tuple(specs)
         self._names = frozenset(s.name for s in specs)
         self._record = record
@@ -104,6 +106,8 @@ class EpisodeRuntime:
         tools = self._episode_tools
         for s in self._stressors:
             tools = s.on_turn(turn, tools)
+        if [t.name for t in tools] != [t.name for t in self._episode_tools]:
+            self.turn_tools[turn] = [t.name for t in tools]
         if len(tools) != len(self._tools) or any(a is not b for a, b in zip(tools, self._tools, strict=True)):
             # A new tuple only when the toolkit changed: transports cache the encoding of the one they saw.
             self._tools = tuple(tools)

@@ -4,8 +4,9 @@ Every scenario's episodes are paired with the baseline episode of the same task 
 and compared on the same turns: those whose gold uses one of the scenario's tools. Per scenario, per
 operator (a row's ``params['op']``: drift's rename_param, type_drift..., perturb's distractor...) and per
 complexity type: the core API accuracy before (baseline) and after (stressed), the degradation
-(before - after) and the retention ratio (after / before). Streams the score set; holds a few numbers per
-episode.
+(before - after) and the retention ratio (after / before). On a turn the scenario makes impossible (an outage
+with no way around it, a missing function) "after" is whether the agent declined right (the ``decline`` judge).
+Streams the score set; holds a few numbers per episode.
 """
 
 from __future__ import annotations
@@ -36,9 +37,15 @@ def stressor_summary(store: RunStore, score_set: str) -> dict[str, Any] | None:
     tasks = {t.id: t for t in load_world(config["world"]).tasks()}
     scenarios: dict[str, Scenario] = {s.name: s for s in builtin_scenarios()}
     per_turn: dict[tuple[str, str, int], PerTurn] = {}
+    declined: dict[tuple[str, str, int], PerTurn] = {}
     for score in store.iter_scores(score_set):
         if score.judge == "core_api_accuracy" and not score.judge_fault:
             per_turn[split_episode_id(score.episode_id)] = list(score.per_turn)
+        elif score.judge == "decline" and score.per_turn:
+            declined[split_episode_id(score.episode_id)] = list(score.per_turn)
+    for key, verdicts in declined.items():  # on a decline turn, right is declining right
+        if key in per_turn:
+            per_turn[key] = [d if d is not None else v for v, d in zip(per_turn[key], verdicts, strict=False)]
     sums: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0, 0.0])  # before, after, turns
     unpaired: dict[str, int] = defaultdict(int)  # stressed episodes left out: no scored baseline, or not scored
     for (task_id, variant, trial), after in per_turn.items():

@@ -212,6 +212,8 @@ async def test_toolkits_change_per_turn_and_calls_outside_them_are_refused_unles
     agent = CallsThree()
     result = await episode(agent, [RenamesAndHides()])
     assert "set_color" not in agent.toolsets[0] and all("set_color" in t for t in agent.toolsets[1:])
+    assert result.turn_tools == {0: sorted(agent.toolsets[0], key=[s.name for s in PACK.new_world(0).specs()].index)}  # type: ignore[attr-defined]
+    assert result.tools_at(0) == agent.toolsets[0] and result.tools_at(1) == agent.toolsets[1]  # type: ignore[attr-defined]
     events = result.events  # type: ignore[attr-defined]
     # The renamed lookup is recorded as a lookup: read_only comes from the world's tool it reached.
     fetched = [e for e in events if e.kind == "tool_call" and e.call.name == "fetch_devices"]

@@ -11,6 +11,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
+from sim.judging import judge_names
 from tests.mockllm_server import REPO_ROOT, mock_llm_server
 
 TRIALS = 2
@@ -68,7 +69,7 @@ def test_sigkill_then_resume_finds_every_episode_once(tmp_path: Path) -> None:
         (json.loads(line)["episode_id"], json.loads(line)["judge"])
         for line in lines(tmp_path / "killed" / "scores.jsonl")
     )
-    assert len(scores) == 2 * planned and set(scores.values()) == {1}
+    assert len(scores) == len(judge_names()) * planned and set(scores.values()) == {1}
     summary = json.loads((tmp_path / "killed" / "summary.json").read_text())
     assert summary["episodes"] == planned
 

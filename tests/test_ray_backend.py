@@ -25,6 +25,7 @@ import pytest
 from sim.config import RunConfig
 from sim.executors.ray_reaper import MARK_VARIABLE
 from sim.executors.worker_share import ShareScheduler, split, worker_configs, worker_count
+from sim.judging import judge_names
 from sim.llm.decision_log import DecisionLog
 from sim.llm.scheduler import EndpointLimits, Scheduler
 from sim.runner import execute
@@ -313,5 +314,5 @@ def test_sigkill_of_the_driver_resumes_every_episode_once_and_leaves_no_ray_proc
     scores = Counter(
         (s["episode_id"], s["judge"]) for s in map(json.loads, lines(tmp_path / "killed" / "scores.jsonl"))
     )
-    assert len(scores) == 2 * planned and set(scores.values()) == {1}
+    assert len(scores) == len(judge_names()) * planned and set(scores.values()) == {1}
     assert json.loads((tmp_path / "killed" / "summary.json").read_text())["episodes"] == planned

@@ -13,6 +13,7 @@ import pytest
 import sim.runner
 from sim.config import ConfigError, RunConfig
 from sim.core import EpisodeResult, Score
+from sim.judging import judge_names
 from sim.plan import make_plan
 from tests.test_cli_trust import squall
 from worlds.registry import load_world
@@ -51,11 +52,12 @@ def test_resume_reruns_judge_faults(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     assert code == 0, err
     assert summary(run_dir)["judge_faults"] == 0 and summary(run_dir)["core_api_accuracy"] == 1.0
     lines = score_lines(run_dir)
-    assert len(lines) == 6  # 2 faults + 2 conversation verdicts kept as written, 2 re-run verdicts appended
+    # Per episode: the fault and every other judge's verdict kept as written, and the re-run verdict appended.
+    assert len(lines) == 2 * (len(judge_names()) + 1)
     assert [line["value"] for line in lines if line["judge"] == "core_api_accuracy"] == [None, None, 1.0, 1.0]
     # Nothing left to do: a second resume judges nothing more.
     assert squall("run", "--resume", "--run-id", "r", "--out", str(tmp_path), "-q")[0] == 0
-    assert len(score_lines(run_dir)) == 6
+    assert len(score_lines(run_dir)) == 2 * (len(judge_names()) + 1)
 
 
 def test_score_reruns_judge_faults_and_appends(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -1,8 +1,9 @@
 """Every stressor type in stressor-mode isolated on the multi-domain world, against calibration agents.
 
 The naive agent replays the unstressed gold and reads nothing: a format rule, a new prerequisite, a drifted
-schema, a required follow-up or an error costs it turns; a look-alike, a vague description, sponsored entries
-or a reworded request cannot (only a reader can be misled by text). The oracle reads the rewritten gold and
+schema, a required follow-up, an error, an outage or a missing function costs it turns; a look-alike, a vague
+description, sponsored entries, related tools beside the gold ones or a reworded request cannot (only a reader
+can be misled by text). The oracle reads the rewritten gold and
 keeps every specification type at 1.0.
 """
 
@@ -17,8 +18,8 @@ from sim.report import render
 from sim.runner import execute
 
 CONVERSATIONS = 40
-DROPS = {"adhoc", "dependency", "drift", "notice", "limitation", "failure"}
-NO_DROP = {"lookalike", "ambiguous", "irrelevant", "perturb"}
+DROPS = {"adhoc", "dependency", "drift", "notice", "limitation", "failure", "missing", "outage"}
+NO_DROP = {"lookalike", "ambiguous", "irrelevant", "perturb", "expand"}
 
 
 def _config(tmp_path: Path, agent: str, stressors: list[str]) -> RunConfig:
@@ -54,6 +55,14 @@ async def test_a_naive_agent_loses_turns_to_exactly_the_types_that_need_reading(
 async def test_the_oracle_keeps_every_specification_type_at_one(tmp_path: Path) -> None:
     _, summary = await execute(_config(tmp_path, "oracle", ["spec"]))
     rows = summary["stressors"]["by_type"]
-    assert {row["name"] for row in rows} == {"adhoc", "lookalike", "dependency", "ambiguous", "drift"}
+    assert {row["name"] for row in rows} == {
+        "adhoc",
+        "lookalike",
+        "dependency",
+        "ambiguous",
+        "drift",
+        "expand",
+        "missing",
+    }
     assert all(row["after"] == 1.0 for row in rows), rows
     assert summary["core_api_accuracy"] == 1.0

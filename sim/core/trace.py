@@ -89,6 +89,11 @@ class EpisodeResult(BaseModel):
     )
     task: Task = Field(description="The task as the episode ran it (after stressor rewrites).")
     tools: list[ToolSpec] = Field(description="The tool specs the agent was shown.")
+    turn_tools: dict[int, list[str]] = Field(
+        default_factory=dict,
+        description="Turns whose callable tools differed from ``tools`` (a function missing until a later turn): "
+        "the names the agent could call during that turn.",
+    )
     instructions: str = Field(default="", description="System instructions the agent was shown.")
     events: list[Event] = Field(default_factory=list)
     termination: TerminationReason = "completed"
@@ -104,6 +109,11 @@ class EpisodeResult(BaseModel):
     def failed(self) -> bool:
         """True when the episode cannot be scored (a fault that is not the agent's)."""
         return self.termination in FAILED_TERMINATIONS
+
+    def tools_at(self, turn: int) -> set[str]:
+        """The names of the tools the agent could call during ``turn``."""
+        names = self.turn_tools.get(turn)
+        return set(names) if names is not None else {s.name for s in self.tools}
 
 
 class Score(Frozen):
