@@ -13,19 +13,36 @@ Row params: ``op`` and what it needs.
 - ``rename_param``: ``param`` -> ``new_param`` (a semantic equivalent).
 - ``type_drift``: ``param`` (integer or boolean) must now be sent as a string: ``'30'``, ``'true'``.
 - ``required_swap``: optional ``param`` becomes required; gold gives it its effective ``default``.
+- ``default_flip``: optional ``param`` now defaults to ``new_default`` instead of the documented ``default``. Nothing
+  is refused: a call that leaves it out gets the new default, and the result says so (``applied_defaults``, as real
+  APIs echo effective values); gold that relied on the old default gives it explicitly.
 - ``nest_params``: flat ``params`` grouped into one object parameter ``into``.
+A row with tools ``["*"]`` names only ``op`` (and optionally ``from_turn``, ``seed``): it picks its tool and the
+rest per task (``drift_auto``).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any, Literal
 
 from sim.core import CallContext, CallNext, GoldCall, Task, ToolCall, ToolResult, failure
 from worlds.stressors.scenario import ScenarioStressor
+from worlds.stressors.types.drift_auto import plan_for
+from worlds.stressors.types.notice import with_field
 from worlds.stressors.types.spec_edit import rewrite_paths
 
-OPS = ("rename_endpoint", "rename_param", "type_drift", "required_swap", "nest_params")
+OPS = ("rename_endpoint", "rename_param", "type_drift", "required_swap", "default_flip", "nest_params")
+NEEDS = {
+    "rename_endpoint": ("new_name",),
+    "rename_param": ("param", "new_param"),
+    "type_drift": ("param", "from"),
+    "required_swap": ("param", "default"),
+    "default_flip": ("param", "default", "new_default"),
+    "nest_params": ("params", "into"),
+}
+"""The params a row naming its tools must give for each operator (an auto row derives them)."""
 
 
 class _Refused(Exception):
@@ -37,18 +54,31 @@ class SchemaDrift(ScenarioStressor):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.op = str(self.params["op"])
+        self.op = str(self.params.get("op"))
         if self.op not in OPS:
             raise ValueError(f"{self.name}: unknown drift op '{self.op}' (one of {', '.join(OPS)})")
-        self.from_turn = int(self.params.get("from_turn", 0))
-        self.new_name = str(self.params.get("new_name", ""))
-        self.param = str(self.params.get("param", ""))
-        self.new_param = str(self.params.get("new_param", ""))
-        self.nested: tuple[str, ...] = tuple(self.params.get("params", ()))
-        self.into = str(self.params.get("into", ""))
+        self.auto = "*" in self.tools
+        self.row_params = dict(self.params)  # an auto row's own, before a task's pick fills in the rest
+        if self.auto:
+            self._configure(frozenset(), self.params)  # targets nothing until on_task picks a tool
+            return
+        missing = [k for k in NEEDS[self.op] if k not in self.params]
+        if missing:
+            raise ValueError(f"{self.name}: drift op '{self.op}' needs {', '.join(missing)}")
         if self.op == "rename_endpoint" and len(self.tools) != 1:
             raise ValueError(f"{self.name}: rename_endpoint targets exactly one tool")
-        self.old_name = next(iter(self.tools))
+        self._configure(self.tools, self.params)
+
+    def _configure(self, tools: frozenset[str], params: Mapping[str, Any]) -> None:
+        self.tools = tools
+        self.params = dict(params)
+        self.from_turn = int(params.get("from_turn", 0))
+        self.new_name = str(params.get("new_name", ""))
+        self.param = str(params.get("param", ""))
+        self.new_param = str(params.get("new_param", ""))
+        self.nested: tuple[str, ...] = tuple(params.get("params", ()))
+        self.into = str(params.get("into", ""))
+        self.old_name = next(iter(tools), "")
 
     # what the agent observes -------------------------------------------------------------------------------
 
@@ -56,6 +86,8 @@ class SchemaDrift(ScenarioStressor):
         mine = call.name in self.tools or (self.op == "rename_endpoint" and call.name == self.new_name)
         if not mine or ctx.turn < self.from_turn:
             return await next(call)
+        if self.op == "default_flip":
+            return await self._flip_default(call, ctx, next)
         ctx.fired.append(self.name)
         try:
             native = self._to_native(call)
@@ -66,6 +98,18 @@ class SchemaDrift(ScenarioStressor):
             code = "endpoint_moved" if self.op == "rename_endpoint" else "schema_mismatch"
             return failure(call, status, code, str(refused))
         return await next(native)
+
+    async def _flip_default(self, call: ToolCall, ctx: CallContext, next: CallNext) -> ToolResult:
+        """An explicit value passes as it is; a left-out one gets the NEW default, echoed in the result."""
+        if self.param in call.arguments:
+            return await next(call)
+        ctx.fired.append(self.name)
+        new_default = self.params["new_default"]
+        result = await next(call.model_copy(update={"arguments": {**call.arguments, self.param: new_default}}))
+        content = result.content
+        applied = content.get("applied_defaults") if isinstance(content, dict) else None
+        applied = {**(applied if isinstance(applied, dict) else {}), self.param: new_default}
+        return result.model_copy(update={"content": with_field(content, "applied_defaults", applied)})
 
     def _to_native(self, call: ToolCall) -> ToolCall:
         """The world's own call for a new-schema call; raises _Refused for anything else."""
@@ -135,6 +179,12 @@ class SchemaDrift(ScenarioStressor):
     # what the gold expects ---------------------------------------------------------------------------------
 
     def on_task(self, task: Task) -> Task:
+        if self.auto:
+            plan = plan_for(task, self.scenario, self.row_params)
+            if plan is None:
+                self._configure(frozenset(), self.row_params)  # nothing in this task suits the operator: no drift
+                return task
+            self._configure(plan.tools, plan.params)
         return rewrite_paths(
             task, lambda turn, path: path if turn < self.from_turn else [self._to_new(c) for c in path]
         )
@@ -151,7 +201,7 @@ class SchemaDrift(ScenarioStressor):
         elif self.op == "type_drift" and self.param in args:
             value = args[self.param]
             args[self.param] = ("true" if value else "false") if isinstance(value, bool) else str(value)
-        elif self.op == "required_swap":
+        elif self.op in ("required_swap", "default_flip"):
             args.setdefault(self.param, self.params["default"])
         elif self.op == "nest_params":
             args[self.into] = {p: args.pop(p) for p in self.nested if p in args}
