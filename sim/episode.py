@@ -97,10 +97,12 @@ async def run_episode(
     try:
         world = pack.new_world(spec.seed)
         task = spec.task
-        for s in stressors:
+        # Innermost first: the first stressor sees the agent's call first (sim.runtime.chain), so it is the last to
+        # rewrite the gold and the docs, which must be in the form that reaches it.
+        for s in reversed(stressors):
             task = s.on_task(task)
         specs, instructions = world.specs(), world.instructions()
-        for s in stressors:
+        for s in reversed(stressors):
             specs, instructions = s.on_spec(specs, instructions)
         gold = GoldHistory(pack, spec.seed, task, specs, rec.add, rec.clock) if setup == "isolated" else None
     except Exception:  # a broken world or stressor fails this episode, not the whole run

@@ -69,6 +69,8 @@ def make_plan(config: RunConfig, pack: WorldPack) -> Plan:
         tasks = [t for t in tasks if t.id in wanted]
     if config.limit is not None:
         tasks = tasks[: config.limit]
+    if config.setup == "isolated" and config.stressors:
+        _check_gold_replays(config, pack)
     units = [Unit(task) for task in tasks]
     if config.stressor_mode == "isolated":
         units = [Unit(task, stressors=()) for task in tasks] + isolated_units(config, pack, tasks)
@@ -79,6 +81,28 @@ def make_plan(config: RunConfig, pack: WorldPack) -> Plan:
             f"trials), more than the {MAX_PLANNED_EPISODES:,} one run may hold; split it into several runs"
         )
     return plan
+
+
+REWRITE_CALLS = frozenset({"adhoc", "drift"})
+"""Types whose gold calls are in a form only the stressor understands (a format rule, a newer schema): the isolated
+setup replays gold straight into the world (``sim.gold_history``), which would refuse them."""
+
+
+def _check_gold_replays(config: RunConfig, pack: WorldPack) -> None:
+    from worlds.stressors import select
+
+    try:
+        chosen = select(config.stressors or [], [s.name for s in pack.new_world(0).specs()])
+    except ValueError:
+        return  # the stressors option's own check names the problem
+    clash = sorted({s.name for s, _ in chosen if s.type in REWRITE_CALLS})
+    if clash:
+        shown = ", ".join(clash[:5]) + (f" and {len(clash) - 5} more" if len(clash) > 5 else "")
+        raise config.problem(
+            "setup",
+            f"isolated replays gold calls straight into the world, and {shown} rewrite them into a form only the "
+            "stressor understands; use --setup cumulative, or leave out the adhoc and drift scenarios",
+        )
 
 
 def isolated_units(config: RunConfig, pack: WorldPack, tasks: Sequence[Task]) -> list[Unit]:

@@ -77,12 +77,16 @@ class CallContext(BaseModel):
 
 
 class Stressor(Protocol):
-    """A per-episode, seeded perturbation. Any hook may be the identity."""
+    """A per-episode, seeded perturbation. Any hook may be the identity.
+
+    An episode's stressors compose like layers around the world: ``on_call`` in list order (the first sees the
+    agent's call first), ``on_task`` and ``on_spec`` in reverse order (the first rewrites the gold and the docs
+    last), so what the agent reads and is scored on is in the form that reaches the first layer."""
 
     name: str
 
     def on_task(self, task: Task) -> Task:
-        """Rewrite the task (gold, references). Runs first."""
+        """Rewrite the task (gold, references). Runs before every other hook."""
         ...
 
     def on_spec(self, specs: list[ToolSpec], instructions: str) -> tuple[list[ToolSpec], str]:

@@ -154,9 +154,14 @@ def _applies(scenario: Scenario, tools: set[str] | None) -> bool:
     return tools is None or "*" in scenario.tools or bool(tools & set(scenario.tools))
 
 
+LAYERS = ("user", "spec", "exec")
+"""Outermost first: what the user says, then what the agent reads and how it must call (formats, schemas,
+toolkits), then what the world answers (notices, errors, outages). A format rule must translate the agent's call
+before a limitation reads its values, so selections are layered this way whatever order they were given in."""
+
+
 def build_stressors(items: Sequence[str], seed: int, tool_names: Iterable[str] | None = None) -> list[Stressor]:
-    """Fresh stressors for one episode, seeded apart from each other."""
-    built: list[Stressor] = []
-    for i, (scenario, overrides) in enumerate(select(items, tool_names)):
-        built.append(stressor_class(scenario.type)(scenario, seed + i, overrides))
-    return built
+    """Fresh stressors for one episode, seeded apart from each other, outermost layer first."""
+    chosen = list(enumerate(select(items, tool_names)))
+    chosen.sort(key=lambda entry: LAYERS.index(entry[1][0].level))  # stable: the given order within a layer
+    return [stressor_class(scenario.type)(scenario, seed + i, overrides) for i, (scenario, overrides) in chosen]

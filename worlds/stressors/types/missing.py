@@ -9,7 +9,8 @@ instead.
 ``mode: until_later`` — the task's first such turn (``turn: n``: the n-th), but never its last. F comes back at
 the next turn, where the user asks again: that turn's request is the earlier one followed by its own, and its
 solution paths are the earlier paths followed by its own, so every later turn meets the state it was written for.
-(A turn whose lookups the next turn makes as its answer is passed over: joined, the judge could not tell them apart.)
+(A pair of turns where one looks up with a function the other answers with is passed over: joined, the judge
+could not tell the lookup from the answer.)
 ``mode: removed`` — the task's last turn with core calls, if it is such a turn: F is gone from then on. The last
 one because later turns were written against the state the earlier ones leave; after a turn that did nothing, a
 later acting turn might fail for reasons no missing function explains.
@@ -88,7 +89,9 @@ def pick(task: Task, mode: str, nth: int = 0) -> tuple[int, str] | None:
     eligible = []
     for t, turn in enumerate(task.turns[:-1]):
         function = sole_function(turn)
-        if function is not None and not _support_names(turn) & _core_names(task.turns[t + 1]):
+        after = task.turns[t + 1]
+        mixed = (_support_names(turn) | _support_names(after)) & (_core_names(turn) | _core_names(after))
+        if function is not None and after.outcome == "solve" and not mixed:
             eligible.append((t, function))
     return eligible[min(nth, len(eligible) - 1)] if eligible else None
 
