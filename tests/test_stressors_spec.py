@@ -324,3 +324,24 @@ async def test_oracle_scores_full_marks_under_every_spec_stressor(tmp_path: Path
     assert summary["core_api_accuracy"] == 1.0
     fired = {name for ep in store.episodes() for e in ep.events for name in e.scenarios}
     assert any(name.startswith("adhoc.") for name in fired)
+
+
+def test_a_format_whose_table_lacks_the_task_s_values_stays_out_of_the_episode() -> None:
+    from worlds.registry import load_world
+
+    row = next(s for s in ROWS if s.name == "adhoc.device_endpoint")  # multidomain's device ids
+    pack = load_world("smart_home")  # shares tool names (set_power...), not device ids
+    known = row.params["device_types"]
+    task = next(
+        t
+        for t in pack.tasks()
+        if any(
+            c.name in row.tools and c.arguments.get("device_id", next(iter(known))) not in known
+            for turn in t.turns
+            for c in turn.gold
+        )
+    )
+    stressor = stressor_class("adhoc")(row, 0)
+    assert stressor.on_task(task) is task and not stressor.active  # type: ignore[attr-defined]
+    specs = pack.new_world(0).specs()
+    assert stressor.on_spec(specs, "x") == (specs, "x")

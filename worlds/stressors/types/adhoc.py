@@ -166,10 +166,13 @@ class AdHocFormat(ScenarioStressor):
         self.format = FORMATS[self.params["format"]]
         self.args: tuple[str, ...] = tuple(self.params["args"])
         self.doc = str(self.params["doc"])
+        self.active = True  # False: the row's data does not cover this task's values (another world's ids)
 
     # what the agent reads ----------------------------------------------------------------------------------
 
     def on_spec(self, specs: list[ToolSpec], instructions: str) -> tuple[list[ToolSpec], str]:
+        if not self.active:
+            return specs, instructions
         return [self._spec(s) if s.name in self.tools else s for s in specs], instructions
 
     def _spec(self, spec: ToolSpec) -> ToolSpec:
@@ -192,7 +195,7 @@ class AdHocFormat(ScenarioStressor):
     # what the agent observes -------------------------------------------------------------------------------
 
     async def on_call(self, call: ToolCall, ctx: CallContext, next: CallNext) -> ToolResult:
-        if not any(a in call.arguments for a in self.args) or not self.targets(call):
+        if not self.active or not any(a in call.arguments for a in self.args) or not self.targets(call):
             return await next(call)
         ctx.fired.append(self.name)
         arguments = dict(call.arguments)
@@ -218,7 +221,13 @@ class AdHocFormat(ScenarioStressor):
     # what the gold expects ---------------------------------------------------------------------------------
 
     def on_task(self, task: Task) -> Task:
-        return rewrite_paths(task, lambda _turn, path: [self._gold(c) for c in path])
+        try:
+            return rewrite_paths(task, lambda _turn, path: [self._gold(c) for c in path])
+        except KeyError:
+            # A value the row's table has no entry for (a world whose tools share names with the row's, not its
+            # ids): the format cannot be stated for this task, so the scenario stays out of the episode.
+            self.active = False
+            return task
 
     def _gold(self, call: GoldCall) -> GoldCall:
         if call.name not in self.tools or not any(a in call.arguments for a in self.args):
