@@ -1,0 +1,83 @@
+"""Toolkit expansion: a closed world of ``size`` tools, where the ones the task needs sit among related-but-different
+ones.
+
+The toolkit holds exactly ``max(size, needed)`` tools: every tool the task names on any solution path of any turn
+(core and support, primary and backup paths), then the most related tools of the world's pool, in a seeded order so
+the needed ones are not always first. The pool is the world's other tools plus synthetic neighbours (a scheduled or
+dry-run version of an action, the history or export of a lookup...): from the world's shipped catalog, filtered so
+no neighbour's signature has embedding similarity >= 0.8 to an original's, or, for a world without one, written on
+the fly from its specs and ranked by word overlap, UNFILTERED (``worlds.stressors.expand.toolkit``).
+
+Synthetic tools are answered by the stressor itself (honestly for what they claim, never reaching the world, which
+stays unchanged) and carry a correct ``read_only``: a successful non-read-only call is an extra core call for the
+judges. World tools left out of the closed world are not callable (the runtime refuses calls outside the toolkit).
+Gold is untouched.
+
+The world's name comes from ``on_task`` (``Task.world``), which the episode runs before ``on_spec``: no protocol
+change, and the catalog must also describe the specs it is handed, or the fallback is used. Stressors compose: tools
+the catalog does not know (decoys an earlier stressor added) are kept; a needed tool an earlier stressor renamed
+(schema drift) keeps its documented original. Gold a LATER stressor adds (a prerequisite lookup) is unseen here, so
+in a stack this stressor belongs last.
+
+Row params: ``size``, the closed world's size.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from sim.core import CallContext, CallNext, Task, ToolCall, ToolResult, ToolSpec
+from worlds.stressors.expand.answers import synthetic_answer
+from worlds.stressors.expand.toolkit import Toolkit, choose_toolkit, pool_for
+from worlds.stressors.scenario import Scenario, ScenarioStressor
+
+
+def needed_tools(task: Task) -> dict[str, frozenset[str]]:
+    """Every tool named on any path of any turn, in first-use order, with the argument names its gold passes."""
+    needed: dict[str, frozenset[str]] = {}
+    for turn in task.turns:
+        for path in turn.paths():
+            for call in path:
+                needed[call.name] = needed.get(call.name, frozenset()) | set(call.arguments)
+    return needed
+
+
+class ToolkitExpansion(ScenarioStressor):
+    """Offers a closed world of ``size`` related tools and answers the synthetic ones itself."""
+
+    def __init__(self, scenario: Scenario, seed: int, overrides: dict[str, Any] | None = None) -> None:
+        super().__init__(scenario, seed, overrides)
+        self.seed = seed
+        size = self.params.get("size")
+        if isinstance(size, bool) or not isinstance(size, int) or size < 1:
+            raise ValueError(f"{self.name}: size must be a positive integer, got {size!r}")
+        self.size = size
+        self.world: str | None = None
+        self.needed: dict[str, frozenset[str]] = {}
+        self.toolkit = Toolkit(specs=[], offered={}, hidden=frozenset())
+        self.sources: dict[str, ToolSpec] = {}
+        self.issued = 0
+
+    def on_task(self, task: Task) -> Task:
+        self.world = task.world
+        self.needed = needed_tools(task)
+        return task
+
+    def on_spec(self, specs: list[ToolSpec], instructions: str) -> tuple[list[ToolSpec], str]:
+        pool = pool_for(self.world, specs)
+        rng = random.Random(f"{self.name}:{self.seed}:toolkit")  # the same toolkit however often it is asked
+        self.toolkit = choose_toolkit(specs, self.needed, pool, self.size, rng)
+        self.sources = {s.name: s for s in specs}
+        return list(self.toolkit.specs), instructions
+
+    async def on_call(self, call: ToolCall, ctx: CallContext, next: CallNext) -> ToolResult:
+        candidate = self.toolkit.offered.get(call.name)
+        if candidate is not None:
+            ctx.fired.append(self.name)
+            self.issued += 1
+            return synthetic_answer(call, candidate, self.sources.get(candidate.source), self.issued)
+        return await next(call)
+
+
+STRESSOR = ToolkitExpansion
