@@ -3,24 +3,23 @@
 from __future__ import annotations
 
 from sim.core import Task
+from worlds.stressors.catalog import stressor_class
 from worlds.stressors.scenario import Scenario
 
 
 def affected_turns(task: Task, scenario: Scenario | None) -> list[int]:
-    """Turns any of whose gold paths calls one of the scenario's tools (every turn for a '*' scenario);
-    for the outage (None), turns with a core call, since it takes down whichever function is called first. A drift
-    row counts from its ``from_turn``, and an auto one ('*') only the tool it picks for this task (none: no turn)."""
-    if scenario is not None and scenario.type == "drift":
-        from worlds.stressors.types.drift_auto import drifted_turns  # the pick needs the world's specs: lazily
-
-        return drifted_turns(task, scenario)
+    """Turns any of whose gold paths calls one of the scenario's tools (every turn for a '*' scenario), unless its
+    type knows better (a classmethod ``affected_turns(task, scenario)``: the turns an outage or a missing function
+    picks for this task; a drift row's turns from its ``from_turn``, an auto one's only for the tool it picks). An
+    unknown scenario (a variant no row names any more) touches nothing."""
+    if scenario is None:
+        return []
+    own = getattr(stressor_class(scenario.type), "affected_turns", None)
+    if own is not None:
+        return list(own(task, scenario))
     turns = []
     for t, turn in enumerate(task.turns):
         names = {call.name for path in turn.paths() for call in path}
-        if scenario is None:
-            hit = any(c.role == "core" for c in turn.gold)
-        else:
-            hit = "*" in scenario.tools or bool(names & set(scenario.tools))
-        if hit:
+        if "*" in scenario.tools or names & set(scenario.tools):
             turns.append(t)
     return turns

@@ -28,8 +28,8 @@ from collections.abc import Mapping
 from typing import Any, Literal
 
 from sim.core import CallContext, CallNext, GoldCall, Task, ToolCall, ToolResult, failure
-from worlds.stressors.scenario import ScenarioStressor
-from worlds.stressors.types.drift_auto import plan_for
+from worlds.stressors.scenario import Scenario, ScenarioStressor
+from worlds.stressors.types.drift_auto import drifted_turns, plan_for
 from worlds.stressors.types.notice import with_field
 from worlds.stressors.types.spec_edit import rewrite_paths
 
@@ -51,6 +51,11 @@ class _Refused(Exception):
 
 class SchemaDrift(ScenarioStressor):
     """The world enforces a new schema for the targeted tools from ``from_turn`` on; the docs stay old."""
+
+    @classmethod
+    def affected_turns(cls, task: Task, scenario: Scenario) -> list[int]:
+        """The turns from ``from_turn`` on that call a tool the row drifts for this task (an auto row's pick)."""
+        return drifted_turns(task, scenario)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
