@@ -25,6 +25,7 @@ from typing import Any, TypeVar, overload
 from pydantic import BaseModel, ValidationError
 
 from sim.core import EpisodeResult, Score
+from sim.core.files import write_text_atomic
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -43,16 +44,6 @@ class EpisodeKey(BaseModel):
     """The light view of a stored episode that says which one it is (parsing skips the rest)."""
 
     episode_id: str
-
-
-def write_text_atomic(path: Path, text: str) -> None:
-    """Readers see the old file or the new one, never a torn one, even across a crash."""
-    tmp = path.with_name(f".{path.name}.tmp")
-    with tmp.open("w", encoding="utf-8") as f:
-        f.write(text)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
 
 
 def write_json_atomic(path: Path, data: Any) -> None:

@@ -22,6 +22,16 @@ stressors_app.command("assign")(assign_command)
 stressors_app.command("paraphrase")(paraphrase_command)
 
 
+@stressors_app.command(
+    "expand", context_settings={"allow_extra_args": True, "ignore_unknown_options": True, "help_option_names": []}
+)
+def expand_command(ctx: typer.Context) -> None:
+    """Build or check the toolkit-expansion catalogs (options: squall stressors expand --help)."""
+    from sim.expand_cli import main
+
+    raise typer.Exit(main(ctx.args))
+
+
 @stressors_app.command("list")
 def list_stressors(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON: one object per scenario.")] = False,

@@ -18,9 +18,9 @@ import pytest
 
 from judges.embedding import Embedder, embedding_available
 from sim.core import ModelRequest, ModelResponse
+from sim.expand_cli import main
 from tests.mockllm_server import mock_llm_server
 from worlds.registry import load_world
-from worlds.stressors.expand.__main__ import main
 from worlds.stressors.expand.build import build_catalog, catalog_path, model_written
 from worlds.stressors.expand.model_written import model_candidates
 from worlds.stressors.expand.toolkit import ExpandCatalog

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from sim.core import ChatMessage, ModelRequest, Task, Turn
-from sim.store import write_text_atomic
+from sim.core.files import write_text_atomic
 from worlds.stressors.protect import protected_spans, turn_values, usable
 
 Written = dict[tuple[str, int], list[str]]

@@ -12,14 +12,13 @@ inside the worlds' side of the contract; the command line (``squall stressors as
 from __future__ import annotations
 
 import asyncio
-import os
-import tempfile
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from sim.core import LLMHandle, ModelRequest, ToolSpec, WorldPack
+from sim.core.files import write_text_atomic
 from worlds.stressors.assign.prompts import draft_request, parse_json_object, parse_scores, rate_request
 from worlds.stressors.assign.validate import Rejected, check_draft
 from worlds.stressors.catalog import builtin_scenarios
@@ -124,11 +123,4 @@ def write_rows(path: Path, rows: Sequence[Scenario]) -> None:
     reader never sees half a table."""
     path.parent.mkdir(parents=True, exist_ok=True)
     text = "".join(row.model_dump_json(exclude_defaults=True) + "\n" for row in rows)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            out.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_text_atomic(path, text)

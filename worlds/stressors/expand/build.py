@@ -1,6 +1,6 @@
 """Build a world's expansion catalog offline: candidates, the embedding filter, the relatedness ranking.
 
-Run ``python -m worlds.stressors.expand`` (see ``__main__``). Embedding happens here, at build time, so runs never
+Run ``squall stressors expand`` (``sim.expand_cli``). Embedding happens here, at build time, so runs never
 need torch: the runtime reads the shipped JSON. A candidate is kept only when the cosine similarity of its signature
 (``name(args): description``) to every original tool's signature is below the threshold (0.8 by default): a
 neighbour that close would be the same function under another name, and an agent calling it would be wrongly
@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Protocol
@@ -20,6 +18,7 @@ from typing import Protocol
 import numpy as np
 
 from sim.core import ToolSpec
+from sim.core.files import write_text_atomic
 from worlds.stressors.expand.templates import Candidate, signature, templated_candidates
 from worlds.stressors.expand.toolkit import CATALOG_DIR, RANKED, ExpandCatalog, Rejection
 
@@ -126,15 +125,7 @@ def write_catalog(catalog: ExpandCatalog, directory: Path = CATALOG_DIR) -> Path
     """Written to a temporary file and renamed into place: a run never reads half a catalog."""
     path = catalog_path(catalog.world, directory)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            out.write(catalog_text(catalog))
-        os.chmod(tmp, 0o644)  # mkstemp makes it private; a shipped data file is readable by all
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_text_atomic(path, catalog_text(catalog))
     return path
 
 

@@ -1,6 +1,6 @@
 """Model-written neighbours: a model proposes more related-but-different tools for a batch of originals.
 
-Optional (``python -m worlds.stressors.expand --model ...``); what comes back goes through the same embedding
+Optional (``squall stressors expand --model ...``); what comes back goes through the same embedding
 filter as the templated ones (``build.build_catalog(extra=...)``). The pipeline sees only an ``LLMHandle`` (the
 run's gateway: limits, retries, response cache). Each reply is checked: a proposal with a bad name, schema or answer
 plan is dropped and counted, never repaired. How a synthetic tool is answered comes from a closed set of plans, and

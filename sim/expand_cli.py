@@ -1,14 +1,14 @@
-"""``python -m worlds.stressors.expand``: build (or check) the expansion catalogs of worlds.
+"""``squall stressors expand``: build (or check) the expansion catalogs of worlds (``worlds.stressors.expand``).
 
-    python -m worlds.stressors.expand                        # every built-in world, into data/expand/
-    python -m worlds.stressors.expand --world smart_home --threshold 0.8
-    python -m worlds.stressors.expand --check                # exit 1 if a shipped catalog is out of date
-    python -m worlds.stressors.expand --world W --model openai-chat:NAME@URL   # add model-written neighbours
+    squall stressors expand                        # every built-in world, into worlds/stressors/data/expand/
+    squall stressors expand --world smart_home --threshold 0.8
+    squall stressors expand --check                # exit 1 if a shipped catalog is out of date
+    squall stressors expand --world W --model openai-chat:NAME@URL   # add model-written neighbours
 
 Needs the ``[embed]`` extra (torch, sentence-transformers, the packaged MiniLM). A rebuild keeps the model-written
-candidates already in a catalog (they cannot be regenerated offline) unless ``--fresh``. This entry point is the one
-place of the package that reaches for the engine (``sim.runner.build_gateway``, imported only with ``--model``), as
-``squall stressors assign`` does: the pipeline itself sees only an ``LLMHandle``.
+candidates already in a catalog (they cannot be regenerated offline) unless ``--fresh``. Model requests go through
+a gateway built like a run's (``sim.runner.build_gateway``, imported only with ``--model``), as ``squall stressors
+assign`` does: the pipeline itself sees only an ``LLMHandle``.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from sim.agents.factory import AgentUnavailable
 from sim.core import ToolSpec
 from worlds.stressors.expand.build import (
     DEFAULT_THRESHOLD,
@@ -36,7 +37,7 @@ from worlds.stressors.expand.toolkit import CATALOG_DIR, ExpandCatalog
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m worlds.stressors.expand", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="squall stressors expand", description=__doc__.split("\n")[0])
     parser.add_argument("--world", action="append", help="A world spec (repeat); default: every built-in world.")
     parser.add_argument("--threshold", type=float, default=DEFAULT_THRESHOLD, help="Keep similarity below this.")
     parser.add_argument("--out", type=Path, default=CATALOG_DIR, help="Folder of the catalogs.")
@@ -55,13 +56,14 @@ def _existing(path: Path) -> ExpandCatalog | None:
 
 
 async def _ask_model(args: argparse.Namespace, world: str, specs: Sequence[ToolSpec]) -> ModelReport:
+    from sim.agents.factory import resolve_model
     from sim.config import RunConfig  # the engine, only when a model is asked (see the module docstring)
     from sim.llm.gateway import EpisodeLLM
     from sim.runner import build_gateway
 
     gateway = build_gateway(RunConfig(world=world, seed=args.seed, cache=args.cache, cache_dir=args.cache_dir))
     try:
-        gateway.transport(args.model)
+        resolve_model(gateway, args.model)  # AgentUnavailable names what is wrong: caught in main
         handle = EpisodeLLM(gateway, max_steps=1, record=lambda _event: None, clock=time.monotonic)
         return await model_candidates(handle, args.model, specs, per_tool=args.per_tool, seed=args.seed)
     finally:
@@ -69,7 +71,8 @@ async def _ask_model(args: argparse.Namespace, world: str, specs: Sequence[ToolS
 
 
 def main(argv: Sequence[str] | None = None, encoder: Encoder | None = None) -> int:
-    """Exit status 0, 1 (``--check`` found a stale catalog) or 2 (no embedder). ``encoder``: reuse one (tests)."""
+    """Exit status 0, 1 (``--check`` found a stale catalog) or 2 (no embedder, an unusable model). ``encoder``: reuse
+    one (tests)."""
     args = _parser().parse_args(argv)
     from judges.embedding import Embedder, embedding_available
     from worlds.registry import known_worlds, load_world
@@ -87,7 +90,11 @@ def main(argv: Sequence[str] | None = None, encoder: Encoder | None = None) -> i
         old = _existing(path)
         extra: list[Candidate] = [] if args.fresh else model_written(old)
         if args.model:
-            report = asyncio.run(_ask_model(args, pack.name, specs))
+            try:
+                report = asyncio.run(_ask_model(args, pack.name, specs))
+            except AgentUnavailable as exc:
+                sys.stderr.write(f"error: --model: {exc}\n")
+                return 2
             extra += report.accepted
             dropped = ", ".join(f"{n} {r}" for r, n in sorted(report.dropped.items())) or "none"
             sys.stdout.write(
@@ -108,7 +115,7 @@ def main(argv: Sequence[str] | None = None, encoder: Encoder | None = None) -> i
         else:
             sys.stdout.write(f"wrote {write_catalog(catalog, args.out)}\n")
     if stale:
-        sys.stderr.write("out of date (rebuild with python -m worlds.stressors.expand): " + ", ".join(stale) + "\n")
+        sys.stderr.write("out of date (rebuild with squall stressors expand): " + ", ".join(stale) + "\n")
         return 1
     return 0
 
