@@ -81,8 +81,10 @@ class EpisodeRuntime:
         self.turn = 0
         self._stressors = tuple(stressors)
         self._episode_tools = list(specs)
+        self._episode_names = frozenset(s.name for s in specs)
         self.turn_tools: dict[int, list[str]] = {}
-        """Turns whose callable tools differ from the episode's: their names (the trace's ``turn_tools``)."""
+        """Turns whose callable tools differ from the episode's: every name offered during the turn (the trace's
+        ``turn_tools``)."""
         self._tools = tuple(specs)
         self._names = frozenset(s.name for s in specs)
         self._record = record
@@ -103,16 +105,21 @@ class EpisodeRuntime:
         self.turn = turn
         self._calls_in_turn = 0
         self.llm.start_turn(turn)
+        self._refresh_tools()
+
+    def _refresh_tools(self) -> None:
+        """Ask the stressors for the tools callable now (turn start, and after every call)."""
         tools = self._episode_tools
         for s in self._stressors:
-            tools = s.on_turn(turn, tools)
-        if [t.name for t in tools] != [t.name for t in self._episode_tools]:
-            self.turn_tools[turn] = [t.name for t in tools]
+            tools = s.on_tools(self.turn, tools)
         if len(tools) != len(self._tools) or any(a is not b for a, b in zip(tools, self._tools, strict=True)):
             # A new tuple only when the toolkit changed: transports cache the encoding of the one they saw.
             self._tools = tuple(tools)
             self._names = frozenset(t.name for t in tools)
             self._read_only.update({t.name: t.read_only for t in tools})
+        if self._names != self._episode_names or self.turn in self.turn_tools:
+            offered = self.turn_tools.setdefault(self.turn, [])
+            offered += [t.name for t in tools if t.name not in offered]
 
     async def call(self, call: ToolCall, step: int) -> ToolResult:
         if self._calls_in_turn >= self._max_calls:
@@ -149,6 +156,7 @@ class EpisodeRuntime:
         if raw is not None and raw.call_id != call.id:
             raw = raw.model_copy(update={"call_id": call.id})
         changed = raw is not None and (raw.status, raw.content) != (result.status, result.content)
+        self._refresh_tools()  # a call may change what is callable next (a tool search found one)
         self._record(
             Event(
                 kind="tool_result",

@@ -154,7 +154,7 @@ def test_the_toolkit_changes_per_turn_and_only_while_the_function_is_missing() -
     task, stressors = _episode_task("multidomain", "missing.until_later")
     specs = load_world("multidomain").new_world(0).specs()
     turn, function = pick(task, "until_later") or (0, "")
-    per_turn = [[s.name for s in stressors[0].on_turn(t, specs)] for t in range(len(task.turns))]  # type: ignore[attr-defined]
+    per_turn = [[s.name for s in stressors[0].on_tools(t, specs)] for t in range(len(task.turns))]  # type: ignore[attr-defined]
     assert all((function in names) == (t != turn) for t, names in enumerate(per_turn))
 
 

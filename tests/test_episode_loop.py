@@ -42,7 +42,7 @@ class SlowStressor:
     def on_spec(self, specs: list[ToolSpec], instructions: str) -> tuple[list[ToolSpec], str]:
         return specs, instructions
 
-    def on_turn(self, turn: int, specs: list[ToolSpec]) -> list[ToolSpec]:
+    def on_tools(self, turn: int, specs: list[ToolSpec]) -> list[ToolSpec]:
         return specs
 
     async def on_call(self, call: ToolCall, ctx: CallContext, next: CallNext) -> ToolResult:
@@ -143,7 +143,7 @@ class BrokenWorldCall:
     def on_spec(self, specs: list[ToolSpec], instructions: str) -> tuple[list[ToolSpec], str]:
         return specs, instructions
 
-    def on_turn(self, turn: int, specs: list[ToolSpec]) -> list[ToolSpec]:
+    def on_tools(self, turn: int, specs: list[ToolSpec]) -> list[ToolSpec]:
         return specs
 
     async def on_call(self, call: ToolCall, ctx: CallContext, next: CallNext) -> ToolResult:
@@ -180,7 +180,7 @@ class RenamesAndHides:
     def on_spec(self, specs: list[ToolSpec], instructions: str) -> tuple[list[ToolSpec], str]:
         return specs, instructions
 
-    def on_turn(self, turn: int, specs: list[ToolSpec]) -> list[ToolSpec]:
+    def on_tools(self, turn: int, specs: list[ToolSpec]) -> list[ToolSpec]:
         return [s for s in specs if s.name != "set_color"] if turn == 0 else specs
 
     async def on_call(self, call: ToolCall, ctx: CallContext, next: CallNext) -> ToolResult:

@@ -93,9 +93,10 @@ class Stressor(Protocol):
         """Rewrite what the agent reads."""
         ...
 
-    def on_turn(self, turn: int, specs: list[ToolSpec]) -> list[ToolSpec]:
-        """The tools the agent may call during ``turn``, from the episode's (after on_spec): a function that is
-        missing until a later turn, or goes away. Runs at the start of every turn."""
+    def on_tools(self, turn: int, specs: list[ToolSpec]) -> list[ToolSpec]:
+        """The tools the agent may call now, from the episode's (after on_spec): asked at the start of every turn
+        and after every call, so a function can be missing until a later turn, or become callable once a tool
+        search found it."""
         ...
 
     async def on_call(self, call: ToolCall, ctx: CallContext, next: CallNext) -> ToolResult:

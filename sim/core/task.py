@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import Field, JsonValue
 
 from sim.core.tools import Frozen
 
@@ -52,6 +52,11 @@ class Turn(Frozen):
         default=None, description="A good reply when the turn's calls fail (for error-handling judges)."
     )
     gold_answer: str | None = Field(default=None, description="Facts the final reply must convey, if any.")
+    answer: JsonValue = Field(
+        default=None,
+        description="The exact answer the final reply must give, where there is one (a query's result: records or "
+        "values); the completion judge compares it after deterministic normalisation. None: no exact answer.",
+    )
     outcome: TurnOutcome = Field(
         default="solve",
         description="solve: the gold paths do it. decline: nothing the agent can call does it (a function is "

@@ -53,7 +53,7 @@ class MissingFunction(ScenarioStressor):
             return _asked_again(task, turn)
         return without_paths_through(task, turn, {function}, DECLINE_REPLY)
 
-    def on_turn(self, turn: int, specs: list[ToolSpec]) -> list[ToolSpec]:
+    def on_tools(self, turn: int, specs: list[ToolSpec]) -> list[ToolSpec]:
         if self.missing is None:
             return specs
         start, function = self.missing
