@@ -56,18 +56,11 @@ def _existing(path: Path) -> ExpandCatalog | None:
 
 
 async def _ask_model(args: argparse.Namespace, world: str, specs: Sequence[ToolSpec]) -> ModelReport:
-    from sim.agents.factory import resolve_model
-    from sim.config import RunConfig  # the engine, only when a model is asked (see the module docstring)
-    from sim.llm.gateway import EpisodeLLM
-    from sim.runner import build_gateway
+    from sim.generator_cli import generator_config, model_handle  # the engine, only when a model is asked
 
-    gateway = build_gateway(RunConfig(world=world, seed=args.seed, cache=args.cache, cache_dir=args.cache_dir))
-    try:
-        resolve_model(gateway, args.model)  # AgentUnavailable names what is wrong: caught in main
-        handle = EpisodeLLM(gateway, max_steps=1, record=lambda _event: None, clock=time.monotonic)
+    config = generator_config(world, args.seed, args.cache, args.cache_dir)
+    async with model_handle(config, args.model) as handle:  # AgentUnavailable names what is wrong: caught in main
         return await model_candidates(handle, args.model, specs, per_tool=args.per_tool, seed=args.seed)
-    finally:
-        await gateway.aclose()
 
 
 def main(argv: Sequence[str] | None = None, encoder: Encoder | None = None) -> int:

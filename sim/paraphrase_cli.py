@@ -1,20 +1,29 @@
 """`squall stressors paraphrase`: model-written wordings of a world's user requests, for ``perturb.paraphrase_written``.
 
-Requests go through a gateway built as a run builds its own (limits, retries, the response cache), so a re-run
-with the same world, model and seed makes no endpoint request. Only wordings that keep every value are written.
+Requests go through ``sim.generator_cli.model_handle`` (a gateway built like a run's, response cache included), so
+a re-run with the same world, model and seed makes no endpoint request. Only wordings that keep every value are written.
 """
 
 from __future__ import annotations
 
 import asyncio
 import sys
-import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from sim.assign_cli import fail_usage
+from sim.generator_cli import (
+    DEFAULT_CACHE_DIR,
+    CacheDirOption,
+    CacheOption,
+    ModelOption,
+    SeedOption,
+    WorldOption,
+    fail_usage,
+    generator_config,
+    model_handle,
+)
 
 if TYPE_CHECKING:
     from sim.config import RunConfig
@@ -23,30 +32,24 @@ if TYPE_CHECKING:
 
 
 def paraphrase_command(
-    world: Annotated[str, typer.Option("--world", help="A built-in world, a task file or a world directory.")],
-    model: Annotated[str, typer.Option("--model", help="Model spec, e.g. openai-chat:NAME@BASE_URL.")],
+    world: WorldOption,
+    model: ModelOption,
     out: Annotated[Path, typer.Option("--out", help="JSONL file of paraphrases (written atomically).")],
     per_turn: Annotated[int, typer.Option("--per-turn", min=1, max=10, help="Wordings asked for per turn.")] = 3,
     limit: Annotated[int | None, typer.Option("--limit", min=1, help="Only the first N tasks.")] = None,
-    cache: Annotated[str, typer.Option("--cache", help="read-write | read-only | off.")] = "read-write",
-    cache_dir: Annotated[Path, typer.Option("--cache-dir", help="Folder of the response cache.")] = Path(
-        ".cache/responses"
-    ),
-    seed: Annotated[int, typer.Option("--seed", help="Sampling seed of every request.")] = 0,
+    cache: CacheOption = "read-write",
+    cache_dir: CacheDirOption = DEFAULT_CACHE_DIR,
+    seed: SeedOption = 0,
 ) -> None:
     """Ask a model for other wordings of every turn's request; keep those that carry every value verbatim."""
-    from sim.config import RunConfig  # imported here: `squall --help` need not load pydantic models
-    from sim.llm.cache import CACHE_MODES
     from worlds.registry import WorldLoadError, load_world
     from worlds.stressors.paraphrases import write_rows
 
-    if cache not in CACHE_MODES:
-        fail_usage(f"--cache: one of {', '.join(CACHE_MODES)}, not {cache!r}")
+    config = generator_config(world, seed, cache, cache_dir)
     try:
         tasks = load_world(world).tasks()[:limit]
     except WorldLoadError as exc:
         fail_usage(str(exc))
-    config = RunConfig(world=world, seed=seed, cache=cache, cache_dir=cache_dir)
     report = asyncio.run(_run(config, model, tasks, per_turn))
     write_rows(out, report.rows)
     sys.stdout.write(
@@ -58,25 +61,18 @@ def paraphrase_command(
 
 
 async def _run(config: RunConfig, model: str, tasks: list[Task], per_turn: int) -> ParaphraseReport:
-    from sim.agents.factory import AgentUnavailable, resolve_model
-    from sim.llm.gateway import EpisodeLLM
-    from sim.runner import build_gateway
+    from sim.agents.factory import AgentUnavailable
     from worlds.stressors.paraphrases import write_paraphrases
 
-    gateway = build_gateway(config)
     try:
-        try:
-            resolve_model(gateway, model)
-        except AgentUnavailable as exc:
-            fail_usage(f"--model: {exc}")
-        handle = EpisodeLLM(gateway, max_steps=1, record=lambda _event: None, clock=time.monotonic)
+        async with model_handle(config, model) as handle:
 
-        async def complete(request: ModelRequest) -> str | None:
-            try:
-                return (await handle.complete(request)).text
-            except Exception:  # a provider fault past the gateway's retries: counted, the other turns go on
-                return None
+            async def complete(request: ModelRequest) -> str | None:
+                try:
+                    return (await handle.complete(request)).text
+                except Exception:  # a provider fault past the gateway's retries: counted, the other turns go on
+                    return None
 
-        return await write_paraphrases(complete, model, tasks, per_turn=per_turn, seed=config.seed)
-    finally:
-        await gateway.aclose()
+            return await write_paraphrases(complete, model, tasks, per_turn=per_turn, seed=config.seed)
+    except AgentUnavailable as exc:
+        fail_usage(f"--model: {exc}")
