@@ -5,6 +5,8 @@ built-in world, or a directory holding ``world.toml``::
 
     domain = "smart_home"      # built-in world whose home and tools to use
     tasks = "tasks.jsonl"      # optional, relative to the directory; default: the domain's own tasks
+
+or, for a world generated from a text-to-SQL set by ``squall import``, ``kind = "sql"`` (``worlds.sql.folder``).
 """
 
 from __future__ import annotations
@@ -39,8 +41,14 @@ def _multidomain(tasks: Sequence[Task] | None) -> WorldPack:
     return MultiDomainPack(tasks)
 
 
+def _sql_sample(tasks: Sequence[Task] | None) -> WorldPack:
+    from worlds.sql.sample import sample_pack
+
+    return sample_pack(tasks)
+
+
 BUILTIN_WORLDS: MappingProxyType[str, PackFactory] = MappingProxyType(
-    {"smart_home": _smart_home, "multidomain": _multidomain}
+    {"smart_home": _smart_home, "multidomain": _multidomain, "sql_sample": _sql_sample}
 )
 """Built-in world name -> pack factory. A plain constant: adding a world means editing this line."""
 
@@ -87,6 +95,8 @@ def _load_dir(directory: Path) -> WorldPack:
         config: dict[str, Any] = tomllib.loads(toml_path.read_text(encoding="utf-8"))
     except (OSError, ValueError, RecursionError) as error:  # unreadable, not UTF-8, invalid or absurd TOML
         raise WorldLoadError(f"{toml_path}: {error or type(error).__name__}") from error
+    if config.get("kind") == "sql":
+        return _sql_folder(directory, config)
     unknown = sorted(set(config) - _TOML_KEYS)
     if unknown:
         raise WorldLoadError(f"{toml_path}: unknown key(s) {', '.join(unknown)}; allowed: domain, tasks")
@@ -108,6 +118,15 @@ def _load_dir(directory: Path) -> WorldPack:
     if named != domain:
         raise WorldLoadError(f"{tasks_path}: tasks are for world '{named}' but {toml_path} says domain '{domain}'")
     return _build(domain, tasks, origin=str(toml_path))
+
+
+def _sql_folder(directory: Path, config: dict[str, Any]) -> WorldPack:
+    from worlds.sql.folder import load_world_folder
+
+    try:
+        return load_world_folder(directory, config)
+    except ValueError as error:
+        raise WorldLoadError(str(error)) from error
 
 
 def _tasks(path: Path) -> list[Task]:

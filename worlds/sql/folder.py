@@ -1,0 +1,111 @@
+"""The world folder an import writes and ``--world PATH`` reads::
+
+    world.toml            kind = "sql", name, functions, tasks, databases
+    functions.json        the generated functions (SqlFunction)
+    tasks.jsonl           one verified Task per line
+    databases/<db>.sqlite copies of the databases the functions read
+    import_report.json    kept and rejected questions, with reasons
+
+Written into a temporary folder beside the target and renamed into place at the end, so a failed import
+leaves nothing half-written.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import tomli_w
+from pydantic import TypeAdapter, ValidationError
+
+from worlds.sql.importer import ImportedWorld
+from worlds.sql.model import SqlFunction
+from worlds.sql.world import SqlPack
+from worlds.task_files import TaskFileError, load_tasks
+
+KIND = "sql"
+TOML_KEYS = frozenset({"kind", "name", "functions", "tasks", "databases"})
+_FUNCTIONS = TypeAdapter(list[SqlFunction])
+
+
+class SqlWorldError(ValueError):
+    """A SQL world folder that cannot be loaded; the message names the file and field."""
+
+
+def write_world(world: ImportedWorld, out: Path, replace: bool = False) -> Path:
+    """Write the folder; refuses an existing ``out`` unless ``replace``."""
+    out = Path(out)
+    if out.exists() and not replace:
+        raise FileExistsError(f"{out}: already exists (remove it, or pass --force to replace it)")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}.", suffix=".tmp"))
+    try:
+        (staging / "databases").mkdir()
+        for db_id, path in sorted(world.databases.items()):
+            shutil.copyfile(path, staging / "databases" / f"{db_id}.sqlite")
+        config = {"kind": KIND, "name": world.name, "functions": "functions.json", "tasks": "tasks.jsonl"}
+        (staging / "world.toml").write_text(tomli_w.dumps({**config, "databases": "databases"}), encoding="utf-8")
+        functions = [f.model_dump(mode="json") for f in world.functions]
+        (staging / "functions.json").write_text(json.dumps(functions, indent=1) + "\n", encoding="utf-8")
+        lines = [task.model_dump_json(exclude_defaults=True) for task in world.tasks]
+        (staging / "tasks.jsonl").write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+        report = world.report.model_dump_json(indent=1)
+        (staging / "import_report.json").write_text(report + "\n", encoding="utf-8")
+        staging.chmod(0o755)
+        old = None
+        if out.exists():
+            old = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}.", suffix=".old"))
+            out.rename(old / "world")
+        staging.rename(out)
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return out
+
+
+def is_sql_world(config: dict[str, Any]) -> bool:
+    return config.get("kind") == KIND
+
+
+def load_world_folder(directory: Path, config: dict[str, Any]) -> SqlPack:
+    """The pack of a folder whose world.toml (already parsed into ``config``) says ``kind = "sql"``."""
+    toml_path = directory / "world.toml"
+    unknown = sorted(set(config) - TOML_KEYS)
+    if unknown:
+        raise SqlWorldError(
+            f"{toml_path}: unknown key(s) {', '.join(unknown)}; allowed: {', '.join(sorted(TOML_KEYS))}"
+        )
+    entries: dict[str, str] = {}
+    defaults = {"name": directory.name, "functions": "functions.json", "tasks": "tasks.jsonl", "databases": "databases"}
+    for key, default in defaults.items():
+        value = config.get(key, default)
+        if not isinstance(value, str) or not value:
+            raise SqlWorldError(f"{toml_path}: '{key}' must be a non-empty string")
+        entries[key] = value
+    functions_path = directory / entries["functions"]
+    try:
+        functions = _FUNCTIONS.validate_json(functions_path.read_bytes())
+    except OSError as error:
+        raise SqlWorldError(f"{functions_path}: cannot read: {error.strerror or error}") from error
+    except ValidationError as error:
+        first = error.errors(include_url=False)[0]
+        where = ".".join(str(part) for part in first["loc"])
+        raise SqlWorldError(f"{functions_path}: {where}: {first['msg']}") from error
+    try:
+        tasks = load_tasks(directory / entries["tasks"])
+    except TaskFileError as error:
+        raise SqlWorldError(str(error)) from error
+    db_dir = directory / entries["databases"]
+    databases = {f.db_id: db_dir / f"{f.db_id}.sqlite" for f in functions}
+    for db_id, path in sorted(databases.items()):
+        if not path.is_file():
+            raise SqlWorldError(f"{toml_path}: database '{db_id}' has no file {path}")
+    try:
+        return SqlPack(entries["name"], functions, tasks, databases)
+    except ValueError as error:
+        raise SqlWorldError(f"{directory}: {error}") from error

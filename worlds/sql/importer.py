@@ -1,0 +1,98 @@
+"""A text-to-SQL question set to a world in memory: functions, verified tasks and the import report."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+from sim.core import Task
+from worlds.sql.formats import Question, SourceFormat, check_databases, read_questions
+from worlds.sql.functions import FunctionLibrary
+from worlds.sql.model import ImportReport, Rejection, SqlFunction
+from worlds.sql.verify import Database, Verified, verify_question
+
+
+@dataclass(frozen=True)
+class ImportOptions:
+    world: str = "sql"
+    db_ids: frozenset[str] | None = None
+    """Only questions on these databases (None: all)."""
+    augment: int = 0
+    """Extra tasks per kept question, with literal values swapped for other values of the same column."""
+    obfuscate: bool = False
+    seed: int = 0
+
+
+@dataclass(frozen=True)
+class ImportedWorld:
+    name: str
+    functions: list[SqlFunction]
+    tasks: list[Task]
+    databases: dict[str, Path]
+    report: ImportReport
+
+
+def import_world(
+    source: SourceFormat, db_dir: Path, questions_file: Path, options: ImportOptions | None = None
+) -> ImportedWorld:
+    """Raises FormatError on input that does not follow the format; bad questions are rejected, not raised."""
+    options = options or ImportOptions()
+    questions = read_questions(questions_file, source)
+    if options.db_ids is not None:
+        questions = [q for q in questions if q.db_id in options.db_ids]
+    paths = check_databases(db_dir, questions, questions_file)
+    databases = {db_id: Database.open(db_id, path) for db_id, path in paths.items()}
+    try:
+        return _import(source, questions, databases, options)
+    finally:
+        for db in databases.values():
+            db.connection.close()
+
+
+def _import(
+    source: SourceFormat, questions: list[Question], databases: dict[str, Database], options: ImportOptions
+) -> ImportedWorld:
+    library = FunctionLibrary()
+    tasks: list[Task] = []
+    rejections: list[Rejection] = []
+    kept: list[tuple[Question, Verified]] = []
+    for question in questions:
+        outcome = verify_question(question, databases[question.db_id], library, options.world)
+        if isinstance(outcome, Rejection):
+            rejections.append(outcome)
+            continue
+        tasks.append(outcome.task)
+        kept.append((question, outcome))
+    augmented = 0
+    if options.augment > 0:
+        from worlds.sql.augment import augment_tasks
+
+        extra = augment_tasks(kept, databases, library, options.world, options.augment, options.seed)
+        tasks.extend(extra)
+        augmented = len(extra)
+    functions = library.functions()
+    if options.obfuscate:
+        from worlds.sql.obfuscate import obfuscate
+
+        functions, tasks = obfuscate(functions, tasks, options.seed)
+    reasons = Counter(r.reason if r.reason != "not_split" else f"not_split:{r.detail}" for r in rejections)
+    report = ImportReport(
+        source=source,
+        questions=len(questions),
+        kept=len(kept),
+        rejected=len(rejections),
+        split=sum(1 for _, v in kept if v.split),
+        augmented=augmented,
+        functions=len(functions),
+        rejected_by_reason=dict(sorted(reasons.items())),
+        rejections=rejections,
+    )
+    used = {q.db_id for q, _ in kept}
+    return ImportedWorld(
+        name=options.world,
+        functions=functions,
+        tasks=tasks,
+        databases={db_id: db.path for db_id, db in databases.items() if db_id in used},
+        report=report,
+    )

@@ -1,0 +1,106 @@
+"""Value types of SQL-derived worlds: the generated functions and the import report."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field
+
+from sim.core import ToolSpec
+from sim.core.tools import Frozen
+
+JsonType = Literal["string", "integer", "number", "array"]
+
+
+class SqlParam(Frozen):
+    """One argument of a generated function: a literal of the SQL, or the list/value an inner query produced."""
+
+    slot: str = Field(description="Placeholder name in the function's SQL (`:p0`); never shown to the agent.")
+    name: str = Field(description="Argument name the agent uses.")
+    type: JsonType = Field(description="JSON type of the argument.")
+    items: Literal["string", "integer", "number", "object", "any"] | None = Field(
+        default=None, description="Item type when the argument is a list."
+    )
+    description: str = Field(description="What the argument is, for the agent.")
+    column: str | None = Field(default=None, description="`table.column` the value is compared with, if known.")
+    contains: bool = Field(
+        default=False, description="A LIKE '%x%' literal: the agent passes x, the SQL adds the wildcards."
+    )
+    swappable: bool = Field(
+        default=False, description="An equality with a column: augmentation may swap in another value of it."
+    )
+
+
+class SqlFunction(Frozen):
+    """A parameterised read-only query exposed as a tool."""
+
+    name: str = Field(description="Tool name.")
+    db_id: str = Field(description="Database the query runs on.")
+    sql: str = Field(description="SQLite SELECT with `:slot` placeholders only.")
+    params: list[SqlParam] = Field(default_factory=list, description="Arguments in textual order.")
+    summary: str = Field(description="Description text; `⟨slot⟩` marks where an argument's name goes.")
+    ordered: bool = Field(default=False, description="The query orders its rows (ORDER BY at the top).")
+
+    def spec(self) -> ToolSpec:
+        properties: dict[str, Any] = {}
+        for param in self.params:
+            schema: dict[str, Any] = {"type": param.type, "description": param.description}
+            if param.type == "array":
+                schema["items"] = {} if param.items in (None, "any") else {"type": param.items}
+            properties[param.name] = schema
+        return ToolSpec(
+            name=self.name,
+            description=self.describe(),
+            parameters={
+                "type": "object",
+                "properties": properties,
+                "required": [p.name for p in self.params],
+                "additionalProperties": False,
+            },
+            read_only=True,
+        )
+
+    def describe(self) -> str:
+        text = self.summary
+        for param in self.params:
+            text = text.replace(f"⟨{param.slot}⟩", f"`{param.name}`")
+        return text
+
+    def bindings(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        """Agent arguments (by public name) as SQL bindings (by slot); lists become JSON text for json_each."""
+        import json
+
+        bound: dict[str, Any] = {}
+        for param in self.params:
+            value = arguments[param.name]
+            if param.type == "array":
+                value = json.dumps(list(value))
+            elif param.contains:
+                value = str(value)
+            bound[param.slot] = value
+        return bound
+
+
+class Rejection(Frozen):
+    """A question the import left out, and why."""
+
+    index: int = Field(description="Position of the question in its file.")
+    db_id: str
+    question: str
+    sql: str
+    reason: str = Field(description="Short reason class, e.g. 'parse_error', 'whole_mismatch'.")
+    detail: str = Field(default="", description="The specifics.")
+
+
+class ImportReport(Frozen):
+    """What an import kept and rejected."""
+
+    source: str = Field(description="spider or bird.")
+    questions: int
+    kept: int
+    rejected: int
+    split: int = Field(description="Kept questions with two verified solution paths.")
+    augmented: int = Field(default=0, description="Extra tasks made by swapping literal values.")
+    functions: int
+    rejected_by_reason: dict[str, int] = Field(default_factory=dict)
+    rejections: list[Rejection] = Field(default_factory=list)
