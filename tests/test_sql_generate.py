@@ -93,6 +93,7 @@ def verified(sql: str, db: Database, library: FunctionLibrary | None = None) -> 
         "SELECT name FROM team WHERE team_id NOT IN (SELECT team_id FROM player WHERE goals > 5)",
         "SELECT name FROM team WHERE team_id IN (SELECT team_id FROM player WHERE born > '1995-01-01')",
         "SELECT name FROM player WHERE goals > (SELECT avg(goals) FROM player)",
+        "SELECT name FROM player WHERE goals BETWEEN (SELECT min(goals) FROM player WHERE goals > 0) AND 11",
         "SELECT name FROM team WHERE team_id = (SELECT team_id FROM player ORDER BY goals DESC LIMIT 1)",
         "SELECT city FROM team WHERE founded < 1910 INTERSECT SELECT city FROM team WHERE founded > 1940",
         "SELECT city FROM team EXCEPT SELECT T1.city FROM team AS T1 JOIN player AS T2 ON T1.team_id = T2.team_id",

@@ -87,6 +87,22 @@ def test_every_nested_question_has_two_paths_or_a_reason(world: ImportedWorld) -
     assert split == world.report.split and split >= 60
 
 
+def test_hr_1_train_queries_all_verify(tmp_path: Path) -> None:
+    """The 124 hr_1 train queries (the "employees who report to Shelley" database): harder nesting."""
+    rows = [line.rstrip("\n").split("\t") for line in (SPIDER / "train_gold_hr_1.sql").read_text().splitlines()]
+    items = [{"db_id": db, "question": f"hr_1 train query {i}", "query": sql} for i, (sql, db) in enumerate(rows)]
+    questions = tmp_path / "hr_1.json"
+    questions.write_text(json.dumps(items))
+    report = import_world("spider", SPIDER / "database", questions).report
+    print(
+        f"\nhr_1 train: {report.kept} kept, {report.rejected} rejected {report.rejected_by_reason}, "
+        f"{report.split} split"
+    )
+    nested = sum(1 for item in items if NESTED.search(item["query"]))
+    assert report.kept + report.rejected == len(items) == 124
+    assert report.split + sum(1 for r in report.rejections if NESTED.search(r.sql)) == nested
+
+
 def test_oracle_with_its_first_function_down_completes_every_question(tmp_path: Path) -> None:
     out = tmp_path / "spider"
     runner = CliRunner()

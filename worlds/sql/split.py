@@ -4,8 +4,9 @@ Supported shapes (the first found, outermost first):
 
 - ``A INTERSECT|EXCEPT|UNION B`` at the top: inner ``B``; outer ``A <op> SELECT ... FROM json_each(:pl)``.
 - ``x [NOT] IN (SELECT ...)``: inner the subquery; outer ``x [NOT] IN (SELECT value FROM json_each(:pl))``.
-- ``x <cmp> (SELECT ...)`` (a scalar subquery): inner the subquery; outer ``x <cmp> :pl`` taking one value (a
-  comparison takes one value, and the agent passes what the inner query returned, not a one-item list).
+- ``x <cmp> (SELECT ...)`` or ``x BETWEEN (SELECT ...) AND ...`` (a scalar subquery): inner the subquery; outer
+  ``x <cmp> :pl`` taking one value (a comparison takes one value, and the agent passes what the inner query
+  returned, not a one-item list).
 
 The list goes in through ``json_each`` of a JSON array bound as one parameter: a read-only connection refuses
 even a TEMP table. Anything else (a derived table in FROM, EXISTS, a subquery in the SELECT list) is reported.
@@ -52,7 +53,7 @@ def find_split(tree: exp.Expr) -> SplitPoint | str:
         parent = sub.parent
         if isinstance(parent, exp.In) and sub.arg_key == "query":
             return SplitPoint("in", sub.this.copy(), sub)
-        if isinstance(parent, tuple(COMPARISONS)):
+        if isinstance(parent, (*COMPARISONS, exp.Between)):
             return SplitPoint("scalar", sub.this.copy(), sub)
         if isinstance(parent, exp.Exists):
             reasons.append("exists_subquery")
@@ -136,7 +137,11 @@ def list_param(point: SplitPoint, inner: QueryResult, schema: Schema, inner_what
             description=f"Values (the {inner_what} the inner query returns); keeps rows whose {subject} {verb} one "
             "of them.",
         )
-    prefix, phrase = comparison_words(parent, point.node)
+    if isinstance(parent, exp.Between):
+        low = parent.args.get("low") is point.node
+        prefix, phrase = ("min_", "at least") if low else ("max_", "at most")
+    else:
+        prefix, phrase = comparison_words(parent, point.node)
     value = inner.rows[0][0] if inner.rows else None
     json_type = "string" if isinstance(value, str) else "integer" if isinstance(value, int) else "number"
     return SqlParam(
