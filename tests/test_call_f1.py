@@ -52,7 +52,7 @@ async def test_order_matters_intents_align_by_lcs() -> None:
 
 
 async def test_slot_errors_and_their_categories() -> None:
-    cases = {
+    cases: dict[str, dict[str, Any]] = {
         "wrong_arg_value": {"device": "lamp", "on": False},
         "wrong_arg_type": {"device": "lamp", "on": "true"},
         "missing_arg": {"device": "lamp"},
