@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from sim.core import AgentRuntime, Event, ToolCall, ToolSpec
+from worlds.stressors.types.search import INFO_TOOL
 
 
 class OracleAgent:
@@ -17,6 +18,9 @@ class OracleAgent:
 
     Paths that use a function already seen failing are tried last, so after an outage the oracle goes
     straight to the backup plan instead of retrying the dead function.
+
+    Under tool search (a toolkit that offers ``get_info``), a gold function not callable yet is looked up first,
+    as any agent must: ``get_info`` is read-only and outside the gold, so the judges ignore it.
     """
 
     name = "oracle"
@@ -35,6 +39,7 @@ class OracleAgent:
             remaining.sort(key=lambda path: any(c.name in failed for c in path))
             path = remaining.pop(0)
             for gold in path:
+                step += await _find(runtime, gold.name, step)
                 step += 1
                 call = ToolCall(id="", name=gold.name, arguments=dict(gold.arguments))
                 if not (await runtime.call(call, step=step)).ok:
@@ -43,6 +48,15 @@ class OracleAgent:
             else:
                 return turn.gold_answer or "Done."
         return turn.reference_response or "Sorry, I could not complete that: the service is unavailable."
+
+
+async def _find(runtime: AgentRuntime, name: str, step: int) -> int:
+    """Make ``name`` callable through ``get_info`` when it is hidden behind a tool search; the steps it took."""
+    callable_now = {t.name for t in runtime.current_tools()}
+    if name in callable_now or INFO_TOOL not in callable_now:
+        return 0
+    await runtime.call(ToolCall(id="", name=INFO_TOOL, arguments={"tool_name": name}), step=step + 1)
+    return 1
 
 
 class NullAgent:

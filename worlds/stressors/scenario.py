@@ -31,6 +31,7 @@ ComplexityType = Literal[
     "expand",
     "missing",
     "outage",
+    "search",
 ]
 LEVEL: dict[str, Literal["spec", "exec", "user"]] = {
     "adhoc": "spec",
@@ -46,11 +47,12 @@ LEVEL: dict[str, Literal["spec", "exec", "user"]] = {
     "expand": "spec",  # related-but-different tools beside the gold ones
     "missing": "spec",  # a function the task needs is not in the toolkit (yet)
     "outage": "exec",  # the function the agent picks goes down
+    "search": "spec",  # every tool hidden behind search_tools / get_info
 }
 """Specification complexity changes what the agent reads; execution complexity what it observes; user
 complexity what it is asked."""
 ERROR_TYPES = frozenset({"limitation", "failure", "outage"})
-WHOLE_TASK_TYPES = frozenset({"perturb", "expand", "missing", "outage"})
+WHOLE_TASK_TYPES = frozenset({"perturb", "expand", "missing", "outage", "search"})
 """Types that act on the whole task or toolkit (their rows target '*'): nothing for ``stressors assign`` to fit
 to particular tools."""
 

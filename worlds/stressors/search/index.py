@@ -1,0 +1,207 @@
+"""A search index over tool signatures: embeddings cached on disk, or a lexical (BM25) fallback.
+
+Each tool is indexed by its signature text, ``name(arg, ...): description`` (what an agent reads). Two rankers:
+
+- ``embedding``: all-MiniLM-L6-v2 (the ``[embed]`` extra, loaded through ``judges.embedding``) embeds every signature
+  once per tool set; the matrix is saved as ``<dir>/<sha256 of model + texts>.npy`` (written to a temporary file and
+  renamed into place) and reused by every later run. A query is one sentence embedded on the fly (a few ms on CPU),
+  ranked by a dot product with the unit-length rows.
+- ``lexical``: BM25 over lower-cased word pieces of the name and description (``set_power`` -> set, power). No torch,
+  no disk, built in milliseconds; weaker on paraphrases ("switch off the lamp" does not share a word with
+  ``set_power``). Used when the ``[embed]`` extra is absent (``auto``) or when asked for.
+
+Indexes are shared across the episodes of a process (``SHARED``, keyed by ranker and text hash): building one is the
+expensive part, a query is not. Nothing loads torch until an embedding index is built or asked a query.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import os
+import re
+import tempfile
+import threading
+from collections import Counter, defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import Literal, Protocol
+
+import numpy as np
+
+RankerName = Literal["embedding", "lexical"]
+Encode = Callable[[Sequence[str]], np.ndarray]
+MODEL_NAME = "all-MiniLM-L6-v2"
+"""Part of the disk-cache key: a different embedder must never read these vectors."""
+_WORD = re.compile(r"[A-Za-z]+|\d+")
+_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
+_STOPWORDS = frozenset(
+    {
+        *("a", "an", "and", "any", "are", "as", "at", "be", "by", "can", "do", "for", "from", "get", "give", "how"),
+        *("i", "in", "is", "it", "its", "me", "my", "of", "on", "or", "please", "some", "that", "the", "their"),
+        *("then", "this", "to", "what", "when", "which", "with", "you", "your"),
+    }
+)
+
+
+def default_cache_dir() -> Path:
+    """``$SQUALL_TOOL_INDEX_DIR``, else ``<repo>/.cache/tool_index`` (git-ignored)."""
+    configured = os.environ.get("SQUALL_TOOL_INDEX_DIR")
+    return Path(configured) if configured else Path(__file__).resolve().parents[3] / ".cache" / "tool_index"
+
+
+def texts_digest(texts: Sequence[str], salt: str = "") -> str:
+    digest = hashlib.sha256(salt.encode())
+    for text in texts:
+        digest.update(b"\0" + text.encode())
+    return digest.hexdigest()
+
+
+def tokens(text: str) -> list[str]:
+    """Lower-cased word pieces without stopwords, a plural 's' dropped: ``getWeatherAlerts`` -> get, weather, alert."""
+    words = [w.lower() for w in _WORD.findall(_CAMEL.sub(" ", text))]
+    return [w[:-1] if len(w) > 3 and w[-1] == "s" and w[-2] != "s" else w for w in words if w not in _STOPWORDS]
+
+
+class Ranker(Protocol):
+    name: RankerName
+
+    def rank(self, query: str, k: int) -> list[tuple[int, float]]:
+        """(row, score) of the ``k`` best rows, best first; ties broken by row order (deterministic)."""
+        ...
+
+
+def _top(scores: np.ndarray, k: int) -> list[tuple[int, float]]:
+    k = min(k, len(scores))
+    if k <= 0:
+        return []
+    # argpartition keeps the query O(n); a stable sort of the few survivors makes ties deterministic.
+    part = np.argpartition(-scores, k - 1)[:k] if k < len(scores) else np.arange(len(scores))
+    order = sorted(part.tolist(), key=lambda i: (-float(scores[i]), i))
+    return [(i, float(scores[i])) for i in order]
+
+
+@dataclass
+class EmbeddingRanker:
+    matrix: np.ndarray
+    """(tools, dim) unit-length float32 rows."""
+    encode: Encode
+    name: RankerName = "embedding"
+
+    def rank(self, query: str, k: int) -> list[tuple[int, float]]:
+        vector = np.asarray(self.encode([query]), dtype=np.float32)[0]
+        return _top(self.matrix @ vector, k)
+
+
+@dataclass
+class LexicalRanker:
+    """Okapi BM25 (k1=1.2, b=0.75), stored per term as (rows, weights) so a query is a few numpy adds."""
+
+    size: int
+    postings: dict[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
+    name: RankerName = "lexical"
+
+    @classmethod
+    def build(cls, texts: Sequence[str], k1: float = 1.2, b: float = 0.75) -> LexicalRanker:
+        docs = [Counter(tokens(t)) for t in texts]
+        lengths = np.array([sum(d.values()) for d in docs], dtype=np.float32)
+        average = float(lengths.mean()) if len(docs) and lengths.mean() > 0 else 1.0
+        rows: dict[str, list[tuple[int, int]]] = defaultdict(list)
+        for i, doc in enumerate(docs):
+            for term, count in doc.items():
+                rows[term].append((i, count))
+        postings = {}
+        for term, hits in rows.items():
+            idf = math.log(1 + (len(docs) - len(hits) + 0.5) / (len(hits) + 0.5))
+            index = np.array([i for i, _ in hits], dtype=np.int64)
+            tf = np.array([f for _, f in hits], dtype=np.float32)
+            norm = k1 * (1 - b + b * lengths[index] / average)
+            postings[term] = (index, (idf * tf * (k1 + 1) / (tf + norm)).astype(np.float32))
+        return cls(size=len(docs), postings=postings)
+
+    def rank(self, query: str, k: int) -> list[tuple[int, float]]:
+        scores = np.zeros(self.size, dtype=np.float32)
+        for term in set(tokens(query)):
+            if (hit := self.postings.get(term)) is not None:
+                scores[hit[0]] += hit[1]
+        return _top(scores, k)
+
+
+@cache
+def _shared_encoder() -> Encode:
+    """The process's one embedder (lazy: torch loads on its first encode, never at import)."""
+    from judges.embedding import Embedder  # the [embed] extra; kept off the import path of lexical runs
+
+    return Embedder(max_cache=10_000).encode
+
+
+def embedding_matrix(texts: Sequence[str], cache_dir: Path, encode: Encode) -> tuple[np.ndarray, bool]:
+    """The signatures' embeddings and whether they came from the disk cache; computed and saved when absent."""
+    path = cache_dir / f"{texts_digest(texts, MODEL_NAME)}.npy"
+    if path.is_file():
+        matrix = np.load(path)
+        if matrix.shape[0] == len(texts):
+            return matrix, True
+    matrix = np.asarray(encode(list(texts)), dtype=np.float32)
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=cache_dir, prefix=f".{path.stem}.", suffix=".npy")
+    try:
+        with os.fdopen(fd, "wb") as out:
+            np.save(out, matrix)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)  # readers see the old file or the whole new one
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return matrix, False
+
+
+@cache  # the answer cannot change within a process; episodes ask it once each
+def resolve_ranker(requested: str) -> tuple[RankerName, str | None]:
+    """The ranker to use and, when it is not the one asked for, why: ``auto`` means embeddings where they run."""
+    if requested == "lexical":
+        return "lexical", None
+    if requested not in ("auto", "embedding"):
+        raise ValueError(f"unknown ranker '{requested}' (auto, embedding or lexical)")
+    from judges.embedding import embedding_available  # cheap: checks installed packages, imports no torch
+
+    reason = embedding_available()
+    if reason is None:
+        return "embedding", None
+    if requested == "embedding":
+        raise RuntimeError(f"the embedding ranker cannot run here: {reason}")
+    return "lexical", f"embeddings unavailable ({reason}): lexical BM25 ranking"
+
+
+class IndexCache:
+    """Built rankers by (ranker, texts digest): one build per tool set per process, whichever episode asks first."""
+
+    def __init__(self) -> None:
+        self._built: dict[tuple[str, str, str], Ranker] = {}
+        self._lock = threading.Lock()
+        self.builds = 0
+
+    def get(
+        self, texts: Sequence[str], ranker: RankerName, cache_dir: Path | None = None, encode: Encode | None = None
+    ) -> Ranker:
+        directory = cache_dir or default_cache_dir()
+        key = (ranker, texts_digest(texts), str(directory))
+        with self._lock:  # held through a build: concurrent episodes wait for the one build, not start their own
+            if (found := self._built.get(key)) is not None:
+                return found
+            built: Ranker
+            if ranker == "lexical":
+                built = LexicalRanker.build(texts)
+            else:
+                coder = encode or _shared_encoder()
+                built = EmbeddingRanker(embedding_matrix(texts, directory, coder)[0], coder)
+            self._built[key] = built
+            self.builds += 1
+            return built
+
+
+SHARED = IndexCache()
+"""Process-wide on purpose: an index is a pure function of its texts, and rebuilding it per episode would cost
+seconds of CPU each time."""
