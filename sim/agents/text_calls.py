@@ -13,6 +13,7 @@ import difflib
 import json
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, Literal
 
 from pydantic import Field
@@ -105,14 +106,14 @@ def from_object(obj: dict[str, Any], names: frozenset[str]) -> Step | None:
     if not name_keys:
         return None
     # {"api": "create_user", "name": "Alice"}: the key naming a known tool is the name; the rest may be arguments
-    name_key = next((k for k in name_keys if not isinstance(resolve_tool(obj[k], names), ParseError)), name_keys[0])
+    name_key = next((k for k in name_keys if lookup_tool(obj[k], names) is not None), name_keys[0])
     name: str = obj[name_key]
     args_key = next((k for k in _ARG_KEYS if k in obj), None)
     if name.strip().casefold() in FINAL_NAMES and name not in names:
         answer = obj.get(args_key) if args_key else None
         text = answer if isinstance(answer, str) else json.dumps(answer, ensure_ascii=False) if answer else ""
         return FinalAnswer(text=text.strip()) if text.strip() else ParseError(code="empty_answer", message=EMPTY_ANSWER)
-    resolved = resolve_tool(name, names)
+    resolved = resolve_tool(name, names, hint=False)
     flat = {k: v for k, v in obj.items() if k not in {name_key, *dropped}}
     if args_key is None and flat and isinstance(resolved, ParseError):
         return None  # a record that happens to have a "name" field, e.g. {"name": "Alice", "age": 30}
@@ -130,7 +131,7 @@ def from_call(src: str, names: frozenset[str]) -> Step:
     call = parse_call(src)
     if call is None:
         return bad_arguments("The call is not valid call syntax; write name(key=value, ...).", src)
-    name = resolve_tool(call.name, names)
+    name = resolve_tool(call.name, names, hint=False)
     if isinstance(name, ParseError):
         return name
     if call.problem is not None:
@@ -138,25 +139,71 @@ def from_call(src: str, names: frozenset[str]) -> Step:
     return Action(name=name, arguments=call.arguments)
 
 
-def resolve_tool(raw: str, names: frozenset[str], tokens: bool = False) -> str | ParseError:
-    """Match a written tool name: exact, namespace-stripped, unique case-insensitive, or (tokens) a unique tool word."""
-    name = re.sub(r"\(\s*\)$", "", raw.strip().strip("`'\"*").strip()).rstrip(".,:;").strip()[:200]
+@dataclass(frozen=True)
+class NameTable:
+    """What matching a written name needs of a tool set, computed once per set (replies are parsed per step)."""
+
+    names: frozenset[str]
+    folded: dict[str, tuple[str, ...]]
+    """Case-folded name -> the names that fold to it."""
+    ordered: tuple[str, ...]
+    """Sorted, for a deterministic fuzzy match."""
+
+
+@lru_cache(maxsize=32)
+def name_table(names: frozenset[str]) -> NameTable:
+    folded: dict[str, list[str]] = {}
+    for name in names:
+        folded.setdefault(name.casefold(), []).append(name)
+    return NameTable(names, {key: tuple(value) for key, value in folded.items()}, tuple(sorted(names)))
+
+
+def _clean(raw: str) -> str:
+    return re.sub(r"\(\s*\)$", "", raw.strip().strip("`'\"*").strip()).rstrip(".,:;").strip()[:200]
+
+
+def lookup_tool(raw: str, names: frozenset[str], tokens: bool = False) -> str | None:
+    """The tool a written name means, or None: exact, namespace-stripped, unique case-insensitive, or (tokens) a
+    unique tool word. Cheap: dictionary lookups only, whatever the number of names."""
+    name = _clean(raw)
     if not name:
-        return ParseError(code="no_action", message="The Action names no tool.")
+        return None
     tail = re.split(r"[.:/]", name)[-1]
     for candidate in (name, tail):
         if candidate in names:
             return candidate
-    folded = [n for n in names if n.casefold() in (name.casefold(), tail.casefold())]
+    table = name_table(names).folded
+    folded = {*table.get(name.casefold(), ()), *table.get(tail.casefold(), ())}
     if len(folded) == 1:
-        return folded[0]
+        return folded.pop()
     if tokens:  # "Action: use the get_weather tool"
         hits = {t for t in re.findall(r"[A-Za-z_][\w.-]*", name) if t in names}
         if len(hits) == 1:
             return hits.pop()
-    close = difflib.get_close_matches(name, sorted(names), n=3, cutoff=0.6)
-    hint = f" Did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
-    return ParseError(code="unknown_tool", message=f"Unknown tool {name[:80]!r}.{hint}", raw=raw[:200])
+    return None
+
+
+def resolve_tool(raw: str, names: frozenset[str], tokens: bool = False, hint: bool = True) -> str | ParseError:
+    """``lookup_tool``, or why not. ``hint``: name close matches in the error (a fuzzy match over every name: the
+    parser asks for it once, for the error it returns, not for every candidate it weighs)."""
+    found = lookup_tool(raw, names, tokens)
+    if found is not None:
+        return found
+    if not _clean(raw):
+        return ParseError(code="no_action", message="The Action names no tool.")
+    error = ParseError(code="unknown_tool", message=f"Unknown tool {_clean(raw)[:80]!r}.", raw=raw[:200])
+    return with_hint(error, names) if hint else error
+
+
+def with_hint(error: ParseError, names: frozenset[str]) -> ParseError:
+    """An unknown-tool error with the close matches of the name it reports (other steps unchanged)."""
+    if error.code != "unknown_tool" or error.message.endswith("?"):
+        return error
+    close = difflib.get_close_matches(_clean(error.raw), name_table(names).ordered, n=3, cutoff=0.6)
+    if not close:
+        return error
+    hint = f" Did you mean {' or '.join(repr(c) for c in close)}?"
+    return error.model_copy(update={"message": error.message + hint})
 
 
 def as_arguments(value: Any) -> dict[str, Any] | ParseError:

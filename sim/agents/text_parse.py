@@ -63,10 +63,12 @@ from sim.agents.text_calls import (
     from_call,
     from_object,
     from_payload,
+    lookup_tool,
     no_name,
     parse_call,
     resolve_tool,
     strip_fence,
+    with_hint,
 )
 
 __all__ = ["Action", "FinalAnswer", "ParseError", "ParseErrorCode", "Step", "parse_step"]
@@ -108,6 +110,11 @@ class _Label:
 def parse_step(text: str, tool_names: Collection[str]) -> Step:
     """Parse one model reply. See the module docstring for what is accepted."""
     names = frozenset(tool_names)
+    # Candidates are weighed with exact lookups only; the fuzzy "Did you mean" runs once, for the error returned.
+    return with_hint(step, names) if isinstance(step := _parse(text, names), ParseError) else step
+
+
+def _parse(text: str, names: frozenset[str]) -> Step:
     body, reasoning = _strip_think(text)
     if not body.strip():
         return ParseError(code="empty", message="The reply was empty.")
@@ -260,7 +267,7 @@ def _react_action(text: str, lab: _Label, inp: _Label | None, names: frozenset[s
         answer = text[inp.end : _next_label(text, inp.end)].strip() if inp else ""
         answer = _unquote(answer)
         return (FinalAnswer(text=answer) if answer else ParseError(code="empty_answer", message=EMPTY_ANSWER)), end
-    name = resolve_tool(name_text, names, tokens=True)
+    name = resolve_tool(name_text, names, tokens=True, hint=False)
     if isinstance(name, ParseError):
         return name, end
     if isinstance(args, ParseError):
@@ -328,7 +335,7 @@ def _call_candidates(text: str, names: frozenset[str], claimed: list[tuple[int, 
         if _inside(start, claimed):
             continue
         line_start = text.rfind("\n", 0, start) + 1
-        known = not isinstance(resolve_tool(m.group("name"), names), ParseError)
+        known = lookup_tool(m.group("name"), names) is not None
         own_line = bool(_CALL_BEFORE_RE.search(text[line_start:start]))
         if not (known or own_line):
             continue
