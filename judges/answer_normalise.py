@@ -44,6 +44,8 @@ EPSILON = Decimal("1e-12")  # float noise (0.1 + 0.2), relative: far below any s
 
 def fold(text: str) -> str:
     """Case-, accent- and whitespace-insensitive form of a string."""
+    if text.isascii():  # the common case, 3x faster: nothing to decompose
+        return " ".join(text.casefold().split())
     decomposed = unicodedata.normalize("NFKD", text.translate(_PLAIN))
     plain = "".join(c for c in decomposed if not unicodedata.combining(c))
     return " ".join(plain.casefold().split())
@@ -57,7 +59,9 @@ def to_number(value: Any) -> Decimal | None:
         return Decimal(value)
     if isinstance(value, float):
         return Decimal(repr(value)) if value == value and abs(value) != float("inf") else None
-    if isinstance(value, str) and _NUMERIC.fullmatch(text := value.strip()):
+    if not isinstance(value, str) or not (text := value.strip()) or text[0] not in "+-.0123456789":
+        return None  # fast: most strings are names
+    if _NUMERIC.fullmatch(text):
         try:
             return Decimal(text.replace(",", ""))
         except InvalidOperation:  # pragma: no cover - the pattern only admits valid numbers

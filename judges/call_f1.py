@@ -36,6 +36,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
+from judges.answer_metrics import CATEGORIES, STUCK_REASONS
 from judges.arg_match import ArgMatcher
 from judges.core_api import Schemas, agent_calls, judge_turn, judge_turns
 from judges.decline import INVENTED_CODES, LOOP_REPEATS
@@ -43,22 +44,7 @@ from judges.failure_stage import EXECUTION_STATUSES, EXECUTION_STRESSORS
 from judges.trace_view import agent_events
 from sim.core import EpisodeResult, GoldCall, Score, ToolCall, Turn
 
-CATEGORIES = (
-    "not_played",
-    "no_call",
-    "hallucinated_function",
-    "malformed_call",
-    "wrong_function",
-    "wrong_count",
-    "execution_error",
-    "refused_call",
-    "missing_arg",
-    "extra_arg",
-    "wrong_arg_type",
-    "wrong_arg_value",
-    "extra_call",
-)
-STUCK_REASONS = ("repeated_failure", "repeated_call", "no_progress")
+__all__ = ["CATEGORIES", "STUCK_REASONS", "CallF1", "Counts", "align", "category", "prf", "stuck", "turn_counts"]
 
 
 @dataclass

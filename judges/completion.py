@@ -43,7 +43,6 @@ from judges.answer_normalise import (
     rows,
     structured_matches,
 )
-from judges.trace_view import agent_events
 from sim.core import EpisodeResult, Score
 
 SHORT_ITEM = 4
@@ -66,6 +65,10 @@ class ReplyContext:
 
     said: str = ""  # folded
     results: tuple[Any, ...] = ()
+    leaves: frozenset[tuple[tuple[str, ...], Atom]] | None = None  # of ``results``, when already read (see ``leaves``)
+
+    def result_leaves(self) -> frozenset[tuple[tuple[str, ...], Atom]]:
+        return self.leaves if self.leaves is not None else frozenset(leaves(self.results))
 
 
 @dataclass
@@ -82,7 +85,7 @@ def _phrase(phrase: str) -> re.Pattern[str]:
 
 def occurs(phrase: str, text: str) -> bool:
     """A folded phrase in a folded text as a whole phrase: no word character glued to either end."""
-    return bool(phrase) and _phrase(phrase).search(text) is not None
+    return bool(phrase) and phrase in text and _phrase(phrase).search(text) is not None
 
 
 def structured(reply: str) -> Any:
@@ -136,13 +139,17 @@ def _leaves(value: Any, path: tuple[str, ...] = ()) -> Iterator[tuple[tuple[str,
         yield path, atom(value)
 
 
-def distractors(results: tuple[Any, ...], atoms: set[Atom], said: str) -> set[Atom]:
+def leaves(results: tuple[Any, ...]) -> Iterator[tuple[tuple[str, ...], Atom]]:
+    for content in results:
+        yield from _leaves(content)
+
+
+def distractors(seen: frozenset[tuple[tuple[str, ...], Atom]], atoms: set[Atom], said: str) -> set[Atom]:
     """Values the agent saw in the same fields as answer values that are not answer values (see module doc)."""
-    leaves = [leaf for content in results for leaf in _leaves(content)]
-    fields = {path for path, a in leaves if a in atoms}
+    fields = {path for path, a in seen if a in atoms}
     strings = {a for a in atoms if isinstance(a, str)}
     found: set[Atom] = set()
-    for path, a in leaves:
+    for path, a in seen:
         if path not in fields or a in atoms:
             continue
         if isinstance(a, Decimal) or (
@@ -202,7 +209,7 @@ def match_reply(answer: Any, reply: str, context: ReplyContext | None = None) ->
     errors = [f"answer:missing:{_show(a)}" for a in sorted(atoms, key=_show) if not _stated(a, text, stated)]
     if gold_numbers and extra_numbers:
         errors.append("answer:extra_number")
-    seen = distractors(context.results, atoms, context.said)
+    seen = distractors(context.result_leaves(), atoms, context.said)
     seen_numbers = [d for d in seen if isinstance(d, Decimal)]
     if any(occurs(d, text) for d in seen if isinstance(d, str)) or any(
         any(number_matches(n, d) for d in seen_numbers) for n in extra_numbers
@@ -217,18 +224,33 @@ def _show(a: Atom) -> str:
     return json.dumps(a if not isinstance(a, Decimal) else str(a))[:60]
 
 
-def turn_context(result: EpisodeResult, turn: int) -> tuple[str | None, ReplyContext]:
-    """The agent's final reply of ``turn`` (None: it gave none), and what it had in view."""
-    replies = [ev.content for ev in agent_events(result, turn) if ev.kind == "agent_message"]
-    said, seen = [], []
-    for ev in result.events:  # replayed gold results count as seen: the agent was shown them
-        if ev.turn > turn:
-            continue
+def turn_contexts(result: EpisodeResult) -> dict[int, tuple[str | None, ReplyContext]]:
+    """Per played turn: the agent's final reply (None: it gave none), and what it had in view by then.
+
+    One pass over the events; each result is read into leaves once (replayed gold results count: the agent saw
+    them)."""
+    said: list[str] = []
+    seen: set[tuple[tuple[str, ...], Atom]] = set()
+    replies: dict[int, str | None] = {}
+    contexts: dict[int, tuple[str | None, ReplyContext]] = {}
+    turn = -1
+
+    def close() -> None:
+        if turn >= 0:
+            contexts[turn] = (replies.get(turn), ReplyContext(fold("\n".join(said)), leaves=frozenset(seen)))
+
+    for ev in sorted(result.events, key=lambda ev: ev.turn):  # stable: a turn's events keep their order
+        if ev.turn != turn:
+            close()
+            turn = ev.turn
         if ev.kind == "user_message" and ev.content:
             said.append(ev.content)
         elif ev.kind == "tool_result" and ev.result is not None and ev.result.ok:
-            seen.append(ev.result.content)
-    return (replies[-1] if replies else None), ReplyContext(fold("\n".join(said)), tuple(seen))
+            seen.update(_leaves(ev.result.content))
+        elif ev.kind == "agent_message" and not ev.replayed:
+            replies[ev.turn] = ev.content
+    close()
+    return contexts
 
 
 class Completion:
@@ -245,8 +267,9 @@ class Completion:
             return Score(**base, value=None)
         per_turn: list[float | None] = [None] * len(result.task.turns)
         errors: list[str] = []
+        contexts = turn_contexts(result)
         for i in turns:
-            reply, context = turn_context(result, i)
+            reply, context = contexts.get(i, (None, ReplyContext()))
             if i >= result.turns_played:
                 verdict = AnswerVerdict(False, ["answer:not_played"])
             elif reply is None:

@@ -14,6 +14,7 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel, Field
 
+from judges.answer_metrics import AnswerTally, CallVerdict, call_verdict, completion_verdict
 from judges.stats import pass_hat_k, rate, wilson
 from judges.stress_metrics import DeclineVerdict, StressTally, decline_verdict, stage_verdict, turn_masks
 from sim.core import FAILED_TERMINATIONS, Score, TerminationReason, Usage
@@ -125,7 +126,18 @@ USAGE_KEYS = ("requests", "cached", "input_tokens", "output_tokens", "cost", "re
 class _Verdicts:
     """The newest verdicts of one episode, reduced to the numbers the summary needs."""
 
-    __slots__ = ("decline", "faults", "right_turns", "scored_turns", "stages", "success", "turns_n", "turns_sum")
+    __slots__ = (
+        "calls",
+        "completion",
+        "decline",
+        "faults",
+        "right_turns",
+        "scored_turns",
+        "stages",
+        "success",
+        "turns_n",
+        "turns_sum",
+    )
 
     def __init__(self) -> None:
         self.turns_sum = 0.0  # core_api_accuracy: sum and count of its per-turn values
@@ -135,6 +147,8 @@ class _Verdicts:
         self.decline: DeclineVerdict | None = None
         self.stages: tuple[str, ...] | None = None  # failure_stage: the stage of each wrong turn
         self.faults: frozenset[str] = frozenset()  # judges whose newest verdict is a judge fault
+        self.completion: tuple[int, int] | None = None  # completion: right and answer turns
+        self.calls: CallVerdict | None = None  # call_f1
 
     def take(self, s: Score) -> None:
         if s.judge == "core_api_accuracy":
@@ -147,6 +161,10 @@ class _Verdicts:
             self.decline = decline_verdict(s)
         elif s.judge == "failure_stage":
             self.stages = stage_verdict(s)
+        elif s.judge == "completion":
+            self.completion = completion_verdict(s)
+        elif s.judge == "call_f1":
+            self.calls = call_verdict(s)
         if s.judge_fault:
             self.faults = self.faults | {s.judge}
         elif s.judge in self.faults:
@@ -179,6 +197,7 @@ def summarize(episodes: Iterable[EpisodeLike], scores: Iterable[Score], planned:
     usage: dict[str, float] = dict.fromkeys(USAGE_KEYS, 0)  # ints stay ints, as a plain sum() would keep them
     usage_by_role: dict[str, dict[str, float]] = {}
     stress = StressTally()
+    answers = AnswerTally()
     for e in episodes:
         count += 1
         terminations[e.termination] += 1
@@ -187,20 +206,24 @@ def summarize(episodes: Iterable[EpisodeLike], scores: Iterable[Score], planned:
         for role, role_usage in e.usage_by_role.items():
             _add_usage(usage_by_role.setdefault(role, dict.fromkeys(USAGE_KEYS, 0)), role_usage)
         failed_turns = 0  # turns in which the agent saw a failed result of its own call (injected or real)
+        step_limit = False
         for ev in e.events:
             if ev.kind == "error":
                 if ev.fault:
                     faults[ev.fault] += 1
                 if ev.code:
                     codes[ev.code] += 1
+                    step_limit = step_limit or ev.code == "agent:step_limit"
             elif ev.kind == "tool_result" and not ev.replayed and ev.result and ev.result.status != "success":
                 failed_turns |= 1 << ev.turn
+        answers.add_episode(e.termination, step_limit)
         if e.failed:
             failed.append(e.episode_id)
             continue
         v = verdicts.get(e.episode_id)
         if v is None:
             continue
+        answers.add(v.completion, v.calls)
         turns_sum, turns_n = turns_sum + v.turns_sum, turns_n + v.turns_n
         stress.add(e.trial, any(t.outcome == "decline" for t in e.task.turns), failed_turns, v)
         if v.success is not None:
@@ -237,6 +260,7 @@ def summarize(episodes: Iterable[EpisodeLike], scores: Iterable[Score], planned:
             role: {k: round(v, 4) for k, v in usage_by_role[role].items()} for role in sorted(usage_by_role)
         },
         **stress.result(),  # added after the keys above: the summary's older keys keep their order
+        **answers.result(),
     }
 
 

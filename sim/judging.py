@@ -7,6 +7,8 @@ import json
 from typing import Any
 
 from judges.arg_match import ArgMatcher
+from judges.call_f1 import CallF1
+from judges.completion import Completion
 from judges.core_api import ConversationSuccess, CoreApiAccuracy
 from judges.decline import DeclineJudge
 from judges.failure_stage import FailureStage
@@ -14,7 +16,9 @@ from sim.config import RunConfig
 from sim.core import EpisodeResult, Judge, Score
 from sim.store import RunStore, StoreError
 
-JUDGES_VERSION = 3  # 2: failure_stage; 3: decline (conversation success needs decline turns declined)
+JUDGES_VERSION = (
+    4  # 2: failure_stage; 3: decline (conversation success needs decline turns declined); 4: completion, call_f1
+)
 """Bump when a judge's verdict on the same trace may change: old and new scores then form different sets."""
 
 
@@ -31,13 +35,14 @@ def judge_config_hash(settings: dict[str, Any]) -> str:
     return hashlib.sha256(json.dumps(settings, sort_keys=True).encode()).hexdigest()[:12]
 
 
-_MATCHING: tuple[type[CoreApiAccuracy] | type[ConversationSuccess] | type[FailureStage], ...] = (
+_MATCHING: tuple[type[CoreApiAccuracy] | type[ConversationSuccess] | type[FailureStage] | type[CallF1], ...] = (
     CoreApiAccuracy,
     ConversationSuccess,
     FailureStage,
+    CallF1,
 )
 """Judges that compare arguments: built with the run's argument matcher."""
-_PLAIN = (DeclineJudge,)
+_PLAIN: tuple[type[DeclineJudge] | type[Completion], ...] = (DeclineJudge, Completion)
 
 
 def judge_names() -> list[str]:

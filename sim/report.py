@@ -49,6 +49,7 @@ def render(summary: dict[str, Any], console: Console) -> None:
         if k != "1":
             head.add_row(f"pass^{k}", _pct(v), "", "tasks")
     _stress_rows(head, summary)
+    _answer_rows(head, summary)
     if summary.get("setup"):
         head.add_row("setup", str(summary["setup"]), "", "")
     head.add_row(
@@ -88,7 +89,8 @@ def render(summary: dict[str, Any], console: Console) -> None:
             left = sum(stressors["unpaired_episodes"].values())
             console.print(f"  {left} stressed episode(s) left out: failed, or their baseline failed or is missing")
 
-    _stage_table(summary, console)
+    _share_table(summary.get("failure_stages"), "failure stages (wrong turns)", "stage", console)
+    _share_table(summary.get("error_categories"), "error categories (wrong turns)", "category", console)
 
     per_task = summary.get("per_task") or {}
     if per_task:
@@ -152,16 +154,46 @@ def _stress_rows(head: Table, summary: dict[str, Any]) -> None:
         )
 
 
-def _stage_table(summary: dict[str, Any], console: Console) -> None:
-    stages = {k: v for k, v in (summary.get("failure_stages") or {}).items() if v}
-    if not stages:
+def _answer_rows(head: Table, summary: dict[str, Any]) -> None:
+    """Completion, call F1, stuck and out-of-budget rows, where the run has them."""
+    if summary.get("completion_turns"):
+        head.add_row(
+            "completion (exact answer)",
+            _pct(summary["completion"]),
+            _ci(summary.get("completion_ci95")),
+            f"{summary['completion_turns']} answer turns",
+        )
+    f1 = summary.get("call_f1") or {}
+    if f1.get("episodes"):
+        for kind in ("intent", "slot"):
+            prf = f1[kind]
+            head.add_row(
+                f"{kind} F1 (P / R)",
+                _pct(prf["f1"]),
+                f"{_pct(prf['precision'])} / {_pct(prf['recall'])}",
+                f"{f1['counts'][kind][2]} gold {'calls' if kind == 'intent' else 'slots'}",
+            )
+    stuck = summary.get("stuck") or {}
+    if stuck.get("episodes"):
+        reasons = ", ".join(f"{k} {v}" for k, v in stuck["by_reason"].items() if v)
+        head.add_row("stuck episodes", str(stuck["episodes"]), "", f"{stuck['turns']} turns: {reasons}")
+    budget = summary.get("out_of_budget") or {}
+    if budget.get("episodes"):
+        parts = ", ".join(f"{k} {budget[k]}" for k in ("step_limit", "turn_limit", "timeout") if budget.get(k))
+        head.add_row("out-of-budget episodes", str(budget["episodes"]), "", parts)
+
+
+def _share_table(counts: dict[str, int] | None, title: str, label: str, console: Console) -> None:
+    """Counts of wrong turns per label (failure stage, error category), with their share."""
+    rows = {k: v for k, v in (counts or {}).items() if v}
+    if not rows:
         return
-    total = sum(stages.values())
-    t = Table(title="failure stages (wrong turns)", header_style="bold")
-    for column in ("stage", "turns", "share"):
-        t.add_column(column, justify="left" if column == "stage" else "right")
-    for stage, n in stages.items():
-        t.add_row(stage, str(n), _pct(n / total))
+    total = sum(rows.values())
+    t = Table(title=title, header_style="bold")
+    for column in (label, "turns", "share"):
+        t.add_column(column, justify="left" if column == label else "right")
+    for key, n in rows.items():
+        t.add_row(key, str(n), _pct(n / total))
     console.print(t)
 
 
