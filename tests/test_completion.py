@@ -60,6 +60,12 @@ def ok(answer: Any, reply: str, context: ReplyContext | None = None) -> bool:
         ([{"Name": "Alice", "n": 3}], '["Alice", 3]'),
         ([{"Name": "John Doe"}], "I ran:\n```sql\nSELECT name FROM singer WHERE age > 50 LIMIT 1\n```\nJohn Doe."),
         ([{"Name": "Route 66", "n": 2}], "Route 66, with 2 stops"),
+        # the SQL world's gold_answer rendering: "column: value; ..." per record, records joined by " | "
+        (
+            [{"Name": "Alice", "count(*)": 3}, {"Name": "Bob", "count(*)": 5}],
+            "Name: Alice; count(*): 3 | Name: Bob; count(*): 5",
+        ),
+        ([{"T1.name": "X", "avg(T2.age)": 30.5}], "T1.name: X; avg(T2.age): 30.5"),
     ],
 )
 def test_right_replies_match(answer: Any, reply: str) -> None:
