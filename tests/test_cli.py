@@ -8,6 +8,7 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from sim.cli import app
+from sim.judging import judge_names
 
 runner = CliRunner()
 
@@ -81,7 +82,8 @@ def test_run_report_and_score_round_trip(tmp_path: Path) -> None:
     assert code == 0, out
     after = (run_dir / "scores.jsonl").read_text()
     assert after.startswith(before) and sorted(after[len(before) :].splitlines()) == sorted(before.splitlines())
-    assert "8 of 8 scores identical" in " ".join(out.split())  # 2 episodes, 4 judges
+    n = 2 * len(judge_names())  # 2 episodes, every judge
+    assert f"{n} of {n} scores identical" in " ".join(out.split())
     code, out = invoke("report", str(tmp_path / "missing"))
     assert code == 2 and "missing" in out
 
