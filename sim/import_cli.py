@@ -29,6 +29,14 @@ def import_command(
     ] = 0,
     seed: Annotated[int, typer.Option("--seed", help="Seed of obfuscation and augmentation.")] = 0,
     force: Annotated[bool, typer.Option("--force", help="Replace an existing --out folder.")] = False,
+    style: Annotated[
+        str,
+        typer.Option(
+            "--style",
+            help="API style: per_question (one function per query) | sel (selectors and "
+            "getters per table) | slot (generic retrieve/filter/sort/... tools chained by labels).",
+        ),
+    ] = "per_question",
 ) -> None:
     """Generate a world of read-only query functions with verified tasks from a text-to-SQL question set."""
     from worlds.sql.folder import write_world
@@ -37,12 +45,19 @@ def import_command(
 
     if source not in FORMATS:
         _fail(f"source: unknown format '{source}' (one of {', '.join(FORMATS)})")
+    from worlds.sql.style_import import STYLES
+
+    if style not in STYLES:
+        _fail(f"--style: unknown style '{style}' (one of {', '.join(STYLES)})")
+    if style != "per_question" and (augment or obfuscate):
+        _fail(f"--augment and --obfuscate work with --style per_question only, not '{style}'")
     options = ImportOptions(
         world=name or out.name,
         db_ids=frozenset(db) if db else None,
         augment=augment,
         obfuscate=obfuscate,
         seed=seed,
+        style=style,
     )
     started = time.perf_counter()
     try:
@@ -57,7 +72,8 @@ def import_command(
     report = world.report
     elapsed = time.perf_counter() - started
     sys.stdout.write(
-        f"{out}: {report.kept} of {report.questions} questions kept ({report.split} with two solution paths), "
+        f"{out}: {style} style, {report.kept} of {report.questions} questions kept "
+        f"({report.split} with two solution paths), "
         f"{report.rejected} rejected, {report.augmented} augmented, {report.functions} functions, {elapsed:.1f}s\n"
     )
     for reason, count in report.rejected_by_reason.items():

@@ -23,11 +23,12 @@ from pydantic import TypeAdapter, ValidationError
 
 from worlds.sql.importer import ImportedWorld
 from worlds.sql.model import SqlFunction
+from worlds.sql.style_slot_gold import SlotPack
 from worlds.sql.world import SqlPack
 from worlds.task_files import TaskFileError, load_tasks
 
 KIND = "sql"
-TOML_KEYS = frozenset({"kind", "name", "functions", "tasks", "databases"})
+TOML_KEYS = frozenset({"kind", "name", "functions", "tasks", "databases", "style"})
 _FUNCTIONS = TypeAdapter(list[SqlFunction])
 
 
@@ -47,9 +48,12 @@ def write_world(world: ImportedWorld, out: Path, replace: bool = False) -> Path:
         for db_id, path in sorted(world.databases.items()):
             shutil.copyfile(path, staging / "databases" / f"{db_id}.sqlite")
         config = {"kind": KIND, "name": world.name, "functions": "functions.json", "tasks": "tasks.jsonl"}
+        if world.style == "slot":  # generic tools over the databases: no functions file; the loader dispatches on it
+            config = {"kind": KIND, "name": world.name, "style": "slot", "tasks": "tasks.jsonl"}
         (staging / "world.toml").write_text(tomli_w.dumps({**config, "databases": "databases"}), encoding="utf-8")
         functions = [f.model_dump(mode="json") for f in world.functions]
-        (staging / "functions.json").write_text(json.dumps(functions, indent=1) + "\n", encoding="utf-8")
+        if world.style != "slot":
+            (staging / "functions.json").write_text(json.dumps(functions, indent=1) + "\n", encoding="utf-8")
         lines = [task.model_dump_json(exclude_defaults=True) for task in world.tasks]
         (staging / "tasks.jsonl").write_text("".join(line + "\n" for line in lines), encoding="utf-8")
         report = world.report.model_dump_json(indent=1)
@@ -72,7 +76,7 @@ def is_sql_world(config: dict[str, Any]) -> bool:
     return config.get("kind") == KIND
 
 
-def load_world_folder(directory: Path, config: dict[str, Any]) -> SqlPack:
+def load_world_folder(directory: Path, config: dict[str, Any]) -> SqlPack | SlotPack:
     """The pack of a folder whose world.toml (already parsed into ``config``) says ``kind = "sql"``."""
     toml_path = directory / "world.toml"
     unknown = sorted(set(config) - TOML_KEYS)
@@ -87,6 +91,8 @@ def load_world_folder(directory: Path, config: dict[str, Any]) -> SqlPack:
         if not isinstance(value, str) or not value:
             raise SqlWorldError(f"{toml_path}: '{key}' must be a non-empty string")
         entries[key] = value
+    if config.get("style", "per_question") == "slot":
+        return _load_slot(directory, entries)
     functions_path = directory / entries["functions"]
     try:
         functions = _FUNCTIONS.validate_json(functions_path.read_bytes())
@@ -107,5 +113,18 @@ def load_world_folder(directory: Path, config: dict[str, Any]) -> SqlPack:
             raise SqlWorldError(f"{toml_path}: database '{db_id}' has no file {path}")
     try:
         return SqlPack(entries["name"], functions, tasks, databases)
+    except ValueError as error:
+        raise SqlWorldError(f"{directory}: {error}") from error
+
+
+def _load_slot(directory: Path, entries: dict[str, str]) -> SlotPack:
+    """A SLOT-style world: its tools are generic, so the folder's databases are all it needs beside the tasks."""
+    try:
+        tasks = load_tasks(directory / entries["tasks"])
+    except TaskFileError as error:
+        raise SqlWorldError(str(error)) from error
+    databases = {path.stem: path for path in sorted((directory / entries["databases"]).glob("*.sqlite"))}
+    try:
+        return SlotPack(entries["name"], tasks, databases)
     except ValueError as error:
         raise SqlWorldError(f"{directory}: {error}") from error

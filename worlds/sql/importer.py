@@ -22,6 +22,8 @@ class ImportOptions:
     """Extra tasks per kept question, with literal values swapped for other values of the same column."""
     obfuscate: bool = False
     seed: int = 0
+    style: str = "per_question"
+    """API style of the generated tools: per_question | sel | slot (worlds.sql.style_import)."""
 
 
 @dataclass(frozen=True)
@@ -31,6 +33,7 @@ class ImportedWorld:
     tasks: list[Task]
     databases: dict[str, Path]
     report: ImportReport
+    style: str = "per_question"
 
 
 def import_world(
@@ -44,6 +47,10 @@ def import_world(
     paths = check_databases(db_dir, questions, questions_file)
     databases = {db_id: Database.open(db_id, path) for db_id, path in paths.items()}
     try:
+        if options.style != "per_question":
+            from worlds.sql.style_import import import_styled
+
+            return import_styled(source, questions, databases, options)
         return _import(source, questions, databases, options)
     finally:
         for db in databases.values():

@@ -1,0 +1,99 @@
+"""Importing a question set in the SEL or SLOT style: one verified gold chain per question whose shape fits.
+
+Every kept question's chain was run and reproduced the SQL's own result; every other question is in the report
+with its reason (``shape:*`` when the query is not one the styles express, ``sel:*`` / ``slot:*`` when the style
+cannot express or reproduce it).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import TYPE_CHECKING
+
+from sim.core import GoldCall, Task, Turn, UserIntent
+from worlds.sql.execute import QueryError, run_query
+from worlds.sql.formats import Question, SourceFormat
+from worlds.sql.literals import GenerateError, parse
+from worlds.sql.model import ImportReport, Rejection
+from worlds.sql.style_sel import SelLibrary, sel_chain
+from worlds.sql.style_shape import read_shape
+from worlds.sql.style_slot import SlotRuntime
+from worlds.sql.style_slot_gold import slot_chain
+from worlds.sql.verify import Database, answer_text, answer_value
+
+if TYPE_CHECKING:
+    from worlds.sql.importer import ImportedWorld, ImportOptions
+
+STYLES = ("per_question", "sel", "slot")
+
+
+def import_styled(
+    source: SourceFormat, questions: list[Question], databases: dict[str, Database], options: ImportOptions
+) -> ImportedWorld:
+    from worlds.sql.importer import ImportedWorld
+
+    if options.augment or options.obfuscate:
+        raise ValueError(f"--augment and --obfuscate work with the per_question style only, not '{options.style}'")
+    sel = SelLibrary()
+    slot = SlotRuntime({db_id: db.path for db_id, db in databases.items()}) if options.style == "slot" else None
+    tasks: list[Task] = []
+    rejections: list[Rejection] = []
+    for question in questions:
+        db = databases[question.db_id]
+        try:
+            expected = run_query(db.connection, question.sql)
+            shape = read_shape(parse(question.sql, db.schema), db.schema)
+            if slot is not None:
+                gold = slot_chain(shape, slot, db.db_id, expected)
+            else:
+                sel.add_database(db)
+                gold = sel_chain(shape, db, sel, expected)
+        except QueryError as error:
+            rejections.append(_rejection(question, "sql_error", str(error)))
+            continue
+        except GenerateError as error:
+            rejections.append(_rejection(question, error.reason, error.detail))
+            continue
+        tasks.append(_task(question, gold, answer_value(expected), options))
+    if slot is not None:
+        slot.close()
+    used = {task.tags[1] for task in tasks}
+    functions = [f for f in sel.functions() if f.db_id in used]
+    report = ImportReport(
+        source=source,
+        questions=len(questions),
+        kept=len(tasks),
+        rejected=len(rejections),
+        split=0,
+        functions=len(functions) if slot is None else len(slot.specs),
+        rejected_by_reason=dict(sorted(Counter(r.reason for r in rejections).items())),
+        rejections=rejections,
+    )
+    return ImportedWorld(
+        name=options.world,
+        functions=functions,
+        tasks=tasks,
+        # A SLOT world keeps every database: its public table names depend on which databases it serves.
+        databases={db_id: db.path for db_id, db in databases.items() if slot is not None or db_id in used},
+        report=report,
+        style=options.style,
+    )
+
+
+def _rejection(question: Question, reason: str, detail: str) -> Rejection:
+    return Rejection(
+        index=question.index, db_id=question.db_id, question=question.question, sql=question.sql,
+        reason=reason, detail=detail[:300],
+    )  # fmt: skip
+
+
+def _task(question: Question, gold: list[GoldCall], answer: object, options: ImportOptions) -> Task:
+    text = question.question if not question.evidence else f"{question.question} (Note: {question.evidence})"
+    turn = Turn(user=UserIntent(explicit=text), gold=gold, answer=answer, gold_answer=answer_text(answer))
+    return Task(
+        id=f"{question.db_id}_{question.index:04d}",
+        world=options.world,
+        description=f"Text-to-SQL question {question.index} on {question.db_id} ({options.style}): {question.sql}",
+        tags=["sql", question.db_id, f"style:{options.style}"],
+        turns=[turn],
+    )

@@ -1,0 +1,92 @@
+"""SLOT gold chains derived from a question's shape, verified by running them on a fresh SLOT world; the pack."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from sim.core import GoldCall, Task
+from worlds.common.task_check import check_tasks_static
+from worlds.sql.execute import QueryError, QueryResult, results_equal
+from worlds.sql.literals import GenerateError
+from worlds.sql.style_shape import ORDER_BY_AGGREGATE, Shape
+from worlds.sql.style_slot import SlotError, SlotRuntime, SlotWorld
+
+INSTRUCTIONS = """\
+You answer questions about data in the {databases} database(s) using only the tools provided. Start with \
+retrieve(table); every tool returns a label (r1, r2, ...) for its result, which later tools take as `ref`.
+- Arguments are names and values, never SQL. Use the exact spelling of values as the data has them.
+- Answer with the exact values of the last result. If nothing matches, say so."""
+
+
+def slot_chain(shape: Shape, runtime: SlotRuntime, db_id: str, expected: QueryResult) -> list[GoldCall]:
+    """The gold chain of a question of this shape, kept only if its last result equals ``expected``."""
+    world = SlotWorld("verify", runtime, "")
+    calls: list[GoldCall] = []
+
+    def step(tool: str, **arguments: Any) -> str:
+        if "ref" in arguments:
+            arguments = {"ref": f"r{len(world.refs)}"} | {k: v for k, v in arguments.items() if k != "ref"}
+        try:
+            content = world.execute(tool, arguments)
+        except (SlotError, QueryError) as error:
+            raise GenerateError("slot:step_error", f"{tool}: {error}") from error
+        calls.append(GoldCall(name=tool, arguments=arguments, role="core"))
+        return str(content["ref"])
+
+    step("retrieve", table=runtime.public_name(db_id, shape.table))
+    for condition in shape.conditions:
+        step("filter", ref=None, column=condition.column, op=condition.op, value=condition.value)
+    wanted = list(shape.columns)
+    if shape.aggregate is not None:
+        if shape.distinct:
+            raise GenerateError("slot:distinct_aggregate", "DISTINCT beside an aggregate")
+        if shape.group_by:
+            step("group", ref=None, columns=shape.group_by)
+        step("aggregate", ref=None, function=shape.aggregate.function, column=shape.aggregate.column)
+        alias = world.last().columns[-1]
+        wanted = [alias, *wanted] if shape.aggregate_first else [*wanted, alias]
+        if shape.order is not None:
+            column = alias if shape.order[0] == ORDER_BY_AGGREGATE else shape.order[0]
+            _sort(step, column, shape.order[1], shape.limit)
+    elif shape.order is not None:
+        _sort(step, shape.order[0], shape.order[1], shape.limit)
+    if list(world.last().columns) != wanted:
+        step("transform", ref=None, columns=wanted)
+    if shape.distinct:
+        if len(wanted) != 1:
+            raise GenerateError("slot:distinct_several", "DISTINCT over several columns")
+        step("distinct", ref=None, column=wanted[0])
+    try:
+        got = runtime.result(world.last())
+    except (SlotError, QueryError) as error:
+        raise GenerateError("slot:step_error", str(error)) from error
+    if not results_equal(expected, got, ordered=shape.order is not None):
+        raise GenerateError("slot:mismatch", "the SLOT chain returns other rows than the SQL")
+    return calls
+
+
+def _sort(step: Any, column: str, descending: bool, limit: int | None) -> None:
+    arguments: dict[str, Any] = {"ref": None, "column": column, "descending": descending}
+    if limit is not None:
+        arguments["limit"] = limit
+    step("sort", **arguments)
+
+
+class SlotPack:
+    """A SLOT world's databases and tasks, loaded once; ``new_world`` is cheap (an empty label table)."""
+
+    def __init__(self, name: str, tasks: Sequence[Task], databases: Mapping[str, Path]) -> None:
+        """Raises ValueError when the tasks do not fit the tools."""
+        self.name = name
+        self.runtime = SlotRuntime(databases)
+        self._tasks = tuple(tasks)
+        check_tasks_static(self._tasks, name, self.runtime.checkers)
+        self._instructions = INSTRUCTIONS.format(databases=", ".join(sorted(databases)) or "given")
+
+    def tasks(self) -> list[Task]:
+        return list(self._tasks)
+
+    def new_world(self, seed: int) -> SlotWorld:
+        return SlotWorld(self.name, self.runtime, self._instructions, seed=seed)
