@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, NoReturn, cast
 import typer
 
 from sim.import_cli import import_command
+from sim.serve_cli import serve_command
 from sim.stressors_cli import stressors_app
 from sim.worlds_cli import worlds_app
 
@@ -38,6 +39,7 @@ app = typer.Typer(
 app.add_typer(worlds_app, name="worlds")
 app.add_typer(stressors_app, name="stressors")
 app.command("import")(import_command)
+app.command("serve")(serve_command)
 
 
 def _console(stderr: bool = False) -> Console:

@@ -6,7 +6,8 @@ built-in world, or a directory holding ``world.toml``::
     domain = "smart_home"      # built-in world whose home and tools to use
     tasks = "tasks.jsonl"      # optional, relative to the directory; default: the domain's own tasks
 
-or, for a world generated from a text-to-SQL set by ``squall import``, ``kind = "sql"`` (``worlds.sql.folder``).
+or, for a world generated from a text-to-SQL set by ``squall import``, ``kind = "sql"`` (``worlds.sql.folder``);
+or ``http://127.0.0.1:PORT``, a SQL world served by ``squall serve`` (``worlds.sql.rest_client``).
 """
 
 from __future__ import annotations
@@ -73,6 +74,13 @@ def load_world(spec: str) -> WorldPack:
 def _load(spec: str) -> WorldPack:
     if spec in BUILTIN_WORLDS:
         return _build(spec, None, origin=spec)
+    if spec.startswith("http://"):  # a SQL world served by `squall serve`
+        from worlds.sql.rest_client import HttpSqlPack
+
+        try:
+            return HttpSqlPack(spec)
+        except ValueError as error:
+            raise WorldLoadError(str(error)) from error
     path = Path(spec)
     if path.is_dir():
         return _load_dir(path)
