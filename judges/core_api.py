@@ -4,7 +4,8 @@ A turn is right when the set of core calls the agent made equals the core calls 
 solution path of that turn. What counts as an agent's core call:
 - only calls that succeeded (a call the world refused changed nothing; error handling is judged apart);
 - read-only lookups are support calls and ignored, unless the path itself has a core call of that
-  function (a lookup that answers the user's question is core).
+  function (a lookup that answers the user's question is core) and the call is not one of the path's own support
+  lookups.
 Support calls in the gold are never scored.
 """
 
@@ -54,11 +55,19 @@ def _compare(
     path: list[GoldCall], calls: list[tuple[ToolCall, bool]], schemas: Schemas, matcher: ArgMatcher
 ) -> list[str]:
     gold = [c for c in path if c.role == "core"]
+    support = [c for c in path if c.role == "support"]
     core_names = {c.name for c in gold}
-    made = [c for c, read_only in calls if not read_only or c.name in core_names]
 
     def same(a: ToolCall, g: GoldCall) -> bool:
         return a.name == g.name and matcher.match(a.arguments, g.arguments, schemas.get(g.name))[0]
+
+    # A lookup counts when its function answers as a core call, unless it is one of the path's support lookups
+    # (the same function can look up one entity and answer about another in one turn).
+    made = [
+        c
+        for c, read_only in calls
+        if not read_only or (c.name in core_names and not any(same(c, g) for g in support if g.name == c.name))
+    ]
 
     unmatched_gold = [g for g in gold if not any(same(a, g) for a in made)]
     unmatched_made = [a for a in made if not any(same(a, g) for g in gold)]

@@ -110,7 +110,7 @@ class EpisodeRuntime:
     def _refresh_tools(self) -> None:
         """Ask the stressors for the tools callable now (turn start, and after every call)."""
         tools = self._episode_tools
-        for s in self._stressors:
+        for s in reversed(self._stressors):  # innermost first, like on_spec: the outermost layer has the last word
             tools = s.on_tools(self.turn, tools)
         if len(tools) != len(self._tools) or any(a is not b for a, b in zip(tools, self._tools, strict=True)):
             # A new tuple only when the toolkit changed: transports cache the encoding of the one they saw.

@@ -135,3 +135,20 @@ async def test_turns_without_core_gold_are_outside_core_accuracy() -> None:
     acc = await CoreApiAccuracy(EXACT).score(ep)
     assert acc.per_turn == [0.0, None] and acc.value == 0.0
     assert (await ConversationSuccess(EXACT).score(ep)).value == 0.0
+
+
+def test_a_support_lookup_of_a_function_that_also_answers_is_not_an_extra_core_call() -> None:
+    # One turn answers about the lamp and looks up the fan before switching it on (a joined turn does this).
+    answer = GoldCall(name="get_device_details", arguments={"device_id": "lamp"})
+    lookup = GoldCall(name="get_device_details", arguments={"device_id": "fan"}, role="support")
+    switch = GoldCall(name="set_power", arguments={"device_id": "fan", "on": True})
+    made = [
+        ("get_device_details", {"device_id": "lamp"}, "success"),
+        ("get_device_details", {"device_id": "fan"}, "success"),
+        ("set_power", {"device_id": "fan", "on": True}, "success"),
+    ]
+    assert judge_turns(episode([turn([answer, lookup, switch])], [made]), ArgMatcher())[0].correct
+    # A lookup of that function the path does not list is still an extra core call.
+    stray = [*made, ("get_device_details", {"device_id": "tv"}, "success")]
+    verdict = judge_turns(episode([turn([answer, lookup, switch])], [stray]), ArgMatcher())[0]
+    assert not verdict.correct and verdict.errors == ["core:extra:get_device_details"]

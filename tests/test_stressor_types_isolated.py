@@ -1,10 +1,10 @@
 """Every stressor type in stressor-mode isolated on the multi-domain world, against calibration agents.
 
 The naive agent replays the unstressed gold and reads nothing: a format rule, a new prerequisite, a drifted
-schema, a required follow-up, an error, an outage or a missing function costs it turns; a look-alike, a vague
-description, sponsored entries, related tools beside the gold ones or a reworded request cannot (only a reader
-can be misled by text). The oracle reads the rewritten gold and
-keeps every specification type at 1.0.
+schema, a required follow-up, an error, an outage, a missing function or a tool it must first search for costs
+it turns; a look-alike, a vague description, sponsored entries, related tools beside the gold ones or a reworded
+request cannot (only a reader can be misled by text). The oracle reads the rewritten gold and keeps every
+specification type at 1.0.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from sim.report import render
 from sim.runner import execute
 
 CONVERSATIONS = 40
-DROPS = {"adhoc", "dependency", "drift", "notice", "limitation", "failure", "missing", "outage"}
+DROPS = {"adhoc", "dependency", "drift", "notice", "limitation", "failure", "missing", "outage", "search"}
 NO_DROP = {"lookalike", "ambiguous", "irrelevant", "perturb", "expand"}
 
 
@@ -63,6 +63,7 @@ async def test_the_oracle_keeps_every_specification_type_at_one(tmp_path: Path) 
         "drift",
         "expand",
         "missing",
+        "search",
     }
     assert all(row["after"] == 1.0 for row in rows), rows
     assert summary["core_api_accuracy"] == 1.0

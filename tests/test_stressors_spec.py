@@ -21,7 +21,7 @@ from sim.runtime import chain
 from worlds.domains.multidomain.pack import DATA_DIR, MultiDomainPack
 from worlds.domains.multidomain.world import MultiDomainWorld
 from worlds.stressors.catalog import builtin_scenarios, stressor_class
-from worlds.stressors.scenario import Scenario, ScenarioStressor
+from worlds.stressors.scenario import LEVEL, Scenario, ScenarioStressor
 from worlds.stressors.types.adhoc import FORMATS
 from worlds.stressors.types.lookalike_data import DECOYS
 
@@ -315,7 +315,9 @@ async def test_oracle_scores_full_marks_under_every_spec_stressor(tmp_path: Path
             "run_id": "r",
             "agent": "oracle",
             "world": "multidomain",
-            "stressors": ["spec"],
+            # Every spec type but tool search: the oracle cannot look up the documented name of an endpoint a
+            # stacked drift renamed (README, Stressors).
+            "stressors": [t for t, level in LEVEL.items() if level == "spec" and t != "search"],
             "tasks": ids[:8],
         }
     )

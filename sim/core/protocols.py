@@ -80,8 +80,9 @@ class Stressor(Protocol):
     """A per-episode, seeded perturbation. Any hook may be the identity.
 
     An episode's stressors compose like layers around the world: ``on_call`` in list order (the first sees the
-    agent's call first), ``on_task`` and ``on_spec`` in reverse order (the first rewrites the gold and the docs
-    last), so what the agent reads and is scored on is in the form that reaches the first layer."""
+    agent's call first), ``on_task``, ``on_spec`` and ``on_tools`` in reverse order (the first rewrites the gold,
+    the docs and the toolkit last), so what the agent reads and is scored on is in the form that reaches the first
+    layer."""
 
     name: str
 

@@ -157,11 +157,21 @@ def _applies(scenario: Scenario, tools: set[str] | None) -> bool:
 LAYERS = ("user", "spec", "exec")
 """Outermost first: what the user says, then what the agent reads and how it must call (formats, schemas,
 toolkits), then what the world answers (notices, errors, outages). A format rule must translate the agent's call
-before a limitation reads its values, so selections are layered this way whatever order they were given in."""
+before a limitation reads its values, so selections are layered this way whatever order they were given in; within
+the spec layer the toolkit modes come first (``TOOLKIT_MODES``)."""
+
+
+TOOLKIT_MODES = ("search", "expand")
+"""Types that decide the whole toolkit, outermost first: a tool search over a closed world, never the reverse."""
+
+
+def _layer(scenario: Scenario) -> tuple[int, int]:
+    mode = TOOLKIT_MODES.index(scenario.type) if scenario.type in TOOLKIT_MODES else len(TOOLKIT_MODES)
+    return LAYERS.index(scenario.level), mode
 
 
 def build_stressors(items: Sequence[str], seed: int, tool_names: Iterable[str] | None = None) -> list[Stressor]:
     """Fresh stressors for one episode, seeded apart from each other, outermost layer first."""
     chosen = list(enumerate(select(items, tool_names)))
-    chosen.sort(key=lambda entry: LAYERS.index(entry[1][0].level))  # stable: the given order within a layer
+    chosen.sort(key=lambda entry: _layer(entry[1][0]))  # stable: the given order within a layer
     return [stressor_class(scenario.type)(scenario, seed + i, overrides) for i, (scenario, overrides) in chosen]
