@@ -89,9 +89,12 @@ def occurs(phrase: str, text: str) -> bool:
 
 
 def structured(reply: str) -> Any:
-    """The JSON a reply gives as its answer, else ``_NOT_JSON``."""
+    """The JSON list or object a reply gives as its answer, else ``_NOT_JSON``. A bare scalar ("3", "null") is read
+    as text: the text rules compare it with the answer's values (a string 'null' in a table is not JSON null)."""
     try:
-        return json.loads(reply)
+        value = json.loads(reply)
+        if isinstance(value, list | dict):
+            return value
     except ValueError:
         pass
     for lang, body in reversed(_FENCE.findall(reply)):

@@ -16,10 +16,10 @@ from sim.config import RunConfig
 from sim.core import EpisodeResult, Judge, Score
 from sim.store import RunStore, StoreError
 
-JUDGES_VERSION = 5
+JUDGES_VERSION = 6
 """Bump when a judge's verdict on the same trace may change: old and new scores then form different sets.
 2: failure_stage; 3: decline (conversation success needs decline turns declined); 4: completion, call_f1;
-5: a path's own support lookups never count as core calls."""
+5: a path's own support lookups never count as core calls; 6: a bare scalar reply is text to completion."""
 
 
 def judge_config(config: RunConfig) -> dict[str, Any]:

@@ -289,3 +289,9 @@ async def test_the_oracle_reply_of_a_rendered_answer_scores_one() -> None:
     answers = [[{"Name": "John Doe"}], [{"count(*)": 3}], [{"avg": 45.666666666666664}], SINGERS[:2], []]
     ep = episode([(a, render_answer(a) or "Done.", a) for a in answers])
     assert (await Completion().score(ep)).value == 1.0
+
+
+def test_a_bare_scalar_reply_is_text_so_a_null_string_in_a_table_matches() -> None:
+    # Spider's car_1 stores the text 'null' in a numeric column: MAX over it is the string 'null', not JSON null.
+    assert match_reply(["null"], "null").correct
+    assert match_reply([{"count(*)": 3}], "3").correct and not match_reply([{"count(*)": 3}], "4").correct
