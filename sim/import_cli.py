@@ -6,12 +6,22 @@ in ``import_report.json``. Bad input prints one line naming the file, item and f
 
 from __future__ import annotations
 
+import asyncio
+import json
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
+
+from sim.generator_cli import DEFAULT_CACHE_DIR, CacheDirOption, CacheOption
+
+if TYPE_CHECKING:
+    from sim.config import RunConfig
+    from worlds.sql.describe_model import DescribeReport
+    from worlds.sql.importer import ImportedWorld
 
 
 def import_command(
@@ -37,6 +47,16 @@ def import_command(
             "getters per table) | slot (generic retrieve/filter/sort/... tools chained by labels).",
         ),
     ] = "per_question",
+    describe_model: Annotated[
+        str | None,
+        typer.Option(
+            "--describe-model",
+            help="Model spec (e.g. openai-chat:NAME@BASE_URL) asked for each function's description; "
+            "kept only when it checks out against the code, else the offline one stays.",
+        ),
+    ] = None,
+    cache: CacheOption = "read-write",
+    cache_dir: CacheDirOption = DEFAULT_CACHE_DIR,
 ) -> None:
     """Generate a world of read-only query functions with verified tasks from a text-to-SQL question set."""
     from worlds.sql.folder import write_world
@@ -51,6 +71,11 @@ def import_command(
         _fail(f"--style: unknown style '{style}' (one of {', '.join(STYLES)})")
     if style != "per_question" and (augment or obfuscate):
         _fail(f"--augment and --obfuscate work with --style per_question only, not '{style}'")
+    config = None
+    if describe_model is not None:
+        from sim.generator_cli import generator_config
+
+        config = generator_config(name or out.name, seed, cache, cache_dir)
     options = ImportOptions(
         world=name or out.name,
         db_ids=frozenset(db) if db else None,
@@ -60,11 +85,16 @@ def import_command(
         style=style,
     )
     started = time.perf_counter()
+    described: DescribeReport | None = None
     try:
         world = import_world(source, db_dir, questions, options)
         if not world.tasks:
             _fail(f"{questions}: no question survived verification; see the reasons with --out on a smaller set")
+        if config is not None and describe_model is not None:
+            world, described = asyncio.run(_describe(config, describe_model, world))
         write_world(world, out, replace=force)
+        if described is not None and describe_model is not None:
+            _record(out, described.as_json(describe_model))
     except (FormatError, FileExistsError) as error:
         _fail(str(error))
     except OSError as error:
@@ -78,6 +108,45 @@ def import_command(
     )
     for reason, count in report.rejected_by_reason.items():
         sys.stdout.write(f"  rejected {count:>4}  {reason}\n")
+    if described is not None:
+        sys.stdout.write(
+            f"  model descriptions: {described.kept} of {described.asked} kept, "
+            f"{described.request_failures} request failures\n"
+        )
+        for reason, count in sorted(described.rejected_by_reason.items()):
+            sys.stdout.write(f"  description rejected {count:>4}  {reason}\n")
+
+
+async def _describe(config: RunConfig, model: str, world: ImportedWorld) -> tuple[ImportedWorld, DescribeReport]:
+    from sim.agents.factory import AgentUnavailable
+    from sim.core import ModelRequest
+    from sim.generator_cli import model_handle
+    from worlds.sql.describe_model import describe_functions, read_schema
+
+    schemas = {db_id: read_schema(path) for db_id, path in world.databases.items()}
+    try:
+        async with model_handle(config, model) as handle:
+
+            async def complete(request: ModelRequest) -> str | None:
+                try:
+                    return (await handle.complete(request)).text
+                except Exception:  # a provider fault past the gateway's retries: counted, the offline text stays
+                    return None
+
+            functions, report = await describe_functions(complete, model, world.functions, schemas, config.seed)
+    except AgentUnavailable as exc:
+        _fail(f"--describe-model: {exc}")
+    return replace(world, functions=functions), report
+
+
+def _record(out: Path, described: dict[str, object]) -> None:
+    """Add the description counts to the written report (ImportReport itself knows nothing of models)."""
+    from sim.core.files import write_text_atomic
+
+    path = out / "import_report.json"
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data["model_descriptions"] = described
+    write_text_atomic(path, json.dumps(data, indent=1) + "\n")
 
 
 def _fail(message: str) -> NoReturn:
