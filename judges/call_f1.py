@@ -31,8 +31,6 @@ progress: it keeps asking what it knows), or the step limit reached without one 
 
 from __future__ import annotations
 
-import json
-from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,7 +39,7 @@ from judges.arg_match import ArgMatcher
 from judges.core_api import Schemas, agent_calls, judge_turn, judge_turns
 from judges.decline import INVENTED_CODES, LOOP_REPEATS
 from judges.failure_stage import EXECUTION_STATUSES, EXECUTION_STRESSORS
-from judges.trace_view import agent_events
+from judges.trace_view import agent_events, call_repeats, score_for, unscoreable
 from sim.core import EpisodeResult, GoldCall, Score, ToolCall, Turn
 
 __all__ = ["CATEGORIES", "STUCK_REASONS", "CallF1", "Counts", "align", "category", "prf", "stuck", "turn_counts"]
@@ -195,11 +193,7 @@ def category(
 def stuck(result: EpisodeResult, index: int) -> str | None:
     """Why the agent was stuck in a turn (see the module doc), or None."""
     events = agent_events(result, index)
-    done = Counter(
-        (ev.call.name, json.dumps(ev.call.arguments, sort_keys=True, default=str), ev.result.ok)
-        for ev in events
-        if ev.kind == "tool_result" and ev.call and ev.result
-    )
+    done = call_repeats(events)
     if any(n >= LOOP_REPEATS for (_, _, ok), n in done.items() if not ok):
         return "repeated_failure"
     if any(n >= LOOP_REPEATS for (_, _, ok), n in done.items() if ok):
@@ -229,9 +223,8 @@ class CallF1:
         self.matcher = matcher
 
     async def score(self, result: EpisodeResult) -> Score:
-        ident: dict[str, Any] = {"episode_id": result.episode_id, "task_id": result.task_id, "trial": result.trial}
         if result.failed:
-            return Score(**ident, judge=self.name, value=None, errors=[f"episode:{result.termination}"])
+            return unscoreable(result, self.name)
         schemas = {s.name: s.parameters for s in result.tools}
         total = Counts()
         per_turn: list[float | None] = []
@@ -250,9 +243,9 @@ class CallF1:
             categories.append(label)
         stuck_turns = {i: r for i in range(result.turns_played) if (r := stuck(result, i)) is not None}
         slot = prf(total.slot_tp, total.slot_pred, total.slot_gold)
-        return Score(
-            **ident,
-            judge=self.name,
+        return score_for(
+            result,
+            self.name,
             value=slot["f1"],
             per_turn=per_turn,
             errors=[f"turn{i}:category:{c}" for i, c in enumerate(categories) if c]

@@ -43,6 +43,7 @@ from judges.answer_normalise import (
     rows,
     structured_matches,
 )
+from judges.trace_view import score_for, unscoreable
 from sim.core import EpisodeResult, Score
 
 SHORT_ITEM = 4
@@ -262,12 +263,11 @@ class Completion:
     name = "completion"
 
     async def score(self, result: EpisodeResult) -> Score:
-        base = {"episode_id": result.episode_id, "task_id": result.task_id, "trial": result.trial, "judge": self.name}
         if result.failed:
-            return Score(**base, value=None, errors=[f"episode:{result.termination}"])
+            return unscoreable(result, self.name)
         turns = [i for i, t in enumerate(result.task.turns) if t.answer is not None]
         if not turns:
-            return Score(**base, value=None)
+            return score_for(result, self.name, value=None)
         per_turn: list[float | None] = [None] * len(result.task.turns)
         errors: list[str] = []
         contexts = turn_contexts(result)
@@ -282,8 +282,9 @@ class Completion:
             per_turn[i] = 1.0 if verdict.correct else 0.0
             errors += [f"turn{i}:{e}" for e in verdict.errors]
         right = sum(v for v in per_turn if v is not None)
-        return Score(
-            **base,
+        return score_for(
+            result,
+            self.name,
             value=right / len(turns),
             per_turn=per_turn,
             errors=errors,

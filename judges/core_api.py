@@ -16,7 +16,7 @@ from typing import Any
 
 from judges.arg_match import ArgMatcher
 from judges.decline import judge_decline_turn
-from judges.trace_view import agent_calls
+from judges.trace_view import agent_calls, score_for, unscoreable
 from sim.core import EpisodeResult, GoldCall, Score, ToolCall, Turn
 
 __all__ = [
@@ -94,17 +94,6 @@ def judge_turns(result: EpisodeResult, matcher: ArgMatcher) -> list[TurnVerdict]
     return verdicts
 
 
-def _unscoreable(result: EpisodeResult, judge: str) -> Score:
-    return Score(
-        episode_id=result.episode_id,
-        task_id=result.task_id,
-        trial=result.trial,
-        judge=judge,
-        value=None,
-        errors=[f"episode:{result.termination}"],
-    )
-
-
 class CoreApiAccuracy:
     """Fraction of the task's turns with core gold calls whose core calls were right."""
 
@@ -115,7 +104,7 @@ class CoreApiAccuracy:
 
     async def score(self, result: EpisodeResult) -> Score:
         if result.failed:
-            return _unscoreable(result, self.name)
+            return unscoreable(result, self.name)
         verdicts = judge_turns(result, self.matcher)
         # Turns whose gold has no core call test answers, not API calls: outside this metric's denominator.
         applicable = [any(c.role == "core" for c in turn.gold) for turn in result.task.turns]
@@ -123,11 +112,9 @@ class CoreApiAccuracy:
             (1.0 if v.correct else 0.0) if ok else None for v, ok in zip(verdicts, applicable, strict=True)
         ]
         values = [v for v in per_turn if v is not None]
-        return Score(
-            episode_id=result.episode_id,
-            task_id=result.task_id,
-            trial=result.trial,
-            judge=self.name,
+        return score_for(
+            result,
+            self.name,
             value=sum(values) / len(values) if values else None,
             per_turn=per_turn,
             errors=[f"turn{i}:{e}" for i, v in enumerate(verdicts) for e in v.errors],
@@ -145,7 +132,7 @@ class ConversationSuccess:
 
     async def score(self, result: EpisodeResult) -> Score:
         if result.failed:
-            return _unscoreable(result, self.name)
+            return unscoreable(result, self.name)
         verdicts = judge_turns(result, self.matcher)
         # A decline turn is right only when the agent also said so, without looping or inventing a call.
         right = [
@@ -154,11 +141,9 @@ class ConversationSuccess:
         ]
         ok = all(right)
         first_wrong = next((i for i, r in enumerate(right) if not r), None)
-        return Score(
-            episode_id=result.episode_id,
-            task_id=result.task_id,
-            trial=result.trial,
-            judge=self.name,
+        return score_for(
+            result,
+            self.name,
             value=1.0 if ok else 0.0,
             details={"first_wrong_turn": first_wrong},
         )

@@ -12,10 +12,9 @@ Trying first is fine: a call that fails, then an honest answer, is the behaviour
 from __future__ import annotations
 
 import re
-from collections import Counter
 from dataclasses import dataclass, field
 
-from judges.trace_view import agent_calls, agent_events
+from judges.trace_view import agent_calls, agent_events, call_repeats, score_for, unscoreable
 from sim.core import EpisodeResult, Score
 
 LOOP_REPEATS = 3
@@ -50,12 +49,8 @@ def judge_decline_turn(result: EpisodeResult, turn: int) -> DeclineVerdict:
     codes = [ev.code for ev in events if ev.kind == "error" and ev.code]
     if any(code in INVENTED_CODES for code in codes):
         errors.append("decline:invented_call")
-    failed = Counter(
-        (ev.call.name, repr(sorted(ev.call.arguments.items())))
-        for ev in events
-        if ev.kind == "tool_result" and ev.call and ev.result and not ev.result.ok
-    )
-    if "agent:step_limit" in codes or any(n >= LOOP_REPEATS for n in failed.values()):
+    failed = [n for (_, _, ok), n in call_repeats(events).items() if not ok]
+    if "agent:step_limit" in codes or any(n >= LOOP_REPEATS for n in failed):
         errors.append("decline:looped")
     reply = next((ev.content or "" for ev in reversed(events) if ev.kind == "agent_message"), "")
     gave_up = gives_up(reply)
@@ -71,19 +66,19 @@ class DeclineJudge:
 
     async def score(self, result: EpisodeResult) -> Score:
         turns = [t for t, turn in enumerate(result.task.turns) if turn.outcome == "decline"]
-        base = {"episode_id": result.episode_id, "task_id": result.task_id, "trial": result.trial, "judge": self.name}
         if result.failed:
-            return Score(**base, value=None, errors=[f"episode:{result.termination}"])
+            return unscoreable(result, self.name)
         if not turns:
-            return Score(**base, value=None)
+            return score_for(result, self.name, value=None)
         verdicts = {t: judge_decline_turn(result, t) for t in turns}
         per_turn: list[float | None] = [
             (1.0 if verdicts[t].correct else 0.0) if t in verdicts else None for t in range(len(result.task.turns))
         ]
         # Counted in decline turns: 1 = gave up at the first one; None = never did.
         to_give_up = next((i + 1 for i, t in enumerate(turns) if verdicts[t].gave_up), None)
-        return Score(
-            **base,
+        return score_for(
+            result,
+            self.name,
             value=sum(v.correct for v in verdicts.values()) / len(verdicts),
             per_turn=per_turn,
             errors=[f"turn{t}:{e}" for t, v in verdicts.items() for e in v.errors],

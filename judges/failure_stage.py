@@ -24,11 +24,11 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any
 
 from judges.arg_match import ArgMatcher
 from judges.core_api import Schemas, agent_calls, judge_turn, judge_turns
 from judges.stress_metrics import STAGES
+from judges.trace_view import score_for, unscoreable
 from sim.core import EpisodeResult, GoldCall, Score, ToolCall, Turn
 
 CHAINING_CODES = frozenset(
@@ -194,16 +194,15 @@ class FailureStage:
         self.matcher = matcher
 
     async def score(self, result: EpisodeResult) -> Score:
-        ident: dict[str, Any] = {"episode_id": result.episode_id, "task_id": result.task_id, "trial": result.trial}
         if result.failed:
-            return Score(**ident, judge=self.name, value=None, errors=[f"episode:{result.termination}"])
+            return unscoreable(result, self.name)
         stages: list[str | None] = []
         for i, (turn, verdict) in enumerate(zip(result.task.turns, judge_turns(result, self.matcher), strict=True)):
             scored = any(c.role == "core" for c in turn.gold)  # core API accuracy's denominator
             stages.append(turn_stage(result, i, turn, self.matcher) if scored and not verdict.correct else None)
-        return Score(
-            **ident,
-            judge=self.name,
+        return score_for(
+            result,
+            self.name,
             value=None,
             errors=[f"turn{i}:stage:{s}" for i, s in enumerate(stages) if s is not None],
             details={"stages": stages},
