@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 
 from judges.answer_normalise import decimals, fold, number_matches, render_answer, rows, structured_matches, to_number
 from judges.completion import Completion, ReplyContext, match_reply
-from sim.core import EpisodeResult, Event, Task, ToolCall, ToolResult, Turn, UserIntent
+from sim.core import EpisodeResult, Event, ToolCall, ToolResult, Turn, UserIntent
+from tests import traces
 
 SINGERS = [
     {"Name": "John Doe", "Country": "France", "Age": 52},
@@ -245,19 +246,7 @@ def episode(turns: list[tuple[Any, str | None, Any]], played: int | None = None)
         if reply is not None:
             events.append(Event(kind="agent_message", turn=i, content=reply))
     task_turns = [Turn(user=UserIntent(explicit="q"), gold=[], answer=a, gold_answer=None) for a, _, _ in turns]
-    return EpisodeResult(
-        episode_id="t#0",
-        task_id="t",
-        trial=0,
-        seed=0,
-        world="w",
-        agent="a",
-        user="u",
-        task=Task(id="t", world="w", turns=task_turns),
-        tools=[],
-        events=events,
-        turns_played=len(turns) if played is None else played,
-    )
+    return traces.result(task_turns, events, played=played)
 
 
 async def test_the_judge_scores_the_answer_turns_only() -> None:

@@ -43,6 +43,17 @@ def episode(
             events.append(
                 Event(kind="tool_result", turn=i, call=call, result=ToolResult(call_id=call.id, status=status))
             )
+    return result(turns, events, tools, len(calls) if played is None else played, termination)
+
+
+def result(
+    turns: list[Turn],
+    events: list[Event],
+    tools: list[ToolSpec] | None = None,
+    played: int | None = None,
+    termination: TerminationReason = "completed",
+) -> EpisodeResult:
+    """Episode ``t#0`` of a task with ``turns``, whose trace is ``events`` (all turns played by default)."""
     return EpisodeResult(
         episode_id="t#0",
         task_id="t",
@@ -52,8 +63,8 @@ def episode(
         agent="a",
         user="u",
         task=Task(id="t", world="w", turns=turns),
-        tools=tools,
+        tools=tools or [],
         events=events,
-        turns_played=len(calls) if played is None else played,
+        turns_played=len(turns) if played is None else played,
         termination=termination,
     )
