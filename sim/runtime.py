@@ -86,7 +86,7 @@ class EpisodeRuntime:
         """Turns whose callable tools differ from the episode's: every name offered during the turn (the trace's
         ``turn_tools``)."""
         self._tools = tuple(specs)
-        self._names = frozenset(s.name for s in specs)
+        self._names = self._episode_names
         self._record = record
         self._clock = clock
         self._max_calls = max_calls_per_turn
@@ -109,6 +109,8 @@ class EpisodeRuntime:
 
     def _refresh_tools(self) -> None:
         """Ask the stressors for the tools callable now (turn start, and after every call)."""
+        if not self._stressors:  # the hot path of unstressed runs: nothing can change the toolkit
+            return
         tools = self._episode_tools
         for s in reversed(self._stressors):  # innermost first, like on_spec: the outermost layer has the last word
             tools = s.on_tools(self.turn, tools)
@@ -117,7 +119,8 @@ class EpisodeRuntime:
             self._tools = tuple(tools)
             self._names = frozenset(t.name for t in tools)
             self._read_only.update({t.name: t.read_only for t in tools})
-        if self._names != self._episode_names or self.turn in self.turn_tools:
+        changed = self._names is not self._episode_names and self._names != self._episode_names
+        if changed or self.turn in self.turn_tools:
             offered = self.turn_tools.setdefault(self.turn, [])
             offered += [t.name for t in tools if t.name not in offered]
 
