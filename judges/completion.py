@@ -243,16 +243,16 @@ def turn_contexts(result: EpisodeResult) -> dict[int, tuple[str | None, ReplyCon
         if turn >= 0:
             contexts[turn] = (replies.get(turn), ReplyContext(fold("\n".join(said)), leaves=frozenset(seen)))
 
-    for ev in sorted(result.events, key=lambda ev: ev.turn):  # stable: a turn's events keep their order
-        if ev.turn != turn:
+    for ev in sorted(result.events, key=lambda ev: ev.goal_index):  # stable: a turn's events keep their order
+        if ev.goal_index != turn:
             close()
-            turn = ev.turn
+            turn = ev.goal_index
         if ev.kind == "user_message" and ev.content:
             said.append(ev.content)
         elif ev.kind == "tool_result" and ev.result is not None and ev.result.ok:
             seen.update(_leaves(ev.result.content))
         elif ev.kind == "agent_message" and not ev.replayed:
-            replies[ev.turn] = ev.content
+            replies[ev.goal_index] = ev.content
     close()
     return contexts
 
@@ -273,7 +273,7 @@ class Completion:
         contexts = turn_contexts(result)
         for i in turns:
             reply, context = contexts.get(i, (None, ReplyContext()))
-            if i >= result.turns_played:
+            if i >= result.goals_reached:
                 verdict = AnswerVerdict(False, ["answer:not_played"])
             elif reply is None:
                 verdict = AnswerVerdict(False, ["answer:no_reply"])

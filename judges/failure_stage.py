@@ -70,19 +70,19 @@ def _trace(result: EpisodeResult, turn: int) -> _TurnTrace:
     seen: list[str] = []
     said: list[str] = []
     for ev in result.events:
-        if ev.turn > turn:
+        if ev.goal_index > turn:
             continue
         if ev.kind == "user_message" and ev.content:
             said.append(ev.content)
         elif ev.kind == "tool_result" and ev.result is not None and ev.call is not None:
             if ev.result.ok:
                 seen.append(json.dumps(ev.result.content, default=str, ensure_ascii=False))
-                if ev.turn == turn and not ev.replayed:
+                if ev.goal_index == turn and not ev.replayed:
                     trace.succeeded.add(ev.call.name)
-            elif ev.turn == turn and not ev.replayed:
+            elif ev.goal_index == turn and not ev.replayed:
                 kind = _failure_kind(ev.result.status, ev.result.error_code, ev.scenarios)
                 trace.codes.setdefault(ev.call.name, []).append(kind)
-        if ev.kind == "tool_call" and ev.call is not None and ev.turn == turn and not ev.replayed:
+        if ev.kind == "tool_call" and ev.call is not None and ev.goal_index == turn and not ev.replayed:
             trace.called.add(ev.call.name)
     trace.seen, trace.said = "\n".join(seen), "\n".join(said)
     return trace
@@ -163,7 +163,7 @@ def _path_stage(path: list[GoldCall], t: _Turn) -> tuple[str, int]:
 
 def turn_stage(result: EpisodeResult, index: int, turn: Turn, matcher: ArgMatcher) -> str:
     """The stage of a turn core API accuracy judged wrong."""
-    if index >= result.turns_played:
+    if index >= result.goals_reached:
         return "not_played"
     t = _Turn(
         turn=turn,

@@ -33,10 +33,15 @@ class ErrorMark(BaseModel):
 
     kind: str
     turn: int = 0
+    goal: int | None = None
     fault: str | None = None
     code: str | None = None
     replayed: bool = False
     result: ResultMark | None = None
+
+    @property
+    def goal_index(self) -> int:
+        return self.turn if self.goal is None else self.goal
 
 
 class TurnMark(BaseModel):
@@ -76,7 +81,7 @@ class _EventLike(Protocol):
     @property
     def kind(self) -> str: ...
     @property
-    def turn(self) -> int: ...
+    def goal_index(self) -> int: ...
     @property
     def fault(self) -> str | None: ...
     @property
@@ -215,7 +220,7 @@ def summarize(episodes: Iterable[EpisodeLike], scores: Iterable[Score], planned:
                     codes[ev.code] += 1
                     step_limit = step_limit or ev.code == "agent:step_limit"
             elif ev.kind == "tool_result" and not ev.replayed and ev.result and ev.result.status != "success":
-                failed_turns |= 1 << ev.turn
+                failed_turns |= 1 << ev.goal_index
         answers.add_episode(e.termination, step_limit)
         if e.failed:
             failed.append(e.episode_id)

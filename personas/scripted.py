@@ -1,39 +1,28 @@
-"""A user that plays the task's turns in order, as written."""
+"""A user that plays the task's goals in its styles, from the task's own wordings: no model involved."""
 
 from __future__ import annotations
 
-from typing import Literal
-
-from sim.core import Task, UserView
-
-Rendering = Literal["explicit", "coreferential"]
+from personas.dialogue import GoalDialogue
+from personas.spec import UserSpec
+from sim.core import Task, UserContext, UserMessage, UserView
 
 
 class ScriptedUser:
-    """Plays turn i's intent after the agent's reply to turn i-1; stops after the last turn.
+    """Opens each goal with its styled wording and stays on it while something is owed (``GoalDialogue``).
 
-    ``rendering="coreferential"`` uses each later turn's coreferential wording where the task has one,
-    so the agent must carry entities across turns.
-    """
+    The plain benchmark user (explicit, no other style) takes one turn per goal unless the agent asks a question,
+    which it answers once ("I don't know anything more...") or from its persona's facts."""
 
-    name = "scripted"
+    def __init__(self, spec: UserSpec | None = None) -> None:
+        self.spec = spec or UserSpec("scripted")
+        self.name = self.spec.label
+        self._dialogue: GoalDialogue | None = None
 
-    def __init__(self, rendering: Rendering = "explicit") -> None:
-        self.rendering = rendering
-        self._task: Task | None = None
+    async def open(self, task: Task, context: UserContext) -> UserMessage:
+        persona = self.spec.persona_for(task.persona)
+        self._dialogue = GoalDialogue(task, self.spec.styles_for(persona), persona, context.seed)
+        return self._dialogue.request(0)
 
-    async def open(self, task: Task) -> str:
-        self._task = task
-        return self._say(0)
-
-    async def reply(self, view: UserView) -> str | None:
-        assert self._task is not None, "open() must be called first"
-        nxt = view.turn + 1
-        return self._say(nxt) if nxt < len(self._task.turns) else None
-
-    def _say(self, turn: int) -> str:
-        assert self._task is not None
-        intent = self._task.turns[turn].user
-        if self.rendering == "coreferential" and turn > 0 and intent.coreferential:
-            return intent.coreferential
-        return intent.explicit
+    async def reply(self, view: UserView) -> UserMessage | None:
+        assert self._dialogue is not None, "open() must be called first"
+        return self._dialogue.next_message(view.agent_message)

@@ -15,7 +15,9 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, NoReturn, cast
 
 import typer
 
+from sim.chat_cli import chat_command
 from sim.import_cli import import_command
+from sim.personas_cli import personas_app
 from sim.serve_cli import serve_command
 from sim.stressors_cli import stressors_app
 from sim.worlds_cli import worlds_app
@@ -38,8 +40,10 @@ app = typer.Typer(
 )
 app.add_typer(worlds_app, name="worlds")
 app.add_typer(stressors_app, name="stressors")
+app.add_typer(personas_app, name="personas")
 app.command("import")(import_command)
 app.command("serve")(serve_command)
+app.command("chat")(chat_command)
 
 
 def _console(stderr: bool = False) -> Console:
@@ -78,7 +82,14 @@ def run(
     text_protocol: Annotated[
         str | None, typer.Option(help="text: agents' prompt: react | tags (<API_CALL> JSON, <End of Turn>)")
     ] = None,
-    user: Annotated[str | None, typer.Option(help="scripted | scripted:coreferential")] = None,
+    user: Annotated[
+        str | None,
+        typer.Option(
+            help="KIND[:STYLE+...][@PERSONA], comma-separated for several: scripted | llm; styles explicit, "
+            "coreferential, paraphrased, terse, verbose, underspecified, impatient, changes_mind (squall personas)"
+        ),
+    ] = None,
+    user_model: Annotated[str | None, typer.Option(help="Model an llm user runs on (default: local).")] = None,
     stressors: Annotated[
         str | None,
         typer.Option(
@@ -149,6 +160,7 @@ def run(
         "agent": agent,
         "text_protocol": text_protocol,
         "user": user,
+        "user_model": user_model,
         "limit": limit,
         "trials": trials,
         "seed": seed,

@@ -55,6 +55,7 @@ IDENTITY_FIELDS = (
     "world",
     "agent",
     "user",
+    "user_model",
     "stressors",
     "tasks",
     "limit",
@@ -71,7 +72,12 @@ IDENTITY_FIELDS = (
     "stressor_mode",
 )
 
-_LATER_IDENTITY_DEFAULTS = {"text_protocol": "react", "setup": "cumulative", "stressor_mode": "cumulative"}
+_LATER_IDENTITY_DEFAULTS = {
+    "text_protocol": "react",
+    "setup": "cumulative",
+    "stressor_mode": "cumulative",
+    "user_model": "local",
+}
 """Identity fields added after runs were stored, with the default those runs had."""
 
 OPTION_NAMES = {"episode_timeout_s": "--episode-timeout", "request_timeout_s": "--request-timeout", "tasks": "--task"}
@@ -106,7 +112,17 @@ class RunConfig(BaseModel):
         'tags (one <API_CALL>{"api": ..., "params": {...}}</API_CALL> per step, or a reply ending <End of Turn>). '
         "Either is parsed whatever is taught. Only for text: agents.",
     )
-    user: str = Field(default="scripted", description="scripted | scripted:coreferential")
+    user: str = Field(
+        default="scripted",
+        description="Who plays the user: KIND[:STYLE+STYLE...][@PERSONA], KIND scripted (the task's wordings) or llm "
+        "(a model plays the persona: --user-model); styles explicit, coreferential, paraphrased, terse, verbose, "
+        "underspecified, impatient, changes_mind; personas under personas/data (or a YAML path). Several users, "
+        "comma-separated, each play every task (same seeds): the report compares them.",
+    )
+    user_model: str = Field(
+        default="local",
+        description="The model an llm user runs on (any agent MODEL string; 'local' is the embedded model).",
+    )
     stressors: list[str] = Field(
         default_factory=list,
         description="Stressors: scenario names, types (adhoc, failure...), levels (spec, exec), all, or outage; "

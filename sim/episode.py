@@ -18,6 +18,8 @@ from sim.core import (
     Task,
     TerminationReason,
     User,
+    UserContext,
+    UserMessage,
     UserView,
     WorldPack,
 )
@@ -47,22 +49,28 @@ class EpisodeSpec(BaseModel):
     episode of a cumulative run)."""
     stressors: tuple[str, ...] | None = None
     """The stressor items of this episode; None: the run's."""
+    user: str = ""
+    """The user spec of this episode when the run has several ('' = the run's one user)."""
 
     @property
     def episode_id(self) -> str:
-        return f"{self.task.id}@{self.variant}#{self.trial}" if self.variant else f"{self.task.id}#{self.trial}"
+        base = f"{self.task.id}@{self.variant}" if self.variant else self.task.id
+        return f"{base}~{self.user}#{self.trial}" if self.user else f"{base}#{self.trial}"
 
 
 class _Recorder:
-    def __init__(self) -> None:
+    def __init__(self, watch: Callable[[Event], None] | None = None) -> None:
         self.events: list[Event] = []
         self._start = time.monotonic()
+        self._watch = watch
 
     def clock(self) -> float:
         return round(time.monotonic() - self._start, 4)
 
     def add(self, event: Event) -> None:
         self.events.append(event)
+        if self._watch is not None:
+            self._watch(event)
 
 
 async def run_episode(
@@ -76,11 +84,13 @@ async def run_episode(
     labels: tuple[str, str],
     loop_lag: Callable[[], float] = lambda: 0.0,
     setup: Setup = "cumulative",
+    watch: Callable[[Event], None] | None = None,
 ) -> EpisodeResult:
     """Play one episode to the end and return its full record. Never raises except on cancellation.
 
-    ``setup``: cumulative hands the agent its own history; isolated hands it the gold one (``sim.gold_history``)."""
-    rec = _Recorder()
+    ``setup``: cumulative hands the agent its own history; isolated hands it the gold one (``sim.gold_history``).
+    ``watch`` sees every event as it is recorded (``squall chat`` shows tool calls as they happen)."""
+    rec = _Recorder(watch)
     result = EpisodeResult(
         episode_id=spec.episode_id,
         task_id=spec.task.id,
@@ -118,17 +128,20 @@ async def run_episode(
         world, stressors, specs, task, llm, rec.add, rec.clock, limits.max_steps, spec.seed, unstressed_task=spec.task
     )
 
+    goal = 0
+
     def error(turn: int, fault: FaultKind, code: str, detail: str) -> None:
-        rec.add(Event(kind="error", turn=turn, t=rec.clock(), fault=fault, code=code, content=detail))
+        rec.add(Event(kind="error", turn=turn, goal=goal, t=rec.clock(), fault=fault, code=code, content=detail))
 
     termination: TerminationReason = "completed"
     turn = 0
+    goals = len(task.turns)
     deadline = WorkingTimeDeadline(limits.timeout_s, waits.total, loop_lag)
     try:
         async with deadline:
-            message: str | None
+            message: UserMessage | None
             try:
-                message = await user.open(task)
+                message = await user.open(task, UserContext(seed=spec.seed, llm=llm))
             except Exception as exc:
                 error(0, "user", "user:open_failed", _describe(exc))
                 message, termination = None, "user_error"
@@ -136,11 +149,29 @@ async def run_episode(
                 if turn >= limits.max_turns:
                     termination = "turn_limit"
                     break
-                if gold is not None:
-                    await gold.before_turn(turn, world)
-                rec.add(Event(kind="user_message", turn=turn, t=rec.clock(), content=message))
-                runtime.start_turn(turn)
-                history = isolated_history(rec.events) if gold is not None else list(rec.events)
+                if not 0 <= message.goal < goals:
+                    error(turn, "user", "user:no_such_goal", f"goal {message.goal} of a task with {goals} goals")
+                    termination = "user_error"
+                    break
+                for code, detail in message.slips:  # the simulator's own faults, caught and retried
+                    error(turn, "user", code, detail)
+                if message.ends:
+                    break
+                if message.goal != goal and gold is not None:  # the world as the gold leaves it for this goal
+                    await gold.before_turn(message.goal, world)
+                goal = message.goal
+                rec.add(
+                    Event(
+                        kind="user_message",
+                        turn=turn,
+                        goal=goal,
+                        t=rec.clock(),
+                        content=message.text,
+                        user_act=message.act,
+                    )
+                )
+                runtime.start_turn(turn, goal)
+                history = isolated_history(rec.events, goal) if gold is not None else list(rec.events)
                 reply = ""
                 try:
                     reply = await agent.respond(history, runtime.current_tools(), instructions, runtime)
@@ -158,10 +189,16 @@ async def run_episode(
                     error(turn, "agent", "agent:unexpected_behavior", _describe(exc))
                 rec.add(
                     Event(
-                        kind="agent_message", turn=turn, t=rec.clock(), content=reply, usage=llm.turn_usage.model_copy()
+                        kind="agent_message",
+                        turn=turn,
+                        goal=goal,
+                        t=rec.clock(),
+                        content=reply,
+                        usage=llm.turn_usage.model_copy(),
                     )
                 )
                 result.turns_played = turn + 1
+                result.goals_played = max(result.goals_played or 0, goal + 1)
                 try:
                     message = await user.reply(UserView(turn=turn, agent_message=reply))
                 except Exception as exc:
@@ -184,6 +221,8 @@ async def run_episode(
     except Exception as exc:
         error(turn, "harness", "harness:exception", traceback.format_exc(limit=8)[-2000:] or _describe(exc))
         termination = "harness_error"
+    if result.goals_played is None:
+        result.goals_played = 0
     result.events = rec.events
     result.turn_tools = runtime.turn_tools
     result.termination = termination

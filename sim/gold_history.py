@@ -40,9 +40,12 @@ def gold_reply(turn: Turn) -> str:
     return f"Done: called {', '.join(names)}." if names else "Done."
 
 
-def isolated_history(events: Iterable[Event]) -> list[Event]:
-    """What the agent is handed in the isolated setup: every user message so far and the replayed gold."""
-    return [ev for ev in events if ev.kind == "user_message" or ev.replayed]
+def isolated_history(events: Iterable[Event], goal: int | None = None) -> list[Event]:
+    """What the agent is handed in the isolated setup: every user message so far, the replayed gold, and the
+    agent's own events of the goal now pursued (a goal may take several turns: a question, its answer)."""
+    return [
+        ev for ev in events if ev.kind == "user_message" or ev.replayed or (goal is not None and ev.goal_index == goal)
+    ]
 
 
 class GoldHistory:
@@ -65,7 +68,8 @@ class GoldHistory:
         self._replayed = 0  # turns replayed so far
 
     async def before_turn(self, turn: int, world: World) -> None:
-        """Replay the turns before ``turn`` not yet replayed, then put the agent's world in the gold state."""
+        """Replay the goals (task turns) before ``turn`` not yet replayed, then put the agent's world in the gold
+        state. Called when the user moves to a new goal, not on every conversation turn."""
         if turn == 0:
             return  # both worlds start fresh from the same pack and seed
         while self._replayed < min(turn, len(self._task.turns)):  # a user may talk past the plan
@@ -81,13 +85,31 @@ class GoldHistory:
             # One step per call: gold paths are sequential (a later call may use an earlier lookup).
             self._record(
                 Event(
-                    kind="tool_call", turn=t, step=i + 1, t=self._clock(), call=call, read_only=read_only, replayed=True
+                    kind="tool_call",
+                    turn=t,
+                    goal=t,
+                    step=i + 1,
+                    t=self._clock(),
+                    call=call,
+                    read_only=read_only,
+                    replayed=True,
                 )
             )
             result = await self._world.call(call)
             if not result.ok:
                 raise GoldReplayError(f"task {self._task.id}: turns.{t} gold call {i} ({gold.name}): {result.status}")
             self._record(
-                Event(kind="tool_result", turn=t, step=i + 1, t=self._clock(), call=call, result=result, replayed=True)
+                Event(
+                    kind="tool_result",
+                    turn=t,
+                    goal=t,
+                    step=i + 1,
+                    t=self._clock(),
+                    call=call,
+                    result=result,
+                    replayed=True,
+                )
             )
-        self._record(Event(kind="agent_message", turn=t, t=self._clock(), content=gold_reply(turn), replayed=True))
+        self._record(
+            Event(kind="agent_message", turn=t, goal=t, t=self._clock(), content=gold_reply(turn), replayed=True)
+        )

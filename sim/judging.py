@@ -8,6 +8,7 @@ from typing import Any
 
 from judges.arg_match import ArgMatcher
 from judges.call_f1 import CallF1
+from judges.clarification import ClarificationJudge
 from judges.completion import Completion
 from judges.core_api import ConversationSuccess, CoreApiAccuracy
 from judges.decline import DeclineJudge
@@ -16,10 +17,11 @@ from sim.config import RunConfig
 from sim.core import EpisodeResult, Judge, Score
 from sim.store import RunStore, StoreError
 
-JUDGES_VERSION = 6
+JUDGES_VERSION = 7
 """Bump when a judge's verdict on the same trace may change: old and new scores then form different sets.
 2: failure_stage; 3: decline (conversation success needs decline turns declined); 4: completion, call_f1;
-5: a path's own support lookups never count as core calls; 6: a bare scalar reply is text to completion."""
+5: a path's own support lookups never count as core calls; 6: a bare scalar reply is text to completion;
+7: judged per goal (a goal may span turns), calls on a value the user took back are superseded, clarification."""
 
 
 def judge_config(config: RunConfig) -> dict[str, Any]:
@@ -42,7 +44,11 @@ _MATCHING: tuple[type[CoreApiAccuracy] | type[ConversationSuccess] | type[Failur
     CallF1,
 )
 """Judges that compare arguments: built with the run's argument matcher."""
-_PLAIN: tuple[type[DeclineJudge] | type[Completion], ...] = (DeclineJudge, Completion)
+_PLAIN: tuple[type[DeclineJudge] | type[Completion] | type[ClarificationJudge], ...] = (
+    DeclineJudge,
+    Completion,
+    ClarificationJudge,
+)
 
 
 def judge_names() -> list[str]:
@@ -101,6 +107,7 @@ def run_summary(store: RunStore, score_set: str, planned: int | None) -> dict[st
     Streams the store: episodes are read as light outlines one at a time, scores reduced as they are read."""
     from judges.metrics import EpisodeOutline, summarize
     from sim.stressor_summary import stressor_summary
+    from sim.user_summary import user_summary
 
     sets = store.score_sets()
     try:
@@ -117,4 +124,5 @@ def run_summary(store: RunStore, score_set: str, planned: int | None) -> dict[st
         "score_sets": [s["judge_config"] for s in sets],
         **summarize(store.iter_episodes(EpisodeOutline), store.iter_scores(score_set), planned),
         **({"stressors": stressors} if stressors else {}),
+        **({"users": users} if (users := user_summary(store, score_set)) else {}),
     }

@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from sim.config import MAX_PLANNED_EPISODES, ConfigError, RunConfig
 from sim.core import Task, WorldPack
@@ -30,10 +30,13 @@ class Unit:
     task: Task
     variant: str = ""
     stressors: tuple[str, ...] | None = None
+    user: str = ""
+    """The user spec's label when the run has several users ('' = the run's one user)."""
 
     @property
     def id(self) -> str:
-        return f"{self.task.id}@{self.variant}" if self.variant else self.task.id
+        base = f"{self.task.id}@{self.variant}" if self.variant else self.task.id
+        return f"{base}~{self.user}" if self.user else base
 
 
 @dataclass(frozen=True)
@@ -55,6 +58,7 @@ class Plan:
                     seed=derive_seed(self.seed, unit.task.id, trial),
                     variant=unit.variant,
                     stressors=unit.stressors,
+                    user=unit.user,
                 )
 
 
@@ -74,6 +78,9 @@ def make_plan(config: RunConfig, pack: WorldPack) -> Plan:
     units = [Unit(task) for task in tasks]
     if config.stressor_mode == "isolated":
         units = [Unit(task, stressors=()) for task in tasks] + isolated_units(config, pack, tasks)
+    users = _user_labels(config)
+    if len(users) > 1:  # every user plays every unit, with the same seeds: a paired comparison
+        units = [replace(unit, user=label) for label in users for unit in units]
     plan = Plan(tuple(units), config.trials, config.seed)
     if len(plan) > MAX_PLANNED_EPISODES:
         raise ConfigError(
@@ -81,6 +88,15 @@ def make_plan(config: RunConfig, pack: WorldPack) -> Plan:
             f"trials), more than the {MAX_PLANNED_EPISODES:,} one run may hold; split it into several runs"
         )
     return plan
+
+
+def _user_labels(config: RunConfig) -> list[str]:
+    from personas import parse_user_specs
+
+    try:
+        return [spec.label for spec in parse_user_specs(config.user)]
+    except ValueError as exc:
+        raise config.problem("user", str(exc)) from exc
 
 
 REWRITE_CALLS = frozenset({"adhoc", "drift"})

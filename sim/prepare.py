@@ -16,11 +16,12 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any, TypeVar
 
-from personas import build_user
+from personas import parse_user_specs
 from sim.agents.factory import LOCAL, AgentSpec, parse_agent_spec
 from sim.config import ConfigError, RunConfig
 from sim.core import WorldPack
 from sim.judging import judge_config, judge_config_hash
+from sim.llm.model_spec import parse_model_spec
 from sim.plan import Plan, make_plan
 from sim.store import RunStore, StoreError
 from worlds.gold_check import check_gold_by_execution
@@ -76,7 +77,17 @@ async def prepare(config: RunConfig) -> PreparedRun:
         raise config.problem(
             "text_protocol", f"{config.text_protocol!r} is a prompt for text: agents; agent {config.agent!r} is not one"
         )
-    checked(config, "user", lambda: build_user(config.user))
+    users = checked(config, "user", lambda: parse_user_specs(config.user))
+    if any(u.kind == "human" for u in users) and (len(plan) != 1 or config.backend != "inprocess"):
+        raise config.problem("user", "a human user plays one episode at the terminal: use `squall chat`")
+    if any(u.kind == "llm" for u in users):
+        if config.user_model == LOCAL:
+            from sim.llm.local_server import local_model_available
+
+            if reason := local_model_available():
+                raise config.problem("user_model", f"the llm user needs the embedded model: {reason}; run `make setup`")
+        else:
+            checked(config, "user_model", lambda: parse_model_spec(config.user_model))
     tool_names = [s.name for s in pack.new_world(0).specs()]
     checked(config, "stressors", lambda: build_stressors(config.stressors, 0, tool_names))
     if agent_spec.model == LOCAL:

@@ -16,6 +16,10 @@ def _ci(ci: list[float] | tuple[float, float] | None) -> str:
     return "" if not ci else f"[{100 * ci[0]:.1f}, {100 * ci[1]:.1f}]"
 
 
+def _ratio_ci(ci: list[float] | None) -> str:
+    return "" if not ci else f"[{ci[0]:.3f}, {ci[1]:.3f}]"
+
+
 def _mean_sd(spread: dict[str, Any]) -> str:
     if spread.get("mean") is None:
         return "n/a"
@@ -89,6 +93,7 @@ def render(summary: dict[str, Any], console: Console) -> None:
             left = sum(stressors["unpaired_episodes"].values())
             console.print(f"  {left} stressed episode(s) left out: failed, or their baseline failed or is missing")
 
+    _user_table(summary.get("users"), console)
     _share_table(summary.get("failure_stages"), "failure stages (wrong turns)", "stage", console)
     _share_table(summary.get("error_categories"), "error categories (wrong turns)", "category", console)
 
@@ -108,6 +113,40 @@ def render(summary: dict[str, Any], console: Console) -> None:
             f"LLM usage: {u['requests']} requests, {u['input_tokens']} in / {u['output_tokens']} out tokens, "
             f"{u['retries']} retries, working {u['working_s']:.1f}s, waiting {u['waiting_s']:.1f}s, "
             f"cost ${u['cost']:.4f}"
+        )
+
+
+def _user_table(users: dict[str, Any] | None, console: Console) -> None:
+    """Per user style: goal accuracy, retention against the explicit user, turns per goal, asking for withheld
+    values, and the simulator's own faults apart from the agent's."""
+    if not users:
+        return
+    t = Table(title="by user (same tasks and seeds; retention vs the explicit user, paired)", header_style="bold")
+    for column in ("user", "goals", "goal acc.", "retention [95% CI]", "success", "turns/goal", "asked", "user faults"):
+        t.add_column(column, justify="left" if column == "user" else "right")
+    for row in users["by_user"]:
+        kept = row.get("retention")
+        retention = "baseline" if row["user"] == users.get("baseline") else "—"
+        if kept and kept.get("ratio") is not None:
+            retention = f"{kept['ratio']:.3f} {_ratio_ci(kept.get('ci95'))}"
+        asked = f"{_pct(row['clarification'])} of {row['withheld_goals']}" if row["withheld_goals"] else "—"
+        t.add_row(
+            row["user"],
+            str(row["goals_scored"]),
+            _pct(row["goal_accuracy"]),
+            retention.strip(),
+            _pct(row["conversation_success"]),
+            "—" if row["turns_per_goal"] is None else f"{row['turns_per_goal']:.2f}",
+            asked,
+            f"{row['user_faults']} (agent: {row['agent_faults']})",
+        )
+    console.print(t)
+    coref = users.get("explicit_to_coreferential")
+    if coref and coref.get("ratio") is not None:
+        console.print(
+            f"explicit → coreferential retention ({coref['user']}): {coref['ratio']:.3f} "
+            f"{_ratio_ci(coref.get('ci95'))} on "
+            f"{coref['paired_goals']} paired goals whose wording leans on earlier turns, {coref['tasks']} tasks"
         )
 
 

@@ -20,16 +20,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from personas import build_user
+from personas import UserSpec, build_user, parse_user_specs
 from sim.agents.factory import AgentSpec, AgentUnavailable, open_agent
 from sim.config import RunConfig
-from sim.core import EpisodeResult, WorldPack
+from sim.core import EpisodeResult, Event, User, WorldPack
 from sim.deadline import LoopLag
 from sim.driver import OnEpisode, drive
 from sim.episode import EpisodeLimits, EpisodeSpec, run_episode
 from sim.executors import CostCeiling, EpisodeRunner, Executor, InProcessExecutor
 from sim.judging import build_judges
 from sim.llm.gateway import Gateway
+from sim.llm.model_access import ModelUnavailable, open_model
 from sim.prepare import PreparedRun, load_checked_world, manifest, prepare
 from sim.store import RunStore, write_json_atomic
 from worlds.stressors import build_stressors
@@ -111,9 +112,17 @@ class EpisodeSession:
 
 @asynccontextmanager
 async def episode_session(
-    config: RunConfig, agent_spec: AgentSpec, pack: WorldPack, run_root: Path | None = None
+    config: RunConfig,
+    agent_spec: AgentSpec,
+    pack: WorldPack,
+    run_root: Path | None = None,
+    make_user: Callable[[UserSpec], User] | None = None,
+    watch: Callable[[Event], None] | None = None,
 ) -> AsyncIterator[EpisodeSession]:
     """Open model access for this process and yield its ``EpisodeSession``; closes it on exit.
+
+    ``make_user`` builds the user of each episode instead of ``personas.build_user`` (``squall chat``: the person at
+    the terminal); ``watch`` sees every event as it is recorded.
 
     Opened before the run folder exists: an agent whose model cannot be used fails here, nothing written.
     The scheduler's decision log goes to ``run_root/scheduler.jsonl`` (opened at its first decision)."""
@@ -133,15 +142,35 @@ async def episode_session(
         limits = EpisodeLimits(
             max_steps=config.max_steps, max_turns=config.max_turns, timeout_s=config.episode_timeout_s
         )
-        labels = (agent.name if agent_spec.model is None else config.agent, config.user)
+        agent_label = agent.name if agent_spec.model is None else config.agent
         tool_names = [s.name for s in pack.new_world(0).specs()]  # scenarios apply only to tools the world has
+        users = {u.label: u for u in parse_user_specs(config.user)}
+        only_user = next(iter(users.values()))
+        user_model: str | None = None
+        if any(u.kind == "llm" for u in users.values()):
+            try:
+                user_model = await stack.enter_async_context(open_model(gateway, config.user_model))
+            except ModelUnavailable as exc:
+                raise config.problem("user_model", str(exc)) from exc
 
         async def run_one(spec: EpisodeSpec) -> EpisodeResult:
-            user = build_user(config.user)
+            user_spec = users[spec.user] if spec.user else only_user
+            user = make_user(user_spec) if make_user is not None else build_user(user_spec, user_model)
             items = config.stressors if spec.stressors is None else spec.stressors
             stressors = build_stressors(items, spec.seed, tool_names)
+            labels = (agent_label, user_spec.label)
             return await run_episode(
-                spec, pack, agent, user, stressors, gateway, limits, labels, loop_lag.total, setup=config.setup
+                spec,
+                pack,
+                agent,
+                user,
+                stressors,
+                gateway,
+                limits,
+                labels,
+                loop_lag.total,
+                setup=config.setup,
+                watch=watch,
             )
 
         yield EpisodeSession(run_one, lambda: gateway.totals.cost)

@@ -79,12 +79,13 @@ class EpisodeRuntime:
         self.llm = llm
         self.seed = seed
         self.turn = 0
+        self.goal = 0
         self._stressors = tuple(stressors)
         self._episode_tools = list(specs)
         self._episode_names = frozenset(s.name for s in specs)
         self.turn_tools: dict[int, list[str]] = {}
-        """Turns whose callable tools differ from the episode's: every name offered during the turn (the trace's
-        ``turn_tools``)."""
+        """Goals whose callable tools differ from the episode's: every name offered while the user pursued the
+        goal (the trace's ``turn_tools``)."""
         self._tools = tuple(specs)
         self._names = self._episode_names
         self._record = record
@@ -101,10 +102,12 @@ class EpisodeRuntime:
     def current_tools(self) -> tuple[ToolSpec, ...]:
         return self._tools
 
-    def start_turn(self, turn: int) -> None:
+    def start_turn(self, turn: int, goal: int | None = None) -> None:
+        """A conversation turn starts; ``goal`` is the task goal the user's message pursues (default: the turn)."""
         self.turn = turn
+        self.goal = turn if goal is None else goal
         self._calls_in_turn = 0
-        self.llm.start_turn(turn)
+        self.llm.start_turn(turn, self.goal)
         self._refresh_tools()
 
     def _refresh_tools(self) -> None:
@@ -113,15 +116,15 @@ class EpisodeRuntime:
             return
         tools = self._episode_tools
         for s in reversed(self._stressors):  # innermost first, like on_spec: the outermost layer has the last word
-            tools = s.on_tools(self.turn, tools)
+            tools = s.on_tools(self.goal, tools)
         if len(tools) != len(self._tools) or any(a is not b for a, b in zip(tools, self._tools, strict=True)):
             # A new tuple only when the toolkit changed: transports cache the encoding of the one they saw.
             self._tools = tuple(tools)
             self._names = frozenset(t.name for t in tools)
             self._read_only.update({t.name: t.read_only for t in tools})
         changed = self._names is not self._episode_names and self._names != self._episode_names
-        if changed or self.turn in self.turn_tools:
-            offered = self.turn_tools.setdefault(self.turn, [])
+        if changed or self.goal in self.turn_tools:
+            offered = self.turn_tools.setdefault(self.goal, [])
             offered += [t.name for t in tools if t.name not in offered]
 
     async def call(self, call: ToolCall, step: int) -> ToolResult:
@@ -136,6 +139,7 @@ class EpisodeRuntime:
         called = Event(
             kind="tool_call",
             turn=self.turn,
+            goal=self.goal,
             step=step,
             t=self._clock(),
             call=call,
@@ -144,7 +148,7 @@ class EpisodeRuntime:
         shown = call.name in self._names
         if shown:  # recorded before it runs, so concurrent calls of a step keep their order in the trace
             self._record(called)
-        ctx = CallContext(turn=self.turn, call_index=index)
+        ctx = CallContext(turn=self.turn, goal=self.goal, call_index=index)
         result = await self._dispatch(call, ctx)
         if result.call_id != call.id:
             result = result.model_copy(update={"call_id": call.id})
@@ -164,6 +168,7 @@ class EpisodeRuntime:
             Event(
                 kind="tool_result",
                 turn=self.turn,
+                goal=self.goal,
                 step=step,
                 t=self._clock(),
                 call=call,
@@ -176,5 +181,14 @@ class EpisodeRuntime:
 
     def fault(self, fault: FaultKind, code: str, detail: str, step: int = 0) -> None:
         self._record(
-            Event(kind="error", turn=self.turn, step=step, t=self._clock(), fault=fault, code=code, content=detail)
+            Event(
+                kind="error",
+                turn=self.turn,
+                goal=self.goal,
+                step=step,
+                t=self._clock(),
+                fault=fault,
+                code=code,
+                content=detail,
+            )
         )

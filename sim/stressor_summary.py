@@ -23,11 +23,12 @@ from worlds.stressors.scenario import Scenario
 PerTurn = list[float | None]
 
 
-def split_episode_id(episode_id: str) -> tuple[str, str, int]:
-    """``task@variant#trial`` (or ``task#trial``) -> (task, variant, trial)."""
+def split_episode_id(episode_id: str) -> tuple[str, str, int, str]:
+    """``task[@variant][~user]#trial`` -> (task, variant, trial, user); user is '' unless the run has several."""
     unit, _, trial = episode_id.rpartition("#")
+    unit, _, user = unit.partition("~")
     task, at, variant = unit.rpartition("@")
-    return (task, variant, int(trial)) if at else (unit, "", int(trial))
+    return (task, variant, int(trial), user) if at else (unit, "", int(trial), user)
 
 
 def stressor_summary(store: RunStore, score_set: str) -> dict[str, Any] | None:
@@ -36,8 +37,8 @@ def stressor_summary(store: RunStore, score_set: str) -> dict[str, Any] | None:
         return None
     tasks = {t.id: t for t in load_world(config["world"]).tasks()}
     scenarios: dict[str, Scenario] = {s.name: s for s in builtin_scenarios()}
-    per_turn: dict[tuple[str, str, int], PerTurn] = {}
-    declined: dict[tuple[str, str, int], PerTurn] = {}
+    per_turn: dict[tuple[str, str, int, str], PerTurn] = {}
+    declined: dict[tuple[str, str, int, str], PerTurn] = {}
     for score in store.iter_scores(score_set):
         if score.judge == "core_api_accuracy" and not score.judge_fault:
             per_turn[split_episode_id(score.episode_id)] = list(score.per_turn)
@@ -48,10 +49,10 @@ def stressor_summary(store: RunStore, score_set: str) -> dict[str, Any] | None:
             per_turn[key] = [d if d is not None else v for v, d in zip(per_turn[key], verdicts, strict=False)]
     sums: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0, 0.0])  # before, after, turns
     unpaired: dict[str, int] = defaultdict(int)  # stressed episodes left out: no scored baseline, or not scored
-    for (task_id, variant, trial), after in per_turn.items():
+    for (task_id, variant, trial, user), after in per_turn.items():
         if not variant:
             continue
-        before = per_turn.get((task_id, "", trial))
+        before = per_turn.get((task_id, "", trial, user))
         task = tasks.get(task_id)
         if before is None or task is None or not before or not after:
             unpaired[variant] += 1  # a failed episode has no per-turn values: stated, never averaged in

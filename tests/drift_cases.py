@@ -106,7 +106,7 @@ async def send(
     stressor: SchemaDrift, world: World, call: ToolCall, turn: int
 ) -> tuple[ToolResult, list[str], list[ToolCall]]:
     """(what the agent observes, the scenarios that fired, the calls that reached the world)."""
-    ctx = CallContext(turn=turn, call_index=0)
+    ctx = CallContext(turn=turn, goal=turn, call_index=0)
     reached: list[ToolCall] = []
 
     async def to_world(c: ToolCall) -> ToolResult:

@@ -45,7 +45,7 @@ def test_isolated_plan_pairs_each_scenario_with_a_baseline(tmp_path: Path) -> No
     by_id = {s.episode_id: s for s in specs}
     for s in stressed:
         assert s.episode_id == f"{s.task.id}@outage.backup#{s.trial}"
-        assert split_episode_id(s.episode_id) == (s.task.id, "outage.backup", s.trial)
+        assert split_episode_id(s.episode_id) == (s.task.id, "outage.backup", s.trial, "")
         assert by_id[f"{s.task.id}#{s.trial}"].seed == s.seed  # the same world and user, one change
 
 

@@ -169,7 +169,7 @@ async def test_limitation_gold_takes_the_workaround(scenario: Scenario) -> None:
             own = task.turns[t].reference_response
             assert turn.reference_response == (own or scenario.reference_response if hit else own)
             for c, gold in enumerate(turn.gold):
-                ctx = CallContext(turn=t, call_index=c)
+                ctx = CallContext(turn=t, goal=t, call_index=c)
                 result = await dispatch(ToolCall(id=f"o{c}", name=gold.name, arguments=dict(gold.arguments)), ctx)
                 assert result.ok and ctx.fired == [], (task.id, t, gold, result.content)
 
@@ -197,7 +197,7 @@ async def test_notice_followup_joins_the_gold_and_executes(scenario: Scenario) -
         fired: list[str] = []
         for t, turn in enumerate(rewritten.turns):
             for c, gold in enumerate(turn.gold):
-                ctx = CallContext(turn=t, call_index=c)
+                ctx = CallContext(turn=t, goal=t, call_index=c)
                 result = await dispatch(ToolCall(id=f"o{c}", name=gold.name, arguments=dict(gold.arguments)), ctx)
                 assert result.ok, (task.id, gold, result.content)
                 fired += ctx.fired

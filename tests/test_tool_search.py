@@ -46,7 +46,7 @@ def stressor(tmp_path: Path | None = None, **overrides: Any) -> ToolSearch:
 class _Turns:
     """What EpisodeRuntime needs of the gateway handle here: turns start, no model is called."""
 
-    def start_turn(self, turn: int) -> None:
+    def start_turn(self, turn: int, goal: int | None = None) -> None:
         pass
 
 

@@ -21,6 +21,10 @@ class OracleAgent:
 
     Under tool search (a toolkit that offers ``get_info``), a gold function not callable yet is looked up first,
     as any agent must: ``get_info`` is read-only and outside the gold, so the judges ignore it.
+
+    With a user who talks over several turns per goal it behaves as a good agent would: it asks for values the
+    user withheld instead of guessing, and does a goal once (a later turn of the same goal — an answer, a change
+    of mind it already knew from the gold — gets an acknowledgement).
     """
 
     name = "oracle"
@@ -28,7 +32,13 @@ class OracleAgent:
     async def respond(
         self, history: Sequence[Event], tools: Sequence[ToolSpec], instructions: str, runtime: AgentRuntime
     ) -> str:
-        turn = runtime.task.turns[runtime.turn]
+        turn = runtime.task.turns[runtime.goal]
+        said = next((ev for ev in reversed(history) if ev.kind == "user_message"), None)
+        act = said.user_act if said is not None else None
+        if act is not None and act.withheld:
+            return f"Before I do that: what {' and '.join(w.replace('_', ' ') for w in act.withheld)} do you want?"
+        if _done_already(history, runtime.goal):
+            return turn.gold_answer or "Done."
         if turn.outcome == "decline":  # nothing it may call does it: say so, call nothing
             return turn.reference_response or "Sorry, I can't do that right now."
         failed: set[str] = set()
@@ -48,6 +58,12 @@ class OracleAgent:
             else:
                 return turn.gold_answer or "Done."
         return turn.reference_response or "Sorry, I could not complete that: the service is unavailable."
+
+
+def _done_already(history: Sequence[Event], goal: int) -> bool:
+    """The agent already answered an earlier turn of this goal having called something (or declined it)."""
+    replied = [ev for ev in history if ev.goal_index == goal and not ev.replayed and ev.kind != "user_message"]
+    return any(ev.kind == "tool_call" for ev in replied)
 
 
 async def _find(runtime: AgentRuntime, name: str, step: int) -> int:
@@ -84,7 +100,7 @@ class NaiveAgent:
     async def respond(
         self, history: Sequence[Event], tools: Sequence[ToolSpec], instructions: str, runtime: AgentRuntime
     ) -> str:
-        turn = runtime.unstressed_task.turns[runtime.turn]
+        turn = runtime.unstressed_task.turns[runtime.goal]
         for step, gold in enumerate(turn.gold, start=1):
             if not (await runtime.call(ToolCall(id="", name=gold.name, arguments=dict(gold.arguments)), step=step)).ok:
                 return "Something went wrong."

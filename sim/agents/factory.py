@@ -13,16 +13,17 @@ from typing import TYPE_CHECKING, Literal
 
 from sim.agents.baselines import NaiveAgent, NullAgent, OracleAgent
 from sim.core import Agent
+from sim.llm.model_access import LOCAL, ModelUnavailable, open_model
+from sim.llm.model_access import resolve_model as _resolve
 
 if TYPE_CHECKING:
     from sim.agents.text_prompt import TextProtocol, ToolStyle
     from sim.llm.gateway import Gateway
 
 AgentKind = Literal["oracle", "null", "naive", "native", "text"]
-LOCAL = "local"
 
 
-class AgentUnavailable(ValueError):
+class AgentUnavailable(ModelUnavailable):
     """The agent's model cannot be used here: unknown provider, its package missing, no API key."""
 
 
@@ -80,34 +81,23 @@ async def open_agent(
         yield NaiveAgent()
         return
     assert spec.model is not None
-    if spec.model == LOCAL:
-        from sim.llm.local_server import LocalModelServer
-
-        async with LocalModelServer() as server:
-            # A name that does not carry the server's port, so cache keys stay the same from run to run.
-            model = f"local:{server.model_name}"
-            from sim.llm.openai_chat import OpenAIChatTransport
-
-            gateway.register(
-                model,
-                OpenAIChatTransport(gateway.http(), server.base_url, server.model_name, gateway.request_timeout_s),
-            )
+    try:
+        async with open_model(gateway, spec.model) as model:
             # The embedded model has a 4k context: show tools as one-line signatures.
-            yield _build(spec, gateway, model, max_tokens, temperature, "signature", text_protocol)
-        return
-    yield _build(spec, gateway, spec.model, max_tokens, temperature, "schema", text_protocol)
+            style: ToolStyle = "signature" if spec.model == LOCAL else "schema"
+            yield _build(spec, model, max_tokens, temperature, style, text_protocol)
+    except ModelUnavailable as exc:
+        raise AgentUnavailable(str(exc)) from exc
 
 
 def _build(
     spec: AgentSpec,
-    gateway: Gateway,
     model: str,
     max_tokens: int | None,
     temperature: float | None,
     tool_style: ToolStyle = "schema",
     text_protocol: TextProtocol = "react",
 ) -> Agent:
-    resolve_model(gateway, model)
     if spec.kind == "text":
         from sim.agents.text_agent import TextProtocolAgent
 
@@ -118,11 +108,8 @@ def _build(
 
 
 def resolve_model(gateway: Gateway, model: str) -> None:
-    """Build the model's transport now: an unknown provider, a missing package or key fails here, clearly."""
+    """Build the model's transport now (``sim.llm.model_access.resolve_model``), as an AgentUnavailable."""
     try:
-        gateway.transport(model)
-    except ImportError as exc:  # pydantic-ai's message names the extra to install
-        raise AgentUnavailable(f"model {model!r} needs a package that is not installed: {exc}") from exc
-    except Exception as exc:  # pydantic-ai raises UserError (unknown provider, no API key) or the SDK's own error
-        message = " ".join(str(exc).split()) or type(exc).__name__
-        raise AgentUnavailable(f"model {model!r} cannot be used: {message}") from exc
+        _resolve(gateway, model)
+    except ModelUnavailable as exc:
+        raise AgentUnavailable(str(exc)) from exc

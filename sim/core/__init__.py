@@ -13,6 +13,8 @@ from sim.core.protocols import (
     LLMHandle,
     Stressor,
     User,
+    UserContext,
+    UserMessage,
     UserView,
     World,
     WorldPack,
@@ -28,6 +30,8 @@ from sim.core.trace import (
     Score,
     TerminationReason,
     Usage,
+    UserAct,
+    UserActKind,
 )
 
 __all__ = [
@@ -62,7 +66,11 @@ __all__ = [
     "TurnOutcome",
     "Usage",
     "User",
+    "UserAct",
+    "UserActKind",
+    "UserContext",
     "UserIntent",
+    "UserMessage",
     "UserView",
     "World",
     "WorldPack",

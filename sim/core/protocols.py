@@ -6,6 +6,7 @@ Everything here is a structural protocol: implementations never inherit from squ
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from pydantic import BaseModel, Field
@@ -13,7 +14,7 @@ from pydantic import BaseModel, Field
 from sim.core.model_io import ModelRequest, ModelResponse
 from sim.core.task import Task
 from sim.core.tools import ToolCall, ToolResult, ToolSpec
-from sim.core.trace import EpisodeResult, Event, FaultKind, Score
+from sim.core.trace import EpisodeResult, Event, FaultKind, Score, UserAct
 
 
 class World(Protocol):
@@ -54,7 +55,12 @@ CallNext = Callable[[ToolCall], Awaitable[ToolResult]]
 class CallContext(BaseModel):
     """Where in the episode a call happens, for stressors that depend on it."""
 
-    turn: int = Field(description="0-based user turn index.")
+    turn: int = Field(description="0-based conversation turn index.")
+    goal: int = Field(
+        default=0,
+        description="0-based index of the task goal the user is pursuing: what schedules such as drift's "
+        "``from_turn`` count, since the task's turns are its goals.",
+    )
     call_index: int = Field(description="0-based index of this call within the episode.")
     fired: list[str] = Field(
         default_factory=list,
@@ -94,10 +100,10 @@ class Stressor(Protocol):
         """Rewrite what the agent reads."""
         ...
 
-    def on_tools(self, turn: int, specs: list[ToolSpec]) -> list[ToolSpec]:
-        """The tools the agent may call now, from the episode's (after on_spec): asked at the start of every turn
-        and after every call, so a function can be missing until a later turn, or become callable once a tool
-        search found it."""
+    def on_tools(self, goal: int, specs: list[ToolSpec]) -> list[ToolSpec]:
+        """The tools the agent may call now, from the episode's (after on_spec): asked at the start of every
+        conversation turn (``goal``: the task goal the user is on) and after every call, so a function can be
+        missing until a later goal, or become callable once a tool search found it."""
         ...
 
     async def on_call(self, call: ToolCall, ctx: CallContext, next: CallNext) -> ToolResult:
@@ -121,7 +127,12 @@ class AgentRuntime(Protocol):
 
     @property
     def turn(self) -> int:
-        """0-based index of the current user turn."""
+        """0-based index of the current conversation turn."""
+        ...
+
+    @property
+    def goal(self) -> int:
+        """0-based index of the task goal (``task.turns``) the user is pursuing. Only calibration agents use it."""
         ...
 
     @property
@@ -171,20 +182,52 @@ class Agent(Protocol):
 
 
 class UserView(BaseModel):
-    """What a user sees after an agent turn."""
+    """What a user sees after an agent turn: the agent's reply, never its tool calls (a real user does not)."""
 
-    turn: int = Field(description="Index of the turn that just ended.")
+    turn: int = Field(description="Index of the conversation turn that just ended.")
     agent_message: str
 
 
+class UserMessage(BaseModel):
+    """A user's next message, the goal it is about, and the user's own slips on the way to it."""
+
+    text: str
+    goal: int = Field(ge=0, description="The task goal (``task.turns`` index) this message pursues.")
+    act: UserAct = Field(default_factory=UserAct)
+    slips: list[tuple[str, str]] = Field(
+        default_factory=list,
+        description="User faults caught and retried before this message: ('user:<reason>', detail). Recorded as "
+        "user faults, apart from the agent's.",
+    )
+    ends: bool = Field(
+        default=False,
+        description="The user ends the conversation here: the text (if any) is not sent; the slips are recorded.",
+    )
+
+
+@dataclass(frozen=True)
+class UserContext:
+    """What a user is handed when a conversation opens."""
+
+    seed: int
+    """The episode's seed: the same seed (and response cache) gives the same user messages."""
+    llm: LLMHandle | None = None
+    """The episode's gateway handle; an LLM user sends ``role="user"`` requests through it (never agent steps)."""
+
+
 class User(Protocol):
-    """A simulated (or human) user. ``reply`` returns None to end the conversation."""
+    """A simulated (or human) user. ``reply`` returns None to end the conversation.
+
+    The user owns goal progress: each message says which task goal it pursues, and the user moves to the next goal
+    when it judges the current one done (or gives up on it). Scripted, LLM and human users all do."""
 
     name: str
 
-    async def open(self, task: Task) -> str: ...
+    async def open(self, task: Task, context: UserContext) -> UserMessage: ...
 
-    async def reply(self, view: UserView) -> str | None: ...
+    async def reply(self, view: UserView) -> UserMessage | None:
+        """The next message; None (or a message with ``ends``) ends the conversation."""
+        ...
 
 
 class Judge(Protocol):

@@ -10,6 +10,7 @@ from sim.core.task import Task
 from sim.core.tools import Frozen, ToolCall, ToolResult, ToolSpec
 
 EventKind = Literal["user_message", "agent_message", "tool_call", "tool_result", "error"]
+UserActKind = Literal["request", "answer", "change_mind", "nudge"]
 FaultKind = Literal["agent", "user", "judge", "provider", "harness"]
 TerminationReason = Literal[
     "completed",  # the user ended the conversation (or ran out of turns)
@@ -43,11 +44,37 @@ class Usage(BaseModel):
             setattr(self, name, getattr(self, name) + getattr(other, name))
 
 
+class UserAct(Frozen):
+    """What a user message does for its goal, as the user simulator says (judges and reports read it)."""
+
+    kind: UserActKind = Field(
+        default="request",
+        description="request: states the goal (first message of a goal); answer: answers the agent's question; "
+        "change_mind: replaces a value stated earlier in the goal; nudge: asks the agent to go on (nothing new).",
+    )
+    styles: list[str] = Field(default_factory=list, description="The user styles this message was rendered in.")
+    withheld: list[str] = Field(
+        default_factory=list,
+        description="Underspecified style: parameters the goal needs that this goal's messages have not given yet "
+        "(the agent should ask rather than guess).",
+    )
+    gave: list[str] = Field(default_factory=list, description="Parameters this message supplies that were withheld.")
+    changed: dict[str, str] = Field(
+        default_factory=dict,
+        description="change_mind (and the request it corrects): parameter -> the value said first, now replaced.",
+    )
+
+
 class Event(Frozen):
     """One thing that happened in an episode. Fields not relevant to a kind stay None."""
 
     kind: EventKind
-    turn: int = Field(description="0-based user turn index.")
+    turn: int = Field(description="0-based conversation turn index: one user message and the agent's answer to it.")
+    goal: int | None = Field(
+        default=None,
+        description="0-based index of the task goal (``task.turns``) the user was pursuing. None in traces from "
+        "before goals and turns were apart: the goal is then the turn.",
+    )
     step: int = Field(default=0, description="Agent step within the turn; calls from one model response share it.")
     t: float = Field(default=0.0, description="Seconds since the episode started.")
     content: str | None = Field(default=None, description="Message text, or the error detail.")
@@ -68,8 +95,14 @@ class Event(Frozen):
     replayed: bool = Field(
         default=False,
         description="Isolated setup: a gold call, result or reply the harness replayed into the history the agent "
-        "is handed (turn = the turn it replays). Never the agent's own: judges skip it.",
+        "is handed (turn and goal = the goal it replays). Never the agent's own: judges skip it.",
     )
+    user_act: UserAct | None = Field(default=None, description="For user_message: what it does for its goal.")
+
+    @property
+    def goal_index(self) -> int:
+        """The goal this event belongs to (the turn, in traces from before goals and turns were apart)."""
+        return self.turn if self.goal is None else self.goal
 
 
 class EpisodeResult(BaseModel):
@@ -91,13 +124,18 @@ class EpisodeResult(BaseModel):
     tools: list[ToolSpec] = Field(description="The tool specs the agent was shown.")
     turn_tools: dict[int, list[str]] = Field(
         default_factory=dict,
-        description="Turns whose callable tools differed from ``tools`` (a function missing until a later turn): "
-        "the names the agent could call during that turn.",
+        description="Goals whose callable tools differed from ``tools`` (a function missing until a later goal): "
+        "the names the agent could call while the user pursued that goal.",
     )
     instructions: str = Field(default="", description="System instructions the agent was shown.")
     events: list[Event] = Field(default_factory=list)
     termination: TerminationReason = "completed"
-    turns_played: int = 0
+    turns_played: int = Field(default=0, description="Conversation turns the agent answered.")
+    goals_played: int | None = Field(
+        default=None,
+        description="Task goals the user reached (started) in the conversation. None in traces from before goals and "
+        "turns were apart: one goal per turn.",
+    )
     usage: Usage = Field(default_factory=Usage, description="All model calls of the episode, every role.")
     usage_by_role: dict[str, Usage] = Field(
         default_factory=dict, description="The same per role (agent, user, judge...), for roles that made calls."
@@ -106,13 +144,18 @@ class EpisodeResult(BaseModel):
     final_state_hash: str | None = None
 
     @property
+    def goals_reached(self) -> int:
+        """How many of the task's goals the conversation reached; judges score the others as not played."""
+        return self.turns_played if self.goals_played is None else self.goals_played
+
+    @property
     def failed(self) -> bool:
         """True when the episode cannot be scored (a fault that is not the agent's)."""
         return self.termination in FAILED_TERMINATIONS
 
-    def tools_at(self, turn: int) -> set[str]:
-        """The names of the tools the agent could call during ``turn``."""
-        names = self.turn_tools.get(turn)
+    def tools_at(self, goal: int) -> set[str]:
+        """The names of the tools the agent could call while the user pursued ``goal``."""
+        names = self.turn_tools.get(goal)
         return set(names) if names is not None else {s.name for s in self.tools}
 
 
@@ -125,7 +168,8 @@ class Score(Frozen):
     judge: str = Field(description="Judge name, e.g. core_api_accuracy.")
     value: float | None = Field(description="In [0, 1]; None when the judge could not score (see errors).")
     per_turn: list[float | None] = Field(
-        default_factory=list, description="Per-turn values, where the judge has them; None: turn not applicable."
+        default_factory=list,
+        description="Per-goal values (``task.turns``), where the judge has them; None: goal not applicable.",
     )
     errors: list[str] = Field(default_factory=list, description="'area:reason' codes explaining deductions.")
     details: dict[str, Any] = Field(default_factory=dict)

@@ -67,6 +67,13 @@ class Gateway:
         """Serve ``model`` with this transport (scripted models in tests, embedded servers)."""
         self._transports[model] = transport
 
+    def registered(self) -> list[str]:
+        """The models served by a registered (not built) transport."""
+        return list(self._transports)
+
+    def unregister(self, model: str) -> None:
+        self._transports.pop(model, None)
+
     def transport(self, model: str) -> Transport:
         """The transport for a model spec, built on first use. Raises ValueError (bad spec, unknown provider,
         missing package or API key) — callers resolve their models before a run starts."""
@@ -259,12 +266,13 @@ class EpisodeLLM:
         self._record = record
         self._clock = clock
         self.turn = 0
+        self.goal: int | None = None
         self.steps = 0
         self.waiting: Waiting = nullcontext
         """Entered while the gateway waits (slots, Retry-After); the episode pauses its deadline there."""
 
-    def start_turn(self, turn: int) -> None:
-        self.turn, self.steps, self.turn_usage = turn, 0, Usage()
+    def start_turn(self, turn: int, goal: int | None = None) -> None:
+        self.turn, self.goal, self.steps, self.turn_usage = turn, goal, 0, Usage()
 
     async def complete(self, request: ModelRequest) -> ModelResponse:
         if request.role == "agent":
@@ -289,6 +297,7 @@ class EpisodeLLM:
             Event(
                 kind="error",
                 turn=self.turn,
+                goal=self.goal,
                 step=self.steps,
                 t=self._clock(),
                 fault="provider",

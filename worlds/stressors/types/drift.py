@@ -89,7 +89,7 @@ class SchemaDrift(ScenarioStressor):
 
     async def on_call(self, call: ToolCall, ctx: CallContext, next: CallNext) -> ToolResult:
         mine = call.name in self.tools or (self.op == "rename_endpoint" and call.name == self.new_name)
-        if not mine or ctx.turn < self.from_turn:
+        if not mine or ctx.goal < self.from_turn:
             return await next(call)
         if self.op == "default_flip":
             return await self._flip_default(call, ctx, next)

@@ -54,7 +54,7 @@ class Outage(ScenarioStressor):
     async def on_call(self, call: ToolCall, ctx: CallContext, next: CallNext) -> ToolResult:
         if self.mode == "backup" and not self.down and call.name in self.eligible:
             self.down.add(call.name)
-        if call.name in self.down and ctx.turn >= self.from_turn:
+        if call.name in self.down and ctx.goal >= self.from_turn:
             ctx.fired.append(self.name)
             return failure(
                 call,
