@@ -17,9 +17,9 @@ from dataclasses import dataclass
 
 from personas.dialogue import GoalDialogue
 from personas.persona import Persona
-from personas.slips import assistant_like, invented_numbers, only_offered
+from personas.slips import assistant_like, echoes_prompt, invented_numbers, off_goal, only_offered
 from personas.spec import UserSpec
-from personas.styles import ValueSpan, asks_question
+from personas.styles import ValueSpan, asks_question, value_spans
 from sim.core import (
     ChatMessage,
     LLMHandle,
@@ -54,6 +54,17 @@ STYLE_HINTS = {
     "impatient": "You are in a hurry and it shows; you do not like being asked questions.",
     "changes_mind": "You sometimes correct a number you said.",
 }
+
+
+TEXT_MARKERS = {"NEXT_GOAL": NEXT_GOAL.name, "END_CONVERSATION": END_CONVERSATION.name}
+"""For models without native tool calling: a message that is (or ends with) one of these is that tool call."""
+HISTORY_MESSAGES = 12
+"""The conversation the model is shown: its latest messages (the goals are in the system prompt), so a long
+conversation never outgrows a small model's context."""
+MESSAGE_CHARS = 800
+MAX_TURNS_PER_GOAL = 4
+"""After this many agent replies on one goal without the model moving on, the user moves on (a fault: the
+simulator did not decide)."""
 
 
 @dataclass
@@ -103,6 +114,13 @@ class LLMUser:
         assert self._dialogue is not None and self._task is not None, "open() must be called first"
         self._said.append(("user", view.agent_message))
         slips: list[tuple[str, str]] = []
+        progress = self._dialogue.progress
+        if progress is not None and progress.turns >= MAX_TURNS_PER_GOAL:
+            slips.append(("user:goal_turn_limit", f"goal {self._goal}: {progress.turns} turns without moving on"))
+            if self._goal + 1 >= len(self._task.turns):
+                return UserMessage(text="", goal=self._goal, slips=slips, ends=True)
+            self._dialogue.request(self._goal + 1)
+            return await self._open_goal(self._goal + 1, slips)
         for attempt in range(self.max_retries + 1):
             draft = await self._ask(attempt, slips)
             problem = self._check_follow_up(draft, view.agent_message)
@@ -113,6 +131,8 @@ class LLMUser:
             return self._fallback(view.agent_message, slips)
         if draft.tool is None:
             assert draft.text is not None
+            if progress is not None:
+                progress.turns += 1
             return self._send(draft.text, self._follow_up_act(draft.text, view.agent_message), slips)
         if draft.tool == END_CONVERSATION.name or self._goal + 1 >= len(self._task.turns):
             return None
@@ -150,13 +170,28 @@ class LLMUser:
             return ("user:empty_message", "no message")
         if assistant_like(text):
             return ("user:assistant_like", text[:200])
+        if echoes_prompt(text, self._system(opening), self._goal_texts()):
+            return ("user:prompt_echo", text[:200])
+        if self._said and any(who == "assistant" and said == text for who, said in self._said[-2:]):
+            return ("user:repeated", text[:200])
         invented = invented_numbers(text, self._known_texts())
         if invented:
             return ("user:invented_fact", f"numbers never given: {', '.join(invented)}")
         owed = self._owed_value()
         if opening and owed is not None and owed.said in text:
             return ("user:gave_withheld", f"said the {owed.words} ({owed.said}) it was to hold back")
+        if opening and self._off_goal(text):
+            return ("user:off_goal", text[:200])
         return None
+
+    def _off_goal(self, text: str) -> bool:
+        assert self._task is not None and self._dialogue is not None
+        turn = self._task.turns[self._goal]
+        plan = self._dialogue.plans[self._goal]
+        values = [s.said for s in value_spans(turn, plan.text) if plan.withheld is None or s != plan.withheld]
+        if turn.user.refers_to:
+            values.append(turn.user.refers_to)
+        return off_goal(text, plan.text, values)
 
     def _check_follow_up(self, draft: _Draft, agent_message: str) -> tuple[str, str] | None:
         assert self._task is not None
@@ -178,7 +213,8 @@ class LLMUser:
         self._requests += 1
         messages = [ChatMessage(role="system", content=self._system(opening))]
         messages += [
-            ChatMessage(role="assistant" if who == "assistant" else "user", content=t) for who, t in self._said
+            ChatMessage(role="assistant" if who == "assistant" else "user", content=t[:MESSAGE_CHARS])
+            for who, t in self._said[-HISTORY_MESSAGES:]
         ]
         if not self._said or self._said[-1][0] == "assistant":
             messages.append(ChatMessage(role="user", content="(The assistant is waiting for your message.)"))
@@ -203,7 +239,11 @@ class LLMUser:
         response = await self._llm.complete(request)
         if response.tool_calls:
             return _Draft(text=None, tool=response.tool_calls[0].name)
-        return _Draft(text=response.text.strip(), tool=None)
+        text = response.text.strip()
+        last_line = text.splitlines()[-1].strip().strip(".!").upper() if text else ""
+        if not opening and last_line in TEXT_MARKERS:
+            return _Draft(text=None, tool=TEXT_MARKERS[last_line])
+        return _Draft(text=text, tool=None)
 
     def _system(self, opening: bool) -> str:
         assert self._task is not None and self._persona is not None and self._dialogue is not None
@@ -243,7 +283,8 @@ class LLMUser:
         if not opening:
             lines.append(
                 "When the assistant has actually done the current goal (not just offered, asked or agreed), call "
-                "next_goal. Call end_conversation only once every goal has been done."
+                "next_goal. Call end_conversation only once every goal has been done. (Without tools: reply with "
+                "just NEXT_GOAL or END_CONVERSATION.)"
             )
         return "\n".join(lines)
 
@@ -265,6 +306,13 @@ class LLMUser:
     def _progress_drop_change(self) -> None:
         if self._dialogue is not None and self._dialogue.progress is not None:
             self._dialogue.progress.owed_change = None
+
+    def _goal_texts(self) -> list[str]:
+        assert self._task is not None and self._dialogue is not None
+        texts = [plan.text for plan in self._dialogue.plans]
+        for turn in self._task.turns:
+            texts += [turn.user.explicit, turn.user.coreferential or "", *turn.user.paraphrases]
+        return texts
 
     def _known_texts(self) -> list[str]:
         assert self._task is not None and self._persona is not None

@@ -142,6 +142,9 @@ async def run_episode(
             message: UserMessage | None
             try:
                 message = await user.open(task, UserContext(seed=spec.seed, llm=llm))
+            except ProviderError as exc:  # the user model's endpoint failed after retries: not the user's doing
+                error(0, "provider", exc.code, str(exc))
+                message, termination = None, "provider_error"
             except Exception as exc:
                 error(0, "user", "user:open_failed", _describe(exc))
                 message, termination = None, "user_error"
@@ -201,6 +204,10 @@ async def run_episode(
                 result.goals_played = max(result.goals_played or 0, goal + 1)
                 try:
                     message = await user.reply(UserView(turn=turn, agent_message=reply))
+                except ProviderError as exc:
+                    error(turn, "provider", exc.code, str(exc))
+                    termination = "provider_error"
+                    break
                 except Exception as exc:
                     error(turn, "user", "user:reply_failed", _describe(exc))
                     termination = "user_error"

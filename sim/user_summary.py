@@ -67,8 +67,13 @@ def user_summary(store: RunStore, score_set: str) -> dict[str, Any] | None:
     several = len(configured) > 1
     tallies: dict[str, _Tally] = {}
     coref_goals: set[tuple[str, int]] = set()
+    # Without several configured users episode ids do not name the user: a hand-built store may still mix them.
+    user_by_id: dict[str, str] = {}
     for ep in store.iter_episodes(UserOutline):
-        tally = tallies.setdefault(_user_of(ep.episode_id, ep.user, several), _Tally())
+        label = _user_of(ep.episode_id, ep.user, several)
+        if not several and not configured:
+            user_by_id[ep.episode_id] = label
+        tally = tallies.setdefault(label, _Tally())
         tally.add_episode(ep)
         if several:
             coref_goals |= {(ep.task_id, g) for g, goal in enumerate(ep.task.turns) if g and goal.user.coreferential}
@@ -76,7 +81,13 @@ def user_summary(store: RunStore, score_set: str) -> dict[str, Any] | None:
     if not several and slips == 0 and set(configured or tallies) <= {"", "scripted", "scripted:explicit"}:
         return None
     for score in store.iter_scores(score_set):
-        scored = tallies.get(_user_of(score.episode_id, None, several))
+        if several:
+            label = _user_of(score.episode_id, None, several)
+        elif configured or len(tallies) == 1:
+            label = next(iter(tallies))
+        else:
+            label = user_by_id.get(score.episode_id, "")
+        scored = tallies.get(label)
         if scored is not None and score.value is not None:
             scored.add_score(score, several)
     labels = list(tallies)

@@ -274,3 +274,51 @@ async def test_an_underspecified_llm_user_is_told_to_hold_the_value_back_and_cau
     assert "user:gave_withheld" in user_faults(result)
     first = user_messages(result)[0]
     assert first.user_act is not None and first.user_act.withheld == ["level"] and "50" not in (first.content or "")
+
+
+async def test_an_off_goal_opening_is_caught_and_text_markers_move_on_without_tools() -> None:
+    wandered: list[bool] = []
+
+    def text_only(seen: Seen) -> str | tuple[str, str]:
+        if not seen.tools:
+            if not wandered:
+                wandered.append(True)
+                return "Hey Alex, great to meet you! I have been thinking about your project."
+            return seen.current_goal
+        return "NEXT_GOAL" if "[later]" in seen.system else "END_CONVERSATION"
+
+    result, _ = await play(text_only)
+    assert user_faults(result) == ["user:off_goal"]
+    assert result.goals_played == 4 and [ev.goal for ev in user_messages(result)] == [0, 1, 2, 3]
+
+
+async def test_a_user_that_never_moves_on_is_moved_on_after_four_turns_of_a_goal() -> None:
+    def chatty(seen: Seen) -> str | tuple[str, str]:
+        if not seen.tools:
+            return seen.current_goal
+        return f"Thanks! Anything else about the living room ceiling light? ({'really ' * len(seen.said)}curious)"
+
+    result, model = await play(chatty)
+    goals = [ev.goal for ev in user_messages(result)]
+    assert goals == [0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2][: len(goals)] and result.termination == "turn_limit"
+    assert user_faults(result).count("user:goal_turn_limit") == 2
+    assert max(len(s.said) for s in model.seen) <= 13  # bounded history: 12 messages and a note
+
+
+async def test_echoing_the_instructions_and_repeating_itself_are_slips() -> None:
+    looped: list[str] = []
+
+    def echo_then_loop(seen: Seen) -> str | tuple[str, str]:
+        if not seen.tools:
+            if not looped:
+                looped.append("echo")
+                return "You are role-playing a USER who talks to an AI assistant."
+            return seen.current_goal
+        if len(looped) == 1:
+            looped.append("repeat")
+            return next(text for role, text in reversed(seen.said) if role == "assistant")
+        return cooperative(seen)
+
+    result, _ = await play(echo_then_loop)
+    assert user_faults(result) == ["user:prompt_echo", "user:repeated"]
+    assert result.goals_played == 4
