@@ -2,6 +2,8 @@
 
 - completion (``completion`` judge): answer turns whose final reply gave the exact answer, Wilson CI; None (n/a)
   when no turn had an answer;
+- answer facts (``answer_facts`` judge): question goals whose final reply stated every fact of the gold answer,
+  Wilson CI; None (n/a) without one;
 - call F1 (``call_f1`` judge): intent and slot precision/recall/F1, micro over every scored episode's counts;
 - error categories (``call_f1``): the BFCL-style category of each wrong turn;
 - stuck (``call_f1``): scored episodes and turns in which the agent was stuck, by reason;
@@ -73,6 +75,7 @@ class AnswerTally:
 
     def __init__(self) -> None:
         self.completion = [0, 0, 0]  # right turns, answer turns, episodes with an answer turn
+        self.facts = [0, 0]  # right question goals, question goals (answer_facts)
         self.counts = [0] * 6
         self.call_episodes = 0
         self.categories = dict.fromkeys(CATEGORIES, 0)
@@ -91,7 +94,11 @@ class AnswerTally:
             self.budget[k] += hit
         self.budget_episodes += any(hits.values())
 
-    def add(self, completion: tuple[int, int] | None, call: CallVerdict | None) -> None:
+    def add(
+        self, completion: tuple[int, int] | None, call: CallVerdict | None, facts: tuple[int, int] | None = None
+    ) -> None:
+        if facts is not None:
+            self.facts = [self.facts[0] + facts[0], self.facts[1] + facts[1]]
         if completion is not None:
             self.completion[0] += completion[0]
             self.completion[1] += completion[1]
@@ -123,4 +130,7 @@ class AnswerTally:
             "error_categories": self.categories,
             "stuck": {"episodes": self.stuck_episodes, "turns": sum(self.stuck.values()), "by_reason": self.stuck},
             "out_of_budget": {"episodes": self.budget_episodes, **self.budget},
+            "answer_facts": rate(self.facts[0], self.facts[1]),
+            "answer_facts_ci95": wilson(self.facts[0], self.facts[1]),
+            "answer_facts_turns": self.facts[1],
         }

@@ -150,7 +150,7 @@ def category(
     result: EpisodeResult, index: int, errors: list[str], aligned: list[tuple[ToolCall, GoldCall, list[str]]]
 ) -> str:
     """The BFCL-style category of a wrong turn, from core API accuracy's deductions on the best path."""
-    if index >= result.goals_reached:
+    if not result.played(index):
         return "not_played"
     events = agent_events(result, index)
     codes = [ev.code or "" for ev in events if ev.kind == "error"]
@@ -231,7 +231,7 @@ class CallF1:
         categories: list[str | None] = []
         verdicts = judge_turns(result, self.matcher)
         for i, (turn, verdict) in enumerate(zip(result.task.turns, verdicts, strict=True)):
-            calls = agent_calls(result, i) if i < result.goals_reached else []
+            calls = agent_calls(result, i) if result.played(i) else []
             index, counts, aligned = turn_counts(turn, calls, schemas, self.matcher)
             total.add(counts)
             per_turn.append(prf(counts.slot_tp, counts.slot_pred, counts.slot_gold)["f1"])
@@ -241,7 +241,9 @@ class CallF1:
                 alone = turn.model_copy(update={"gold": path, "alternatives": []})
                 label = category(result, i, judge_turn(alone, calls, schemas, self.matcher).errors, aligned)
             categories.append(label)
-        stuck_turns = {i: r for i in range(result.goals_reached) if (r := stuck(result, i)) is not None}
+        stuck_turns = {
+            i: r for i in range(result.goals_reached) if result.played(i) and (r := stuck(result, i)) is not None
+        }
         slot = prf(total.slot_tp, total.slot_pred, total.slot_gold)
         return score_for(
             result,

@@ -273,7 +273,7 @@ class Completion:
         contexts = turn_contexts(result)
         for i in turns:
             reply, context = contexts.get(i, (None, ReplyContext()))
-            if i >= result.goals_reached:
+            if not result.played(i):
                 verdict = AnswerVerdict(False, ["answer:not_played"])
             elif reply is None:
                 verdict = AnswerVerdict(False, ["answer:no_reply"])

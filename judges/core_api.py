@@ -87,7 +87,7 @@ def judge_turns(result: EpisodeResult, matcher: ArgMatcher) -> list[TurnVerdict]
     schemas = {s.name: s.parameters for s in result.tools}
     verdicts = []
     for i, turn in enumerate(result.task.turns):
-        if i >= result.goals_reached:
+        if not result.played(i):
             verdicts.append(TurnVerdict(correct=False, errors=["turn:not_played"]))
         else:
             verdicts.append(judge_turn(turn, agent_calls(result, i), schemas, matcher))

@@ -43,7 +43,7 @@ class DeclineVerdict:
 def judge_decline_turn(result: EpisodeResult, turn: int) -> DeclineVerdict:
     """The verdict on one decline turn of a played episode."""
     events = agent_events(result, turn)
-    if turn >= result.goals_reached:
+    if not result.played(turn):
         return DeclineVerdict(correct=False, gave_up=False, errors=["turn:not_played"])
     errors = [f"decline:acted:{call.name}" for call, read_only in agent_calls(result, turn) if not read_only]
     codes = [ev.code for ev in events if ev.kind == "error" and ev.code]

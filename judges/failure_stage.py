@@ -163,7 +163,7 @@ def _path_stage(path: list[GoldCall], t: _Turn) -> tuple[str, int]:
 
 def turn_stage(result: EpisodeResult, index: int, turn: Turn, matcher: ArgMatcher) -> str:
     """The stage of a turn core API accuracy judged wrong."""
-    if index >= result.goals_reached:
+    if not result.played(index):
         return "not_played"
     t = _Turn(
         turn=turn,

@@ -135,6 +135,7 @@ class _Verdicts:
         "calls",
         "completion",
         "decline",
+        "facts",
         "faults",
         "right_turns",
         "scored_turns",
@@ -153,6 +154,7 @@ class _Verdicts:
         self.stages: tuple[str, ...] | None = None  # failure_stage: the stage of each wrong turn
         self.faults: frozenset[str] = frozenset()  # judges whose newest verdict is a judge fault
         self.completion: tuple[int, int] | None = None  # completion: right and answer turns
+        self.facts: tuple[int, int] | None = None  # answer_facts: right and question turns
         self.calls: CallVerdict | None = None  # call_f1
 
     def take(self, s: Score) -> None:
@@ -168,6 +170,8 @@ class _Verdicts:
             self.stages = stage_verdict(s)
         elif s.judge == "completion":
             self.completion = completion_verdict(s)
+        elif s.judge == "answer_facts":
+            self.facts = completion_verdict(s)
         elif s.judge == "call_f1":
             self.calls = call_verdict(s)
         if s.judge_fault:
@@ -228,7 +232,7 @@ def summarize(episodes: Iterable[EpisodeLike], scores: Iterable[Score], planned:
         v = verdicts.get(e.episode_id)
         if v is None:
             continue
-        answers.add(v.completion, v.calls)
+        answers.add(v.completion, v.calls, v.facts)
         turns_sum, turns_n = turns_sum + v.turns_sum, turns_n + v.turns_n
         stress.add(e.trial, any(t.outcome == "decline" for t in e.task.turns), failed_turns, v)
         if v.success is not None:

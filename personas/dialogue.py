@@ -56,9 +56,14 @@ class GoalProgress:
 class GoalDialogue:
     """The messages of one conversation, built from the task, the styles, the persona and the seed."""
 
-    def __init__(self, task: Task, styles: tuple[str, ...], persona: Persona, seed: int) -> None:
+    def __init__(
+        self, task: Task, styles: tuple[str, ...], persona: Persona, seed: int, answers_questions: bool = True
+    ) -> None:
         self.task = task
         self.styles = styles
+        self.answers_questions = answers_questions
+        """False: the plain benchmark user, one turn per goal whatever the agent asks (squall's user before styles,
+        so runs made before them resume alike)."""
         self.persona = persona
         self.seed = seed
         self.plans = [self._plan(g) for g in range(len(task.turns))]
@@ -98,7 +103,7 @@ class GoalDialogue:
         for goal, plan in enumerate(self.plans):
             for span in value_spans(self.task.turns[goal], plan.text):
                 wrong = decoy(span)
-                if wrong is not None and span != plan.withheld:
+                if wrong is not None and (plan.withheld is None or span.start != plan.withheld.start):
                     options.append((goal, span, wrong))
         if options:
             goal, span, wrong = self._rng("change").choice(options)
@@ -128,7 +133,10 @@ class GoalDialogue:
     def _voice(self, text: str, goal: int) -> str:
         rng = self._rng("voice", goal)
         if "terse" in self.styles:
-            text = terse(text)
+            shorter = terse(text)
+            # Every value the goal's calls use must survive the cut, else the user says something else.
+            kept = all(s.said.casefold() in shorter.casefold() for s in value_spans(self.task.turns[goal], text))
+            text = shorter if kept else text
         if "verbose" in self.styles:
             text = verbose(text, self.persona.chatter, rng)
         if "impatient" in self.styles:
@@ -155,7 +163,7 @@ class GoalDialogue:
             text = f"Actually, I changed my mind: make it {span.said}{span.unit}, not {wrong}{span.unit}."
             act = UserAct(kind="change_mind", styles=list(self.styles), changed={span.param: wrong})
             return self._say(text, act)
-        if asked and not p.nudged:
+        if asked and not p.nudged and self.answers_questions:
             p.nudged = True
             fact = self._fact_asked(agent_message)
             if fact is not None:

@@ -135,7 +135,8 @@ class LLMUser:
                 progress.turns += 1
             return self._send(draft.text, self._follow_up_act(draft.text, view.agent_message), slips)
         if draft.tool == END_CONVERSATION.name or self._goal + 1 >= len(self._task.turns):
-            return None
+            # Ends; slips caught on the way are still recorded.
+            return UserMessage(text="", goal=self._goal, slips=slips, ends=True) if slips else None
         self._dialogue.request(self._goal + 1)
         return await self._open_goal(self._goal + 1, slips)
 

@@ -10,8 +10,9 @@ from sim.core import Task, UserContext, UserMessage, UserView
 class ScriptedUser:
     """Opens each goal with its styled wording and stays on it while something is owed (``GoalDialogue``).
 
-    The plain benchmark user (explicit, no other style) takes one turn per goal unless the agent asks a question,
-    which it answers once ("I don't know anything more...") or from its persona's facts."""
+    The plain ``scripted`` user (no style, no persona named) takes one turn per goal whatever the agent says, as
+    squall's user always did. Any other spec (``scripted:explicit`` included) answers one question per goal from
+    the persona's facts, or says it knows nothing more."""
 
     def __init__(self, spec: UserSpec | None = None) -> None:
         self.spec = spec or UserSpec("scripted")
@@ -20,7 +21,10 @@ class ScriptedUser:
 
     async def open(self, task: Task, context: UserContext) -> UserMessage:
         persona = self.spec.persona_for(task.persona)
-        self._dialogue = GoalDialogue(task, self.spec.styles_for(persona), persona, context.seed)
+        plain = not self.spec.styles and self.spec.persona is None
+        self._dialogue = GoalDialogue(
+            task, self.spec.styles_for(persona), persona, context.seed, answers_questions=not plain
+        )
         return self._dialogue.request(0)
 
     async def reply(self, view: UserView) -> UserMessage | None:

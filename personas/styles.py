@@ -81,7 +81,8 @@ def _number_forms(value: float) -> list[str]:
 
 
 def value_spans(turn: Turn, text: str) -> list[ValueSpan]:
-    """The goal's core argument values that ``text`` states, in text order, one per parameter."""
+    """The goal's core argument values that ``text`` states, in text order, one per parameter; two parameters
+    with the same value ("5 days for 5 people") take different places, or the second gets none."""
     spans: dict[str, ValueSpan] = {}
     anchor = (turn.user.refers_to or "").casefold()
     for call in turn.gold:
@@ -90,27 +91,31 @@ def value_spans(turn: Turn, text: str) -> list[ValueSpan]:
         for param, value in call.arguments.items():
             if param in spans:
                 continue
-            found = _find(value, text)
+            taken = [(s.start, s.end) for s in spans.values()]
+            found = _find(value, text, taken)
             if found is not None and found[2].casefold() != anchor:
                 start, end, said, unit = found
                 spans[param] = ValueSpan(param, start, end, said, unit)
     return sorted(spans.values(), key=lambda s: s.start)
 
 
-def _find(value: Any, text: str) -> tuple[int, int, str, str] | None:
+def _find(value: Any, text: str, taken: list[tuple[int, int]]) -> tuple[int, int, str, str] | None:
+    def free(m: re.Match[str]) -> bool:
+        return all(m.end() <= a or m.start() >= b for a, b in taken)
+
     if isinstance(value, bool):
         return None
     if isinstance(value, int | float):
         for form in _number_forms(value):
-            m = re.search(rf"(?<![\w.]){re.escape(form)}(?![\w.]|\.\d)(?P<unit>\s?(?:{_UNIT})(?!\w))?", text)
-            if m:
-                unit = m.group("unit") or ""
-                return m.start(), m.end(), form, unit
+            pattern = rf"(?<![\w.]){re.escape(form)}(?![\w.]|\.\d)(?P<unit>\s?(?:{_UNIT})(?!\w))?"
+            for m in re.finditer(pattern, text):
+                if free(m):
+                    return m.start(), m.end(), form, m.group("unit") or ""
         return None
     if isinstance(value, str) and len(value) >= 3 and "_" not in value:
-        m = re.search(rf"(?<!\w){re.escape(value)}(?!\w)", text, re.IGNORECASE)
-        if m:
-            return m.start(), m.end(), m.group(0), ""
+        for m in re.finditer(rf"(?<!\w){re.escape(value)}(?!\w)", text, re.IGNORECASE):
+            if free(m):
+                return m.start(), m.end(), m.group(0), ""
     return None
 
 
@@ -146,10 +151,18 @@ _POLITE_HEAD = re.compile(
 _POLITE_ANY = re.compile(r"(?:,\s*)?\bplease\b,?\s*|\s*\b(?:thanks|thank you)\b[.!]?", re.IGNORECASE)
 
 
+_QUOTE = re.compile(r"\"[^\"]*\"|“[^”]*”")
+
+
 def terse(text: str) -> str:
-    """Politeness and filler out; the request itself (and every value) kept."""
+    """Politeness and filler out; the request itself kept, and quoted text untouched (a message to send may say
+    "Thanks for yesterday")."""
     out = _POLITE_HEAD.sub("", text.strip())
-    out = _POLITE_ANY.sub(" ", out)
+    pieces, last = [], 0
+    for m in _QUOTE.finditer(out):
+        pieces += [_POLITE_ANY.sub(" ", out[last : m.start()]), m.group()]
+        last = m.end()
+    out = "".join([*pieces, _POLITE_ANY.sub(" ", out[last:])])
     out = re.sub(r"\s+([?.!,])", r"\1", re.sub(r"\s{2,}", " ", out)).strip().rstrip(",;").strip()
     return out[:1].upper() + out[1:] if out else text
 

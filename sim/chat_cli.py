@@ -38,6 +38,7 @@ class TerminalInput:
         self._buffer = b""
         self._fd = sys.stdin.fileno()
         self._polled = False
+        self.ending = False
 
     def start(self) -> None:
         loop = asyncio.get_running_loop()
@@ -66,6 +67,8 @@ class TerminalInput:
             self.lines.put_nowait(raw.decode("utf-8", errors="replace").rstrip("\r"))
 
     async def ask(self, prompt: str) -> str | None:
+        if self.ending:  # Ctrl-C: lines typed ahead are not sent
+            return None
         self.console.print(f"[bold green]{prompt}[/]", end="")
         self.console.file.flush()
         return await self.lines.get()
@@ -124,6 +127,7 @@ async def chat_session(config: RunConfig, console: Console) -> tuple[Path, dict[
         interrupts += 1
         if interrupts == 1:
             console.print("\n[yellow](ending after this turn; Ctrl-C again abandons the conversation)[/]")
+            terminal.ending = True
             terminal.lines.put_nowait(None)
         elif main is not None:
             main.cancel()
@@ -195,7 +199,9 @@ def chat_command(
         _console(stderr=True).print("interrupted: the conversation was not saved")
         raise typer.Exit(130) from None
     except asyncio.CancelledError:
-        _console(stderr=True).print("abandoned: the conversation was not saved")
+        _console(stderr=True).print(
+            "abandoned: the conversation was not saved (its run folder holds only the manifest)"
+        )
         raise typer.Exit(130) from None
     except _user_errors() as exc:
         _fail(str(exc))

@@ -156,13 +156,13 @@ async def run_episode(
                     error(turn, "user", "user:no_such_goal", f"goal {message.goal} of a task with {goals} goals")
                     termination = "user_error"
                     break
+                new_goal, goal = message.goal != goal, message.goal
                 for code, detail in message.slips:  # the simulator's own faults, caught and retried
                     error(turn, "user", code, detail)
                 if message.ends:
                     break
-                if message.goal != goal and gold is not None:  # the world as the gold leaves it for this goal
-                    await gold.before_turn(message.goal, world)
-                goal = message.goal
+                if new_goal and gold is not None:  # the world as the gold leaves it for this goal
+                    await gold.before_turn(goal, world)
                 rec.add(
                     Event(
                         kind="user_message",

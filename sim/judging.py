@@ -6,6 +6,7 @@ import hashlib
 import json
 from typing import Any
 
+from judges.answer_facts import AnswerFacts
 from judges.arg_match import ArgMatcher
 from judges.call_f1 import CallF1
 from judges.clarification import ClarificationJudge
@@ -21,7 +22,8 @@ JUDGES_VERSION = 7
 """Bump when a judge's verdict on the same trace may change: old and new scores then form different sets.
 2: failure_stage; 3: decline (conversation success needs decline turns declined); 4: completion, call_f1;
 5: a path's own support lookups never count as core calls; 6: a bare scalar reply is text to completion;
-7: judged per goal (a goal may span turns), calls on a value the user took back are superseded, clarification."""
+7: judged per goal (a goal may span turns), calls on a value the user took back are superseded; clarification and
+answer_facts (the facts of a question's gold answer in the reply)."""
 
 
 def judge_config(config: RunConfig) -> dict[str, Any]:
@@ -44,10 +46,11 @@ _MATCHING: tuple[type[CoreApiAccuracy] | type[ConversationSuccess] | type[Failur
     CallF1,
 )
 """Judges that compare arguments: built with the run's argument matcher."""
-_PLAIN: tuple[type[DeclineJudge] | type[Completion] | type[ClarificationJudge], ...] = (
+_PLAIN: tuple[type[DeclineJudge] | type[Completion] | type[ClarificationJudge] | type[AnswerFacts], ...] = (
     DeclineJudge,
     Completion,
     ClarificationJudge,
+    AnswerFacts,
 )
 
 

@@ -195,6 +195,13 @@ def _stress_rows(head: Table, summary: dict[str, Any]) -> None:
 
 def _answer_rows(head: Table, summary: dict[str, Any]) -> None:
     """Completion, call F1, stuck and out-of-budget rows, where the run has them."""
+    if summary.get("answer_facts_turns"):
+        head.add_row(
+            "answer facts (gold answer stated)",
+            _pct(summary["answer_facts"]),
+            _ci(summary.get("answer_facts_ci95")),
+            f"{summary['answer_facts_turns']} question goals",
+        )
     if summary.get("completion_turns"):
         head.add_row(
             "completion (exact answer)",

@@ -2,11 +2,11 @@
 per goal, whether the agent asked for withheld values, and the user simulator's own faults counted apart from the
 agent's.
 
-Retention is paired: the same (task, trial, goal) scored under the explicit user and under the other one (every
-user plays every task with the same seeds), as the ratio of their summed goal accuracies, with a 95% interval from
-a bootstrap over tasks (a task's goals and trials are not independent). ``on_coreferential_goals`` restricts it to
-the goals whose wording a coreferential user changes (a later goal with a coreferential rendering), where the
-drop lives.
+Retention is paired: the same (task, stressor variant, trial, goal) scored under the explicit user and under the
+other one (every user plays every task with the same seeds), as the ratio of their summed goal accuracies, with a
+95% interval from a bootstrap over tasks (a task's goals and trials are not independent).
+``on_coreferential_goals`` restricts it to the goals whose wording a coreferential user changes (a later goal with
+a coreferential rendering), where the drop lives.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from pydantic import BaseModel, Field
 
 from sim.core import FAILED_TERMINATIONS, Score
 from sim.store import RunStore, StoreError
+from sim.stressor_summary import split_episode_id
 
 BOOTSTRAP_RESAMPLES = 1000
 
@@ -55,7 +56,7 @@ class UserOutline(BaseModel):
     task: _Task = Field(default_factory=_Task)
 
 
-Key = tuple[str, int, int]  # task, trial, goal
+Key = tuple[str, str, int, int]  # task, stressor variant, trial, goal
 
 
 def user_summary(store: RunStore, score_set: str) -> dict[str, Any] | None:
@@ -156,7 +157,8 @@ class _Tally:
                 if v is not None:
                     self.goal_sum, self.goal_n = self.goal_sum + v, self.goal_n + 1
                     if keep_goals:
-                        self.goals[(score.task_id, score.trial, g)] = v
+                        task, variant, trial, _ = split_episode_id(score.episode_id)
+                        self.goals[(task, variant, trial, g)] = v
         elif score.judge == "conversation_success" and score.value is not None:
             self.success = [self.success[0] + score.value, self.success[1] + 1]
         elif score.judge == "clarification":
@@ -193,7 +195,7 @@ def _baseline(labels: list[str]) -> str | None:
 
 
 def _retention(base: dict[Key, float], other: dict[Key, float], only: set[tuple[str, int]] | None) -> dict[str, Any]:
-    keys = [k for k in base if k in other and (only is None or (k[0], k[2]) in only)]
+    keys = [k for k in base if k in other and (only is None or (k[0], k[3]) in only)]
     by_task: dict[str, list[tuple[float, float]]] = defaultdict(list)
     for k in keys:
         by_task[k[0]].append((base[k], other[k]))

@@ -322,3 +322,17 @@ async def test_echoing_the_instructions_and_repeating_itself_are_slips() -> None
     result, _ = await play(echo_then_loop)
     assert user_faults(result) == ["user:prompt_echo", "user:repeated"]
     assert result.goals_played == 4
+
+
+async def test_slips_before_the_end_are_recorded() -> None:
+    slipped: list[bool] = []
+
+    def slips_then_ends(seen: Seen) -> str | tuple[str, str]:
+        if seen.tools and "[later]" not in seen.system and not slipped:
+            slipped.append(True)
+            return "Sure, I've turned it off for you."
+        return cooperative(seen)
+
+    result, _ = await play(slips_then_ends)
+    assert user_faults(result) == ["user:assistant_like"] and result.goals_played == 4
+    assert result.termination == "completed"

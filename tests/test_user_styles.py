@@ -116,7 +116,7 @@ async def test_a_question_gets_one_nudge_then_the_user_moves_on() -> None:
         ) -> str:
             return "Which light do you mean?"
 
-    result = await play("scripted", AlwaysAsks())
+    result = await play("scripted:explicit", AlwaysAsks())
     kinds = [(ev.goal, ev.user_act.kind if ev.user_act else None) for ev in said(result)]
     assert kinds[:3] == [(0, "request"), (0, "nudge"), (1, "request")]
     impatient = await play("scripted:impatient", AlwaysAsks())
@@ -217,3 +217,65 @@ def test_personas_command_lists_and_validates(tmp_path: Path) -> None:
     bad.write_text("description: x\nfacts: [1, 2]\n")
     shown = CliRunner().invoke(app, ["personas", "show", str(bad)])
     assert shown.exit_code == 2 and "p.yaml: field facts" in shown.output
+
+
+def test_terse_leaves_quoted_text_alone() -> None:
+    said = 'Please text Chloe Dubois: "Thanks for yesterday, it was great." Thanks!'
+    assert terse(said) == 'Text Chloe Dubois: "Thanks for yesterday, it was great."'
+
+
+def test_two_parameters_with_one_value_take_different_places() -> None:
+    from sim.core import GoldCall, Turn, UserIntent
+
+    turn = Turn(
+        user=UserIntent(explicit="Book a table for 5 people and show the forecast for the next 5 days."),
+        gold=[GoldCall(name="book", arguments={"party_size": 5}), GoldCall(name="forecast", arguments={"days": 5})],
+    )
+    spans = value_spans(turn, turn.user.explicit)
+    text = turn.user.explicit
+    assert [(s.param, s.start) for s in spans] == [("party_size", text.index("5")), ("days", text.rindex("5"))]
+    task = TASK.model_copy(update={"id": "two-fives", "turns": [turn]})
+    from personas.dialogue import GoalDialogue
+
+    for seed in range(6):
+        text = GoalDialogue(task, ("underspecified", "changes_mind"), load_persona("default"), seed).request(0).text
+        assert text.count(" I have in mind") == 1 and text.count("15") == 1, text
+
+
+async def test_the_plain_user_never_stays_on_a_goal_but_a_styled_one_answers_once() -> None:
+    class AlwaysAsks:
+        name = "asks"
+
+        async def respond(
+            self, history: Sequence[Event], tools: Sequence[ToolSpec], instructions: str, runtime: AgentRuntime
+        ) -> str:
+            return "Done. Should I also dim the other lights?"
+
+    plain = await play("scripted", AlwaysAsks())
+    assert [ev.goal for ev in said(plain)] == [0, 1, 2, 3]
+    styled = await play("scripted:explicit", AlwaysAsks())
+    assert [ev.goal for ev in said(styled)] == [0, 0, 1, 1, 2, 2, 3, 3]
+
+
+async def test_a_goal_a_person_skips_is_not_played_rather_than_failed() -> None:
+    from personas.human import HumanUser
+
+    lines = iter(["/next", "Change the living room ceiling light's color to blue.", None])
+
+    async def ask(prompt: str) -> str | None:
+        return next(lines)
+
+    result = await run_episode(
+        EpisodeSpec(task=TASK, trial=0, seed=1),
+        PACK,
+        OracleAgent(),
+        HumanUser(ask, lambda text: None),
+        [],
+        Gateway(),
+        EpisodeLimits(),
+        ("oracle", "human"),
+    )
+    verdicts = judge_turns(result, ArgMatcher())
+    assert result.goals_played == 2 and not result.played(0) and result.played(1)
+    # Goal 2 was judged (the light was never switched on in goal 1, so the world refused the colour).
+    assert verdicts[0].errors == ["turn:not_played"] and verdicts[1].errors == ["core:missing:set_color"]

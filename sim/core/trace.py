@@ -145,8 +145,17 @@ class EpisodeResult(BaseModel):
 
     @property
     def goals_reached(self) -> int:
-        """How many of the task's goals the conversation reached; judges score the others as not played."""
+        """How many of the task's goals the conversation reached (the highest goal pursued, plus one)."""
         return self.turns_played if self.goals_played is None else self.goals_played
+
+    def played(self, goal: int) -> bool:
+        """Whether the user pursued ``goal`` (a message of its own): a goal skipped (a person's /next) or never
+        reached is not played, and judges say so rather than scoring it."""
+        if self.goals_played is None:  # traces from before goals: one goal per turn
+            return goal < self.turns_played
+        return goal < self.goals_played and any(
+            ev.kind == "user_message" and ev.goal_index == goal and not ev.replayed for ev in self.events
+        )
 
     @property
     def failed(self) -> bool:
