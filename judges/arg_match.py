@@ -1,4 +1,6 @@
-"""Compare an agent's call arguments with gold arguments: exactly, or with embeddings for free text.
+"""Compare an agent's call arguments with gold arguments: exactly, normalised, or with embeddings for free text —
+one mode for the run, and per parameter where it says otherwise (``overrides``: ``tool.param``, ``*.param`` or
+``tool.*`` -> mode, the most specific first).
 
 Error codes are ``args:missing:<key>``, ``args:extra:<key>`` and ``args:value:<key>`` (top-level keys;
 a difference deep inside a nested value is reported on its top-level key).
@@ -8,6 +10,11 @@ Rules, in both modes:
 - lists compare in order; dicts key by key; strings exactly;
 - a parameter given on one side only counts as equal when the tool schema's default for it
   (``schema["properties"][key]["default"]``) equals the other side's value.
+
+Normalised mode (``judges.value_normalise``): strings that are the same value written differently match — numbers
+(``"25"`` / ``"25.0"`` / ``"$1,200"``), dates and times in equivalent formats, case, accents, punctuation, ``&``,
+state abbreviations (``"Miami, FL"`` / ``"Miami, Florida"``) — and a number matches a string reading as it. Strings
+the schema constrains stay exact.
 
 Embedding mode relaxes free-text strings only: after exact equality, case- and whitespace-folded
 equality (cheap), then cosine similarity >= threshold. Strings the schema constrains (``enum``,
@@ -24,7 +31,10 @@ from typing import Any, Literal, Protocol
 
 import numpy as np
 
-MatchMode = Literal["exact", "embedding"]
+from judges.value_normalise import same_number_and_text, same_text
+
+MatchMode = Literal["exact", "normalised", "embedding"]
+MATCH_MODES: tuple[MatchMode, ...] = ("exact", "normalised", "embedding")
 
 _NUMBER_RE = re.compile(r"\d+(?:\.\d+)?")
 _CONSTRAINTS = ("enum", "const", "format", "pattern")
@@ -56,29 +66,48 @@ class ArgMatcher:
     mode: MatchMode = "exact"
     threshold: float = 0.8
     embedder: TextEmbedder | None = None
+    overrides: tuple[tuple[str, MatchMode], ...] = ()
+    """(``tool.param`` | ``*.param`` | ``tool.*``, mode): parameters matched otherwise than ``mode``."""
 
     def __post_init__(self) -> None:
-        if self.mode not in ("exact", "embedding"):
-            raise ValueError(f"unknown argument match mode {self.mode!r}")
-        if self.mode == "embedding" and self.embedder is None:
+        for mode in (self.mode, *(m for _, m in self.overrides)):
+            if mode not in MATCH_MODES:
+                raise ValueError(f"unknown argument match mode {mode!r}; known: {', '.join(MATCH_MODES)}")
+        object.__setattr__(self, "_by_key", dict(self.overrides))
+        wants_embedder = "embedding" in (self.mode, *(m for _, m in self.overrides))
+        if wants_embedder and self.embedder is None:
             from judges.embedding import Embedder  # heavy dependencies: only when asked for
 
             object.__setattr__(self, "embedder", Embedder())
 
+    def mode_for(self, tool: str, key: str) -> MatchMode:
+        """The mode for one parameter: ``tool.param``, then ``*.param``, then ``tool.*``, then the run's."""
+        by_key: dict[str, MatchMode] = self._by_key  # type: ignore[attr-defined]
+        if not by_key:
+            return self.mode
+        for pattern in (f"{tool}.{key}", f"*.{key}", f"{tool}.*"):
+            if pattern in by_key:
+                return by_key[pattern]
+        return self.mode
+
     def match(
-        self, agent_args: Mapping[str, Any], gold_args: Mapping[str, Any], schema: Mapping[str, Any] | None = None
+        self,
+        agent_args: Mapping[str, Any],
+        gold_args: Mapping[str, Any],
+        schema: Mapping[str, Any] | None = None,
+        tool: str = "",
     ) -> tuple[bool, list[str]]:
         """Whether the agent's arguments match the gold ones, and the ``args:<reason>:<key>`` codes if not."""
         agent, gold = normalise(agent_args), normalise(gold_args)
         props = _properties(schema)
-        if self.mode == "embedding":
-            self._prefetch(agent, gold, props)
+        if self.embedder is not None:
+            self._prefetch(agent, gold, props, tool)
         errors: list[str] = []
         for key, expected in gold.items():
             if key not in agent:
                 if not self._equals_default(props, key, expected):
                     errors.append(f"args:missing:{key}")
-            elif not self.equal(agent[key], expected, _free_text(props.get(key))):
+            elif not self.equal(agent[key], expected, _free_text(props.get(key)), self.mode_for(tool, key)):
                 errors.append(f"args:value:{key}")
         errors.extend(
             f"args:extra:{key}"
@@ -87,28 +116,35 @@ class ArgMatcher:
         )
         return not errors, errors
 
-    def equal(self, a: Any, b: Any, free_text: bool = True) -> bool:
-        """Whether two normalised values match under this matcher's mode."""
+    def equal(self, a: Any, b: Any, free_text: bool = True, mode: MatchMode | None = None) -> bool:
+        """Whether two normalised values match under ``mode`` (default: this matcher's)."""
+        mode = mode or self.mode
         if isinstance(a, str) and isinstance(b, str):
-            return self._strings_match(a, b, free_text)
+            return self._strings_match(a, b, free_text, mode)
         if isinstance(a, bool) or isinstance(b, bool):
             return type(a) is type(b) and a == b
         if isinstance(a, dict) and isinstance(b, dict):
-            return a.keys() == b.keys() and all(self.equal(a[k], b[k], free_text) for k in a)
+            return a.keys() == b.keys() and all(self.equal(a[k], b[k], free_text, mode) for k in a)
         if isinstance(a, list) and isinstance(b, list):
-            return len(a) == len(b) and all(self.equal(x, y, free_text) for x, y in zip(a, b, strict=True))
+            return len(a) == len(b) and all(self.equal(x, y, free_text, mode) for x, y in zip(a, b, strict=True))
+        if mode != "exact" and free_text and isinstance(a, str) != isinstance(b, str):
+            number, text = (b, a) if isinstance(a, str) else (a, b)
+            if isinstance(number, int | float) and isinstance(text, str):
+                return same_number_and_text(number, text)
         if isinstance(a, dict | list | str) or isinstance(b, dict | list | str):
             return False  # different shapes
         return bool(a == b)
 
-    def _strings_match(self, a: str, b: str, free_text: bool) -> bool:
+    def _strings_match(self, a: str, b: str, free_text: bool, mode: MatchMode) -> bool:
         if a == b:
             return True
-        if self.mode == "exact" or not free_text or not _embeddable(a, b):
+        if mode == "exact" or not free_text:
             return False
-        if _fold(a) == _fold(b):
+        if same_text(a, b):
             return True
-        assert self.embedder is not None  # set in __post_init__ for embedding mode
+        if mode == "normalised" or not _embeddable(a, b):
+            return False
+        assert self.embedder is not None  # set in __post_init__ when any mode is embedding
         return self.embedder.similarity(a, b) >= self.threshold
 
     def _equals_default(self, props: Mapping[str, Any], key: str, value: Any) -> bool:
@@ -117,11 +153,11 @@ class ArgMatcher:
             return False
         return self.equal(normalise(spec["default"]), value, _free_text(spec))
 
-    def _prefetch(self, agent: dict[str, Any], gold: dict[str, Any], props: Mapping[str, Any]) -> None:
+    def _prefetch(self, agent: dict[str, Any], gold: dict[str, Any], props: Mapping[str, Any], tool: str) -> None:
         """Embed every string pair the comparison will need in one batch; later lookups hit the cache."""
         texts: list[str] = []
         for key in agent.keys() & gold.keys():
-            if _free_text(props.get(key)):
+            if _free_text(props.get(key)) and self.mode_for(tool, key) == "embedding":
                 _collect_pairs(agent[key], gold[key], texts)
         if texts and self.embedder is not None:
             self.embedder.encode(texts)
@@ -129,7 +165,7 @@ class ArgMatcher:
 
 def _collect_pairs(a: Any, b: Any, out: list[str]) -> None:
     if isinstance(a, str) and isinstance(b, str):
-        if a != b and _embeddable(a, b) and _fold(a) != _fold(b):
+        if a != b and _embeddable(a, b) and not same_text(a, b):
             out.extend((a, b))
     elif isinstance(a, dict) and isinstance(b, dict):
         for key in a.keys() & b.keys():
@@ -151,7 +187,3 @@ def _free_text(spec: Any) -> bool:
 
 def _embeddable(a: str, b: str) -> bool:
     return _NUMBER_RE.findall(a) == _NUMBER_RE.findall(b)
-
-
-def _fold(text: str) -> str:
-    return " ".join(text.casefold().split())

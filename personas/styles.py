@@ -189,5 +189,6 @@ _CLOSERS = re.compile(
 
 def asks_question(reply: str) -> bool:
     """The agent's reply asks the user something (a clarification, a confirmation), not just "anything else?"."""
-    sentences = re.split(r"(?<=[.!?])\s+", reply.strip())
+    unquoted = _QUOTE.sub('""', reply.strip())  # a message it quotes may ask something; the agent does not
+    sentences = re.split(r"(?<=[.!?])\s+", unquoted)
     return any(s.rstrip().endswith("?") and not _CLOSERS.search(s) for s in sentences)

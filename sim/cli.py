@@ -61,6 +61,19 @@ def _fail(message: str, code: int = 2) -> NoReturn:
     raise typer.Exit(code)
 
 
+def _param_modes(items: list[str] | None) -> dict[str, str] | None:
+    """``--arg-match-param TOOL.PARAM=MODE`` options as the config's table; a malformed one exits 2."""
+    if not items:
+        return None
+    modes: dict[str, str] = {}
+    for item in items:
+        key, sep, mode = item.partition("=")
+        if not sep or "." not in key or not mode:
+            _fail(f"--arg-match-param: expected TOOL.PARAM=MODE, got {item!r}")
+        modes[key.strip()] = mode.strip()
+    return modes
+
+
 def _user_errors() -> tuple[type[Exception], ...]:
     """Errors that mean bad input (config, task files, run dirs): a message and exit 2, no traceback."""
     from sim.config import ConfigError
@@ -130,7 +143,11 @@ def run(
     setup: Annotated[
         str | None, typer.Option(help="cumulative (the agent's own history) | isolated (gold history per turn)")
     ] = None,
-    arg_match: Annotated[str | None, typer.Option(help="exact | embedding")] = None,
+    arg_match: Annotated[str | None, typer.Option(help="exact | normalised | embedding")] = None,
+    arg_match_param: Annotated[
+        list[str] | None,
+        typer.Option("--arg-match-param", help="TOOL.PARAM=MODE (or *.PARAM, TOOL.*): a parameter's own mode."),
+    ] = None,
     embedding_threshold: Annotated[
         float | None, typer.Option(help="Cosine threshold for --arg-match embedding.")
     ] = None,
@@ -180,6 +197,7 @@ def run(
         "setup": setup,
         "stressor_mode": stressor_mode,
         "arg_match": arg_match,
+        "arg_match_params": _param_modes(arg_match_param),
         "embedding_threshold": embedding_threshold,
         "scheduler": scheduler,
         "cache": cache,
@@ -234,7 +252,9 @@ def run(
 @app.command()
 def score(
     run_dir: Annotated[Path, typer.Argument(help="A run directory (runs/<run-id>).")],
-    arg_match: Annotated[str | None, typer.Option(help="exact | embedding (default: the run's setting)")] = None,
+    arg_match: Annotated[
+        str | None, typer.Option(help="exact | normalised | embedding (default: the run's setting)")
+    ] = None,
     embedding_threshold: Annotated[
         float | None, typer.Option(help="Cosine threshold for --arg-match embedding (default: the run's).")
     ] = None,

@@ -66,6 +66,7 @@ IDENTITY_FIELDS = (
     "max_tokens",
     "temperature",
     "arg_match",
+    "arg_match_params",
     "embedding_threshold",
     "setup",
     "text_protocol",
@@ -77,10 +78,16 @@ _LATER_IDENTITY_DEFAULTS = {
     "setup": "cumulative",
     "stressor_mode": "cumulative",
     "user_model": "local",
+    "arg_match_params": {},
 }
 """Identity fields added after runs were stored, with the default those runs had."""
 
-OPTION_NAMES = {"episode_timeout_s": "--episode-timeout", "request_timeout_s": "--request-timeout", "tasks": "--task"}
+OPTION_NAMES = {
+    "episode_timeout_s": "--episode-timeout",
+    "request_timeout_s": "--request-timeout",
+    "tasks": "--task",
+    "arg_match_params": "--arg-match-param",
+}
 """Fields whose command-line option is not simply ``--`` + the field name with dashes."""
 
 CONFIG_ONLY = ("retry",)
@@ -182,7 +189,16 @@ class RunConfig(BaseModel):
         "turn the world and history are the gold ones (gold calls replayed with their real results), so one "
         "mistake does not contaminate the next turn's measurement.",
     )
-    arg_match: Literal["exact", "embedding"] = Field(default="exact", description="How argument values match.")
+    arg_match: Literal["exact", "normalised", "embedding"] = Field(
+        default="exact",
+        description="How argument values match: exact; normalised (numbers, dates, times, case, punctuation, "
+        "state abbreviations written differently); embedding (normalised, then MiniLM similarity for free text).",
+    )
+    arg_match_params: dict[str, Literal["exact", "normalised", "embedding"]] = Field(
+        default_factory=dict,
+        description="Per-parameter match modes that differ from arg_match: 'tool.param', '*.param' or 'tool.*' -> "
+        "mode (the most specific wins).",
+    )
     embedding_threshold: float = Field(default=0.8, gt=0, le=1, description="Cosine threshold in embedding mode.")
     backend: Literal["inprocess", "ray"] = Field(
         default="inprocess",

@@ -30,7 +30,9 @@ def judge_config(config: RunConfig) -> dict[str, Any]:
     """What determines the verdicts on a stored trace; its hash names the score set."""
     settings: dict[str, Any] = {"version": JUDGES_VERSION, "judges": judge_names()}
     settings["arg_match"] = config.arg_match
-    if config.arg_match == "embedding":
+    if config.arg_match_params:
+        settings["arg_match_params"] = dict(sorted(config.arg_match_params.items()))
+    if _uses_embeddings(config):
         settings["embedding_threshold"] = config.embedding_threshold
     return settings
 
@@ -59,13 +61,22 @@ def judge_names() -> list[str]:
     return [j.name for j in (*_MATCHING, *_PLAIN)]
 
 
+def _uses_embeddings(config: RunConfig) -> bool:
+    return "embedding" in (config.arg_match, *config.arg_match_params.values())
+
+
 def build_judges(config: RunConfig) -> list[Judge]:
     embedder = None
-    if config.arg_match == "embedding":
+    if _uses_embeddings(config):
         from judges.embedding import Embedder
 
         embedder = Embedder()
-    matcher = ArgMatcher(mode=config.arg_match, threshold=config.embedding_threshold, embedder=embedder)
+    matcher = ArgMatcher(
+        mode=config.arg_match,
+        threshold=config.embedding_threshold,
+        embedder=embedder,
+        overrides=tuple(sorted(config.arg_match_params.items())),
+    )
     return [*(kind(matcher) for kind in _MATCHING), *(kind() for kind in _PLAIN)]
 
 
@@ -93,7 +104,7 @@ async def judge(result: EpisodeResult, judges: list[Judge], score_set: str) -> l
 def judges_in_thread(config: RunConfig) -> bool:
     """Whether the run's judges go to a judge thread (see ``sim.judge_queue``): the embedding matcher runs
     torch (≥3.6 ms per episode, far more for new texts); the exact judges cost ~0.25 ms and stay on the loop."""
-    return config.arg_match == "embedding"
+    return _uses_embeddings(config)
 
 
 def _setup(store: RunStore) -> str | None:

@@ -168,6 +168,7 @@ def test_value_spans_find_numbers_with_units_and_text_values() -> None:
         ("Done. Is there anything else I can help you with?", False),
         ("I set it to 50%. Shall I also change the color?", True),
         ("Done.", False),
+        ('Sam wrote at 08:40: "Fancy the cinema tonight?"', False),
     ],
 )
 def test_asks_question(reply: str, asks: bool) -> None:
