@@ -15,7 +15,7 @@ from typing import Any, Protocol
 from pydantic import BaseModel, Field
 
 from judges.answer_metrics import AnswerTally, CallVerdict, call_verdict, completion_verdict
-from judges.stats import pass_hat_k, rate, wilson
+from judges.stats import cluster_bootstrap, pass_hat_k, rate, wilson
 from judges.stress_metrics import DeclineVerdict, StressTally, decline_verdict, stage_verdict, turn_masks
 from sim.core import FAILED_TERMINATIONS, Score, TerminationReason, Usage
 
@@ -199,6 +199,7 @@ def summarize(episodes: Iterable[EpisodeLike], scores: Iterable[Score], planned:
     failed: list[str] = []
     turns_sum, turns_n = 0.0, 0
     success_by_task: dict[str, list[float]] = {}  # task -> [trials with a verdict, successes]
+    accuracy_by_task: dict[str, list[float]] = {}  # task -> [right goals, scored goals] (core_api_accuracy)
     faults: Counter[str] = Counter()
     codes: Counter[str] = Counter()
     terminations: Counter[str] = Counter()
@@ -234,6 +235,9 @@ def summarize(episodes: Iterable[EpisodeLike], scores: Iterable[Score], planned:
             continue
         answers.add(v.completion, v.calls, v.facts)
         turns_sum, turns_n = turns_sum + v.turns_sum, turns_n + v.turns_n
+        if v.turns_n:
+            acc = accuracy_by_task.setdefault(e.task_id, [0.0, 0.0])
+            acc[0], acc[1] = acc[0] + v.turns_sum, acc[1] + v.turns_n
         stress.add(e.trial, any(t.outcome == "decline" for t in e.task.turns), failed_turns, v)
         if v.success is not None:
             tally = success_by_task.setdefault(e.task_id, [0, 0.0])
@@ -270,6 +274,10 @@ def summarize(episodes: Iterable[EpisodeLike], scores: Iterable[Score], planned:
         },
         **stress.result(),  # added after the keys above: the summary's older keys keep their order
         **answers.result(),
+        # Intervals that respect clustering: tasks resampled whole (their goals and trials are not independent).
+        "core_api_accuracy_ci95_clustered": cluster_bootstrap([(a, n) for a, n in accuracy_by_task.values()]),
+        "conversation_success_ci95_clustered": cluster_bootstrap([(c, n) for n, c in success_by_task.values()]),
+        "tasks_scored": len(accuracy_by_task),
     }
 
 

@@ -1,11 +1,16 @@
-"""The statistics every summary number goes through: rates with their denominators, Wilson intervals, pass^k,
-mean and sample standard deviation over trials."""
+"""The statistics every summary number goes through: rates with their denominators, Wilson intervals, intervals
+from a bootstrap over tasks (a task's goals, trials and variants are not independent draws), pass^k, mean and
+sample standard deviation over trials."""
 
 from __future__ import annotations
 
 import math
 import statistics
 from collections.abc import Sequence
+
+import numpy as np
+
+BOOTSTRAP_RESAMPLES = 2000
 
 
 def wilson(successes: float, n: int, z: float = 1.96) -> tuple[float, float] | None:
@@ -40,3 +45,24 @@ def mean_sd(values: Sequence[float | None]) -> tuple[float | None, float | None]
         return None, None
     sd = round(statistics.stdev(present), 4) if len(present) >= 2 else None
     return round(statistics.fmean(present), 4), sd
+
+
+def cluster_bootstrap(
+    clusters: Sequence[tuple[float, float]], resamples: int = BOOTSTRAP_RESAMPLES, seed: int = 0
+) -> tuple[float, float] | None:
+    """95% percentile interval of a ratio of sums (sum num / sum den) resampling whole clusters (tasks) with
+    replacement; deterministic for a seed. None with fewer than two clusters or nothing counted."""
+    kept = [(n, d) for n, d in clusters if d > 0]
+    if len(kept) < 2:
+        return None
+    num = np.array([n for n, _ in kept], dtype=float)
+    den = np.array([d for _, d in kept], dtype=float)
+    rng = np.random.default_rng(seed)
+    ratios: list[np.ndarray] = []
+    chunk = max(1, 2_000_000 // len(kept))  # bounded memory: at most ~16 MB of indices at once
+    for start in range(0, resamples, chunk):
+        picks = rng.integers(0, len(kept), size=(min(chunk, resamples - start), len(kept)))
+        ratios.append(num[picks].sum(axis=1) / den[picks].sum(axis=1))
+    values = np.concatenate(ratios)
+    lo, hi = np.percentile(values, [2.5, 97.5])
+    return (round(float(lo), 4), round(float(hi), 4))

@@ -40,13 +40,13 @@ def render(summary: dict[str, Any], console: Console) -> None:
     head.add_row(
         "core API accuracy",
         _pct(summary["core_api_accuracy"]),
-        _ci(summary.get("core_api_accuracy_ci95")),
+        _ci(summary.get("core_api_accuracy_ci95_clustered") or summary.get("core_api_accuracy_ci95")),
         f"{summary.get('scored_turns', 0)} turns",
     )
     head.add_row(
         "conversation success",
         _pct(summary["conversation_success"]),
-        _ci(summary.get("conversation_success_ci95")),
+        _ci(summary.get("conversation_success_ci95_clustered") or summary.get("conversation_success_ci95")),
         f"{summary.get('scored_episodes', 0)} episodes",
     )
     for k, v in (summary.get("pass_hat_k") or {}).items():
@@ -61,6 +61,11 @@ def render(summary: dict[str, Any], console: Console) -> None:
     )
     head.add_row("failed episodes (not scored)", str(summary["failed_episodes"]), "", "")
     console.print(head)
+    if summary.get("core_api_accuracy_ci95_clustered"):
+        console.print(
+            f"  95% CIs of the first two rows: bootstrap over {summary.get('tasks_scored')} tasks (a task's goals and "
+            "trials are not independent); the others: Wilson"
+        )
 
     faults = summary.get("faults_by_kind") or {}
     if faults or summary.get("terminations"):
