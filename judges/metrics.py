@@ -275,8 +275,13 @@ def summarize(episodes: Iterable[EpisodeLike], scores: Iterable[Score], planned:
         **stress.result(),  # added after the keys above: the summary's older keys keep their order
         **answers.result(),
         # Intervals that respect clustering: tasks resampled whole (their goals and trials are not independent).
-        "core_api_accuracy_ci95_clustered": cluster_bootstrap([(a, n) for a, n in accuracy_by_task.values()]),
-        "conversation_success_ci95_clustered": cluster_bootstrap([(c, n) for n, c in success_by_task.values()]),
+        # Sorted by task: the store's episode order differs between executors, the interval must not.
+        "core_api_accuracy_ci95_clustered": cluster_bootstrap(
+            [(accuracy_by_task[t][0], accuracy_by_task[t][1]) for t in sorted(accuracy_by_task)]
+        ),
+        "conversation_success_ci95_clustered": cluster_bootstrap(
+            [(success_by_task[t][1], success_by_task[t][0]) for t in sorted(success_by_task)]
+        ),
         "tasks_scored": len(accuracy_by_task),
     }
 

@@ -221,3 +221,14 @@ async def test_user_and_judge_calls_have_their_own_usage_and_never_spend_agent_s
     assert {role: u.requests for role, u in by_role.items()} == {"agent": 1, "user": 5, "judge": 5}
     assert by_role["user"].input_tokens == 50 and llm.usage.requests == 11 and gw.totals.requests == 11
     assert llm.turn_usage.requests == 1  # the agent's own usage in this turn
+
+
+def test_llama_cpp_context_overflow_is_the_agents_context_length() -> None:
+    from sim.llm.openai_chat import _http_error
+
+    body = (
+        b'{"error": {"code": 400, "type": "exceed_context_size_error", "message": "request (4297 tokens) exceeds '
+        b'the available context size (4096 tokens), try increasing it"}}'
+    )
+    error = _http_error(400, body, {})
+    assert (error.kind, error.code) == ("context_length", "agent:context_length")

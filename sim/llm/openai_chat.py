@@ -20,7 +20,13 @@ from sim.core import ChatMessage, ModelRequest, ModelResponse, ToolCall, ToolSpe
 from sim.llm.transport import Reply, TransportError, retry_after_from
 
 OPENAI_BASE_URL = "https://api.openai.com/v1"
-_CONTEXT_MARKERS = ("context_length_exceeded", "maximum context length", "context length", "too many tokens")
+_CONTEXT_MARKERS = (
+    "context_length_exceeded",
+    "maximum context length",
+    "context length",
+    "too many tokens",
+    "context size",  # llama.cpp: "request (4297 tokens) exceeds the available context size"
+)
 _TOOLS_CACHE_SIZE = 4096
 
 

@@ -19,7 +19,13 @@ if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage
     from pydantic_ai.models import Model
 
-_CONTEXT_MARKERS = ("context_length_exceeded", "maximum context length", "context length", "prompt is too long")
+_CONTEXT_MARKERS = (
+    "context_length_exceeded",
+    "maximum context length",
+    "context length",
+    "prompt is too long",
+    "context size",
+)
 
 
 class PydanticAITransport:
