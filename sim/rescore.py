@@ -14,8 +14,10 @@ from pydantic import ValidationError
 
 from sim.config import ConfigError, RunConfig, option_name
 from sim.core import EpisodeResult, Score
+from sim.core.files import write_text_atomic
 from sim.judge_queue import JudgeQueue
 from sim.judging import build_judges, judge_config, judge_config_hash, judges_in_thread, run_summary
+from sim.report_markdown import markdown_summary
 from sim.store import RunStore, StoreError
 from sim.store_writer import StoreWriter
 
@@ -74,6 +76,7 @@ async def rescore(
     episodes = queue.judged
     summary = await asyncio.to_thread(run_summary, store, score_set, store.manifest().get("planned_episodes"))
     store.write_summary(summary)
+    write_text_atomic(store.root / "summary.md", markdown_summary(summary))
     described = ", ".join(f"{k}={v}" for k, v in settings.items() if k not in ("judges", "version"))
     note = f"score set {score_set} ({described}): re-judged {episodes} episode(s)"
     if compared:

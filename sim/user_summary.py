@@ -81,7 +81,18 @@ def user_summary(store: RunStore, score_set: str) -> dict[str, Any] | None:
     slips = sum(t.user_faults.total() for t in tallies.values())
     if not several and slips == 0 and set(configured or tallies) <= {"", "scripted", "scripted:explicit"}:
         return None
+    # A re-score appends verdicts to the same set: only the newest per (episode, judge) counts, as in the summary.
+    wanted = ("core_api_accuracy", "conversation_success", "clarification")
+    left: Counter[tuple[str, str]] = Counter(
+        (s.episode_id, s.judge) for s in store.iter_scores(score_set) if s.judge in wanted
+    )
     for score in store.iter_scores(score_set):
+        if score.judge not in wanted:
+            continue
+        key = (score.episode_id, score.judge)
+        left[key] -= 1
+        if left[key]:
+            continue  # a newer verdict of this episode and judge follows
         if several:
             label = _user_of(score.episode_id, None, several)
         elif configured or len(tallies) == 1:
