@@ -28,32 +28,14 @@ from typing import cast
 
 from judges.answer_normalise import fold, number_matches, numbers_in
 from judges.trace_view import agent_events, score_for, unscoreable
+from judges.value_normalise import MONTH_NAMES, MONTHS
 from sim.core import EpisodeResult, Score, Turn
 
-_MONTHS = {
-    m: i + 1
-    for i, names in enumerate(
-        [
-            ("january", "jan"),
-            ("february", "feb"),
-            ("march", "mar"),
-            ("april", "apr"),
-            ("may",),
-            ("june", "jun"),
-            ("july", "jul"),
-            ("august", "aug"),
-            ("september", "sep", "sept"),
-            ("october", "oct"),
-            ("november", "nov"),
-            ("december", "dec"),
-        ]
-    )
-    for m in names
-}
-_MONTH = "|".join(sorted(_MONTHS, key=len, reverse=True))
 _ISO_DATE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
-_DAY_MONTH = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH})\.?(?:,?\s+(\d{{4}}))?\b", re.IGNORECASE)
-_MONTH_DAY = re.compile(rf"\b({_MONTH})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?(?:,?\s+(\d{{4}}))?\b", re.IGNORECASE)
+_DAY_MONTH = re.compile(
+    rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({MONTH_NAMES})\.?(?:,?\s+(\d{{4}}))?\b", re.IGNORECASE
+)
+_MONTH_DAY = re.compile(rf"\b({MONTH_NAMES})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?(?:,?\s+(\d{{4}}))?\b", re.IGNORECASE)
 _TIME_24 = re.compile(r"\b([01]?\d|2[0-3]):([0-5]\d)(?:\s*([ap])\.?m\.?)?", re.IGNORECASE)
 _TIME_AMPM = re.compile(r"\b(1[0-2]|0?[1-9])\s*([ap])\.?m\.?\b", re.IGNORECASE)
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
@@ -109,8 +91,8 @@ def _minutes(m: re.Match[str]) -> int | None:
 
 def _reply_dates(text: str) -> list[tuple[int | None, int, int]]:
     found: list[tuple[int | None, int, int]] = [(int(m[1]), int(m[2]), int(m[3])) for m in _ISO_DATE.finditer(text)]
-    found += [(int(m[3]) if m[3] else None, _MONTHS[m[2].casefold()], int(m[1])) for m in _DAY_MONTH.finditer(text)]
-    found += [(int(m[3]) if m[3] else None, _MONTHS[m[1].casefold()], int(m[2])) for m in _MONTH_DAY.finditer(text)]
+    found += [(int(m[3]) if m[3] else None, MONTHS[m[2].casefold()], int(m[1])) for m in _DAY_MONTH.finditer(text)]
+    found += [(int(m[3]) if m[3] else None, MONTHS[m[1].casefold()], int(m[2])) for m in _MONTH_DAY.finditer(text)]
     return found
 
 

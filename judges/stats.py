@@ -51,9 +51,11 @@ def cluster_bootstrap(
     clusters: Sequence[tuple[float, float]], resamples: int = BOOTSTRAP_RESAMPLES, seed: int = 0
 ) -> tuple[float, float] | None:
     """95% percentile interval of a ratio of sums (sum num / sum den) resampling whole clusters (tasks) with
-    replacement; deterministic for a seed. None with fewer than two clusters or nothing counted."""
-    kept = [(n, d) for n, d in clusters if d > 0]
-    if len(kept) < 2:
+    replacement; deterministic for a seed. A cluster with nothing in the denominator still counts in the
+    numerator; a resample whose denominator is 0 has no ratio and is left out. None with fewer than two clusters
+    or nothing counted."""
+    kept = [(n, d) for n, d in clusters if d > 0 or n != 0]
+    if len(kept) < 2 or not any(d > 0 for _, d in kept):
         return None
     num = np.array([n for n, _ in kept], dtype=float)
     den = np.array([d for _, d in kept], dtype=float)
@@ -62,7 +64,8 @@ def cluster_bootstrap(
     chunk = max(1, 2_000_000 // len(kept))  # bounded memory: at most ~16 MB of indices at once
     for start in range(0, resamples, chunk):
         picks = rng.integers(0, len(kept), size=(min(chunk, resamples - start), len(kept)))
-        ratios.append(num[picks].sum(axis=1) / den[picks].sum(axis=1))
+        nums, dens = num[picks].sum(axis=1), den[picks].sum(axis=1)
+        ratios.append(nums[dens > 0] / dens[dens > 0])
     values = np.concatenate(ratios)
     lo, hi = np.percentile(values, [2.5, 97.5])
     return (round(float(lo), 4), round(float(hi), 4))

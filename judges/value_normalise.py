@@ -30,7 +30,7 @@ _REGIONS = {
     "wi": "wisconsin", "wy": "wyoming", "dc": "district of columbia", "on": "ontario", "qc": "quebec",
     "bc": "british columbia", "ab": "alberta",
 }  # fmt: skip
-_MONTHS = {
+MONTHS = {
     name: i + 1
     for i, names in enumerate(
         ["jan january", "feb february", "mar march", "apr april", "may", "jun june", "jul july", "aug august",
@@ -38,12 +38,13 @@ _MONTHS = {
     )
     for name in names.split()
 }  # fmt: skip
-_MONTH = "|".join(sorted(_MONTHS, key=len, reverse=True))
+MONTH_NAMES = "|".join(sorted(MONTHS, key=len, reverse=True))
+"""A regex alternation of every month name and abbreviation, longest first."""
 _DATE_FORMS = (
     (re.compile(r"(\d{4})-(\d{1,2})-(\d{1,2})"), ("y", "m", "d")),
     (re.compile(r"(\d{1,2})/(\d{1,2})/(\d{4})"), ("d", "m", "y")),
-    (re.compile(rf"(\d{{1,2}})(?:st|nd|rd|th)? (?:of )?({_MONTH})\.?,? (\d{{4}})"), ("d", "M", "y")),
-    (re.compile(rf"({_MONTH})\.? (\d{{1,2}})(?:st|nd|rd|th)?,? (\d{{4}})"), ("M", "d", "y")),
+    (re.compile(rf"(\d{{1,2}})(?:st|nd|rd|th)? (?:of )?({MONTH_NAMES})\.?,? (\d{{4}})"), ("d", "M", "y")),
+    (re.compile(rf"({MONTH_NAMES})\.? (\d{{1,2}})(?:st|nd|rd|th)?,? (\d{{4}})"), ("M", "d", "y")),
 )
 _TIME = re.compile(r"(\d{1,2})(?::(\d{2}))?\s*(a\.?m\.?|p\.?m\.?)?")
 _NUMBER = re.compile(r"[-+]?[$£€]?\s*\d{1,3}(?:,\d{3})+(?:\.\d+)?%?|[-+]?[$£€]?\s*\d+(?:\.\d+)?%?")
@@ -67,7 +68,7 @@ def as_date(text: str) -> date | None:
         if m is None:
             continue
         parts = dict(zip(order, m.groups(), strict=True))
-        month = _MONTHS[parts["M"]] if "M" in parts else int(parts["m"])
+        month = MONTHS[parts["M"]] if "M" in parts else int(parts["m"])
         try:
             return date(int(parts["y"]), month, int(parts["d"]))
         except ValueError:

@@ -316,11 +316,8 @@ class LLMUser:
         return texts
 
     def _known_texts(self) -> list[str]:
-        assert self._task is not None and self._persona is not None
-        texts = [t for _, t in self._said]
-        for turn in self._task.turns:
-            texts += [turn.user.explicit, turn.user.coreferential or "", *turn.user.paraphrases]
-        texts += list(self._persona.facts.values())
+        assert self._persona is not None
+        texts = [t for _, t in self._said] + self._goal_texts() + list(self._persona.facts.values())
         change = self._owed_change()
         if change is not None:
             texts.append(change[1])

@@ -8,15 +8,15 @@ from rich.console import Console
 from rich.table import Table
 
 
-def _pct(value: float | None) -> str:
+def pct(value: float | None) -> str:
     return "n/a" if value is None else f"{100 * value:.1f}%"
 
 
-def _ci(ci: list[float] | tuple[float, float] | None) -> str:
+def ci_text(ci: list[float] | tuple[float, float] | None) -> str:
     return "" if not ci else f"[{100 * ci[0]:.1f}, {100 * ci[1]:.1f}]"
 
 
-def _ratio_ci(ci: list[float] | None) -> str:
+def ratio_ci(ci: list[float] | None) -> str:
     return "" if not ci else f"[{ci[0]:.3f}, {ci[1]:.3f}]"
 
 
@@ -24,7 +24,7 @@ def _mean_sd(spread: dict[str, Any]) -> str:
     if spread.get("mean") is None:
         return "n/a"
     sd = spread.get("sd")
-    return _pct(spread["mean"]) + ("" if sd is None else f" ± {100 * sd:.1f}")
+    return pct(spread["mean"]) + ("" if sd is None else f" ± {100 * sd:.1f}")
 
 
 DETAILED_TYPES = ("drift", "perturb")
@@ -39,19 +39,19 @@ def render(summary: dict[str, Any], console: Console) -> None:
     head.add_column("over", justify="right")
     head.add_row(
         "core API accuracy",
-        _pct(summary["core_api_accuracy"]),
-        _ci(summary.get("core_api_accuracy_ci95_clustered") or summary.get("core_api_accuracy_ci95")),
+        pct(summary["core_api_accuracy"]),
+        ci_text(summary.get("core_api_accuracy_ci95_clustered") or summary.get("core_api_accuracy_ci95")),
         f"{summary.get('scored_turns', 0)} turns",
     )
     head.add_row(
         "conversation success",
-        _pct(summary["conversation_success"]),
-        _ci(summary.get("conversation_success_ci95_clustered") or summary.get("conversation_success_ci95")),
+        pct(summary["conversation_success"]),
+        ci_text(summary.get("conversation_success_ci95_clustered") or summary.get("conversation_success_ci95")),
         f"{summary.get('scored_episodes', 0)} episodes",
     )
     for k, v in (summary.get("pass_hat_k") or {}).items():
         if k != "1":
-            head.add_row(f"pass^{k}", _pct(v), "", "tasks")
+            head.add_row(f"pass^{k}", pct(v), "", "tasks")
     _stress_rows(head, summary)
     _answer_rows(head, summary)
     if summary.get("setup"):
@@ -109,7 +109,7 @@ def render(summary: dict[str, Any], console: Console) -> None:
         t.add_column("trials", justify="right")
         t.add_column("success", justify="right")
         for task, row in per_task.items():
-            t.add_row(task, str(row["trials"]), _pct(row["conversation_success"]))
+            t.add_row(task, str(row["trials"]), pct(row["conversation_success"]))
         console.print(t)
 
     u = summary.get("usage") or {}
@@ -121,38 +121,62 @@ def render(summary: dict[str, Any], console: Console) -> None:
         )
 
 
+USER_COLUMNS = (
+    "user",
+    "goals",
+    "goal acc.",
+    "retention [95% CI]",
+    "success",
+    "turns/goal",
+    "asked",
+    "user faults",
+    "agent faults",
+)
+
+
+def user_cells(row: dict[str, Any], baseline: str | None) -> list[str]:
+    """One user's row of the by-user table (terminal and Markdown alike), in ``USER_COLUMNS`` order."""
+    kept = row.get("retention")
+    retention = "baseline" if row["user"] == baseline else "—"
+    if kept and kept.get("ratio") is not None:
+        retention = f"{kept['ratio']:.3f} {ratio_ci(kept.get('ci95'))}".strip()
+    return [
+        row["user"],
+        str(row["goals_scored"]),
+        pct(row["goal_accuracy"]),
+        retention,
+        pct(row["conversation_success"]),
+        "—" if row["turns_per_goal"] is None else f"{row['turns_per_goal']:.2f}",
+        f"{pct(row['clarification'])} of {row['withheld_goals']}" if row["withheld_goals"] else "—",
+        str(row["user_faults"]),
+        str(row["agent_faults"]),
+    ]
+
+
+def coreferential_line(users: dict[str, Any]) -> str | None:
+    """The explicit → coreferential retention sentence, when the run measured it."""
+    coref = users.get("explicit_to_coreferential")
+    if not coref or coref.get("ratio") is None:
+        return None
+    return (
+        f"explicit → coreferential retention ({coref['user']}): {coref['ratio']:.3f} {ratio_ci(coref.get('ci95'))} "
+        f"on {coref['paired_goals']} paired goals whose wording leans on earlier turns, {coref['tasks']} tasks"
+    )
+
+
 def _user_table(users: dict[str, Any] | None, console: Console) -> None:
     """Per user style: goal accuracy, retention against the explicit user, turns per goal, asking for withheld
     values, and the simulator's own faults apart from the agent's."""
     if not users:
         return
     t = Table(title="by user (same tasks and seeds; retention vs the explicit user, paired)", header_style="bold")
-    for column in ("user", "goals", "goal acc.", "retention [95% CI]", "success", "turns/goal", "asked", "user faults"):
+    for column in USER_COLUMNS:
         t.add_column(column, justify="left" if column == "user" else "right")
     for row in users["by_user"]:
-        kept = row.get("retention")
-        retention = "baseline" if row["user"] == users.get("baseline") else "—"
-        if kept and kept.get("ratio") is not None:
-            retention = f"{kept['ratio']:.3f} {_ratio_ci(kept.get('ci95'))}"
-        asked = f"{_pct(row['clarification'])} of {row['withheld_goals']}" if row["withheld_goals"] else "—"
-        t.add_row(
-            row["user"],
-            str(row["goals_scored"]),
-            _pct(row["goal_accuracy"]),
-            retention.strip(),
-            _pct(row["conversation_success"]),
-            "—" if row["turns_per_goal"] is None else f"{row['turns_per_goal']:.2f}",
-            asked,
-            f"{row['user_faults']} (agent: {row['agent_faults']})",
-        )
+        t.add_row(*user_cells(row, users.get("baseline")))
     console.print(t)
-    coref = users.get("explicit_to_coreferential")
-    if coref and coref.get("ratio") is not None:
-        console.print(
-            f"explicit → coreferential retention ({coref['user']}): {coref['ratio']:.3f} "
-            f"{_ratio_ci(coref.get('ci95'))} on "
-            f"{coref['paired_goals']} paired goals whose wording leans on earlier turns, {coref['tasks']} tasks"
-        )
+    if line := coreferential_line(users):
+        console.print(line)
 
 
 def _stress_rows(head: Table, summary: dict[str, Any]) -> None:
@@ -165,14 +189,17 @@ def _stress_rows(head: Table, summary: dict[str, Any]) -> None:
     if "solvable_pass_rate" in summary:
         head.add_row(
             "solvable pass rate",
-            _pct(summary["solvable_pass_rate"]),
-            _ci(summary.get("solvable_pass_rate_ci95")),
+            pct(summary["solvable_pass_rate"]),
+            ci_text(summary.get("solvable_pass_rate_ci95")),
             f"{summary.get('solvable_episodes', 0)} episodes w/o decline turn",
         )
     give_up = summary.get("give_up") or {}
     if give_up.get("decline_turns"):
         head.add_row(
-            "give-up rate", _pct(give_up["rate"]), _ci(give_up.get("ci95")), f"{give_up['decline_turns']} decline turns"
+            "give-up rate",
+            pct(give_up["rate"]),
+            ci_text(give_up.get("ci95")),
+            f"{give_up['decline_turns']} decline turns",
         )
         mean = give_up.get("mean_turns_to_give_up")
         head.add_row(
@@ -181,10 +208,10 @@ def _stress_rows(head: Table, summary: dict[str, Any]) -> None:
             "",
             f"{give_up['gave_up_episodes']} episodes; {give_up['never_gave_up']} never gave up",
         )
-        head.add_row("looping rate", _pct(give_up.get("looping_rate")), "", f"{give_up['decline_turns']} decline turns")
+        head.add_row("looping rate", pct(give_up.get("looping_rate")), "", f"{give_up['decline_turns']} decline turns")
         head.add_row(
             "invented-call rate",
-            _pct(give_up.get("invented_call_rate")),
+            pct(give_up.get("invented_call_rate")),
             "",
             f"{give_up['decline_turns']} decline turns",
         )
@@ -192,8 +219,8 @@ def _stress_rows(head: Table, summary: dict[str, Any]) -> None:
     if recovery.get("turns_after_failure"):
         head.add_row(
             "recovery after a failed call",
-            _pct(recovery["rate"]),
-            _ci(recovery.get("ci95")),
+            pct(recovery["rate"]),
+            ci_text(recovery.get("ci95")),
             f"{recovery['turns_after_failure']} turns",
         )
 
@@ -203,15 +230,15 @@ def _answer_rows(head: Table, summary: dict[str, Any]) -> None:
     if summary.get("answer_facts_turns"):
         head.add_row(
             "answer facts (gold answer stated)",
-            _pct(summary["answer_facts"]),
-            _ci(summary.get("answer_facts_ci95")),
+            pct(summary["answer_facts"]),
+            ci_text(summary.get("answer_facts_ci95")),
             f"{summary['answer_facts_turns']} question goals",
         )
     if summary.get("completion_turns"):
         head.add_row(
             "completion (exact answer)",
-            _pct(summary["completion"]),
-            _ci(summary.get("completion_ci95")),
+            pct(summary["completion"]),
+            ci_text(summary.get("completion_ci95")),
             f"{summary['completion_turns']} answer turns",
         )
     f1 = summary.get("call_f1") or {}
@@ -220,8 +247,8 @@ def _answer_rows(head: Table, summary: dict[str, Any]) -> None:
             prf = f1[kind]
             head.add_row(
                 f"{kind} F1 (P / R)",
-                _pct(prf["f1"]),
-                f"{_pct(prf['precision'])} / {_pct(prf['recall'])}",
+                pct(prf["f1"]),
+                f"{pct(prf['precision'])} / {pct(prf['recall'])}",
                 f"{f1['counts'][kind][2]} gold {'calls' if kind == 'intent' else 'slots'}",
             )
     stuck = summary.get("stuck") or {}
@@ -244,7 +271,7 @@ def _share_table(counts: dict[str, int] | None, title: str, label: str, console:
     for column in (label, "turns", "share"):
         t.add_column(column, justify="left" if column == label else "right")
     for key, n in rows.items():
-        t.add_row(key, str(n), _pct(n / total))
+        t.add_row(key, str(n), pct(n / total))
     console.print(t)
 
 
@@ -270,4 +297,4 @@ def _operator_table(stressors: dict[str, Any], console: Console) -> None:
 
 def _cells(row: dict[str, Any]) -> tuple[str, ...]:
     retention = "-" if row["retention"] is None else f"{row['retention']:.2f}"
-    return (str(row["turns"]), _pct(row["before"]), _pct(row["after"]), _pct(row["degradation"]), retention)
+    return (str(row["turns"]), pct(row["before"]), pct(row["after"]), pct(row["degradation"]), retention)

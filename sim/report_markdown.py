@@ -5,13 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-
-def _pct(value: float | None) -> str:
-    return "n/a" if value is None else f"{100 * value:.1f}%"
-
-
-def _ci(ci: list[float] | tuple[float, float] | None) -> str:
-    return "" if not ci else f"[{100 * ci[0]:.1f}, {100 * ci[1]:.1f}]"
+from sim.report import USER_COLUMNS, ci_text, coreferential_line, pct, user_cells
 
 
 def _table(header: list[str], rows: list[list[str]]) -> list[str]:
@@ -26,26 +20,26 @@ def markdown_summary(summary: dict[str, Any]) -> str:
     rows = [
         [
             "core API accuracy",
-            _pct(summary.get("core_api_accuracy")),
-            _ci(clustered or summary.get("core_api_accuracy_ci95")),
+            pct(summary.get("core_api_accuracy")),
+            ci_text(clustered or summary.get("core_api_accuracy_ci95")),
             f"{summary.get('scored_turns', 0)} goals",
         ],
         [
             "conversation success",
-            _pct(summary.get("conversation_success")),
-            _ci(summary.get("conversation_success_ci95_clustered") or summary.get("conversation_success_ci95")),
+            pct(summary.get("conversation_success")),
+            ci_text(summary.get("conversation_success_ci95_clustered") or summary.get("conversation_success_ci95")),
             f"{summary.get('scored_episodes', 0)} episodes",
         ],
     ]
     for k, v in (summary.get("pass_hat_k") or {}).items():
         if k != "1":
-            rows.append([f"pass^{k}", _pct(v), "", "tasks"])
+            rows.append([f"pass^{k}", pct(v), "", "tasks"])
     if summary.get("solvable_episodes"):
         rows.append(
             [
                 "solvable pass rate",
-                _pct(summary.get("solvable_pass_rate")),
-                _ci(summary.get("solvable_pass_rate_ci95")),
+                pct(summary.get("solvable_pass_rate")),
+                ci_text(summary.get("solvable_pass_rate_ci95")),
                 f"{summary['solvable_episodes']} episodes",
             ]
         )
@@ -54,8 +48,8 @@ def markdown_summary(summary: dict[str, Any]) -> str:
         rows.append(
             [
                 "give-up rate",
-                _pct(give_up["rate"]),
-                _ci(give_up.get("ci95")),
+                pct(give_up["rate"]),
+                ci_text(give_up.get("ci95")),
                 f"{give_up['decline_turns']} decline turns",
             ]
         )
@@ -65,7 +59,7 @@ def markdown_summary(summary: dict[str, Any]) -> str:
     ):
         turns = summary.get(f"{key}_turns")
         if turns:
-            rows.append([label, _pct(summary.get(key)), _ci(summary.get(f"{key}_ci95")), f"{turns} {unit}"])
+            rows.append([label, pct(summary.get(key)), ci_text(summary.get(f"{key}_ci95")), f"{turns} {unit}"])
     rows.append(
         ["episodes finished / planned", f"{summary.get('episodes')} / {summary.get('planned_episodes')}", "", ""]
     )
@@ -87,31 +81,14 @@ def markdown_summary(summary: dict[str, Any]) -> str:
         ]
     users = summary.get("users")
     if users:
-        user_rows = []
-        for row in users["by_user"]:
-            kept = row.get("retention") or {}
-            retention = "baseline" if row["user"] == users.get("baseline") else "—"
-            if kept.get("ratio") is not None:
-                ci = kept.get("ci95")
-                retention = f"{kept['ratio']:.3f}" + (f" [{ci[0]:.3f}, {ci[1]:.3f}]" if ci else "")
-            user_rows.append(
-                [
-                    row["user"],
-                    str(row["goals_scored"]),
-                    _pct(row["goal_accuracy"]),
-                    retention,
-                    "—" if row["turns_per_goal"] is None else f"{row['turns_per_goal']:.2f}",
-                    f"{_pct(row['clarification'])} of {row['withheld_goals']}" if row["withheld_goals"] else "—",
-                    str(row["user_faults"]),
-                    str(row["agent_faults"]),
-                ]
-            )
-        header = ["user", "goals", "goal acc.", "retention", "turns/goal", "asked", "user faults", "agent faults"]
-        lines += ["", "## By user", "", *_table(header, user_rows)]
+        rows_by_user = [user_cells(row, users.get("baseline")) for row in users["by_user"]]
+        lines += ["", "## By user", "", *_table(list(USER_COLUMNS), rows_by_user)]
+        if line := coreferential_line(users):
+            lines += ["", line]
     stressors = summary.get("stressors") or {}
     if stressors.get("by_type"):
         stress_rows = [
-            [r["name"], str(r.get("turns")), _pct(r.get("before")), _pct(r.get("after")), _pct(r.get("retention"))]
+            [r["name"], str(r.get("turns")), pct(r.get("before")), pct(r.get("after")), pct(r.get("retention"))]
             for r in stressors["by_type"]
         ]
         lines += [
@@ -122,6 +99,6 @@ def markdown_summary(summary: dict[str, Any]) -> str:
         ]
     per_task = summary.get("per_task") or {}
     if per_task:
-        task_rows = [[t, str(r["trials"]), _pct(r["conversation_success"])] for t, r in per_task.items()]
+        task_rows = [[t, str(r["trials"]), pct(r["conversation_success"])] for t, r in per_task.items()]
         lines += ["", "## Per task", "", *_table(["task", "trials", "success"], task_rows)]
     return "\n".join(lines) + "\n"

@@ -11,17 +11,15 @@ a coreferential rendering), where the drop lives.
 
 from __future__ import annotations
 
-import random
 from collections import Counter, defaultdict
 from typing import Any
 
 from pydantic import BaseModel, Field
 
+from judges.stats import cluster_bootstrap
 from sim.core import FAILED_TERMINATIONS, Score
 from sim.store import RunStore, StoreError
 from sim.stressor_summary import split_episode_id
-
-BOOTSTRAP_RESAMPLES = 1000
 
 
 class _Mark(BaseModel):
@@ -207,23 +205,15 @@ def _baseline(labels: list[str]) -> str | None:
 
 def _retention(base: dict[Key, float], other: dict[Key, float], only: set[tuple[str, int]] | None) -> dict[str, Any]:
     keys = [k for k in base if k in other and (only is None or (k[0], k[3]) in only)]
-    by_task: dict[str, list[tuple[float, float]]] = defaultdict(list)
+    sums: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0])  # task -> [other user's, explicit user's]
     for k in keys:
-        by_task[k[0]].append((base[k], other[k]))
-    tasks = sorted(by_task)
-    ratio = _ratio([by_task[t] for t in tasks])
-    rng = random.Random(0)
-    draws = []
-    for _ in range(BOOTSTRAP_RESAMPLES if len(tasks) > 1 else 0):
-        r = _ratio([by_task[rng.choice(tasks)] for _ in tasks])
-        if r is not None:
-            draws.append(r)
-    draws.sort()
-    ci = [draws[int(0.025 * len(draws))], draws[int(0.975 * len(draws)) - 1]] if draws else None
-    return {"ratio": ratio, "ci95": ci, "paired_goals": len(keys), "tasks": len(tasks)}
-
-
-def _ratio(groups: list[list[tuple[float, float]]]) -> float | None:
-    before = sum(b for g in groups for b, _ in g)
-    after = sum(a for g in groups for _, a in g)
-    return after / before if before else None
+        sums[k[0]][0] += other[k]
+        sums[k[0]][1] += base[k]
+    clusters = [(sums[t][0], sums[t][1]) for t in sorted(sums)]
+    after, before = sum(a for a, _ in clusters), sum(b for _, b in clusters)
+    return {
+        "ratio": after / before if before else None,
+        "ci95": cluster_bootstrap(clusters),
+        "paired_goals": len(keys),
+        "tasks": len(clusters),
+    }
