@@ -19,6 +19,7 @@ quickstart: setup
 
 # pytest exits 5 when it collected no tests: that is a failure, not a pass.
 test: setup
+	@bash scripts/setup_browser.sh
 	@$(PY) -m pytest -q; rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "make test: no tests were collected" >&2; fi; \
 	exit $$rc

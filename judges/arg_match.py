@@ -16,6 +16,9 @@ Normalised mode (``judges.value_normalise``): strings that are the same value wr
 state abbreviations (``"Miami, FL"`` / ``"Miami, Florida"``) — and a number matches a string reading as it. Strings
 the schema constrains stay exact.
 
+In every mode a gold call's ``accepted`` values (other values a parameter may take, the leaderboard's possible
+answers) match as the gold value does.
+
 Embedding mode relaxes free-text strings only: after exact equality, case- and whitespace-folded
 equality (cheap), then cosine similarity >= threshold. Strings the schema constrains (``enum``,
 ``const``, ``format``, ``pattern``) stay exact, and so do strings whose numbers differ ("21 degrees"
@@ -96,8 +99,10 @@ class ArgMatcher:
         gold_args: Mapping[str, Any],
         schema: Mapping[str, Any] | None = None,
         tool: str = "",
+        accepted: Mapping[str, Sequence[Any]] | None = None,
     ) -> tuple[bool, list[str]]:
-        """Whether the agent's arguments match the gold ones, and the ``args:<reason>:<key>`` codes if not."""
+        """Whether the agent's arguments match the gold ones, and the ``args:<reason>:<key>`` codes if not.
+        ``accepted``: other values each parameter may take (``GoldCall.accepted``)."""
         agent, gold = normalise(agent_args), normalise(gold_args)
         props = _properties(schema)
         if self.embedder is not None:
@@ -107,7 +112,10 @@ class ArgMatcher:
             if key not in agent:
                 if not self._equals_default(props, key, expected):
                     errors.append(f"args:missing:{key}")
-            elif not self.equal(agent[key], expected, _free_text(props.get(key)), self.mode_for(tool, key)):
+            elif not any(
+                self.equal(agent[key], option, _free_text(props.get(key)), self.mode_for(tool, key))
+                for option in (expected, *(normalise(v) for v in (accepted or {}).get(key, ())))
+            ):
                 errors.append(f"args:value:{key}")
         errors.extend(
             f"args:extra:{key}"

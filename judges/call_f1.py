@@ -89,7 +89,7 @@ def scored_calls(path: list[GoldCall], calls: list[tuple[ToolCall, bool]]) -> li
 
 def _pair(a: ToolCall, g: GoldCall, schemas: Schemas, matcher: ArgMatcher) -> tuple[int, int, int, list[str]]:
     """Slot (tp, pred, gold) of an aligned pair, and the matcher's deductions."""
-    codes = matcher.match(a.arguments, g.arguments, schemas.get(g.name), g.name)[1]
+    codes = matcher.match(a.arguments, g.arguments, schemas.get(g.name), g.name, g.accepted)[1]
     keys = set(a.arguments) | set(g.arguments)
     wrong = {c.rpartition(":")[2] for c in codes}
     extra = sum(c.startswith("args:extra:") for c in codes)

@@ -59,7 +59,7 @@ def _compare(
     core_names = {c.name for c in gold}
 
     def same(a: ToolCall, g: GoldCall) -> bool:
-        return a.name == g.name and matcher.match(a.arguments, g.arguments, schemas.get(g.name), g.name)[0]
+        return a.name == g.name and matcher.match(a.arguments, g.arguments, schemas.get(g.name), g.name, g.accepted)[0]
 
     # A lookup counts when its function answers as a core call, unless it is one of the path's support lookups
     # (the same function can look up one entity and answer about another in one turn).
@@ -79,7 +79,8 @@ def _compare(
         else:  # right function, wrong arguments: say which
             unmatched_made.remove(near)
             errors.extend(
-                matcher.match(near.arguments, g.arguments, schemas.get(g.name), g.name)[1] or [f"args:{g.name}"]
+                matcher.match(near.arguments, g.arguments, schemas.get(g.name), g.name, g.accepted)[1]
+                or [f"args:{g.name}"]
             )
     errors.extend(f"core:extra:{a.name}" for a in unmatched_made)
     return errors

@@ -116,7 +116,9 @@ class _Turn:
     def _same(self, call: ToolCall, gold: GoldCall) -> bool:
         return (
             call.name == gold.name
-            and self.matcher.match(call.arguments, gold.arguments, self.schemas.get(gold.name), gold.name)[0]
+            and self.matcher.match(
+                call.arguments, gold.arguments, self.schemas.get(gold.name), gold.name, gold.accepted
+            )[0]
         )
 
 

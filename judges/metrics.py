@@ -15,6 +15,15 @@ from typing import Any, Protocol
 from pydantic import BaseModel, Field
 
 from judges.answer_metrics import AnswerTally, CallVerdict, call_verdict, completion_verdict
+from judges.quality_metrics import (
+    AstVerdict,
+    HandlingVerdict,
+    QualityTally,
+    StateVerdict,
+    ast_verdict,
+    handling_verdict,
+    state_verdict,
+)
 from judges.stats import cluster_bootstrap, pass_hat_k, rate, wilson
 from judges.stress_metrics import DeclineVerdict, StressTally, decline_verdict, stage_verdict, turn_masks
 from sim.core import FAILED_TERMINATIONS, Score, TerminationReason, Usage
@@ -132,14 +141,17 @@ class _Verdicts:
     """The newest verdicts of one episode, reduced to the numbers the summary needs."""
 
     __slots__ = (
+        "ast",
         "calls",
         "completion",
         "decline",
         "facts",
         "faults",
+        "handling",
         "right_turns",
         "scored_turns",
         "stages",
+        "state",
         "success",
         "turns_n",
         "turns_sum",
@@ -156,6 +168,9 @@ class _Verdicts:
         self.completion: tuple[int, int] | None = None  # completion: right and answer turns
         self.facts: tuple[int, int] | None = None  # answer_facts: right and question turns
         self.calls: CallVerdict | None = None  # call_f1
+        self.state: StateVerdict | None = None  # state_match
+        self.handling: HandlingVerdict | None = None  # error_handling
+        self.ast: AstVerdict | None = None  # ast
 
     def take(self, s: Score) -> None:
         if s.judge == "core_api_accuracy":
@@ -174,6 +189,12 @@ class _Verdicts:
             self.facts = completion_verdict(s)
         elif s.judge == "call_f1":
             self.calls = call_verdict(s)
+        elif s.judge == "state_match":
+            self.state = state_verdict(s)
+        elif s.judge == "error_handling":
+            self.handling = handling_verdict(s)
+        elif s.judge == "ast":
+            self.ast = ast_verdict(s)
         if s.judge_fault:
             self.faults = self.faults | {s.judge}
         elif s.judge in self.faults:
@@ -208,6 +229,7 @@ def summarize(episodes: Iterable[EpisodeLike], scores: Iterable[Score], planned:
     usage_by_role: dict[str, dict[str, float]] = {}
     stress = StressTally()
     answers = AnswerTally()
+    quality = QualityTally()
     for e in episodes:
         count += 1
         terminations[e.termination] += 1
@@ -234,6 +256,7 @@ def summarize(episodes: Iterable[EpisodeLike], scores: Iterable[Score], planned:
         if v is None:
             continue
         answers.add(v.completion, v.calls, v.facts)
+        quality.add(e.task_id, v.state, v.handling, v.ast)
         turns_sum, turns_n = turns_sum + v.turns_sum, turns_n + v.turns_n
         if v.turns_n:
             acc = accuracy_by_task.setdefault(e.task_id, [0.0, 0.0])
@@ -283,6 +306,7 @@ def summarize(episodes: Iterable[EpisodeLike], scores: Iterable[Score], planned:
             [(success_by_task[t][1], success_by_task[t][0]) for t in sorted(success_by_task)]
         ),
         "tasks_scored": len(accuracy_by_task),
+        **quality.result(),
     }
 
 

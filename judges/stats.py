@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 import statistics
 from collections.abc import Sequence
+from typing import TypedDict
 
 import numpy as np
 
@@ -69,3 +70,67 @@ def cluster_bootstrap(
     values = np.concatenate(ratios)
     lo, hi = np.percentile(values, [2.5, 97.5])
     return (round(float(lo), 4), round(float(hi), 4))
+
+
+def paired_cluster_bootstrap(
+    clusters: Sequence[tuple[float, float, float]], resamples: int = BOOTSTRAP_RESAMPLES, seed: int = 0
+) -> dict[str, tuple[float, float] | None]:
+    """95% percentile intervals of a with/without comparison on the same units, resampling whole clusters
+    (tasks): each cluster is (sum without, sum with, units). The pairs stay together in every resample, so the
+    intervals are of the difference (degradation: (without - with) / units) and of the ratio (retention: with /
+    without), not of two independent rates. None with fewer than two clusters."""
+    kept = [c for c in clusters if c[2] > 0]
+    if len(kept) < 2:
+        return {"degradation_ci95": None, "retention_ci95": None}
+    data = np.array(kept, dtype=float)
+    rng = np.random.default_rng(seed)
+    picks = rng.integers(0, len(kept), size=(resamples, len(kept)))
+    without, with_, units = (data[:, i][picks].sum(axis=1) for i in range(3))
+    degradation = (without - with_) / units
+    ratio = with_[without > 0] / without[without > 0]
+
+    def interval(values: np.ndarray) -> tuple[float, float] | None:
+        if not len(values):
+            return None
+        lo, hi = np.percentile(values, [2.5, 97.5])
+        return (round(float(lo), 4), round(float(hi), 4))
+
+    return {"degradation_ci95": interval(degradation), "retention_ci95": interval(ratio)}
+
+
+class PairedDifference(TypedDict):
+    a: float | None
+    b: float | None
+    diff: float | None
+    ci95: tuple[float, float] | None
+    units: int
+    clusters: int
+
+
+def paired_difference(
+    clusters: Sequence[tuple[float, float, float]], resamples: int = BOOTSTRAP_RESAMPLES, seed: int = 0
+) -> PairedDifference:
+    """Two runs compared on the same units (episodes paired by id), resampling whole clusters (tasks): each
+    cluster is (sum in run A, sum in run B, paired units). Returns both means over the paired units, the
+    difference B - A and its 95% percentile interval; the pairs stay together in every resample, so the interval
+    is of the paired difference, not of two independent rates. Interval None with fewer than two clusters."""
+    kept = [c for c in clusters if c[2] > 0]
+    units = sum(c[2] for c in kept)
+    if not units:
+        return {"a": None, "b": None, "diff": None, "ci95": None, "units": 0, "clusters": 0}
+    sum_a, sum_b = sum(c[0] for c in kept), sum(c[1] for c in kept)
+    out: PairedDifference = {
+        "a": round(sum_a / units, 4),
+        "b": round(sum_b / units, 4),
+        "diff": round((sum_b - sum_a) / units, 4),
+        "ci95": None,
+        "units": int(units),
+        "clusters": len(kept),
+    }
+    if len(kept) >= 2:
+        data = np.array(kept, dtype=float)
+        picks = np.random.default_rng(seed).integers(0, len(kept), size=(resamples, len(kept)))
+        a, b, n = (data[:, i][picks].sum(axis=1) for i in range(3))
+        lo, hi = np.percentile((b - a) / n, [2.5, 97.5])
+        out["ci95"] = (round(float(lo), 4), round(float(hi), 4))
+    return out

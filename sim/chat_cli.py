@@ -110,12 +110,11 @@ async def chat_session(config: RunConfig, console: Console) -> tuple[Path, dict[
     from personas.human import HumanUser
     from sim.driver import drive
     from sim.executors import InProcessExecutor
-    from sim.judging import build_judges
+    from sim.judging import open_judges
     from sim.prepare import prepare
     from sim.runner import episode_session
 
     run = await prepare(config)
-    judges = build_judges(config)
     terminal = TerminalInput(console)
     tools = [s.name for s in run.pack.new_world(0).specs()]
     loop = asyncio.get_running_loop()
@@ -136,14 +135,17 @@ async def chat_session(config: RunConfig, console: Console) -> tuple[Path, dict[
         loop.add_signal_handler(signal.SIGINT, on_interrupt)
     terminal.start()
     try:
-        async with episode_session(
-            config,
-            run.agent_spec,
-            run.pack,
-            run.root,
-            make_user=lambda _spec: HumanUser(terminal.ask, console.print, lambda: tools),
-            watch=lambda ev: show_event(console, ev),
-        ) as session:
+        async with (
+            open_judges(config) as judges,
+            episode_session(
+                config,
+                run.agent_spec,
+                run.pack,
+                run.root,
+                make_user=lambda _spec: HumanUser(terminal.ask, console.print, lambda: tools),
+                watch=lambda ev: show_event(console, ev),
+            ) as session,
+        ):
             store, summary = await drive(run, judges, InProcessExecutor(session.run_one, 1))
     finally:
         terminal.stop()

@@ -17,6 +17,7 @@ import typer
 
 from sim.chat_cli import chat_command
 from sim.import_cli import import_command
+from sim.judges_cli import judges_app
 from sim.personas_cli import personas_app
 from sim.serve_cli import serve_command
 from sim.stressors_cli import stressors_app
@@ -41,6 +42,7 @@ app = typer.Typer(
 app.add_typer(worlds_app, name="worlds")
 app.add_typer(stressors_app, name="stressors")
 app.add_typer(personas_app, name="personas")
+app.add_typer(judges_app, name="judges")
 app.command("import")(import_command)
 app.command("serve")(serve_command)
 app.command("chat")(chat_command)
@@ -148,6 +150,10 @@ def run(
         list[str] | None,
         typer.Option("--arg-match-param", help="TOOL.PARAM=MODE (or *.PARAM, TOOL.*): a parameter's own mode."),
     ] = None,
+    error_judge: Annotated[
+        str | None, typer.Option(help="embedding | llm | off: scores replies after a failure 1-5 (default embedding)")
+    ] = None,
+    judge_model: Annotated[str | None, typer.Option(help="Model of --error-judge llm (default: local).")] = None,
     embedding_threshold: Annotated[
         float | None, typer.Option(help="Cosine threshold for --arg-match embedding.")
     ] = None,
@@ -199,6 +205,8 @@ def run(
         "arg_match": arg_match,
         "arg_match_params": _param_modes(arg_match_param),
         "embedding_threshold": embedding_threshold,
+        "error_judge": error_judge,
+        "judge_model": judge_model,
         "scheduler": scheduler,
         "cache": cache,
         "cache_dir": cache_dir,
@@ -255,6 +263,10 @@ def score(
     arg_match: Annotated[
         str | None, typer.Option(help="exact | normalised | embedding (default: the run's setting)")
     ] = None,
+    error_judge: Annotated[
+        str | None, typer.Option(help="embedding | llm | off: scores replies after a failure 1-5 (default embedding)")
+    ] = None,
+    judge_model: Annotated[str | None, typer.Option(help="Model of --error-judge llm (default: local).")] = None,
     embedding_threshold: Annotated[
         float | None, typer.Option(help="Cosine threshold for --arg-match embedding (default: the run's).")
     ] = None,
@@ -263,7 +275,13 @@ def score(
     from sim.rescore import rescore
 
     try:
-        summary, note = asyncio.run(rescore(run_dir, arg_match, embedding_threshold))
+        overrides = {
+            "arg_match": arg_match,
+            "embedding_threshold": embedding_threshold,
+            "error_judge": error_judge,
+            "judge_model": judge_model,
+        }
+        summary, note = asyncio.run(rescore(run_dir, overrides))
     except _user_errors() as exc:
         _fail(str(exc))
     from sim.report import render
@@ -280,20 +298,61 @@ def report(
     score_set: Annotated[
         str | None, typer.Option("--score-set", help="Hash (or prefix) of the score set to show (default: newest).")
     ] = None,
+    no_html: Annotated[bool, typer.Option("--no-html", help="Do not write RUN_DIR/report.html.")] = False,
+    compare: Annotated[
+        Path | None,
+        typer.Option(
+            "--compare",
+            help="Another run to compare with: headline numbers side by side and the paired per-episode difference "
+            "(written to RUN_DIR/compare-<other>.html too).",
+        ),
+    ] = None,
+    max_episodes: Annotated[int, typer.Option(min=0, help="Episodes embedded in the HTML viewer, at most.")] = 1000,
 ) -> None:
-    """Print a run's results table (recomputed from the stored scores of one score set)."""
+    """Print a run's results table (recomputed from the stored scores of one score set) and write
+    RUN_DIR/report.html: one offline page with charts and an episode viewer."""
     from sim.rescore import summary_of
 
     try:
         summary = summary_of(run_dir, score_set)
+        other_summary = summary_of(compare, None) if compare is not None else None
     except _user_errors() as exc:
         _fail(str(exc))
-    if as_json:
+    written: list[Path] = []
+    comparison = None
+    try:
+        if compare is not None and other_summary is not None:
+            from sim.report_compare import compare_runs
+
+            comparison = compare_runs(run_dir, summary, compare, other_summary)
+        if not no_html:
+            from sim.report_html import write_html_report
+
+            chosen = summary.get("score_set")
+            written.append(write_html_report(run_dir, summary, chosen, cap=max_episodes))
+            if comparison is not None and compare is not None:
+                from sim.report_compare import compare_file_name, comparison_html
+
+                html = comparison_html(comparison)
+                name = compare_file_name(compare)
+                written.append(write_html_report(run_dir, summary, chosen, max_episodes, html, name))
+    except _user_errors() as exc:
+        _fail(str(exc))
+    except OSError as exc:
+        _fail(f"{run_dir}: cannot write the HTML report: {exc.strerror or exc}")
+    if as_json:  # stdout stays one JSON document; the HTML is written all the same
         sys.stdout.write(json.dumps(summary, indent=2) + "\n")
         return
     from sim.report import render
 
-    render(summary, _console())
+    console = _console()
+    render(summary, console)
+    if comparison is not None:
+        from sim.report_compare import render_comparison
+
+        render_comparison(comparison, console)
+    for path in written:
+        console.print(f"HTML report: {path}", highlight=False, soft_wrap=True)
 
 
 @app.command("mock-llm")

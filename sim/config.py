@@ -200,6 +200,15 @@ class RunConfig(BaseModel):
         "mode (the most specific wins).",
     )
     embedding_threshold: float = Field(default=0.8, gt=0, le=1, description="Cosine threshold in embedding mode.")
+    error_judge: Literal["embedding", "llm", "off"] = Field(
+        default="embedding",
+        description="How replies after a failure are scored 1-5 against the reference response: embedding "
+        "(MiniLM similarity, offline; off when the embed extra is not installed), llm (--judge-model), or off.",
+    )
+    judge_model: str = Field(
+        default="local",
+        description="Model the LLM judges run on (--error-judge llm): local (the embedded model) or any model spec.",
+    )
     backend: Literal["inprocess", "ray"] = Field(
         default="inprocess",
         description="Where episodes run: inprocess (this process's event loop) or ray (actors on a Ray cluster, "

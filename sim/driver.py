@@ -26,6 +26,7 @@ from sim.judge_queue import JudgeQueue
 from sim.judging import judges_in_thread, run_summary
 from sim.plan import Plan
 from sim.prepare import PreparedRun, manifest, point_latest
+from sim.report_html import write_html_report
 from sim.report_markdown import markdown_summary
 from sim.store import EPISODES, EpisodeKey, RunStore, StoreError, parse_line, read_lines
 from sim.store_writer import StoreWriter
@@ -173,6 +174,7 @@ def _summarise(store: RunStore, score_set: str, planned: int, failure: BaseExcep
     try:
         store.write_summary(summary)
         write_text_atomic(store.root / "summary.md", markdown_summary(summary))
+        write_html_report(store.root, summary, score_set)
     except OSError as exc:
         if failure is None:  # else the run's own error (often the same full disk) is the one to report
             raise StoreError(f"{store.root}: cannot write the summary: {exc.strerror or exc}") from exc

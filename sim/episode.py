@@ -28,6 +28,7 @@ from sim.gold_history import GoldHistory, GoldReplayError, Setup, isolated_histo
 from sim.llm.errors import ContextLengthExceeded, ProviderError, StepLimitReached, is_model_misbehaviour
 from sim.llm.gateway import EpisodeLLM, Gateway
 from sim.runtime import EpisodeRuntime
+from sim.state_track import StateTracker
 
 
 class EpisodeLimits(BaseModel):
@@ -115,6 +116,7 @@ async def run_episode(
         for s in reversed(stressors):
             specs, instructions = s.on_spec(specs, instructions)
         gold = GoldHistory(pack, spec.seed, task, specs, rec.add, rec.clock) if setup == "isolated" else None
+        states = StateTracker.for_world(pack, spec.seed, task, world, unstressed=spec.task)
     except Exception:  # a broken world or stressor fails this episode, not the whole run
         detail = traceback.format_exc(limit=8)[-2000:]
         result.events = [Event(kind="error", turn=0, fault="harness", code="harness:setup_failed", content=detail)]
@@ -161,8 +163,12 @@ async def run_episode(
                     error(turn, "user", code, detail)
                 if message.ends:
                     break
+                if new_goal and states is not None:
+                    await states.end(world)
                 if new_goal and gold is not None:  # the world as the gold leaves it for this goal
                     await gold.before_turn(goal, world)
+                if states is not None and not states.in_goal:
+                    states.begin(goal, world)
                 rec.add(
                     Event(
                         kind="user_message",
@@ -238,6 +244,9 @@ async def run_episode(
     result.duration_s = rec.clock()
     try:
         result.final_state_hash = world.state_hash()
+        if states is not None:
+            await states.end(world)
+            result.goal_states = states.states
     except Exception as exc:
         error(turn, "harness", "harness:state_hash_failed", _describe(exc))
         result.termination = "harness_error"

@@ -4,70 +4,91 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 from judges.answer_facts import AnswerFacts
 from judges.arg_match import ArgMatcher
+from judges.ast_check import AstChecker
 from judges.call_f1 import CallF1
 from judges.clarification import ClarificationJudge
 from judges.completion import Completion
 from judges.core_api import ConversationSuccess, CoreApiAccuracy
 from judges.decline import DeclineJudge
+from judges.embedding import embedding_available
+from judges.error_handling import BANDS, EmbeddingRater, ErrorHandlingJudge, Rater
+from judges.error_handling_llm import LLMRater
 from judges.failure_stage import FailureStage
+from judges.state import StateMatch
 from sim.config import RunConfig
 from sim.core import EpisodeResult, Judge, Score
 from sim.store import RunStore, StoreError
 
-JUDGES_VERSION = 7
+JUDGES_VERSION = 8
 """Bump when a judge's verdict on the same trace may change: old and new scores then form different sets.
 2: failure_stage; 3: decline (conversation success needs decline turns declined); 4: completion, call_f1;
 5: a path's own support lookups never count as core calls; 6: a bare scalar reply is text to completion;
 7: judged per goal (a goal may span turns), calls on a value the user took back are superseded; clarification and
-answer_facts (the facts of a question's gold answer in the reply)."""
+answer_facts (the facts of a question's gold answer in the reply); 8: state_match (the world after the agent's calls
+vs the gold's), error_handling (replies after a failure, 1-5), ast (every error of every call)."""
 
 
 def judge_config(config: RunConfig) -> dict[str, Any]:
     """What determines the verdicts on a stored trace; its hash names the score set."""
-    settings: dict[str, Any] = {"version": JUDGES_VERSION, "judges": judge_names()}
+    settings: dict[str, Any] = {"version": JUDGES_VERSION, "judges": judge_names(config)}
     settings["arg_match"] = config.arg_match
     if config.arg_match_params:
         settings["arg_match_params"] = dict(sorted(config.arg_match_params.items()))
     if _uses_embeddings(config):
         settings["embedding_threshold"] = config.embedding_threshold
+    settings["error_judge"] = error_judge_mode(config)
+    if settings["error_judge"] == "embedding":
+        settings["error_bands"] = list(BANDS)
+    elif settings["error_judge"] == "llm":
+        settings["judge_model"] = config.judge_model
     return settings
+
+
+def error_judge_mode(config: RunConfig) -> str:
+    """The error-handling judge this run gets: embedding falls back to off where the embed extra is missing
+    (the score set says so: its hash differs from a set that had it)."""
+    if config.error_judge == "embedding" and embedding_available() is not None:
+        return "off"
+    return config.error_judge
 
 
 def judge_config_hash(settings: dict[str, Any]) -> str:
     return hashlib.sha256(json.dumps(settings, sort_keys=True).encode()).hexdigest()[:12]
 
 
-_MATCHING: tuple[type[CoreApiAccuracy] | type[ConversationSuccess] | type[FailureStage] | type[CallF1], ...] = (
-    CoreApiAccuracy,
-    ConversationSuccess,
-    FailureStage,
-    CallF1,
-)
+_MATCHING: tuple[
+    type[CoreApiAccuracy] | type[ConversationSuccess] | type[FailureStage] | type[CallF1] | type[AstChecker], ...
+] = (CoreApiAccuracy, ConversationSuccess, FailureStage, CallF1, AstChecker)
 """Judges that compare arguments: built with the run's argument matcher."""
-_PLAIN: tuple[type[DeclineJudge] | type[Completion] | type[ClarificationJudge] | type[AnswerFacts], ...] = (
-    DeclineJudge,
-    Completion,
-    ClarificationJudge,
-    AnswerFacts,
-)
+_PLAIN: tuple[
+    type[DeclineJudge] | type[Completion] | type[ClarificationJudge] | type[AnswerFacts] | type[StateMatch], ...
+] = (DeclineJudge, Completion, ClarificationJudge, AnswerFacts, StateMatch)
 
 
-def judge_names() -> list[str]:
-    """Every judge of a run, in the order they score."""
-    return [j.name for j in (*_MATCHING, *_PLAIN)]
+def judge_names(config: RunConfig | None = None) -> list[str]:
+    """Every judge of a run (of the default config when none is given), in the order they score."""
+    names = [j.name for j in (*_MATCHING, *_PLAIN)]
+    if error_judge_mode(config or RunConfig()) != "off":
+        names.append(ErrorHandlingJudge.name)
+    return names
 
 
 def _uses_embeddings(config: RunConfig) -> bool:
     return "embedding" in (config.arg_match, *config.arg_match_params.values())
 
 
-def build_judges(config: RunConfig) -> list[Judge]:
+def build_judges(config: RunConfig, rater: Rater | None = None) -> list[Judge]:
+    """The run's judges. ``rater`` scores error handling where the config asks for an LLM (``open_judges``
+    gives it); the embedding rater shares the matcher's model."""
     embedder = None
-    if _uses_embeddings(config):
+    mode = error_judge_mode(config)
+    if _uses_embeddings(config) or mode == "embedding":
         from judges.embedding import Embedder
 
         embedder = Embedder()
@@ -77,7 +98,48 @@ def build_judges(config: RunConfig) -> list[Judge]:
         embedder=embedder,
         overrides=tuple(sorted(config.arg_match_params.items())),
     )
-    return [*(kind(matcher) for kind in _MATCHING), *(kind() for kind in _PLAIN)]
+    judges: list[Judge] = [*(kind(matcher) for kind in _MATCHING), *(kind() for kind in _PLAIN)]
+    if mode == "embedding" and embedder is not None:
+        rater = EmbeddingRater(embedder)
+    if mode != "off":
+        if rater is None:
+            raise ValueError("--error-judge llm needs its model opened: use open_judges")
+        judges.append(ErrorHandlingJudge(rater))
+    return judges
+
+
+@asynccontextmanager
+async def open_judges(config: RunConfig) -> AsyncIterator[list[Judge]]:
+    """The run's judges, with the judge model open while the block runs (``--error-judge llm``)."""
+    if error_judge_mode(config) != "llm":
+        yield build_judges(config)
+        return
+    async with open_llm_rater(config) as rater:
+        yield build_judges(config, rater)
+
+
+@asynccontextmanager
+async def open_llm_rater(config: RunConfig) -> AsyncIterator[LLMRater]:
+    """The LLM rater on ``config.judge_model``, through a gateway of its own: judges run in this process whatever
+    the backend, so their model calls go from here (role ``judge``, the run's limits, retries and cache)."""
+    from sim.core import ModelRequest, ModelResponse, Usage
+    from sim.llm.model_access import ModelUnavailable, open_model
+    from sim.runner import build_gateway
+
+    gateway = build_gateway(config)
+    usage = Usage()
+    try:
+        try:
+            async with open_model(gateway, config.judge_model) as model:
+
+                async def complete(request: ModelRequest) -> ModelResponse:
+                    return await gateway.complete(request, usage)
+
+                yield LLMRater(complete, model, seed=config.seed)
+        except ModelUnavailable as exc:
+            raise config.problem("judge_model", str(exc)) from exc
+    finally:
+        await gateway.aclose()
 
 
 async def judge(result: EpisodeResult, judges: list[Judge], score_set: str) -> list[Score]:
@@ -103,8 +165,10 @@ async def judge(result: EpisodeResult, judges: list[Judge], score_set: str) -> l
 
 def judges_in_thread(config: RunConfig) -> bool:
     """Whether the run's judges go to a judge thread (see ``sim.judge_queue``): the embedding matcher runs
-    torch (≥3.6 ms per episode, far more for new texts); the exact judges cost ~0.25 ms and stay on the loop."""
-    return _uses_embeddings(config)
+    torch (≥3.6 ms per episode, far more for new texts); the exact judges cost ~0.25 ms and stay on the loop.
+    The embedding error-handling judge needs no thread: it embeds in ``asyncio.to_thread``, and only on goals where
+    a call failed. An LLM judge awaits the gateway, on the loop it was opened on: then every judge stays there."""
+    return _uses_embeddings(config) and error_judge_mode(config) != "llm"
 
 
 def _setup(store: RunStore) -> str | None:

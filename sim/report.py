@@ -54,6 +54,10 @@ def render(summary: dict[str, Any], console: Console) -> None:
             head.add_row(f"pass^{k}", pct(v), "", "tasks")
     _stress_rows(head, summary)
     _answer_rows(head, summary)
+    from sim.report_quality import CLUSTERED_NOTE, ast_reason_line, quality_rows  # it imports this module's helpers
+
+    for row in quality_rows(summary):
+        head.add_row(*row)
     if summary.get("setup"):
         head.add_row("setup", str(summary["setup"]), "", "")
     head.add_row(
@@ -62,10 +66,9 @@ def render(summary: dict[str, Any], console: Console) -> None:
     head.add_row("failed episodes (not scored)", str(summary["failed_episodes"]), "", "")
     console.print(head)
     if summary.get("core_api_accuracy_ci95_clustered"):
-        console.print(
-            f"  95% CIs of the first two rows: bootstrap over {summary.get('tasks_scored')} tasks (a task's goals and "
-            "trials are not independent); the others: Wilson"
-        )
+        console.print(f"  95% CIs over {summary.get('tasks_scored')} tasks: {CLUSTERED_NOTE}")
+    if line := ast_reason_line(summary):
+        console.print(f"  {line}")
 
     faults = summary.get("faults_by_kind") or {}
     if faults or summary.get("terminations"):
@@ -88,7 +91,7 @@ def render(summary: dict[str, Any], console: Console) -> None:
             title="stressors, isolated: each alone vs the unstressed baseline, on the turns it can touch",
             header_style="bold",
         )
-        for column in ("complexity type", "turns", "before", "after", "degradation", "retention"):
+        for column in ("complexity type", "turns", "before", "after", "degradation", "retention [95% CI]"):
             t.add_column(column, justify="left" if column == "complexity type" else "right")
         for row in stressors["by_type"]:
             t.add_row(row["name"], *_cells(row))
@@ -283,7 +286,7 @@ def _operator_table(stressors: dict[str, Any], console: Console) -> None:
         return
     t = Table(title="per operator and scenario: baseline (before) vs stressed (after)", header_style="bold")
     t.add_column("operator (scenarios) / scenario", overflow="fold")
-    for column in ("turns", "baseline", "stressed", "degradation", "retention"):
+    for column in ("turns", "baseline", "stressed", "degradation", "retention [95% CI]"):
         t.add_column(column, justify="right")
     for kind in DETAILED_TYPES:
         for op in (r for r in operators if r["type"] == kind):
@@ -297,4 +300,6 @@ def _operator_table(stressors: dict[str, Any], console: Console) -> None:
 
 def _cells(row: dict[str, Any]) -> tuple[str, ...]:
     retention = "-" if row["retention"] is None else f"{row['retention']:.2f}"
+    if row.get("retention_ci95"):
+        retention += f" {ratio_ci(row['retention_ci95'])}"
     return (str(row["turns"]), pct(row["before"]), pct(row["after"]), pct(row["degradation"]), retention)

@@ -5,12 +5,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from sim.report import USER_COLUMNS, ci_text, coreferential_line, pct, user_cells
+from sim.report import USER_COLUMNS, ci_text, coreferential_line, pct, ratio_ci, user_cells
+from sim.report_quality import CLUSTERED_NOTE, ast_reason_line, quality_rows
 
 
 def _table(header: list[str], rows: list[list[str]]) -> list[str]:
     cells = [header, ["---"] * len(header), *rows]
     return ["| " + " | ".join(c.replace("|", "\\|") for c in row) + " |" for row in cells]
+
+
+def _retention(row: dict[str, Any]) -> str:
+    if row.get("retention") is None:
+        return "-"
+    return f"{row['retention']:.2f} {ratio_ci(row.get('retention_ci95'))}".strip()
 
 
 def markdown_summary(summary: dict[str, Any]) -> str:
@@ -60,6 +67,7 @@ def markdown_summary(summary: dict[str, Any]) -> str:
         turns = summary.get(f"{key}_turns")
         if turns:
             rows.append([label, pct(summary.get(key)), ci_text(summary.get(f"{key}_ci95")), f"{turns} {unit}"])
+    rows += quality_rows(summary)
     rows.append(
         ["episodes finished / planned", f"{summary.get('episodes')} / {summary.get('planned_episodes')}", "", ""]
     )
@@ -68,8 +76,10 @@ def markdown_summary(summary: dict[str, Any]) -> str:
     if clustered:
         lines += [
             "",
-            f"Intervals of the first two rows: bootstrap over {summary.get('tasks_scored')} tasks; others Wilson.",
+            f"95% intervals over {summary.get('tasks_scored')} tasks: {CLUSTERED_NOTE}.",
         ]
+    if line := ast_reason_line(summary):
+        lines += ["", line]
     faults = {f"termination: {k}": v for k, v in sorted((summary.get("terminations") or {}).items())}
     faults |= {f"fault: {k}": v for k, v in sorted((summary.get("faults_by_kind") or {}).items())}
     if faults:
@@ -88,14 +98,22 @@ def markdown_summary(summary: dict[str, Any]) -> str:
     stressors = summary.get("stressors") or {}
     if stressors.get("by_type"):
         stress_rows = [
-            [r["name"], str(r.get("turns")), pct(r.get("before")), pct(r.get("after")), pct(r.get("retention"))]
+            [
+                r["name"],
+                str(r.get("turns")),
+                pct(r.get("before")),
+                pct(r.get("after")),
+                "-"
+                if r.get("retention") is None
+                else f"{r['retention']:.2f} {ratio_ci(r.get('retention_ci95'))}".strip(),
+            ]
             for r in stressors["by_type"]
         ]
         lines += [
             "",
             "## Stressors, isolated",
             "",
-            *_table(["type", "turns", "before", "after", "retention"], stress_rows),
+            *_table(["type", "turns", "before", "after", "retention [95% CI]"], stress_rows),
         ]
     per_task = summary.get("per_task") or {}
     if per_task:

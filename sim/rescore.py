@@ -13,10 +13,10 @@ from typing import Any
 from pydantic import ValidationError
 
 from sim.config import ConfigError, RunConfig, option_name
-from sim.core import EpisodeResult, Score
+from sim.core import EpisodeResult, Judge, Score
 from sim.core.files import write_text_atomic
 from sim.judge_queue import JudgeQueue
-from sim.judging import build_judges, judge_config, judge_config_hash, judges_in_thread, run_summary
+from sim.judging import judge_config, judge_config_hash, judges_in_thread, open_judges, run_summary
 from sim.report_markdown import markdown_summary
 from sim.store import RunStore, StoreError
 from sim.store_writer import StoreWriter
@@ -40,22 +40,27 @@ def _verdict(s: Score) -> int | None:
     return None if s.judge_fault else hash((s.value, tuple(s.per_turn), tuple(s.errors)))
 
 
-async def rescore(
-    run_dir: Path, arg_match: str | None, embedding_threshold: float | None
-) -> tuple[dict[str, Any], str]:
+async def rescore(run_dir: Path, settings_given: dict[str, Any]) -> tuple[dict[str, Any], str]:
     """Judge every stored episode again under the run's judge settings with these overrides.
 
     Streams: episodes are read and judged one at a time (the judge queue bounds how many are held), the
     scores go through the store writer; only a fingerprint of each earlier verdict of this set is kept."""
     store = RunStore.open_existing(run_dir)
-    given = {"arg_match": arg_match, "embedding_threshold": embedding_threshold}
-    overrides = {k: v for k, v in given.items() if v is not None}
+    overrides = {k: v for k, v in settings_given.items() if v is not None}
     cfg = _config(store, overrides)
     settings = judge_config(cfg)
     score_set = judge_config_hash(settings)
     earlier = {(s.episode_id, s.judge): _verdict(s) for s in store.iter_scores(score_set)}
-    judges = build_judges(cfg)
-    store.add_score_set(score_set, settings, "score")
+    async with open_judges(cfg) as judges:
+        store.add_score_set(score_set, settings, "score")
+        summary, note = await _rejudge(store, cfg, judges, score_set, earlier)
+    described = ", ".join(f"{k}={v}" for k, v in settings.items() if k not in ("judges", "version"))
+    return summary, f"score set {score_set} ({described}): {note}"
+
+
+async def _rejudge(
+    store: RunStore, cfg: RunConfig, judges: list[Judge], score_set: str, earlier: dict[tuple[str, str], int | None]
+) -> tuple[dict[str, Any], str]:
     compared = identical = 0
 
     async def on_scored(result: EpisodeResult, scores: list[Score], fresh: bool) -> None:
@@ -77,8 +82,7 @@ async def rescore(
     summary = await asyncio.to_thread(run_summary, store, score_set, store.manifest().get("planned_episodes"))
     store.write_summary(summary)
     write_text_atomic(store.root / "summary.md", markdown_summary(summary))
-    described = ", ".join(f"{k}={v}" for k, v in settings.items() if k not in ("judges", "version"))
-    note = f"score set {score_set} ({described}): re-judged {episodes} episode(s)"
+    note = f"re-judged {episodes} episode(s)"
     if compared:
         note += f"; {identical} of {compared} scores identical to this set's earlier verdicts"
     return summary, note

@@ -28,7 +28,7 @@ from sim.deadline import LoopLag
 from sim.driver import OnEpisode, drive
 from sim.episode import EpisodeLimits, EpisodeSpec, run_episode
 from sim.executors import CostCeiling, EpisodeRunner, Executor, InProcessExecutor
-from sim.judging import build_judges
+from sim.judging import open_judges
 from sim.llm.gateway import Gateway
 from sim.llm.model_access import ModelUnavailable, open_model
 from sim.prepare import PreparedRun, load_checked_world, manifest, prepare
@@ -50,8 +50,7 @@ async def execute(
 
         require_ray(config)
     run = await prepare(config)
-    judges = build_judges(config)
-    async with _open_executor(config, run) as (executor, cost):
+    async with open_judges(config) as judges, _open_executor(config, run) as (executor, cost):
         if config.max_cost is not None:
             executor = CostCeiling(executor, cost, config.max_cost)
         store, summary = await drive(run, judges, executor, on_start, on_episode)

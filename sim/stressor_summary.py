@@ -4,7 +4,8 @@ Every scenario's episodes are paired with the baseline episode of the same task 
 and compared on the same turns: those whose gold uses one of the scenario's tools. Per scenario, per
 operator (a row's ``params['op']``: drift's rename_param, type_drift..., perturb's distractor...) and per
 complexity type: the core API accuracy before (baseline) and after (stressed), the degradation
-(before - after) and the retention ratio (after / before). On a turn the scenario makes impossible (an outage
+(before - after) and the retention ratio (after / before), each with a paired task-cluster bootstrap interval
+(per scenario and per type). On a turn the scenario makes impossible (an outage
 with no way around it, a missing function) "after" is whether the agent declined right (the ``decline`` judge).
 Streams the score set; holds a few numbers per episode.
 """
@@ -12,8 +13,10 @@ Streams the score set; holds a few numbers per episode.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterable
 from typing import Any
 
+from judges.stats import paired_cluster_bootstrap
 from sim.store import RunStore
 from worlds.registry import load_world
 from worlds.stressors import builtin_scenarios
@@ -48,6 +51,7 @@ def stressor_summary(store: RunStore, score_set: str) -> dict[str, Any] | None:
         if key in per_turn:
             per_turn[key] = [d if d is not None else v for v, d in zip(per_turn[key], verdicts, strict=False)]
     sums: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0, 0.0])  # before, after, turns
+    by_task: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(lambda: [0.0, 0.0, 0.0]))
     unpaired: dict[str, int] = defaultdict(int)  # stressed episodes left out: no scored baseline, or not scored
     for (task_id, variant, trial, user), after in per_turn.items():
         if not variant:
@@ -60,21 +64,31 @@ def stressor_summary(store: RunStore, score_set: str) -> dict[str, Any] | None:
         for t in affected_turns(task, scenarios.get(variant)):
             b, a = (before[t] if t < len(before) else None), (after[t] if t < len(after) else None)
             if b is not None and a is not None:
-                row = sums[variant]
-                row[0], row[1], row[2] = row[0] + b, row[1] + a, row[2] + 1
-    by_scenario = [_row(name, scenarios.get(name), *values) for name, values in sorted(sums.items())]
+                _add(sums[variant], [b, a, 1])
+                _add(by_task[variant][task_id], [b, a, 1])
+    by_scenario = [
+        {**_row(name, scenarios.get(name), *values), **_paired(by_task[name].values())}
+        for name, values in sorted(sums.items())
+    ]
     by_type: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0, 0.0])
+    type_by_task: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(lambda: [0.0, 0.0, 0.0]))
     by_operator: dict[tuple[str, str], list[float]] = defaultdict(lambda: [0.0, 0.0, 0.0, 0.0])  # + scenarios
     for name, values in sums.items():
         scenario = scenarios.get(name)
-        _add(by_type[scenario.type if scenario is not None else name], values)
+        kind = scenario.type if scenario is not None else name
+        _add(by_type[kind], values)
+        for task_id, task_values in by_task[name].items():
+            _add(type_by_task[kind][task_id], task_values)
         if scenario is not None and "op" in scenario.params:
             op = by_operator[(scenario.type, str(scenario.params["op"]))]
             _add(op, values)
             op[3] += 1
     return {
         "mode": "isolated",
-        "by_type": [_row(kind, None, *values) for kind, values in sorted(by_type.items())],
+        "by_type": [
+            {**_row(kind, None, *values), **_paired(type_by_task[kind].values())}
+            for kind, values in sorted(by_type.items())
+        ],
         "by_scenario": by_scenario,
         "by_operator": [
             {**_row(op, None, b, a, n), "type": kind, "scenarios": int(count)}
@@ -82,6 +96,12 @@ def stressor_summary(store: RunStore, score_set: str) -> dict[str, Any] | None:
         ],
         "unpaired_episodes": dict(sorted(unpaired.items())),
     }
+
+
+def _paired(per_task: Iterable[list[float]]) -> dict[str, tuple[float, float] | None]:
+    """Intervals of the row's degradation and retention: tasks resampled with their baseline and stressed turns
+    together (``judges.stats.paired_cluster_bootstrap``)."""
+    return paired_cluster_bootstrap([(b, a, n) for b, a, n in per_task])
 
 
 def _add(totals: list[float], values: list[float]) -> None:

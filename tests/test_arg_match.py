@@ -166,3 +166,13 @@ def test_real_embeddings_are_normalised_and_cached(embedder: Embedder) -> None:
     matcher.match({"x": "a cached sentence"}, {"x": "another cached one"})
     assert (embedder.encoded, embedder.model_calls) == (encoded, calls)  # nothing re-encoded
     assert embedder.encode([]).shape == (0, embedder.dimension)
+
+
+def test_accepted_values_match_like_the_gold_value_in_every_mode() -> None:
+    accepted = {"city": ["NYC", "New York, NY"]}
+    exact = ArgMatcher(mode="exact")
+    assert exact.match({"city": "NYC"}, {"city": "New York City"}, accepted=accepted) == (True, [])
+    assert exact.match({"city": "nyc"}, {"city": "New York City"}, accepted=accepted) == (False, ["args:value:city"])
+    normalised = ArgMatcher(mode="normalised")
+    assert normalised.match({"city": "New York, New York"}, {"city": "New York City"}, accepted=accepted)[0]
+    assert not normalised.match({"city": "Boston"}, {"city": "New York City"}, accepted=accepted)[0]

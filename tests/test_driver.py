@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 import sim.driver
+import sim.judging
 import sim.runner
 import sim.store_writer
 from sim.config import RunConfig
@@ -94,8 +95,8 @@ async def test_cpu_judges_run_on_the_judge_thread_and_faults_stay_faults(
             seen.add(threading.get_ident())
             raise RuntimeError("boom")
 
-    real = sim.runner.build_judges
-    monkeypatch.setattr(sim.runner, "build_judges", lambda c: [real(c)[0], ThreadNotingJudge()])
+    real = sim.judging.build_judges
+    monkeypatch.setattr(sim.judging, "build_judges", lambda c, rater=None: [real(c)[0], ThreadNotingJudge()])
     monkeypatch.setattr(sim.driver, "judges_in_thread", lambda c: True)
     store, summary = await execute(config(tmp_path, limit=3))
     assert seen and threading.get_ident() not in seen
@@ -114,7 +115,7 @@ async def test_cancel_keeps_stored_unjudged_episodes_and_resume_judges_them(
             await asyncio.Event().wait()  # never answers
             raise AssertionError
 
-    monkeypatch.setattr(sim.runner, "build_judges", lambda c: [StuckJudge()])
+    monkeypatch.setattr(sim.judging, "build_judges", lambda c, rater=None: [StuckJudge()])
     cfg = config(tmp_path)
     run = asyncio.create_task(execute(cfg))
     episodes = tmp_path / "r" / "episodes.jsonl"

@@ -21,7 +21,7 @@ def test_a_run_writes_a_markdown_summary_with_the_json_numbers(tmp_path: Path) -
     assert text.startswith("# squall run md\n")
     assert f"| core API accuracy | {100 * summary['core_api_accuracy']:.1f}% |" in text
     assert f"{summary['scored_turns']} goals" in text and "## By user" in text and "| scripted:underspecified |" in text
-    assert "| give-up rate |" in text and "bootstrap over 6 tasks" in text
+    assert "| give-up rate |" in text and "95% intervals over 6 tasks: bootstrap over tasks" in text
     (run / "summary.md").unlink()
     assert CliRunner().invoke(app, ["score", str(run)]).exit_code == 0
     assert (run / "summary.md").read_text() == text  # the same verdicts, the same page

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+import sim.judging
 import sim.runner
 from sim.config import ConfigError, RunConfig
 from sim.core import EpisodeResult, Score
@@ -27,8 +28,8 @@ class CrashingJudge:
 
 
 def crash_core_judge(monkeypatch: pytest.MonkeyPatch) -> None:
-    real = sim.runner.build_judges
-    monkeypatch.setattr(sim.runner, "build_judges", lambda cfg: [CrashingJudge(), *real(cfg)[1:]])
+    real = sim.judging.build_judges
+    monkeypatch.setattr(sim.judging, "build_judges", lambda cfg, rater=None: [CrashingJudge(), *real(cfg)[1:]])
 
 
 def summary(run_dir: Path) -> dict[str, object]:

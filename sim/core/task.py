@@ -17,6 +17,11 @@ class GoldCall(Frozen):
 
     name: str = Field(description="Function name.")
     arguments: dict[str, Any] = Field(default_factory=dict, description="Exact expected arguments.")
+    accepted: dict[str, list[Any]] = Field(
+        default_factory=dict,
+        description="Other values a parameter may take (the leaderboard's possible answers: 'NYC' beside 'New York "
+        "City'), each compared as the gold value is.",
+    )
     role: CallRole = Field(
         default="core",
         description="core: fulfils the user's intent and is scored; support: a lookup or prerequisite "
@@ -50,6 +55,10 @@ class Turn(Frozen):
     )
     reference_response: str | None = Field(
         default=None, description="A good reply when the turn's calls fail (for error-handling judges)."
+    )
+    criteria: list[str] = Field(
+        default_factory=list,
+        description="What the error-handling judge checks in the reply when the turn's calls fail (a scenario's).",
     )
     gold_answer: str | None = Field(default=None, description="Facts the final reply must convey, if any.")
     answer: JsonValue = Field(

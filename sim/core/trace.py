@@ -105,6 +105,19 @@ class Event(Frozen):
         return self.turn if self.goal is None else self.goal
 
 
+class GoalState(Frozen):
+    """The world's task state around one goal (``sim.core.task_state``: flat, as changes from the start of the
+    episode), the agent's and the gold's: what the state judge compares."""
+
+    goal: int
+    before: dict[str, Any] = Field(description="The agent's world when the goal began (isolated: the gold's).")
+    after: dict[str, Any] = Field(description="The agent's world when the goal ended.")
+    gold_before: dict[str, Any] | None = Field(description="After replaying the gold of every earlier goal.")
+    gold_after: dict[str, Any] | None = Field(
+        description="After replaying the gold of this goal too; None when the gold could not be replayed."
+    )
+
+
 class EpisodeResult(BaseModel):
     """The full record of one episode: enough to re-judge it without calling anything."""
 
@@ -142,6 +155,10 @@ class EpisodeResult(BaseModel):
     )
     duration_s: float = 0.0
     final_state_hash: str | None = None
+    goal_states: list[GoalState] = Field(
+        default_factory=list,
+        description="Per played goal, the agent's and the gold's world state (worlds with a task state only).",
+    )
 
     @property
     def goals_reached(self) -> int:

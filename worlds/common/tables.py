@@ -17,6 +17,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from sim.core.frozen import FrozenDict, freeze, thaw
+from sim.core.task_state import ABSENT
 
 Row = Mapping[str, Any]
 
@@ -86,6 +87,28 @@ class Tables:
                 if row is not None:
                     value ^= _digest(table, key, row)
         return f"{value:032x}"
+
+    def changes(self) -> dict[str, Any]:
+        """What differs from the base, flat (``sim.core.task_state``): ``table/key.field`` -> value for each field
+        that differs (every field of a new row), ``table/key`` -> ABSENT for a deleted row. A row changed and
+        changed back is not a change: the state judge compares worlds on what they hold, not on how they got there."""
+        flat: dict[str, Any] = {}
+        for table, rows in self._changed.items():
+            base_rows = self._base.tables[table]
+            for key, row in rows.items():
+                base_row = base_rows.get(key)
+                if row is None:
+                    if base_row is not None:
+                        flat[f"{table}/{key}"] = ABSENT
+                    continue
+                base_fields: Mapping[str, Any] = base_row if base_row is not None else {}
+                for field, value in row.items():
+                    if field not in base_fields or base_fields[field] != value:
+                        flat[f"{table}/{key}.{field}"] = thaw(value)
+                for field in base_fields:
+                    if field not in row:
+                        flat[f"{table}/{key}.{field}"] = ABSENT
+        return flat
 
     def snapshot(self) -> dict[str, dict[str, Any]]:
         """The changes only, as plain JSON (the base is the pack's, identical for every episode)."""

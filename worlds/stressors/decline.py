@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 
 from sim.core import GoldCall, Task, Turn
 
@@ -12,14 +12,24 @@ def uses(paths: list[list[GoldCall]], names: Collection[str]) -> bool:
     return any(c.name in names for path in paths for c in path)
 
 
-def declined(turn: Turn, reply: str) -> Turn:
-    """The turn as a decline turn: nothing that acts is right; ``reply`` is a good answer."""
+def declined(turn: Turn, reply: str, criteria: Sequence[str] = ()) -> Turn:
+    """The turn as a decline turn: nothing that acts is right; ``reply`` is a good answer, ``criteria`` what the
+    error-handling judge checks in the agent's."""
     return turn.model_copy(
-        update={"gold": [], "alternatives": [], "outcome": "decline", "gold_answer": None, "reference_response": reply}
+        update={
+            "gold": [],
+            "alternatives": [],
+            "outcome": "decline",
+            "gold_answer": None,
+            "reference_response": reply,
+            "criteria": list(criteria),
+        }
     )
 
 
-def without_paths_through(task: Task, start: int, names: Collection[str], reply: str) -> Task:
+def without_paths_through(
+    task: Task, start: int, names: Collection[str], reply: str, criteria: Sequence[str] = ()
+) -> Task:
     """From turn ``start`` on, solution paths through any of ``names`` dropped; a turn left with none declines."""
     turns = list(task.turns[:start])
     for turn in task.turns[start:]:
@@ -30,5 +40,5 @@ def without_paths_through(task: Task, start: int, names: Collection[str], reply:
         elif alive:
             turns.append(turn.model_copy(update={"gold": alive[0], "alternatives": alive[1:]}))
         else:
-            turns.append(declined(turn, reply))
+            turns.append(declined(turn, reply, criteria))
     return task.model_copy(update={"turns": turns})

@@ -88,6 +88,10 @@ class WorldState:
     def state_hash(self) -> str:
         return self.tables.state_hash()
 
+    def task_state(self) -> dict[str, Any]:
+        """The rows changed from the data (ids known to the session and id counters are not world facts)."""
+        return self.tables.changes()
+
     def snapshot(self) -> dict[str, Any]:
         return {"tables": self.tables.snapshot(), "known": sorted(self.known), "counters": dict(self._counters)}
 

@@ -40,6 +40,9 @@ class MultiDomainWorld:
     def state_hash(self) -> str:
         return self._state.state_hash()
 
+    def task_state(self) -> dict[str, Any]:
+        return self._state.task_state()
+
     @property
     def state(self) -> WorldState:
         """The live state, for tests, the composer and judges' replay checks; agents only see tool results."""

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from sim.core import ToolCall, ToolResult, ToolSpec, failure
+from sim.core.task_state import flatten
 from worlds.common.arguments import ArgumentChecker
 from worlds.common.errors import ToolError
 from worlds.domains.smart_home.specs import SPECS
@@ -72,6 +73,10 @@ class SmartHomeWorld:
     def state_hash(self) -> str:
         """Hash of the home itself: two call sequences that leave the home alike hash alike, however long."""
         return self._state.home_hash()
+
+    def task_state(self) -> dict[str, Any]:
+        """The home flat (rooms, devices, scenes: what its hash covers; the clock and activity log are not)."""
+        return flatten(self._state.model_dump(mode="json", include={"rooms", "devices", "scenes"}))
 
     @property
     def state(self) -> HomeState:

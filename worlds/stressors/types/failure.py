@@ -79,7 +79,7 @@ class Failure(ScenarioStressor):
 
     def on_task(self, task: Task) -> Task:
         affected = [any(self.any_tool or c.name in self.tools for path in t.paths() for c in path) for t in task.turns]
-        return attach_reference(task, affected, self.scenario.reference_response)
+        return attach_reference(task, affected, self.scenario)
 
     async def on_call(self, call: ToolCall, ctx: CallContext, next: CallNext) -> ToolResult:
         if self._transient_spent(call) or not self.targets(call):

@@ -25,7 +25,7 @@ from typing import Any, cast
 from sim.core import CallContext, CallNext, GoldCall, Task, ToolCall, ToolResult, failure
 from sim.core.task import Turn
 from sim.core.tools import ToolStatus
-from worlds.stressors.scenario import ScenarioStressor
+from worlds.stressors.scenario import Scenario, ScenarioStressor
 
 TESTS = ("gt", "ge", "lt", "eq", "in", "present")
 
@@ -51,12 +51,14 @@ def clause_holds(clause: dict[str, Any], arguments: dict[str, Any]) -> bool:
     raise ValueError(f"limitation clause {clause} has none of the tests {', '.join(TESTS)}")
 
 
-def attach_reference(task: Task, affected: list[bool], reference: str | None) -> Task:
-    """The scenario's reference response on the affected turns that have none of their own."""
+def attach_reference(task: Task, affected: list[bool], scenario: Scenario) -> Task:
+    """The scenario's reference response and criteria on the affected turns that have no reference of their own."""
+    reference = scenario.reference_response
     if not reference or not any(affected):
         return task
+    update = {"reference_response": reference, "criteria": list(scenario.criteria)}
     turns = [
-        t.model_copy(update={"reference_response": reference}) if hit and t.reference_response is None else t
+        t.model_copy(update=update) if hit and t.reference_response is None else t
         for t, hit in zip(task.turns, affected, strict=True)
     ]
     return task.model_copy(update={"turns": turns})
@@ -126,7 +128,7 @@ class Limitation(ScenarioStressor):
         if not any(affected):
             return task
         turns = [self._turn(t) if hit else t for t, hit in zip(task.turns, affected, strict=True)]
-        return attach_reference(task.model_copy(update={"turns": turns}), affected, self.scenario.reference_response)
+        return attach_reference(task.model_copy(update={"turns": turns}), affected, self.scenario)
 
     async def on_call(self, call: ToolCall, ctx: CallContext, next: CallNext) -> ToolResult:
         if not (self.blocks(call) and self.targets(call)):

@@ -51,7 +51,7 @@ class MissingFunction(ScenarioStressor):
         turn, function = self.missing
         if self.mode == "until_later":
             return _asked_again(task, turn)
-        return without_paths_through(task, turn, {function}, DECLINE_REPLY)
+        return without_paths_through(task, turn, {function}, DECLINE_REPLY, self.scenario.criteria)
 
     def on_tools(self, turn: int, specs: list[ToolSpec]) -> list[ToolSpec]:
         if self.missing is None:

@@ -49,7 +49,7 @@ class Outage(ScenarioStressor):
             return task
         self.from_turn, dead = picked
         self.down = set(dead)
-        return without_paths_through(task, self.from_turn, dead, DECLINE_REPLY)
+        return without_paths_through(task, self.from_turn, dead, DECLINE_REPLY, self.scenario.criteria)
 
     async def on_call(self, call: ToolCall, ctx: CallContext, next: CallNext) -> ToolResult:
         if self.mode == "backup" and not self.down and call.name in self.eligible:
