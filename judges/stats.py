@@ -72,6 +72,27 @@ def cluster_bootstrap(
     return (round(float(lo), 4), round(float(hi), 4))
 
 
+def _paired_resamples(
+    clusters: Sequence[tuple[float, float, float]], resamples: int, seed: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """Resampled sums of (a, b, units) over whole clusters drawn with replacement, seeded; the pairs of a cluster
+    stay together. None with fewer than two clusters that have units."""
+    kept = [c for c in clusters if c[2] > 0]
+    if len(kept) < 2:
+        return None
+    data = np.array(kept, dtype=float)
+    picks = np.random.default_rng(seed).integers(0, len(kept), size=(resamples, len(kept)))
+    a, b, n = (data[:, i][picks].sum(axis=1) for i in range(3))
+    return a, b, n
+
+
+def _percentiles(values: np.ndarray) -> tuple[float, float] | None:
+    if not len(values):
+        return None
+    lo, hi = np.percentile(values, [2.5, 97.5])
+    return (round(float(lo), 4), round(float(hi), 4))
+
+
 def paired_cluster_bootstrap(
     clusters: Sequence[tuple[float, float, float]], resamples: int = BOOTSTRAP_RESAMPLES, seed: int = 0
 ) -> dict[str, tuple[float, float] | None]:
@@ -79,23 +100,14 @@ def paired_cluster_bootstrap(
     (tasks): each cluster is (sum without, sum with, units). The pairs stay together in every resample, so the
     intervals are of the difference (degradation: (without - with) / units) and of the ratio (retention: with /
     without), not of two independent rates. None with fewer than two clusters."""
-    kept = [c for c in clusters if c[2] > 0]
-    if len(kept) < 2:
+    sums = _paired_resamples(clusters, resamples, seed)
+    if sums is None:
         return {"degradation_ci95": None, "retention_ci95": None}
-    data = np.array(kept, dtype=float)
-    rng = np.random.default_rng(seed)
-    picks = rng.integers(0, len(kept), size=(resamples, len(kept)))
-    without, with_, units = (data[:, i][picks].sum(axis=1) for i in range(3))
-    degradation = (without - with_) / units
-    ratio = with_[without > 0] / without[without > 0]
-
-    def interval(values: np.ndarray) -> tuple[float, float] | None:
-        if not len(values):
-            return None
-        lo, hi = np.percentile(values, [2.5, 97.5])
-        return (round(float(lo), 4), round(float(hi), 4))
-
-    return {"degradation_ci95": interval(degradation), "retention_ci95": interval(ratio)}
+    without, with_, units = sums
+    return {
+        "degradation_ci95": _percentiles((without - with_) / units),
+        "retention_ci95": _percentiles(with_[without > 0] / without[without > 0]),
+    }
 
 
 class PairedDifference(TypedDict):
@@ -127,10 +139,8 @@ def paired_difference(
         "units": int(units),
         "clusters": len(kept),
     }
-    if len(kept) >= 2:
-        data = np.array(kept, dtype=float)
-        picks = np.random.default_rng(seed).integers(0, len(kept), size=(resamples, len(kept)))
-        a, b, n = (data[:, i][picks].sum(axis=1) for i in range(3))
-        lo, hi = np.percentile((b - a) / n, [2.5, 97.5])
-        out["ci95"] = (round(float(lo), 4), round(float(hi), 4))
+    sums = _paired_resamples(kept, resamples, seed)
+    if sums is not None:
+        a, b, n = sums
+        out["ci95"] = _percentiles((b - a) / n)
     return out

@@ -184,6 +184,7 @@ def run_summary(store: RunStore, score_set: str, planned: int | None) -> dict[st
 
     Streams the store: episodes are read as light outlines one at a time, scores reduced as they are read."""
     from judges.metrics import EpisodeOutline, summarize
+    from sim.stacking_summary import stacking_summary
     from sim.stressor_summary import stressor_summary
     from sim.user_summary import user_summary
 
@@ -203,4 +204,5 @@ def run_summary(store: RunStore, score_set: str, planned: int | None) -> dict[st
         **summarize(store.iter_episodes(EpisodeOutline), store.iter_scores(score_set), planned),
         **({"stressors": stressors} if stressors else {}),
         **({"users": users} if (users := user_summary(store, score_set)) else {}),
+        **({"stacking": stacking} if (stacking := stacking_summary(store, score_set)) else {}),
     }

@@ -101,6 +101,14 @@ def render(summary: dict[str, Any], console: Console) -> None:
             left = sum(stressors["unpaired_episodes"].values())
             console.print(f"  {left} stressed episode(s) left out: failed, or their baseline failed or is missing")
 
+    stack = (summary.get("stacking") or {}).get("by_fired")
+    if stack:
+        t = Table(title="stressors stacked: goal accuracy by scenarios fired on the goal", header_style="bold")
+        for column in ("fired", "goals", "accuracy", "95% CI"):
+            t.add_column(column, justify="right")
+        for row in stack:
+            t.add_row(row["fired"], str(row["goals"]), pct(row["accuracy"]), ci_text(row["ci95"]))
+        console.print(t)
     _user_table(summary.get("users"), console)
     _share_table(summary.get("failure_stages"), "failure stages (wrong turns)", "stage", console)
     _share_table(summary.get("error_categories"), "error categories (wrong turns)", "category", console)

@@ -136,9 +136,10 @@ def plots(summary: dict[str, Any]) -> tuple[list[str], list[str]]:
             "Per-stressor accuracy with vs without: not measured (needs --stressor-mode isolated; a cumulative run "
             "stacks every stressor on each episode, so no baseline pairs exist)."
         )
-    stack = stressors.get("cumulative") or stressors.get("by_stack")
-    if stack:  # a summary that measures stacking: accuracy after each added stressor
-        add(bar_chart([(r["name"], [r.get("after")]) for r in stack], ["accuracy"], "cumulative stacking"), "")
+    stack = (summary.get("stacking") or {}).get("by_fired") or []
+    if stack:  # cumulative: what compounds is what fires on the same goal
+        rows = [(f"{r['fired']} fired ({r['goals']} goals)", [r.get("accuracy")]) for r in stack]
+        add(bar_chart(rows, ["goal accuracy"], "stacked stressors: accuracy by scenarios fired on the goal"), "")
     add(*_counts_chart(summary.get("failure_stages"), "failure stages (wrong turns)"))
     add(*_counts_chart(summary.get("error_categories"), "error categories (wrong turns)"))
     add(*_counts_chart(summary.get("error_codes"), "error codes"))

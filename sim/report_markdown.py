@@ -115,6 +115,15 @@ def markdown_summary(summary: dict[str, Any]) -> str:
             "",
             *_table(["type", "turns", "before", "after", "retention [95% CI]"], stress_rows),
         ]
+    stack = (summary.get("stacking") or {}).get("by_fired")
+    if stack:
+        stack_rows = [[r["fired"], str(r["goals"]), pct(r["accuracy"]), ci_text(r["ci95"])] for r in stack]
+        lines += [
+            "",
+            "## Stressors stacked: goal accuracy by scenarios fired on the goal",
+            "",
+            *_table(["fired", "goals", "accuracy", "95% CI"], stack_rows),
+        ]
     per_task = summary.get("per_task") or {}
     if per_task:
         task_rows = [[t, str(r["trials"]), pct(r["conversation_success"])] for t, r in per_task.items()]
