@@ -78,6 +78,8 @@ def cohen_kappa(a: Sequence[int], b: Sequence[int], weights: str | None = None) 
     agreement by chance is total (both gave one and the same score throughout)."""
     if len(a) != len(b) or not a:
         raise ValueError("kappa needs two equally long, non-empty rating lists")
+    if not set(a) | set(b) <= set(SCORES):
+        raise ValueError(f"ratings must be 1-5, not {sorted(set(a) | set(b) - set(SCORES))}")
     k, n = len(SCORES), len(a)
     observed = [[0.0] * k for _ in range(k)]
     for x, y in zip(a, b, strict=True):

@@ -1,12 +1,13 @@
 """State: the world after the agent's calls against the world after the gold's, per goal and at the end.
 
 Read from ``EpisodeResult.goal_states`` (recorded by ``sim.state_track``): flat task states, as changes from the
-episode's start. Per goal, the paths that matter are those the gold changes in that goal and those the agent
-changes in it; the goal's state matches when every such path holds the gold's value at the goal's end (numbers
-by value: 25 == 25.0; reads never count, they change nothing). A path the agent changed that the gold leaves
-alone and that now differs from the gold is collateral damage: a change nobody asked for. Goals where neither
-side changes anything (questions) have nothing at stake and are not scored; an episode without any such goal,
-or whose world has no task state, is None (not applicable).
+world's base data (a deleted row is ``ABSENT``; a path not listed is as at the base). Per goal, the paths that
+matter are those the gold changes in that goal and those the agent changes in it; the goal's state matches when
+every such path holds the gold's value at the goal's end (numbers by value: 25 == 25.0; reads never count, they
+change nothing). A path the agent changed that the gold leaves alone and that now differs from the gold is
+collateral damage: a change nobody asked for. Goals where neither side changes anything (questions) have nothing at
+stake and are not scored; an episode without any such goal, or whose world has no task state, is None (not
+applicable).
 
 The end state compares the whole world after the last played goal, so in the cumulative setup an early mistake
 counts there even when each later goal did its own part right.
@@ -18,7 +19,7 @@ from dataclasses import dataclass, field
 
 from judges.trace_view import score_for, unscoreable
 from sim.core import EpisodeResult, GoalState, Score
-from sim.core.task_state import ABSENT, changed, same
+from sim.core.task_state import at, moved, same
 
 SHOWN_PATHS = 8
 """Paths listed per kind of mismatch in a score's details (the counts are always whole)."""
@@ -40,11 +41,11 @@ def judge_goal_state(state: GoalState) -> GoalStateVerdict | None:
     """The verdict on one goal; None when the gold could not be replayed."""
     if state.gold_before is None or state.gold_after is None:
         return None
-    expected = changed(state.gold_before, state.gold_after)
-    done = changed(state.before, state.after)
+    expected = moved(state.gold_before, state.gold_after)
+    done = moved(state.before, state.after)
     verdict = GoalStateVerdict(applicable=bool(expected or done))
-    for path in sorted(expected.keys() | done.keys()):
-        if same(state.after.get(path, ABSENT), state.gold_after.get(path, ABSENT)):
+    for path in sorted(expected | done):
+        if same(at(state.after, path), at(state.gold_after, path)):
             continue
         if path not in expected:
             verdict.collateral.append(path)
@@ -58,8 +59,7 @@ def judge_goal_state(state: GoalState) -> GoalStateVerdict | None:
 def end_state_diff(state: GoalState) -> tuple[list[str], list[str]]:
     """(paths where the agent's final world differs from the gold's, of them those the gold never changes)."""
     gold_after = state.gold_after or {}
-    paths = state.after.keys() | gold_after.keys()
-    differ = sorted(p for p in paths if not same(state.after.get(p, ABSENT), gold_after.get(p, ABSENT)))
+    differ = sorted(moved(state.after, gold_after))
     return differ, [p for p in differ if p not in gold_after]
 
 

@@ -164,7 +164,7 @@ async def run_episode(
                 if message.ends:
                     break
                 if new_goal and states is not None:
-                    await states.end(world)
+                    states.end(world)
                 if new_goal and gold is not None:  # the world as the gold leaves it for this goal
                     await gold.before_turn(goal, world)
                 if states is not None and not states.in_goal:
@@ -244,12 +244,15 @@ async def run_episode(
     result.duration_s = rec.clock()
     try:
         result.final_state_hash = world.state_hash()
-        if states is not None:
-            await states.end(world)
-            result.goal_states = states.states
     except Exception as exc:
         error(turn, "harness", "harness:state_hash_failed", _describe(exc))
         result.termination = "harness_error"
+    if states is not None:
+        try:
+            states.end(world)
+            result.goal_states = await states.states()
+        except Exception as exc:  # the state judge then has nothing to judge; the other judges still score
+            error(turn, "judge", "judge:state_replay_failed", _describe(exc))
     return result
 
 

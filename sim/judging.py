@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager
 from typing import Any
 
 from judges.answer_facts import AnswerFacts
@@ -126,20 +126,19 @@ async def open_llm_rater(config: RunConfig) -> AsyncIterator[LLMRater]:
     from sim.llm.model_access import ModelUnavailable, open_model
     from sim.runner import build_gateway
 
-    gateway = build_gateway(config)
     usage = Usage()
-    try:
-        try:
-            async with open_model(gateway, config.judge_model) as model:
-
-                async def complete(request: ModelRequest) -> ModelResponse:
-                    return await gateway.complete(request, usage)
-
-                yield LLMRater(complete, model, seed=config.seed)
+    async with AsyncExitStack() as stack:
+        gateway = build_gateway(config)
+        stack.push_async_callback(gateway.aclose)
+        try:  # only the opening: a ModelUnavailable from the caller's block is not the judge model's
+            model = await stack.enter_async_context(open_model(gateway, config.judge_model))
         except ModelUnavailable as exc:
             raise config.problem("judge_model", str(exc)) from exc
-    finally:
-        await gateway.aclose()
+
+        async def complete(request: ModelRequest) -> ModelResponse:
+            return await gateway.complete(request, usage)
+
+        yield LLMRater(complete, model, seed=config.seed)
 
 
 async def judge(result: EpisodeResult, judges: list[Judge], score_set: str) -> list[Score]:

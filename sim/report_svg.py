@@ -3,6 +3,7 @@ and no network. Every label goes through ``html.escape``; sizes are fixed so the
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from html import escape
 
@@ -16,6 +17,8 @@ VALUE_W = 70
 
 
 def _fmt(value: float, percent: bool) -> str:
+    if not math.isfinite(value):
+        return "n/a"
     if percent:
         return f"{100 * value:.1f}%"
     if value == int(value):
@@ -43,7 +46,8 @@ def bar_chart(
     top = 28 + legend_h
     height = top + group_h * len(rows) + 8
     width = LABEL_W + BAR_W + VALUE_W
-    peak = 1.0 if percent else max([v for _, vs in rows for v in vs if v is not None] + [0.0]) or 1.0
+    finite = [v for _, vs in rows for v in vs if v is not None and math.isfinite(v)]
+    peak = 1.0 if percent else max([*finite, 0.0]) or 1.0
     out = [
         f'<svg class="chart" role="img" width="{width}" height="{height}" '
         f'viewBox="0 0 {width} {height}" aria-label="{escape(title)}">',
@@ -62,7 +66,7 @@ def bar_chart(
         for i, value in enumerate(values):
             y = y0 + i * ROW_H + 2
             colour = PALETTE[i % len(PALETTE)]
-            if value is None:
+            if value is None or not math.isfinite(value):
                 out.append(f'<text x="{LABEL_W + 4}" y="{y + 14}" class="chart-value">n/a</text>')
                 continue
             w = max(0.0, min(1.0, value / peak)) * BAR_W

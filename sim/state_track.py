@@ -1,36 +1,40 @@
 """Records the world's task state around every goal, the agent's beside the gold's, for the state judge.
 
-The gold side is a private world from the pack (same seed) that replays each goal's gold calls straight to the
-world: the state the task asks for after that goal. A goal a stressor made a decline keeps its (empty) gold;
-where a stressor only rewrote the form of the gold's calls (formats, drifted names: as many calls as before) the
-unstressed gold is replayed first, because that is the form the world takes — a world may accept both and store
-them differently; where it changed the plan (a backup path, a workaround, a goal that absorbed an earlier
-declined one) the stressed gold goes first. Either way the other is tried when the first fails. States
-are kept as changes from the episode's start (``sim.core.task_state``), so a trace holds what moved, not the
-world. A gold that cannot be replayed leaves ``gold_after`` None: the judge says so instead of guessing.
+While the episode runs only the agent's side is taken: its world's changes when each goal begins and ends. The gold
+side is computed once the episode is over, by a private world from the pack (same seed) that replays each goal's
+gold calls straight to the world: the state the task asks for after that goal. So an episode in flight holds a few
+changed paths, never a second world. A goal a stressor made a decline keeps its (empty) gold; where a stressor only
+rewrote the form of the gold's calls (formats, drifted names: as many calls as before) the unstressed gold is
+replayed first, because that is the form the world takes — a world may accept both and store them differently; where
+it changed the plan (a backup path, a workaround, a goal that absorbed an earlier declined one) the stressed gold
+goes first. Either way the other is tried when the first fails. States are kept as the world reports them, changes
+from its base data (``sim.core.task_state``), so a trace holds what moved, not the world. A gold that cannot be
+replayed leaves ``gold_after`` None from that goal on: the judge says so instead of guessing.
 """
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from typing import Any
 
 from sim.core import GoalState, GoldCall, Task, ToolCall, World, WorldPack
-from sim.core.task_state import changed, task_state
+from sim.core.task_state import task_state
+
+GOLD_CACHE_SIZE = 4096
+_GOLD_CACHE: OrderedDict[tuple[int, str], tuple[WorldPack, list[dict[str, Any] | None]]] = OrderedDict()
+"""(pack, fingerprint of the task's gold) -> the gold's states after each goal: least recently used dropped first.
+The pack is kept in the value, so its id cannot be taken by another pack while the entry lives."""
 
 
 class StateTracker:
     def __init__(self, pack: WorldPack, seed: int, task: Task, world: World, unstressed: Task | None = None) -> None:
-        start = task_state(world)
-        if start is None:
+        if task_state(world) is None:
             raise ValueError("the world has no task state")
-        self._start = start
-        self._gold_world = pack.new_world(seed)
+        self._pack, self._seed = pack, seed
         self._task = task
         self._unstressed = unstressed if unstressed is not None and len(unstressed.turns) == len(task.turns) else None
-        self._gold: dict[str, Any] | None = {}  # the gold world's changes after the goals replayed so far
-        self._replayed = 0
         self._open: tuple[int, dict[str, Any]] | None = None
-        self.states: list[GoalState] = []
+        self._agent: list[tuple[int, dict[str, Any], dict[str, Any]]] = []  # (goal, before, after)
 
     @classmethod
     def for_world(
@@ -47,47 +51,84 @@ class StateTracker:
         """The agent's world as ``goal`` starts (after the isolated setup restored the gold state)."""
         self._open = (goal, self._now(world))
 
-    async def end(self, world: World) -> None:
-        """Close the goal in progress: the agent's world now, and the gold's after replaying up to this goal."""
-        if self._open is None:
-            return
-        goal, before = self._open
-        self._open = None
-        gold_before = await self._gold_through(goal - 1)
-        gold_after = await self._gold_through(goal)
-        self.states.append(
-            GoalState(goal=goal, before=before, after=self._now(world), gold_before=gold_before, gold_after=gold_after)
-        )
+    def end(self, world: World) -> None:
+        """Close the goal in progress: the agent's world now."""
+        if self._open is not None:
+            goal, before = self._open
+            self._agent.append((goal, before, self._now(world)))
+            self._open = None
 
-    def _now(self, world: World) -> dict[str, Any]:
-        return changed(self._start, task_state(world) or {})
+    async def states(self) -> list[GoalState]:
+        """Every closed goal's states, the gold's computed now (replayed in goal order, each goal once)."""
+        if not self._agent:
+            return []
+        last = min(max(g for g, _, _ in self._agent), len(self._task.turns) - 1)
+        after = await self._gold_states(last)
+        out = []
+        for goal, before, now in self._agent:
+            gold_before = {} if goal == 0 else after[goal - 1] if goal - 1 < len(after) else None
+            gold_after = after[goal] if goal < len(after) else None
+            out.append(GoalState(goal=goal, before=before, after=now, gold_before=gold_before, gold_after=gold_after))
+        return out
 
-    async def _gold_through(self, goal: int) -> dict[str, Any] | None:
-        """The gold world's changes once every goal up to ``goal`` is replayed (goals replay once, in order)."""
-        while self._gold is not None and self._replayed <= min(goal, len(self._task.turns) - 1):
-            g = self._replayed
-            start = self._gold_world.snapshot()
-            turn = self._task.turns[g]
-            plans = [turn.gold]
-            if self._unstressed is not None and turn.outcome != "decline":
-                own = self._unstressed.turns[g].gold
-                # Same number of calls: a rewrite of form (world form first); else a new plan (stressed first).
-                plans = [own, turn.gold] if len(own) == len(turn.gold) else [turn.gold, own]
-            done = False
-            for plan in plans:
-                self._gold_world.restore(start)
-                if done := await self._replay(plan, g):
-                    break
-            if not done:
-                self._gold = None  # a broken gold plan: no reference state from here on
-                break
-            self._replayed += 1
-            self._gold = self._now(self._gold_world)
-        return None if self._gold is None else dict(self._gold)
+    async def _gold_states(self, last: int) -> list[dict[str, Any] | None]:
+        """The gold's changes after each goal up to ``last``. Where every world of the pack is the same whatever the
+        seed, the whole task's are computed once and kept for the episodes of the same task and stressed gold."""
+        if not getattr(self._pack, "same_world_every_seed", False):
+            return await self._replay_goals(last)
+        key = (id(self._pack), self._fingerprint())
+        hit = _GOLD_CACHE.get(key)
+        if hit is None or hit[0] is not self._pack:
+            hit = (self._pack, await self._replay_goals(len(self._task.turns) - 1))
+            _GOLD_CACHE[key] = hit
+            if len(_GOLD_CACHE) > GOLD_CACHE_SIZE:
+                _GOLD_CACHE.popitem(last=False)
+        else:
+            _GOLD_CACHE.move_to_end(key)
+        return [None if a is None else dict(a) for a in hit[1][: last + 1]]
 
-    async def _replay(self, calls: list[GoldCall], goal: int) -> bool:
+    async def _replay_goals(self, last: int) -> list[dict[str, Any] | None]:
+        gold_world = self._pack.new_world(self._seed)
+        gold: dict[str, Any] | None = self._now(gold_world)
+        after: list[dict[str, Any] | None] = []
+        for g in range(last + 1):
+            if gold is not None:
+                gold = await self._replay_goal(gold_world, g)
+            after.append(gold)
+        return after
+
+    def _fingerprint(self) -> str:
+        """What decides the gold's states: every goal's plans, stressed and not, and outcomes."""
+        shape: dict[str, Any] = {"turns": {"__all__": {"gold", "outcome"}}}
+        unstressed = self._unstressed.model_dump_json(include=shape) if self._unstressed is not None else ""
+        return self._task.model_dump_json(include=shape) + unstressed
+
+    @staticmethod
+    def _now(world: World) -> dict[str, Any]:
+        return task_state(world) or {}
+
+    async def _replay_goal(self, world: World, g: int) -> dict[str, Any] | None:
+        """The gold world's changes once goal ``g`` is replayed; None when no plan of it goes through."""
+        turn = self._task.turns[g]
+        plans = [turn.gold]
+        if self._unstressed is not None and turn.outcome != "decline":
+            own = self._unstressed.turns[g].gold
+            # Same number of calls: a rewrite of form (world form first); else a new plan (stressed first).
+            plans = [own, turn.gold] if len(own) == len(turn.gold) else [turn.gold, own]
+            if plans[0] == plans[1]:  # the stressors left this goal alone (and every goal of an unstressed run)
+                plans = plans[:1]
+        start = world.snapshot() if len(plans) > 1 else None  # a snapshot and restore cost more than the replay
+        for plan in plans:
+            if start is not None:
+                world.restore(start)
+            if await self._replay(world, plan, g):
+                return self._now(world)
+        return None
+
+    @staticmethod
+    async def _replay(world: World, calls: list[GoldCall], goal: int) -> bool:
         for i, gold in enumerate(calls):
             call = ToolCall(id=f"state_{goal}_{i}", name=gold.name, arguments=dict(gold.arguments))
-            if not (await self._gold_world.call(call)).ok:
+            if not (await world.call(call)).ok:
                 return False
         return True

@@ -122,3 +122,31 @@ async def test_worlds_without_a_task_state_are_not_judged() -> None:
     result = await play(OracleAgent())
     bare = result.model_copy(update={"goal_states": []})  # a trace from before states, or a read-only SQL world
     assert (await StateMatch().score(bare)).value is None
+
+
+def test_a_deleted_row_is_a_change_the_judge_sees() -> None:
+    # Changes-from-base states: a path not listed is as at the base; ABSENT says the base's row is gone.
+    asked = GoalState(goal=0, before={}, after={"alarms/a1": ABSENT}, gold_before={}, gold_after={"alarms/a1": ABSENT})
+    verdict = judge_goal_state(asked)
+    assert verdict is not None and verdict.applicable and verdict.matched
+    kept = judge_goal_state(asked.model_copy(update={"after": {}}))
+    assert kept is not None and kept.missing == ["alarms/a1"]
+    extra = judge_goal_state(GoalState(goal=0, before={}, after={"messages/m9": ABSENT}, gold_before={}, gold_after={}))
+    assert extra is not None and extra.collateral == ["messages/m9"]
+
+
+async def test_a_deletion_in_the_multidomain_world_reaches_the_trace_and_the_verdict() -> None:
+    pack = load_world("multidomain")
+    task = next(
+        t for t in pack.tasks() for turn in t.turns for c in turn.gold if c.name.startswith(("delete", "remove"))
+    )
+    oracle = await play(OracleAgent(), task_index=pack.tasks().index(task), pack=pack)
+    deleted = [p for s in oracle.goal_states for p, v in s.gold_after.items() if v == ABSENT]  # type: ignore[union-attr]
+    assert deleted, "the gold deletes a row"
+    assert (await StateMatch().score(oracle)).value == 1.0
+    from sim.agents.baselines import NullAgent
+
+    idle = await StateMatch().score(await play(NullAgent(), task_index=pack.tasks().index(task), pack=pack))
+    assert "turn" in " ".join(idle.errors) and any(
+        deleted[0] in paths for g in idle.details["goals"].values() for paths in g.values()
+    )

@@ -1,10 +1,11 @@
 """World state as the state judge compares it: flat ``path -> value`` mappings, and their differences.
 
-A world that can be state-judged has ``task_state() -> dict[str, Any]``: what the task is about, flat. Paths name
-an entity and a field (``devices/lamp-1.brightness``, ``orders/o-7.status``); ``ABSENT`` marks a path that does
-not exist (a deleted row, a field that is gone). Bookkeeping (clocks, logs, ids the session has seen, counters) is
-left out, so two call sequences that leave the world alike compare alike however they got there — reads never
-count. Worlds without the method (read-only SQL worlds) are not state-judged.
+A world that can be state-judged has ``task_state() -> dict[str, Any]``: what the task is about, flat, as changes
+from the world's base data (the same for every world of its pack and seed). Paths name an entity and a field
+(``devices/lamp-1.brightness``, ``orders/o-7.status``); ``ABSENT`` marks a path the base has that is gone (a deleted
+row); a path not listed is as at the base (``at``, ``moved``). Bookkeeping (clocks, logs, ids the session has seen,
+counters) is left out, so two call sequences that leave the world alike compare alike however they got there — reads
+never count. Worlds without the method (read-only SQL worlds) are not state-judged.
 """
 
 from __future__ import annotations
@@ -40,7 +41,8 @@ def flatten(value: Any, prefix: str = "") -> dict[str, Any]:
 
 
 def changed(before: Mapping[str, Any], after: Mapping[str, Any]) -> dict[str, Any]:
-    """The paths whose value differs from ``before`` to ``after`` (numbers compared by value), with the new value."""
+    """Between two whole states (a path not listed does not exist): the paths whose value differs from ``before``
+    to ``after`` (numbers compared by value), with the new value (``ABSENT`` for one that is gone)."""
     out: dict[str, Any] = {}
     for path in before.keys() | after.keys():
         new = after.get(path, ABSENT)
@@ -49,8 +51,31 @@ def changed(before: Mapping[str, Any], after: Mapping[str, Any]) -> dict[str, An
     return out
 
 
+class _AsAtBase:
+    """The value of a path a changes-from-base state does not list: whatever the base holds there."""
+
+    def __repr__(self) -> str:
+        return "<as at base>"
+
+
+AS_AT_BASE: Any = _AsAtBase()
+
+
+def at(state: Mapping[str, Any], path: str) -> Any:
+    """A path's value in a changes-from-base state (``AS_AT_BASE`` when it is not listed: not ``ABSENT``, which
+    says the base's row or field is gone)."""
+    return state.get(path, AS_AT_BASE)
+
+
+def moved(before: Mapping[str, Any], after: Mapping[str, Any]) -> set[str]:
+    """The paths whose value differs between two changes-from-base states of one world."""
+    return {p for p in before.keys() | after.keys() if not same(at(before, p), at(after, p))}
+
+
 def same(a: Any, b: Any) -> bool:
     """Equal as state: 25 and 25.0 are one number (a bool is never a number); containers compare item by item."""
+    if type(a) is type(b) and not isinstance(a, list | tuple | dict) and a == b:
+        return True  # the common case, without building canonical forms
     return canonical(a) == canonical(b)
 
 

@@ -106,8 +106,8 @@ class Event(Frozen):
 
 
 class GoalState(Frozen):
-    """The world's task state around one goal (``sim.core.task_state``: flat, as changes from the start of the
-    episode), the agent's and the gold's: what the state judge compares."""
+    """The world's task state around one goal (``sim.core.task_state``: flat, as changes from the world's base
+    data), the agent's and the gold's: what the state judge compares."""
 
     goal: int
     before: dict[str, Any] = Field(description="The agent's world when the goal began (isolated: the gold's).")

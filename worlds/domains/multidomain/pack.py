@@ -74,6 +74,8 @@ class MultiDomainPack:
     """Serves the shipped conversations, or any given tasks over the same data and tools."""
 
     name: str = WORLD_NAME
+    same_world_every_seed = True
+    """Nothing here is random: every seed builds the same world (replays of the gold can be shared)."""
 
     def __init__(self, tasks: Sequence[Task] | None = None, data_dir: Path = DATA_DIR) -> None:
         self._base, world = load_base(data_dir)

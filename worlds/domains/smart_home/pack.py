@@ -8,7 +8,7 @@ from pathlib import Path
 from sim.core import Task
 from worlds.common.task_check import check_tasks_static
 from worlds.domains.smart_home.state import HomeState
-from worlds.domains.smart_home.world import WORLD_NAME, SmartHomeWorld, argument_checkers
+from worlds.domains.smart_home.world import WORLD_NAME, SmartHomeWorld, argument_checkers, home_items
 from worlds.task_files import load_tasks
 
 DATA_DIR = Path(__file__).parent / "data"
@@ -18,6 +18,8 @@ class SmartHomePack:
     """Serves the built-in tasks, or any given tasks over the same home and tools."""
 
     name: str = WORLD_NAME
+    same_world_every_seed = True
+    """Nothing in the home is random: every seed builds the same world (replays of the gold can be shared)."""
 
     def __init__(self, tasks: Sequence[Task] | None = None, data_dir: Path = DATA_DIR) -> None:
         """Raises ValueError (pydantic's ValidationError, or TaskFileError) when data or tasks are bad."""
@@ -27,6 +29,7 @@ class SmartHomePack:
         except OSError as error:
             raise ValueError(f"{home_file}: cannot read: {error}") from error
         self._checkers = argument_checkers()
+        self._base_items = home_items(self._home)  # shared: worlds report their changes from it
         self._tasks = tuple(tasks) if tasks is not None else tuple(load_tasks(data_dir / "tasks.jsonl"))
         check_tasks_static(self._tasks, WORLD_NAME, self._checkers)
 
@@ -34,4 +37,6 @@ class SmartHomePack:
         return list(self._tasks)
 
     def new_world(self, seed: int) -> SmartHomeWorld:
-        return SmartHomeWorld(self._home.model_copy(deep=True), seed=seed, checkers=self._checkers)
+        return SmartHomeWorld(
+            self._home.model_copy(deep=True), seed=seed, checkers=self._checkers, base_items=self._base_items
+        )

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from sim.core import ToolCall, ToolResult, ToolSpec, failure
-from sim.core.task_state import flatten
+from sim.core.task_state import ABSENT, changed, flatten
 from worlds.common.arguments import ArgumentChecker
 from worlds.common.errors import ToolError
 from worlds.domains.smart_home.specs import SPECS
@@ -30,16 +30,49 @@ def argument_checkers() -> dict[str, ArgumentChecker]:
     return {spec.name: ArgumentChecker(spec.parameters) for spec in SPECS}
 
 
+HomeItems = dict[str, dict[str, dict[str, Any]]]
+"""rooms, devices, scenes -> id -> the item as JSON: what the home's hash covers (not the clock or the log)."""
+
+
+def home_items(home: HomeState) -> HomeItems:
+    dump = home.model_dump(mode="json", include={"rooms", "devices", "scenes"})
+    return {section: {item["id"]: item for item in items} for section, items in dump.items()}
+
+
+def home_changes(base: HomeItems, home: HomeState) -> dict[str, Any]:
+    """The home's changes from ``base``, flat (``sim.core.task_state``). Items equal to the base's (most of them)
+    are compared as whole dicts and never flattened: this runs at every goal of every episode."""
+    flat: dict[str, Any] = {}
+    for section, items in home_items(home).items():
+        before = base.get(section, {})
+        for key, item in items.items():
+            old = before.get(key)
+            if old != item:
+                flat |= changed(flatten({section: [old]}) if old else {}, flatten({section: [item]}))
+        for key in before.keys() - items.keys():
+            flat |= {path: ABSENT for path in flatten({section: [before[key]]})}
+    return flat
+
+
 class SmartHomeWorld:
     """Deterministic: the state holds its own clock and id counter, and nothing here is random."""
 
     name: str = WORLD_NAME
 
-    def __init__(self, state: HomeState, seed: int = 0, checkers: Mapping[str, ArgumentChecker] | None = None) -> None:
-        """``checkers`` (from ``argument_checkers()``) are stateless: a pack builds them once for all its worlds."""
+    def __init__(
+        self,
+        state: HomeState,
+        seed: int = 0,
+        checkers: Mapping[str, ArgumentChecker] | None = None,
+        base_items: HomeItems | None = None,
+    ) -> None:
+        """``checkers`` (from ``argument_checkers()``) are stateless: a pack builds them once for all its worlds, and
+        ``base_items`` (``home_items`` of the pack's home), which ``task_state`` reports changes from."""
         self.seed = seed  # nothing in the home is random; kept so episodes can report it
         self._state = state
         self._checkers = checkers if checkers is not None else argument_checkers()
+        self._base_items = base_items if base_items is not None else home_items(state)
+        self._changes: dict[str, Any] | None = None  # task_state, until the next call may change the home
 
     def specs(self) -> list[ToolSpec]:
         return list(SPECS)
@@ -50,6 +83,7 @@ class SmartHomeWorld:
     async def call(self, call: ToolCall) -> ToolResult:
         """Never raises on bad input: every mistake becomes a failed ToolResult the agent can read."""
         self._state.tick()
+        self._changes = None
         function = TOOL_FUNCTIONS.get(call.name)
         if function is None:
             known = ", ".join(spec.name for spec in SPECS)
@@ -69,16 +103,21 @@ class SmartHomeWorld:
 
     def restore(self, snapshot: Any) -> None:
         self._state = HomeState.model_validate(snapshot)
+        self._changes = None
 
     def state_hash(self) -> str:
         """Hash of the home itself: two call sequences that leave the home alike hash alike, however long."""
         return self._state.home_hash()
 
     def task_state(self) -> dict[str, Any]:
-        """The home flat (rooms, devices, scenes: what its hash covers; the clock and activity log are not)."""
-        return flatten(self._state.model_dump(mode="json", include={"rooms", "devices", "scenes"}))
+        """What differs from the pack's home, flat (``sim.core.task_state``): a few paths, not the whole home,
+        so an episode holds little however many are in flight."""
+        if self._changes is None:
+            self._changes = home_changes(self._base_items, self._state)
+        return dict(self._changes)
 
     @property
     def state(self) -> HomeState:
         """The live state, for tests and judges' replay checks; agents only see tool results."""
+        self._changes = None  # whoever holds the live state may change it
         return self._state
