@@ -18,12 +18,33 @@ from collections import OrderedDict
 from typing import Any
 
 from sim.core import GoalState, GoldCall, Task, ToolCall, World, WorldPack
-from sim.core.task_state import task_state
+from sim.core.task_state import moved, task_state
 
 GOLD_CACHE_SIZE = 4096
 _GOLD_CACHE: OrderedDict[tuple[int, str], tuple[WorldPack, list[dict[str, Any] | None]]] = OrderedDict()
 """(pack, fingerprint of the task's gold) -> the gold's states after each goal: least recently used dropped first.
 The pack is kept in the value, so its id cannot be taken by another pack while the entry lives."""
+
+
+def _compact(state: GoalState, whole: bool) -> GoalState:
+    """Only the paths the goal is judged on: those the gold or the agent moved in it (a path left out is as at the
+    base in both states, so nothing the judge computes changes). States grow with the goals before them; kept
+    whole, a five-goal conversation stored each change up to twenty times. The last goal is kept whole: the end
+    state is judged on it (and a before state cut short would make every earlier change look new)."""
+    if whole or state.gold_before is None or state.gold_after is None:
+        return state
+    paths = moved(state.gold_before, state.gold_after) | moved(state.before, state.after)
+
+    def only(values: dict[str, Any]) -> dict[str, Any]:
+        return {p: v for p, v in values.items() if p in paths}
+
+    return GoalState(
+        goal=state.goal,
+        before=only(state.before),
+        after=only(state.after),
+        gold_before=only(state.gold_before),
+        gold_after=only(state.gold_after),
+    )
 
 
 class StateTracker:
@@ -65,10 +86,11 @@ class StateTracker:
         last = min(max(g for g, _, _ in self._agent), len(self._task.turns) - 1)
         after = await self._gold_states(last)
         out = []
-        for goal, before, now in self._agent:
+        for i, (goal, before, now) in enumerate(self._agent):
             gold_before = {} if goal == 0 else after[goal - 1] if goal - 1 < len(after) else None
             gold_after = after[goal] if goal < len(after) else None
-            out.append(GoalState(goal=goal, before=before, after=now, gold_before=gold_before, gold_after=gold_after))
+            state = GoalState(goal=goal, before=before, after=now, gold_before=gold_before, gold_after=gold_after)
+            out.append(_compact(state, whole=i == len(self._agent) - 1))
         return out
 
     async def _gold_states(self, last: int) -> list[dict[str, Any] | None]:

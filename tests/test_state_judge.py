@@ -3,7 +3,10 @@ collateral damage; reads that never count; numbers compared by value."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
+
+import pytest
 
 from judges.state import StateMatch, judge_goal_state
 from personas import ScriptedUser, parse_user_spec
@@ -15,6 +18,7 @@ from sim.gold_history import Setup
 from sim.llm.gateway import Gateway
 from worlds.common.tables import BaseData, Tables
 from worlds.registry import load_world
+from worlds.stressors.catalog import build_stressors
 
 HOME = load_world("smart_home")
 
@@ -150,3 +154,39 @@ async def test_a_deletion_in_the_multidomain_world_reaches_the_trace_and_the_ver
     assert "turn" in " ".join(idle.errors) and any(
         deleted[0] in paths for g in idle.details["goals"].values() for paths in g.values()
     )
+
+
+async def test_stored_states_are_cut_to_the_judged_paths_without_changing_a_verdict(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import sim.state_track
+
+    pack = load_world("multidomain")
+    stressors = build_stressors(["outage", "failure.any_tool"], 4, [s.name for s in pack.new_world(0).specs()])
+
+    async def verdicts() -> list[tuple[float | None, list[float | None], list[str], int]]:
+        out = []
+        for index in range(12):
+            for agent in (NaiveAgent(), OracleAgent()):
+                task = pack.tasks()[index]
+                result = await run_episode(
+                    EpisodeSpec(task=task, trial=0, seed=4),
+                    pack,
+                    agent,
+                    ScriptedUser(parse_user_spec("scripted")),
+                    build_stressors(["outage", "failure.any_tool"], 4, [s.name for s in pack.new_world(0).specs()]),
+                    Gateway(),
+                    EpisodeLimits(),
+                    ("a", "u"),
+                )
+                score = await StateMatch().score(result)
+                size = len(json.dumps([s.model_dump() for s in result.goal_states]))
+                out.append((score.value, score.per_turn, score.errors, size))
+        return out
+
+    assert stressors
+    cut = await verdicts()
+    monkeypatch.setattr(sim.state_track, "_compact", lambda state, whole: state)
+    whole = await verdicts()
+    assert [v[:3] for v in cut] == [v[:3] for v in whole]
+    assert sum(v[3] for v in cut) < 0.8 * sum(v[3] for v in whole)
