@@ -30,14 +30,18 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 import numpy as np
 
 from judges.value_normalise import same_number_and_text, same_text
+from sim.core import EpisodeResult
 
-MatchMode = Literal["exact", "normalised", "embedding"]
-MATCH_MODES: tuple[MatchMode, ...] = ("exact", "normalised", "embedding")
+if TYPE_CHECKING:
+    from judges.arg_match_llm import LLMValues
+
+MatchMode = Literal["exact", "normalised", "embedding", "llm"]
+MATCH_MODES: tuple[MatchMode, ...] = ("exact", "normalised", "embedding", "llm")
 
 _NUMBER_RE = re.compile(r"\d+(?:\.\d+)?")
 _CONSTRAINTS = ("enum", "const", "format", "pattern")
@@ -71,17 +75,29 @@ class ArgMatcher:
     embedder: TextEmbedder | None = None
     overrides: tuple[tuple[str, MatchMode], ...] = ()
     """(``tool.param`` | ``*.param`` | ``tool.*``, mode): parameters matched otherwise than ``mode``."""
+    llm_values: LLMValues | None = None
+    """The model's verdicts on value pairs; required where any mode is llm (``judges.arg_match_llm``)."""
 
     def __post_init__(self) -> None:
         for mode in (self.mode, *(m for _, m in self.overrides)):
             if mode not in MATCH_MODES:
                 raise ValueError(f"unknown argument match mode {mode!r}; known: {', '.join(MATCH_MODES)}")
         object.__setattr__(self, "_by_key", dict(self.overrides))
+        if self.uses("llm") and self.llm_values is None:
+            raise ValueError("--arg-match llm needs a judge model (--judge-model)")
         wants_embedder = "embedding" in (self.mode, *(m for _, m in self.overrides))
         if wants_embedder and self.embedder is None:
             from judges.embedding import Embedder  # heavy dependencies: only when asked for
 
             object.__setattr__(self, "embedder", Embedder())
+
+    def uses(self, mode: MatchMode) -> bool:
+        return mode in (self.mode, *(m for _, m in self.overrides))
+
+    async def prepare(self, result: EpisodeResult) -> None:
+        """Ask the judge model, before comparing, about every value pair of ``result`` it will decide (llm mode)."""
+        if self.llm_values is not None:
+            await self.llm_values.prepare(self, result)
 
     def mode_for(self, tool: str, key: str) -> MatchMode:
         """The mode for one parameter: ``tool.param``, then ``*.param``, then ``tool.*``, then the run's."""
@@ -152,6 +168,9 @@ class ArgMatcher:
             return True
         if mode == "normalised" or not _embeddable(a, b):
             return False
+        if mode == "llm":
+            assert self.llm_values is not None  # checked in __post_init__
+            return self.llm_values.decided(a, b)
         assert self.embedder is not None  # set in __post_init__ when any mode is embedding
         return self.embedder.similarity(a, b) >= self.threshold
 

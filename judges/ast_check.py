@@ -1,7 +1,8 @@
 """AST checker in the leaderboard's style: every error of every call the agent attempted, in a closed taxonomy.
 
 Per played goal that has gold calls, the agent's attempted calls (failed ones too: the call's form is judged,
-not its outcome; a retry of an identical call is the same call; calls the user's change of mind superseded are
+not its outcome; a retry of an identical call is the same call; calls the user's change of mind superseded, and
+calls a stressor refused — a drifted name, a limitation, an injected failure: no agent could know before — are
 left out) are checked against the toolkit's schemas and the goal's best gold path (the one with the fewest
 errors). Codes are ``ast:<reason>``, one per error found:
 
@@ -22,6 +23,7 @@ does not make are exploration, not errors.
 from __future__ import annotations
 
 import json
+import math
 from collections import Counter
 from collections.abc import Mapping
 from typing import Any
@@ -57,6 +59,10 @@ def json_type(value: Any) -> str:
     return "object" if isinstance(value, dict) else "string"
 
 
+def _whole(value: float) -> bool:
+    return math.isfinite(value) and value == int(value)  # NaN and Infinity parse as JSON numbers in Python
+
+
 def _type_ok(value: Any, schema: Mapping[str, Any]) -> bool:
     if "enum" in schema and value not in schema["enum"]:
         return False
@@ -67,7 +73,7 @@ def _type_ok(value: Any, schema: Mapping[str, Any]) -> bool:
     for k in kinds:
         if k == "null" and value is None:
             return True
-        if k == "integer" and isinstance(value, int | float) and not isinstance(value, bool) and value == int(value):
+        if k == "integer" and isinstance(value, int | float) and not isinstance(value, bool) and _whole(value):
             return True
         if k == "number" and isinstance(value, int | float) and not isinstance(value, bool):
             return True
@@ -128,9 +134,16 @@ def check_goal(
     read_only = {ev.call.id: bool(ev.read_only) for ev in events if ev.kind == "tool_call" and ev.call}
     toolkit = result.tools_at(goal)
     specs = {s.name: s for s in result.tools}
+    # A call a stressor refused (a drifted name, a limitation, an injected failure) followed the docs the agent had:
+    # what it did next is judged, not the call no agent could have known would fail.
+    refused = {
+        ev.call.id
+        for ev in events
+        if ev.kind == "tool_result" and ev.call and ev.result and not ev.result.ok and ev.scenarios
+    }
     calls: dict[tuple[str, str], ToolCall] = {}
     for ev in events:
-        if ev.kind == "tool_call" and ev.call is not None and ev.call.id not in dropped:
+        if ev.kind == "tool_call" and ev.call is not None and ev.call.id not in dropped | refused:
             calls.setdefault(_key(ev.call), ev.call)
     # Calls the runtime refused before they reached the world: invented functions, unreadable output.
     formats = [
@@ -210,6 +223,7 @@ class AstChecker:
     async def score(self, result: EpisodeResult) -> Score:
         if result.failed:
             return unscoreable(result, self.name)
+        await self.matcher.prepare(result)  # a judge model's verdicts on value pairs (llm mode), asked once
         verdicts = {}
         for goal in range(len(result.task.turns)):
             if result.played(goal) and (checked := check_goal(result, goal, self.matcher)) is not None:

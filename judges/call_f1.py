@@ -225,6 +225,7 @@ class CallF1:
     async def score(self, result: EpisodeResult) -> Score:
         if result.failed:
             return unscoreable(result, self.name)
+        await self.matcher.prepare(result)  # a judge model's verdicts on value pairs (llm mode), asked once
         schemas = {s.name: s.parameters for s in result.tools}
         total = Counts()
         per_turn: list[float | None] = []

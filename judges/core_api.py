@@ -108,6 +108,7 @@ class CoreApiAccuracy:
     async def score(self, result: EpisodeResult) -> Score:
         if result.failed:
             return unscoreable(result, self.name)
+        await self.matcher.prepare(result)  # a judge model's verdicts on value pairs (llm mode), asked once
         verdicts = judge_turns(result, self.matcher)
         # Turns whose gold has no core call test answers, not API calls: outside this metric's denominator.
         applicable = [any(c.role == "core" for c in turn.gold) for turn in result.task.turns]
@@ -136,6 +137,7 @@ class ConversationSuccess:
     async def score(self, result: EpisodeResult) -> Score:
         if result.failed:
             return unscoreable(result, self.name)
+        await self.matcher.prepare(result)  # a judge model's verdicts on value pairs (llm mode), asked once
         verdicts = judge_turns(result, self.matcher)
         # A decline turn is right only when the agent also said so, without looping or inventing a call.
         right = [

@@ -1,16 +1,17 @@
 """Error handling: how well the agent's reply serves the user when a call it made failed, scored 1-5.
 
 A goal is judged when the task gives it a reference response (a stressor's scenario, or the task's own) and the
-agent met a failure in it: a failed result of one of its own calls, or a decline goal (nothing can do what the
-user asks). What is judged is the agent's last reply of the goal, against the reference response and the
-scenario's criteria (``GENERIC_CRITERIA`` where it has none), by a rater:
+agent met an injected failure in it: a result of one of its own calls that a stressor failed, or a decline goal
+(nothing can do what the user asks). In a cumulative run a goal keeps the first stressor's reference. What is judged
+is the agent's last reply of the goal, against the reference response and the scenario's criteria
+(``GENERIC_CRITERIA`` where it has none), by a rater:
 
 - ``embedding`` (the offline default): cosine similarity of the reply and the reference (MiniLM), in bands;
 - ``llm``: any configured model, through the gateway as role ``judge``, answering JSON with a score and reasons
   (``judges.error_handling_llm``).
 
-``squall judges calibrate`` measures both against the hand-labelled set in ``judges/data``. The score's value is
-the mean over the judged goals mapped to [0, 1] ((mean - 1) / 4); the 1-5 scores and reasons are in its details.
+``squall judges calibrate`` measures both against the hand-labelled set in ``judges/data``. The score's value is the
+mean over the judged goals mapped to [0, 1] ((mean - 1) / 4); the 1-5 scores and reasons are in its details.
 """
 
 from __future__ import annotations
@@ -84,10 +85,10 @@ def error_cases(result: EpisodeResult) -> list[ErrorCase]:
         failures = [
             f"{ev.call.name if ev.call else '?'}: {ev.result.status} — {_message(ev.result.content)}"
             for ev in events
-            if ev.kind == "tool_result" and ev.result is not None and not ev.result.ok
+            if ev.kind == "tool_result" and ev.result is not None and not ev.result.ok and ev.scenarios
         ]
         if not failures and turn.outcome != "decline":
-            continue  # the stressor did not fire on this goal: nothing went wrong to handle
+            continue  # no stressor failed a call on this goal (a wrong id the agent then fixed is not one)
         request = " / ".join(ev.content or "" for ev in events if ev.kind == "user_message")
         reply = next((ev.content or "" for ev in reversed(events) if ev.kind == "agent_message"), "")
         cases.append(

@@ -1,22 +1,16 @@
 """The LLM rater of the error-handling judge: any model through the gateway, role ``judge``, answering JSON.
 
-Structured by instruction, not by native tools, so it works on every endpoint (the embedded model included):
-the reply must hold one JSON object ``{"score": 1-5, "reasons": "..."}``. A malformed answer is asked again with
-the problem named (``RETRIES`` times); after that the rater raises and the judge's verdict is a judge fault,
-which ``--resume`` and ``squall score`` run again — the judge is retried, never the episode.
+The reply must hold one JSON object ``{"score": 1-5, "reasons": "..."}``; a malformed answer is asked again with
+the problem named, then the verdict is a judge fault (``judges.llm_ask``).
 """
 
 from __future__ import annotations
 
-import json
-import re
-from collections.abc import Awaitable, Callable
-
 from judges.error_handling import ErrorCase, Rating
-from sim.core import ChatMessage, ModelRequest, ModelResponse
+from judges.llm_ask import Complete, JudgeModel, JudgeOutputError, json_objects
 
-RETRIES = 2
-MAX_TOKENS = 300
+__all__ = ["RUBRIC", "JudgeOutputError", "LLMRater", "case_prompt", "parse_verdict"]
+
 RUBRIC = """You grade how an AI assistant handled a failure while helping a user: a tool it called failed, or \
 nothing it could call does what the user asked. Score the assistant's reply from 1 to 5:
 5: tells the user plainly what failed, never claims success, meets every criterion (may be worded very \
@@ -26,12 +20,6 @@ differently from the reference).
 2: misleading or mostly unhelpful: wrong blame, irrelevant content, hedges so the user cannot tell what happened.
 1: claims a success that did not happen, invents a result, ignores the failure, or is empty or off-topic.
 Answer with one JSON object and nothing else: {"score": <1-5>, "reasons": "<one or two sentences>"}"""
-
-Complete = Callable[[ModelRequest], Awaitable[ModelResponse]]
-
-
-class JudgeOutputError(RuntimeError):
-    """The judge model did not give a usable verdict after its retries."""
 
 
 def case_prompt(case: ErrorCase) -> str:
@@ -45,17 +33,10 @@ def case_prompt(case: ErrorCase) -> str:
     )
 
 
-_OBJECT = re.compile(r"\{.*?\}", re.DOTALL)
-
-
 def parse_verdict(text: str) -> tuple[int, str]:
     """(score, reasons) from the model's answer; ValueError naming what is wrong."""
-    for found in _OBJECT.finditer(text):
-        try:
-            data = json.loads(found.group(0))
-        except json.JSONDecodeError:
-            continue
-        if not isinstance(data, dict) or "score" not in data:
+    for data in json_objects(text):
+        if "score" not in data:
             continue
         score = data["score"]
         if isinstance(score, str) and score.strip().isdigit():
@@ -71,35 +52,10 @@ def parse_verdict(text: str) -> tuple[int, str]:
 class LLMRater:
     mode = "llm"
 
-    def __init__(self, complete: Complete, model: str, seed: int = 0) -> None:
-        self._complete = complete
-        self.model = model
-        self._seed = seed
+    def __init__(self, complete: Complete | JudgeModel, model: str = "", seed: int = 0) -> None:
+        self.judge = complete if isinstance(complete, JudgeModel) else JudgeModel(complete, model, seed)
+        self.model = self.judge.model
 
     async def rate(self, case: ErrorCase) -> Rating:
-        messages = [ChatMessage(role="system", content=RUBRIC), ChatMessage(role="user", content=case_prompt(case))]
-        problem = ""
-        for _ in range(RETRIES + 1):
-            request = ModelRequest(
-                role="judge",
-                model=self.model,
-                messages=tuple(messages),
-                max_tokens=MAX_TOKENS,
-                temperature=0.0,
-                seed=self._seed,
-            )
-            response = await self._complete(request)
-            try:
-                score, reasons = parse_verdict(response.text)
-            except ValueError as error:
-                problem = str(error)
-                messages += [
-                    ChatMessage(role="assistant", content=response.text),
-                    ChatMessage(
-                        role="user",
-                        content=f"That is not a usable answer: {problem}. Answer with the JSON object only.",
-                    ),
-                ]
-                continue
-            return Rating(score, reasons or "(no reasons given)")
-        raise JudgeOutputError(f"the judge model gave no usable verdict after {RETRIES} retries: {problem}")
+        score, reasons = await self.judge.ask(RUBRIC, case_prompt(case), parse_verdict)
+        return Rating(score, reasons or "(no reasons given)")

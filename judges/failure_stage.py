@@ -198,6 +198,7 @@ class FailureStage:
     async def score(self, result: EpisodeResult) -> Score:
         if result.failed:
             return unscoreable(result, self.name)
+        await self.matcher.prepare(result)  # a judge model's verdicts on value pairs (llm mode), asked once
         stages: list[str | None] = []
         for i, (turn, verdict) in enumerate(zip(result.task.turns, judge_turns(result, self.matcher), strict=True)):
             scored = any(c.role == "core" for c in turn.gold)  # core API accuracy's denominator

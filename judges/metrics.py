@@ -141,6 +141,7 @@ class _Verdicts:
     """The newest verdicts of one episode, reduced to the numbers the summary needs."""
 
     __slots__ = (
+        "answer_match",
         "ast",
         "calls",
         "completion",
@@ -171,6 +172,7 @@ class _Verdicts:
         self.state: StateVerdict | None = None  # state_match
         self.handling: HandlingVerdict | None = None  # error_handling
         self.ast: AstVerdict | None = None  # ast
+        self.answer_match: tuple[int, int] | None = None  # answer_match: right and question goals
 
     def take(self, s: Score) -> None:
         if s.judge == "core_api_accuracy":
@@ -195,6 +197,8 @@ class _Verdicts:
             self.handling = handling_verdict(s)
         elif s.judge == "ast":
             self.ast = ast_verdict(s)
+        elif s.judge == "answer_match":
+            self.answer_match = completion_verdict(s)
         if s.judge_fault:
             self.faults = self.faults | {s.judge}
         elif s.judge in self.faults:
@@ -256,7 +260,7 @@ def summarize(episodes: Iterable[EpisodeLike], scores: Iterable[Score], planned:
         if v is None:
             continue
         answers.add(v.completion, v.calls, v.facts)
-        quality.add(e.task_id, v.state, v.handling, v.ast)
+        quality.add(e.task_id, v.state, v.handling, v.ast, v.answer_match)
         turns_sum, turns_n = turns_sum + v.turns_sum, turns_n + v.turns_n
         if v.turns_n:
             acc = accuracy_by_task.setdefault(e.task_id, [0.0, 0.0])

@@ -5,7 +5,8 @@
   with collateral damage (a change nobody asked for, left at the end); episodes whose gold could not be replayed;
 - error handling (``error_handling`` judge): the mean 1-5 score over the goals where the agent met a failure, its
   distribution, and the same mapped to [0, 1] with a task-cluster interval.
-- AST (``ast`` judge): goals whose every attempted call was free of errors, and the errors by reason.
+- AST (``ast`` judge): goals whose every attempted call was free of errors, and the errors by reason;
+- answers by meaning (``answer_match`` judge, when on): question goals answered right, Wilson interval.
 Per scored episode only a few numbers are kept.
 """
 
@@ -73,10 +74,19 @@ class QualityTally:
         self.handling_scores: Counter[int] = Counter()
         self.ast = [0, 0]  # clean goals, checked goals
         self.ast_reasons: Counter[str] = Counter()
+        self.answers = [0, 0]  # answer_match: right question goals, judged ones
 
     def add(
-        self, task_id: str, state: StateVerdict | None, handling: HandlingVerdict | None, ast: AstVerdict | None
+        self,
+        task_id: str,
+        state: StateVerdict | None,
+        handling: HandlingVerdict | None,
+        ast: AstVerdict | None,
+        answers: tuple[int, int] | None = None,
     ) -> None:
+        if answers is not None:
+            self.answers[0] += answers[0]
+            self.answers[1] += answers[1]
         if ast is not None:
             self.ast[0] += ast.clean
             self.ast[1] += ast.checked
@@ -125,4 +135,13 @@ class QualityTally:
             "ast_accuracy_ci95": wilson(self.ast[0], self.ast[1]),
             "ast_goals": self.ast[1],
             "ast_errors": dict(self.ast_reasons.most_common()),
+            **(
+                {
+                    "answer_match": rate(self.answers[0], self.answers[1]),
+                    "answer_match_ci95": wilson(self.answers[0], self.answers[1]),
+                    "answer_match_goals": self.answers[1],
+                }
+                if self.answers[1]
+                else {}
+            ),
         }

@@ -63,6 +63,21 @@ def _fail(message: str, code: int = 2) -> NoReturn:
     raise typer.Exit(code)
 
 
+# Judge settings `squall run` and `squall score` share.
+ErrorJudgeOption = Annotated[
+    str | None, typer.Option(help="embedding | llm | off: scores replies after a failure 1-5 (default embedding)")
+]
+JudgeModelOption = Annotated[
+    str | None, typer.Option(help="Model of the judges that ask one: --error-judge/--answer-judge/--arg-match llm.")
+]
+AnswerJudgeOption = Annotated[
+    str | None, typer.Option(help="off | embedding | llm: question goals' replies vs the gold answer by meaning")
+]
+AnswerThresholdOption = Annotated[
+    float | None, typer.Option(help="Cosine threshold of --answer-judge embedding (default 0.7).")
+]
+
+
 def _param_modes(items: list[str] | None) -> dict[str, str] | None:
     """``--arg-match-param TOOL.PARAM=MODE`` options as the config's table; a malformed one exits 2."""
     if not items:
@@ -145,15 +160,15 @@ def run(
     setup: Annotated[
         str | None, typer.Option(help="cumulative (the agent's own history) | isolated (gold history per turn)")
     ] = None,
-    arg_match: Annotated[str | None, typer.Option(help="exact | normalised | embedding")] = None,
+    arg_match: Annotated[str | None, typer.Option(help="exact | normalised | embedding | llm")] = None,
     arg_match_param: Annotated[
         list[str] | None,
         typer.Option("--arg-match-param", help="TOOL.PARAM=MODE (or *.PARAM, TOOL.*): a parameter's own mode."),
     ] = None,
-    error_judge: Annotated[
-        str | None, typer.Option(help="embedding | llm | off: scores replies after a failure 1-5 (default embedding)")
-    ] = None,
-    judge_model: Annotated[str | None, typer.Option(help="Model of --error-judge llm (default: local).")] = None,
+    error_judge: ErrorJudgeOption = None,
+    judge_model: JudgeModelOption = None,
+    answer_judge: AnswerJudgeOption = None,
+    answer_threshold: AnswerThresholdOption = None,
     embedding_threshold: Annotated[
         float | None, typer.Option(help="Cosine threshold for --arg-match embedding.")
     ] = None,
@@ -207,6 +222,8 @@ def run(
         "embedding_threshold": embedding_threshold,
         "error_judge": error_judge,
         "judge_model": judge_model,
+        "answer_judge": answer_judge,
+        "answer_threshold": answer_threshold,
         "scheduler": scheduler,
         "cache": cache,
         "cache_dir": cache_dir,
@@ -261,12 +278,12 @@ def run(
 def score(
     run_dir: Annotated[Path, typer.Argument(help="A run directory (runs/<run-id>).")],
     arg_match: Annotated[
-        str | None, typer.Option(help="exact | normalised | embedding (default: the run's setting)")
+        str | None, typer.Option(help="exact | normalised | embedding | llm (default: the run's setting)")
     ] = None,
-    error_judge: Annotated[
-        str | None, typer.Option(help="embedding | llm | off: scores replies after a failure 1-5 (default embedding)")
-    ] = None,
-    judge_model: Annotated[str | None, typer.Option(help="Model of --error-judge llm (default: local).")] = None,
+    error_judge: ErrorJudgeOption = None,
+    judge_model: JudgeModelOption = None,
+    answer_judge: AnswerJudgeOption = None,
+    answer_threshold: AnswerThresholdOption = None,
     embedding_threshold: Annotated[
         float | None, typer.Option(help="Cosine threshold for --arg-match embedding (default: the run's).")
     ] = None,
@@ -280,6 +297,8 @@ def score(
             "embedding_threshold": embedding_threshold,
             "error_judge": error_judge,
             "judge_model": judge_model,
+            "answer_judge": answer_judge,
+            "answer_threshold": answer_threshold,
         }
         summary, note = asyncio.run(rescore(run_dir, overrides))
     except _user_errors() as exc:

@@ -189,12 +189,13 @@ class RunConfig(BaseModel):
         "turn the world and history are the gold ones (gold calls replayed with their real results), so one "
         "mistake does not contaminate the next turn's measurement.",
     )
-    arg_match: Literal["exact", "normalised", "embedding"] = Field(
+    arg_match: Literal["exact", "normalised", "embedding", "llm"] = Field(
         default="exact",
         description="How argument values match: exact; normalised (numbers, dates, times, case, punctuation, "
-        "state abbreviations written differently); embedding (normalised, then MiniLM similarity for free text).",
+        "state abbreviations written differently); embedding (normalised, then MiniLM similarity for free text); "
+        "llm (normalised, then the judge model for free text: --judge-model).",
     )
-    arg_match_params: dict[str, Literal["exact", "normalised", "embedding"]] = Field(
+    arg_match_params: dict[str, Literal["exact", "normalised", "embedding", "llm"]] = Field(
         default_factory=dict,
         description="Per-parameter match modes that differ from arg_match: 'tool.param', '*.param' or 'tool.*' -> "
         "mode (the most specific wins).",
@@ -207,7 +208,16 @@ class RunConfig(BaseModel):
     )
     judge_model: str = Field(
         default="local",
-        description="Model the LLM judges run on (--error-judge llm): local (the embedded model) or any model spec.",
+        description="Model the judges that ask a model run on (--error-judge llm, --answer-judge llm, --arg-match "
+        "llm): local (the embedded model) or any model spec.",
+    )
+    answer_judge: Literal["off", "embedding", "llm"] = Field(
+        default="off",
+        description="Question goals' final replies against the gold answer, by meaning (answer_match): embedding "
+        "(MiniLM similarity >= answer_threshold), llm (--judge-model), or off (answer_facts checks facts anyway).",
+    )
+    answer_threshold: float = Field(
+        default=0.7, gt=0, le=1, description="Cosine threshold of --answer-judge embedding."
     )
     backend: Literal["inprocess", "ray"] = Field(
         default="inprocess",

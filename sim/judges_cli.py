@@ -48,8 +48,9 @@ async def _calibrate(cases: list[Any], chosen: list[str], judge_model: str) -> d
 
     from judges.calibration import calibrate
     from judges.error_handling import EmbeddingRater, Rater
+    from judges.error_handling_llm import LLMRater
     from sim.config import RunConfig
-    from sim.judging import open_llm_rater
+    from sim.judging import open_judge_model
 
     raters: list[Rater] = []
     async with AsyncExitStack() as stack:
@@ -62,7 +63,7 @@ async def _calibrate(cases: list[Any], chosen: list[str], judge_model: str) -> d
                 raters.append(EmbeddingRater(Embedder()))
             else:
                 config = RunConfig(judge_model=judge_model, error_judge="llm")
-                raters.append(await stack.enter_async_context(open_llm_rater(config)))
+                raters.append(LLMRater(await stack.enter_async_context(open_judge_model(config))))
         return await calibrate(cases, raters)
 
 

@@ -9,6 +9,7 @@ from contextlib import AsyncExitStack, asynccontextmanager
 from typing import Any
 
 from judges.answer_facts import AnswerFacts
+from judges.answer_semantic import AnswerMatch
 from judges.arg_match import ArgMatcher
 from judges.ast_check import AstChecker
 from judges.call_f1 import CallF1
@@ -17,9 +18,10 @@ from judges.completion import Completion
 from judges.core_api import ConversationSuccess, CoreApiAccuracy
 from judges.decline import DeclineJudge
 from judges.embedding import embedding_available
-from judges.error_handling import BANDS, EmbeddingRater, ErrorHandlingJudge, Rater
+from judges.error_handling import BANDS, EmbeddingRater, ErrorHandlingJudge
 from judges.error_handling_llm import LLMRater
 from judges.failure_stage import FailureStage
+from judges.llm_ask import JudgeModel
 from judges.state import StateMatch
 from sim.config import RunConfig
 from sim.core import EpisodeResult, Judge, Score
@@ -31,7 +33,8 @@ JUDGES_VERSION = 8
 5: a path's own support lookups never count as core calls; 6: a bare scalar reply is text to completion;
 7: judged per goal (a goal may span turns), calls on a value the user took back are superseded; clarification and
 answer_facts (the facts of a question's gold answer in the reply); 8: state_match (the world after the agent's calls
-vs the gold's), error_handling (replies after a failure, 1-5), ast (every error of every call)."""
+vs the gold's), error_handling (replies after a failure, 1-5), ast (every error of every call), answer_match (answers
+by meaning, when asked for), llm argument matching."""
 
 
 def judge_config(config: RunConfig) -> dict[str, Any]:
@@ -40,12 +43,16 @@ def judge_config(config: RunConfig) -> dict[str, Any]:
     settings["arg_match"] = config.arg_match
     if config.arg_match_params:
         settings["arg_match_params"] = dict(sorted(config.arg_match_params.items()))
-    if _uses_embeddings(config):
+    if _match_modes(config) & {"embedding"}:
         settings["embedding_threshold"] = config.embedding_threshold
     settings["error_judge"] = error_judge_mode(config)
     if settings["error_judge"] == "embedding":
         settings["error_bands"] = list(BANDS)
-    elif settings["error_judge"] == "llm":
+    if config.answer_judge != "off":
+        settings["answer_judge"] = config.answer_judge
+        if config.answer_judge == "embedding":
+            settings["answer_threshold"] = config.answer_threshold
+    if uses_judge_model(config):
         settings["judge_model"] = config.judge_model
     return settings
 
@@ -56,6 +63,11 @@ def error_judge_mode(config: RunConfig) -> str:
     if config.error_judge == "embedding" and embedding_available() is not None:
         return "off"
     return config.error_judge
+
+
+def uses_judge_model(config: RunConfig) -> bool:
+    """Whether any judge asks a model: errors, answers or argument values (``--judge-model``)."""
+    return "llm" in (error_judge_mode(config), config.answer_judge, *_match_modes(config))
 
 
 def judge_config_hash(settings: dict[str, Any]) -> str:
@@ -73,55 +85,67 @@ _PLAIN: tuple[
 
 def judge_names(config: RunConfig | None = None) -> list[str]:
     """Every judge of a run (of the default config when none is given), in the order they score."""
+    config = config or RunConfig()
     names = [j.name for j in (*_MATCHING, *_PLAIN)]
-    if error_judge_mode(config or RunConfig()) != "off":
+    if error_judge_mode(config) != "off":
         names.append(ErrorHandlingJudge.name)
+    if config.answer_judge != "off":
+        names.append(AnswerMatch.name)
     return names
 
 
-def _uses_embeddings(config: RunConfig) -> bool:
-    return "embedding" in (config.arg_match, *config.arg_match_params.values())
+def _match_modes(config: RunConfig) -> set[str]:
+    return {config.arg_match, *config.arg_match_params.values()}
 
 
-def build_judges(config: RunConfig, rater: Rater | None = None) -> list[Judge]:
-    """The run's judges. ``rater`` scores error handling where the config asks for an LLM (``open_judges``
-    gives it); the embedding rater shares the matcher's model."""
+def build_judges(config: RunConfig, judge_model: JudgeModel | None = None) -> list[Judge]:
+    """The run's judges. ``judge_model`` is what the judges that ask a model ask (``open_judges`` opens it); the
+    embedding judges share one embedder."""
+    from judges.answer_semantic import EmbeddingAnswers, LLMAnswers
+    from judges.arg_match_llm import LLMValues
+
+    if uses_judge_model(config) and judge_model is None:
+        raise ValueError("a judge that asks a model needs it opened: use open_judges")
+    errors, modes = error_judge_mode(config), _match_modes(config)
     embedder = None
-    mode = error_judge_mode(config)
-    if _uses_embeddings(config) or mode == "embedding":
+    if "embedding" in (errors, config.answer_judge, *modes):
         from judges.embedding import Embedder
 
         embedder = Embedder()
     matcher = ArgMatcher(
         mode=config.arg_match,
         threshold=config.embedding_threshold,
-        embedder=embedder,
+        embedder=embedder if "embedding" in modes else None,
         overrides=tuple(sorted(config.arg_match_params.items())),
+        llm_values=LLMValues(judge_model) if "llm" in modes and judge_model is not None else None,
     )
     judges: list[Judge] = [*(kind(matcher) for kind in _MATCHING), *(kind() for kind in _PLAIN)]
-    if mode == "embedding" and embedder is not None:
-        rater = EmbeddingRater(embedder)
-    if mode != "off":
-        if rater is None:
-            raise ValueError("--error-judge llm needs its model opened: use open_judges")
-        judges.append(ErrorHandlingJudge(rater))
+    if errors == "embedding" and embedder is not None:
+        judges.append(ErrorHandlingJudge(EmbeddingRater(embedder)))
+    elif errors == "llm" and judge_model is not None:
+        judges.append(ErrorHandlingJudge(LLMRater(judge_model)))
+    if config.answer_judge == "embedding" and embedder is not None:
+        judges.append(AnswerMatch(EmbeddingAnswers(embedder, config.answer_threshold)))
+    elif config.answer_judge == "llm" and judge_model is not None:
+        judges.append(AnswerMatch(LLMAnswers(judge_model)))
     return judges
 
 
 @asynccontextmanager
 async def open_judges(config: RunConfig) -> AsyncIterator[list[Judge]]:
-    """The run's judges, with the judge model open while the block runs (``--error-judge llm``)."""
-    if error_judge_mode(config) != "llm":
+    """The run's judges, with the judge model open while the block runs (``--judge-model``, where any judge asks
+    a model)."""
+    if not uses_judge_model(config):
         yield build_judges(config)
         return
-    async with open_llm_rater(config) as rater:
-        yield build_judges(config, rater)
+    async with open_judge_model(config) as judge_model:
+        yield build_judges(config, judge_model)
 
 
 @asynccontextmanager
-async def open_llm_rater(config: RunConfig) -> AsyncIterator[LLMRater]:
-    """The LLM rater on ``config.judge_model``, through a gateway of its own: judges run in this process whatever
-    the backend, so their model calls go from here (role ``judge``, the run's limits, retries and cache)."""
+async def open_judge_model(config: RunConfig) -> AsyncIterator[JudgeModel]:
+    """``config.judge_model``, through a gateway of its own: judges run in this process whatever the backend, so
+    their model calls go from here (role ``judge``, the run's limits, retries and cache)."""
     from sim.core import ModelRequest, ModelResponse, Usage
     from sim.llm.model_access import ModelUnavailable, open_model
     from sim.runner import build_gateway
@@ -138,7 +162,7 @@ async def open_llm_rater(config: RunConfig) -> AsyncIterator[LLMRater]:
         async def complete(request: ModelRequest) -> ModelResponse:
             return await gateway.complete(request, usage)
 
-        yield LLMRater(complete, model, seed=config.seed)
+        yield JudgeModel(complete, model, seed=config.seed)
 
 
 async def judge(result: EpisodeResult, judges: list[Judge], score_set: str) -> list[Score]:
@@ -166,8 +190,9 @@ def judges_in_thread(config: RunConfig) -> bool:
     """Whether the run's judges go to a judge thread (see ``sim.judge_queue``): the embedding matcher runs
     torch (≥3.6 ms per episode, far more for new texts); the exact judges cost ~0.25 ms and stay on the loop.
     The embedding error-handling judge needs no thread: it embeds in ``asyncio.to_thread``, and only on goals where
-    a call failed. An LLM judge awaits the gateway, on the loop it was opened on: then every judge stays there."""
-    return _uses_embeddings(config) and error_judge_mode(config) != "llm"
+    a call failed (the answer judge likewise). A judge that asks a model awaits the gateway, on the loop it was
+    opened on: then every judge stays there."""
+    return "embedding" in _match_modes(config) and not uses_judge_model(config)
 
 
 def _setup(store: RunStore) -> str | None:

@@ -1,7 +1,8 @@
 """``squall report RUN_DIR --compare OTHER``: two runs side by side.
 
 Headline numbers are shown for each run as it is (each over its own denominators). The per-episode judges are
-compared on the episodes both runs hold (paired by episode_id: same task, trial and seed), as the difference
+compared on the episodes both runs hold (paired by episode_id: task, variant, user label and trial — the same
+seed only where both runs used the same root seed, which is warned about otherwise), as the difference
 this run − other with a paired bootstrap interval that resamples tasks, since a task's episodes are not
 independent draws. Streams: one run's scores are held as (task, value) per episode and judge, the other's are
 read one at a time."""
@@ -48,6 +49,24 @@ class Comparison:
     paired: int = 0
     only_this: int = 0
     only_other: int = 0
+    warnings: list[str] = field(default_factory=list)
+    """Settings that differ between the runs and change what a pair means (not the agent: that is compared)."""
+
+
+PAIRING_FIELDS = ("seed", "world", "user", "setup", "stressors", "stressor_mode", "max_turns", "max_steps")
+"""Run settings under which a paired episode is the same episode: its world, stressor draws, user and limits."""
+
+
+def _pairing_warnings(this: RunStore, other: RunStore) -> list[str]:
+    try:
+        a, b = this.manifest()["config"], other.manifest()["config"]
+    except Exception:  # hand-built stores have no run manifest
+        return []
+    return [
+        f"{name} differs ({a.get(name)!r} vs {b.get(name)!r}): paired episodes did not run under the same conditions"
+        for name in PAIRING_FIELDS
+        if a.get(name) != b.get(name)
+    ]
 
 
 def _values(store: RunStore, score_set: str) -> dict[str, dict[str, tuple[str, float | None]]]:
@@ -95,6 +114,7 @@ def compare_runs(
     paired = this_ids & other_ids
     cmp = Comparison(this_dir.name, other_dir.name, paired=len(paired))
     cmp.only_this, cmp.only_other = len(this_ids - paired), len(other_ids - paired)
+    cmp.warnings = _pairing_warnings(this, other)
     del this_ids, other_ids
     this_rows = {r[0]: r for r in headline_rows(this_summary)}
     other_rows = {r[0]: r for r in headline_rows(other_summary)}
@@ -140,6 +160,8 @@ def render_comparison(cmp: Comparison, console: Console) -> None:
         t.add_row(d.judge, str(d.pairs), str(d.tasks), pct(d.this), pct(d.other), *_diff_text(d))
     console.print(t)
     console.print(paired_line(cmp))
+    for warning in cmp.warnings:
+        console.print(f"[yellow]warning:[/] {warning}")
 
 
 def comparison_html(cmp: Comparison) -> str:
@@ -154,6 +176,7 @@ def comparison_html(cmp: Comparison) -> str:
         + "<h3>Paired per-episode judges</h3>"
         + paired
         + f'<p class="note" id="paired-note">{escape(paired_line(cmp))}</p>'
+        + "".join(f'<p class="note warning">Warning: {escape(w)}</p>' for w in cmp.warnings)
     )
 
 

@@ -30,6 +30,11 @@ def quality_rows(summary: dict[str, Any]) -> list[list[str]]:
             ["collateral damage", str(summary.get("collateral_damage_episodes", 0)), "",
              f"episodes of {summary['state_episodes']}"]
         )  # fmt: skip
+    if summary.get("answer_match_goals"):
+        rows.append(
+            ["answers by meaning", pct(summary["answer_match"]), ci_text(summary.get("answer_match_ci95")),
+             f"{summary['answer_match_goals']} question goals"]
+        )  # fmt: skip
     if summary.get("error_handling_goals"):
         score = summary.get("error_handling_score")
         spread = " ".join(f"{k}:{v}" for k, v in (summary.get("error_handling_scores") or {}).items())

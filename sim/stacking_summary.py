@@ -41,8 +41,11 @@ def stacking_summary(store: RunStore, score_set: str) -> dict[str, object] | Non
         return None
     verdicts: dict[str, list[float | None]] = {}
     for score in store.iter_scores(score_set):
-        if score.judge == "core_api_accuracy" and not score.judge_fault:
-            verdicts[score.episode_id] = list(score.per_turn)  # the newest verdict wins
+        if score.judge == "core_api_accuracy":  # the newest verdict wins; a newer judge fault is no verdict
+            if score.judge_fault:
+                verdicts.pop(score.episode_id, None)
+            else:
+                verdicts[score.episode_id] = list(score.per_turn)
     tally = [[0.0, 0] for _ in range(TOP + 1)]  # right goals, scored goals
     for ep in store.iter_episodes(_FiredOutline):
         per_goal = verdicts.get(ep.episode_id)

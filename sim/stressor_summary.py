@@ -43,8 +43,11 @@ def stressor_summary(store: RunStore, score_set: str) -> dict[str, Any] | None:
     per_turn: dict[tuple[str, str, int, str], PerTurn] = {}
     declined: dict[tuple[str, str, int, str], PerTurn] = {}
     for score in store.iter_scores(score_set):
-        if score.judge == "core_api_accuracy" and not score.judge_fault:
-            per_turn[split_episode_id(score.episode_id)] = list(score.per_turn)
+        if score.judge == "core_api_accuracy":  # the newest verdict wins; a newer judge fault is no verdict
+            if score.judge_fault:
+                per_turn.pop(split_episode_id(score.episode_id), None)
+            else:
+                per_turn[split_episode_id(score.episode_id)] = list(score.per_turn)
         elif score.judge == "decline" and score.per_turn:
             declined[split_episode_id(score.episode_id)] = list(score.per_turn)
     for key, verdicts in declined.items():  # on a decline turn, right is declining right

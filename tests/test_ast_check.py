@@ -116,3 +116,76 @@ def test_reason_and_type_names() -> None:
         "array",
         "object",
     ]
+
+
+class FollowsTheDocsFirst:
+    """On the first goal, first sends what the docs it was shown say (``first``: gold call -> the call the docs
+    give), then the gold; the oracle after that."""
+
+    name = "docs-first"
+
+    def __init__(self, first: dict[str, ToolCall]) -> None:
+        self.first = first
+
+    async def respond(
+        self, history: Sequence[Event], tools: Sequence[ToolSpec], instructions: str, runtime: AgentRuntime
+    ) -> str:
+        if runtime.goal != 0:
+            return await OracleAgent().respond(history, tools, instructions, runtime)
+        for step, gold in enumerate(runtime.task.turns[0].gold, 1):
+            if gold.name in self.first:
+                await runtime.call(self.first[gold.name], step=step)
+            await runtime.call(ToolCall(id="", name=gold.name, arguments=dict(gold.arguments)), step=step)
+        return "Done."
+
+
+async def stressed(pack_name: str, scenario: str, task: object, agent: object) -> list[Score]:
+    from judges.core_api import CoreApiAccuracy
+    from worlds.stressors.catalog import build_stressors
+
+    pack = load_world(pack_name)
+    tools = [s.name for s in pack.new_world(0).specs()]
+    result = await run_episode(
+        EpisodeSpec(task=task, trial=0, seed=1),  # type: ignore[arg-type]
+        pack,
+        agent,  # type: ignore[arg-type]
+        ScriptedUser(parse_user_spec("scripted")),
+        build_stressors([scenario], 1, tools),
+        Gateway(),
+        EpisodeLimits(),
+        ("a", "u"),
+    )
+    return [await AstChecker(ArgMatcher()).score(result), await CoreApiAccuracy(ArgMatcher()).score(result)]
+
+
+async def test_a_call_a_drifted_server_refused_is_not_an_error_of_the_agent() -> None:
+    task = next(t for t in HOME.tasks() if any(c.name == "activate_scene" for c in t.turns[0].gold))
+    scene = next(c for c in task.turns[0].gold if c.name == "activate_scene")
+    agent = FollowsTheDocsFirst(
+        {"activate_scene_v2": ToolCall(id="", name="activate_scene", arguments=scene.arguments)}
+    )
+    ast, core = await stressed("smart_home", "drift.scene_v2", task, agent)
+    assert core.per_turn[0] == 1.0 and ast.per_turn[0] == 1.0 and goal0(ast) == []
+
+
+async def test_a_call_a_limitation_refused_is_not_a_wrong_count() -> None:
+    pack = load_world("multidomain")
+    task = next(
+        t
+        for t in pack.tasks()
+        if any(c.name == "get_weather_forecast" and (c.arguments.get("days") or 0) > 3 for c in t.turns[0].gold)
+    )
+    asked = next(c for c in task.turns[0].gold if c.name == "get_weather_forecast")
+    agent = FollowsTheDocsFirst({asked.name: ToolCall(id="", name=asked.name, arguments=asked.arguments)})
+    ast, core = await stressed("multidomain", "limitation.forecast_three_days", task, agent)
+    assert core.per_turn[0] == 1.0 and ast.per_turn[0] == 1.0 and goal0(ast) == []
+
+
+def test_non_finite_numbers_are_type_errors_not_crashes() -> None:
+    from judges.ast_check import schema_errors
+
+    spec = next(s for s in HOME.new_world(0).specs() if s.name == "set_brightness")
+    call = ToolCall(id="c", name="set_brightness", arguments={"device_id": LIGHT, "level": float("nan")})
+    assert schema_errors(call, spec) == ["ast:type_error:level"]
+    call = ToolCall(id="c", name="set_brightness", arguments={"device_id": LIGHT, "level": float("inf")})
+    assert schema_errors(call, spec) == ["ast:type_error:level"]

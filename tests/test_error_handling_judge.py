@@ -223,3 +223,14 @@ async def test_squall_score_with_an_llm_judge_over_http_rates_every_failure_goal
     assert judged and all(s.details["mode"] == "llm" and set(s.details["scores"].values()) == {2} for s in judged)
     assert all(s.details["reasons"][g] == "claims it is done" for s in judged for g in s.details["reasons"])
     assert summary["error_handling_score"] == 2.0 and summary["error_handling_goals"] >= len(judged)
+
+
+async def test_a_failure_no_stressor_made_is_not_an_error_handling_goal() -> None:
+    stressed = await play(OracleAgent(), ("outage.impossible",))
+    cases = error_cases(stressed)
+    assert cases
+    # The same trace with the injected failures made the world's own (no scenario fired): nothing to judge, apart
+    # from the decline goals, where nothing could do what the user asked.
+    plain = [ev.model_copy(update={"scenarios": []}) for ev in stressed.events]
+    declines = [g for g, t in enumerate(stressed.task.turns) if t.outcome == "decline"]
+    assert [c.goal for c in error_cases(stressed.model_copy(update={"events": plain}))] == declines
