@@ -151,6 +151,19 @@ def test_compare_disjoint_runs_pairs_nothing(runs: Path, tmp_path: Path) -> None
     assert "0 episodes paired" in " ".join(out.split())
 
 
+def test_compare_warns_when_a_pair_is_not_the_same_episode(runs: Path, tmp_path: Path) -> None:
+    same = compare_runs(
+        runs / "oracle", summary_of(runs / "oracle", None), runs / "oracle", summary_of(runs / "oracle", None)
+    )
+    assert same.warnings == []
+    other = copy_run(runs / "oracle", tmp_path / "reseeded")
+    manifest = json.loads((other / "manifest.json").read_text())
+    manifest["config"]["seed"] = 99
+    (other / "manifest.json").write_text(json.dumps(manifest))
+    cmp = compare_runs(runs / "oracle", summary_of(runs / "oracle", None), other, summary_of(other, None))
+    assert cmp.paired == 20 and [w.split(" (")[0] for w in cmp.warnings] == ["seed differs"]
+
+
 # ---------------------------------------------------------------- headless Chromium
 
 
