@@ -44,14 +44,10 @@ class EmbeddingAnswers:
         self._embedder = embedder
         self.threshold = threshold
 
-    def similarity(self, a: str, b: str) -> float:
-        va, vb = self._embedder.encode([a])[0], self._embedder.encode([b])[0]
-        return round(float((va * vb).sum()), 4)
-
     async def correct(self, question: str, gold: str, reply: str) -> tuple[bool, str]:
         if not reply.strip():
             return False, "no reply"
-        similarity = await asyncio.to_thread(self.similarity, reply, gold)
+        similarity = await asyncio.to_thread(self._embedder.similarity_alone, reply, gold)
         return similarity >= self.threshold, f"similarity {similarity:.3f} (threshold {self.threshold})"
 
 

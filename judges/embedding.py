@@ -96,6 +96,12 @@ class Embedder:
         va, vb = self.encode([a, b])
         return float(np.clip(np.dot(va, vb), -1.0, 1.0))
 
+    def similarity_alone(self, a: str, b: str) -> float:
+        """Cosine similarity with each text embedded in a batch of its own, rounded to 4 places: padding depends on
+        the batch, so a judge whose verdict must be the same on a re-score embeds this way."""
+        va, vb = self.encode([a])[0], self.encode([b])[0]
+        return round(float(np.clip(np.dot(va, vb), -1.0, 1.0)), 4)
+
     def _remember(self, fresh: dict[str, np.ndarray]) -> None:
         self._cache.update(fresh)
         overflow = len(self._cache) - self._max_cache

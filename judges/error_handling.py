@@ -110,8 +110,8 @@ def band(similarity: float, bands: Sequence[float] = BANDS) -> int:
 
 
 class EmbeddingRater:
-    """Similarity of the reply to the reference, in bands. Each text is embedded alone (a batch of one), so a
-    re-score computes the very same number as the run did."""
+    """Similarity of the reply to the reference, in bands (``Embedder.similarity_alone``: a re-score computes the
+    very same number as the run did)."""
 
     mode = "embedding"
 
@@ -120,9 +120,7 @@ class EmbeddingRater:
         self._bands = tuple(bands)
 
     def similarity(self, reply: str, reference: str) -> float:
-        a = self._embedder.encode([reply])[0]
-        b = self._embedder.encode([reference])[0]
-        return round(float((a * b).sum()), 4)
+        return self._embedder.similarity_alone(reply, reference)
 
     async def rate(self, case: ErrorCase) -> Rating:
         if not case.reply.strip():

@@ -49,7 +49,7 @@ async def _calibrate(cases: list[Any], chosen: list[str], judge_model: str) -> d
     from judges.calibration import calibrate
     from judges.error_handling import EmbeddingRater, Rater
     from judges.error_handling_llm import LLMRater
-    from sim.config import RunConfig
+    from sim.config import ConfigError, RunConfig
     from sim.judging import open_judge_model
 
     raters: list[Rater] = []
@@ -59,18 +59,12 @@ async def _calibrate(cases: list[Any], chosen: list[str], judge_model: str) -> d
                 from judges.embedding import Embedder, embedding_available
 
                 if (reason := embedding_available()) is not None:
-                    raise _config_error(f"--raters embedding: {reason}")
+                    raise ConfigError(f"--raters embedding: {reason}")
                 raters.append(EmbeddingRater(Embedder()))
             else:
                 config = RunConfig(judge_model=judge_model, error_judge="llm")
                 raters.append(LLMRater(await stack.enter_async_context(open_judge_model(config))))
         return await calibrate(cases, raters)
-
-
-def _config_error(message: str) -> Exception:
-    from sim.config import ConfigError
-
-    return ConfigError(message)
 
 
 def _print(report: dict[str, Any]) -> None:

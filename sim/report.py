@@ -7,24 +7,9 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from sim.report_rows import CLUSTERED_NOTE, ast_reason_line, ci_text, headline_rows, pct, ratio_ci
 
-def pct(value: float | None) -> str:
-    return "n/a" if value is None else f"{100 * value:.1f}%"
-
-
-def ci_text(ci: list[float] | tuple[float, float] | None) -> str:
-    return "" if not ci else f"[{100 * ci[0]:.1f}, {100 * ci[1]:.1f}]"
-
-
-def ratio_ci(ci: list[float] | None) -> str:
-    return "" if not ci else f"[{ci[0]:.3f}, {ci[1]:.3f}]"
-
-
-def _mean_sd(spread: dict[str, Any]) -> str:
-    if spread.get("mean") is None:
-        return "n/a"
-    sd = spread.get("sd")
-    return pct(spread["mean"]) + ("" if sd is None else f" ± {100 * sd:.1f}")
+__all__ = ["ci_text", "pct", "ratio_ci", "render"]
 
 
 DETAILED_TYPES = ("drift", "perturb")
@@ -37,33 +22,8 @@ def render(summary: dict[str, Any], console: Console) -> None:
     head.add_column("value", justify="right")
     head.add_column("95% CI", justify="right")
     head.add_column("over", justify="right")
-    head.add_row(
-        "core API accuracy",
-        pct(summary["core_api_accuracy"]),
-        ci_text(summary.get("core_api_accuracy_ci95_clustered") or summary.get("core_api_accuracy_ci95")),
-        f"{summary.get('scored_turns', 0)} turns",
-    )
-    head.add_row(
-        "conversation success",
-        pct(summary["conversation_success"]),
-        ci_text(summary.get("conversation_success_ci95_clustered") or summary.get("conversation_success_ci95")),
-        f"{summary.get('scored_episodes', 0)} episodes",
-    )
-    for k, v in (summary.get("pass_hat_k") or {}).items():
-        if k != "1":
-            head.add_row(f"pass^{k}", pct(v), "", "tasks")
-    _stress_rows(head, summary)
-    _answer_rows(head, summary)
-    from sim.report_quality import CLUSTERED_NOTE, ast_reason_line, quality_rows  # it imports this module's helpers
-
-    for row in quality_rows(summary):
+    for row in headline_rows(summary):
         head.add_row(*row)
-    if summary.get("setup"):
-        head.add_row("setup", str(summary["setup"]), "", "")
-    head.add_row(
-        "episodes finished / planned", f"{summary['episodes']} / {summary.get('planned_episodes', '?')}", "", ""
-    )
-    head.add_row("failed episodes (not scored)", str(summary["failed_episodes"]), "", "")
     console.print(head)
     if summary.get("core_api_accuracy_ci95_clustered"):
         console.print(f"  95% CIs over {summary.get('tasks_scored')} tasks: {CLUSTERED_NOTE}")
@@ -188,88 +148,6 @@ def _user_table(users: dict[str, Any] | None, console: Console) -> None:
     console.print(t)
     if line := coreferential_line(users):
         console.print(line)
-
-
-def _stress_rows(head: Table, summary: dict[str, Any]) -> None:
-    """Headline rows of the stressed and impossible conditions, each with its denominator."""
-    trials = summary.get("over_trials") or {}
-    if len(trials.get("trials") or ()) >= 2:
-        n = f"{len(trials['trials'])} trials"
-        head.add_row("core API accuracy, mean ± sd", _mean_sd(trials["core_api_accuracy"]), "", n)
-        head.add_row("conversation success, mean ± sd", _mean_sd(trials["conversation_success"]), "", n)
-    if "solvable_pass_rate" in summary:
-        head.add_row(
-            "solvable pass rate",
-            pct(summary["solvable_pass_rate"]),
-            ci_text(summary.get("solvable_pass_rate_ci95")),
-            f"{summary.get('solvable_episodes', 0)} episodes w/o decline turn",
-        )
-    give_up = summary.get("give_up") or {}
-    if give_up.get("decline_turns"):
-        head.add_row(
-            "give-up rate",
-            pct(give_up["rate"]),
-            ci_text(give_up.get("ci95")),
-            f"{give_up['decline_turns']} decline turns",
-        )
-        mean = give_up.get("mean_turns_to_give_up")
-        head.add_row(
-            "turns to give up, mean",
-            "n/a" if mean is None else f"{mean:.2f}",
-            "",
-            f"{give_up['gave_up_episodes']} episodes; {give_up['never_gave_up']} never gave up",
-        )
-        head.add_row("looping rate", pct(give_up.get("looping_rate")), "", f"{give_up['decline_turns']} decline turns")
-        head.add_row(
-            "invented-call rate",
-            pct(give_up.get("invented_call_rate")),
-            "",
-            f"{give_up['decline_turns']} decline turns",
-        )
-    recovery = summary.get("recovery") or {}
-    if recovery.get("turns_after_failure"):
-        head.add_row(
-            "recovery after a failed call",
-            pct(recovery["rate"]),
-            ci_text(recovery.get("ci95")),
-            f"{recovery['turns_after_failure']} turns",
-        )
-
-
-def _answer_rows(head: Table, summary: dict[str, Any]) -> None:
-    """Completion, call F1, stuck and out-of-budget rows, where the run has them."""
-    if summary.get("answer_facts_turns"):
-        head.add_row(
-            "answer facts (gold answer stated)",
-            pct(summary["answer_facts"]),
-            ci_text(summary.get("answer_facts_ci95")),
-            f"{summary['answer_facts_turns']} question goals",
-        )
-    if summary.get("completion_turns"):
-        head.add_row(
-            "completion (exact answer)",
-            pct(summary["completion"]),
-            ci_text(summary.get("completion_ci95")),
-            f"{summary['completion_turns']} answer turns",
-        )
-    f1 = summary.get("call_f1") or {}
-    if f1.get("episodes"):
-        for kind in ("intent", "slot"):
-            prf = f1[kind]
-            head.add_row(
-                f"{kind} F1 (P / R)",
-                pct(prf["f1"]),
-                f"{pct(prf['precision'])} / {pct(prf['recall'])}",
-                f"{f1['counts'][kind][2]} gold {'calls' if kind == 'intent' else 'slots'}",
-            )
-    stuck = summary.get("stuck") or {}
-    if stuck.get("episodes"):
-        reasons = ", ".join(f"{k} {v}" for k, v in stuck["by_reason"].items() if v)
-        head.add_row("stuck episodes", str(stuck["episodes"]), "", f"{stuck['turns']} turns: {reasons}")
-    budget = summary.get("out_of_budget") or {}
-    if budget.get("episodes"):
-        parts = ", ".join(f"{k} {budget[k]}" for k in ("step_limit", "turn_limit", "timeout") if budget.get(k))
-        head.add_row("out-of-budget episodes", str(budget["episodes"]), "", parts)
 
 
 def _share_table(counts: dict[str, int] | None, title: str, label: str, console: Console) -> None:

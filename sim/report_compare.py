@@ -17,9 +17,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from judges.stats import paired_difference
-from sim.report import pct
-from sim.report_html import headline_rows, table
-from sim.store import EpisodeKey, RunStore
+from sim.report_html import table
+from sim.report_rows import headline_rows, pct
+from sim.store import EpisodeKey, RunStore, StoreError
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -60,7 +60,7 @@ PAIRING_FIELDS = ("seed", "world", "user", "setup", "stressors", "stressor_mode"
 def _pairing_warnings(this: RunStore, other: RunStore) -> list[str]:
     try:
         a, b = this.manifest()["config"], other.manifest()["config"]
-    except Exception:  # hand-built stores have no run manifest
+    except StoreError:  # hand-built stores have no run manifest
         return []
     return [
         f"{name} differs ({a.get(name)!r} vs {b.get(name)!r}): paired episodes did not run under the same conditions"

@@ -14,16 +14,13 @@ from pathlib import Path
 from typing import Any
 
 from sim.core.files import write_text_atomic
-from sim.report import DETAILED_TYPES, USER_COLUMNS, ci_text, coreferential_line, pct, ratio_ci, user_cells
+from sim.report import DETAILED_TYPES, USER_COLUMNS, coreferential_line, user_cells
 from sim.report_episodes import DEFAULT_CAP, EpisodeSample, collect_episodes
-from sim.report_quality import CLUSTERED_NOTE, ast_reason_line, quality_rows
+from sim.report_rows import CLUSTERED_NOTE, ast_reason_line, headline_rows, pct, ratio_ci
 from sim.report_svg import bar_chart
 from sim.store import RunStore, StoreError
 
 REPORT = "report.html"
-COVERED = {"core_api_accuracy", "conversation_success", "solvable_pass_rate", "answer_facts", "completion"}
-COVERED |= {"ast_accuracy", "state_match", "state_end_match", "error_handling", "error_handling_score", "scored"}
-"""Rates with a headline row of their own; any other rate with a count beside it gets a generic row."""
 
 
 def _asset(name: str) -> str:
@@ -38,72 +35,6 @@ def table(header: list[str], rows: list[list[str]], cls: str = "") -> str:
         for r in rows
     )
     return f'<table class="{cls}"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
-
-
-def headline_rows(summary: dict[str, Any]) -> list[list[str]]:
-    """[metric, value, 95% CI, over] for every headline number the summary has, each with its denominator."""
-    s = summary
-    rows = [
-        ["core API accuracy", pct(s.get("core_api_accuracy")),
-         ci_text(s.get("core_api_accuracy_ci95_clustered") or s.get("core_api_accuracy_ci95")),
-         f"{s.get('scored_turns', 0)} goals"],
-        ["conversation success", pct(s.get("conversation_success")),
-         ci_text(s.get("conversation_success_ci95_clustered") or s.get("conversation_success_ci95")),
-         f"{s.get('scored_episodes', 0)} episodes"],
-    ]  # fmt: skip
-    rows += [[f"pass^{k}", pct(v), "", "tasks"] for k, v in (s.get("pass_hat_k") or {}).items() if k != "1"]
-    if s.get("solvable_episodes"):
-        rows.append(["solvable pass rate", pct(s.get("solvable_pass_rate")), ci_text(s.get("solvable_pass_rate_ci95")),
-                     f"{s['solvable_episodes']} episodes w/o decline turn"])  # fmt: skip
-    for key, label, unit in (
-        ("answer_facts", "answer facts (gold answer stated)", "question goals"),
-        ("completion", "completion (exact answer)", "answer turns"),
-    ):
-        if s.get(f"{key}_turns"):
-            rows.append([label, pct(s.get(key)), ci_text(s.get(f"{key}_ci95")), f"{s[f'{key}_turns']} {unit}"])
-    give_up = s.get("give_up") or {}
-    if give_up.get("decline_turns"):
-        n = f"{give_up['decline_turns']} decline turns"
-        rows.append(["give-up rate", pct(give_up.get("rate")), ci_text(give_up.get("ci95")), n])
-        rows.append(["looping rate", pct(give_up.get("looping_rate")), "", n])
-        rows.append(["invented-call rate", pct(give_up.get("invented_call_rate")), "", n])
-    recovery = s.get("recovery") or {}
-    if recovery.get("turns_after_failure"):
-        rows.append(["recovery after a failed call", pct(recovery.get("rate")), ci_text(recovery.get("ci95")),
-                     f"{recovery['turns_after_failure']} turns"])  # fmt: skip
-    f1 = s.get("call_f1") or {}
-    if f1.get("episodes"):
-        for kind in ("intent", "slot"):
-            prf = f1[kind]
-            rows.append([f"{kind} F1 (P / R)", pct(prf["f1"]), f"{pct(prf['precision'])} / {pct(prf['recall'])}",
-                         f"{f1['counts'][kind][2]} gold {'calls' if kind == 'intent' else 'slots'}"])  # fmt: skip
-    rows += quality_rows(s)
-    rows += _generic_rows(s)
-    trials = s.get("over_trials") or {}
-    if len(trials.get("trials") or ()) >= 2:
-        for key in ("core_api_accuracy", "conversation_success"):
-            spread = trials.get(key) or {}
-            sd = spread.get("sd")
-            value = pct(spread.get("mean")) + ("" if sd is None else f" ± {100 * sd:.1f}")
-            rows.append([f"{key.replace('_', ' ')}, mean ± sd", value, "", f"{len(trials['trials'])} trials"])
-    rows.append(["episodes finished / planned", f"{s.get('episodes')} / {s.get('planned_episodes', '?')}", "", ""])
-    rows.append(["failed episodes (not scored)", str(s.get("failed_episodes", 0)), "", ""])
-    return rows
-
-
-def _generic_rows(summary: dict[str, Any]) -> list[list[str]]:
-    """Rates this module has no row for (a judge added later): a value in [0, 1] with a count key beside it."""
-    rows = []
-    for key, value in summary.items():
-        if key in COVERED or isinstance(value, bool) or not isinstance(value, float) or not 0 <= value <= 1:
-            continue
-        for unit in ("turns", "goals", "episodes"):
-            n = summary.get(f"{key}_{unit}")
-            if isinstance(n, int) and n:
-                ci = summary.get(f"{key}_ci95_clustered") or summary.get(f"{key}_ci95")
-                rows.append([key.replace("_", " "), pct(value), ci_text(ci), f"{n} {unit}"])
-                break
-    return rows
 
 
 def _counts_chart(counts: dict[str, int] | None, title: str) -> tuple[str, str]:

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from sim.report import USER_COLUMNS, ci_text, coreferential_line, pct, ratio_ci, user_cells
-from sim.report_quality import CLUSTERED_NOTE, ast_reason_line, quality_rows
+from sim.report import USER_COLUMNS, coreferential_line, user_cells
+from sim.report_rows import CLUSTERED_NOTE, ast_reason_line, ci_text, headline_rows, pct, ratio_ci
 
 
 def _table(header: list[str], rows: list[list[str]]) -> list[str]:
@@ -24,54 +24,7 @@ def markdown_summary(summary: dict[str, Any]) -> str:
     """The summary as Markdown."""
     lines = [f"# squall run {summary.get('run_id', '')}", ""]
     clustered = summary.get("core_api_accuracy_ci95_clustered")
-    rows = [
-        [
-            "core API accuracy",
-            pct(summary.get("core_api_accuracy")),
-            ci_text(clustered or summary.get("core_api_accuracy_ci95")),
-            f"{summary.get('scored_turns', 0)} goals",
-        ],
-        [
-            "conversation success",
-            pct(summary.get("conversation_success")),
-            ci_text(summary.get("conversation_success_ci95_clustered") or summary.get("conversation_success_ci95")),
-            f"{summary.get('scored_episodes', 0)} episodes",
-        ],
-    ]
-    for k, v in (summary.get("pass_hat_k") or {}).items():
-        if k != "1":
-            rows.append([f"pass^{k}", pct(v), "", "tasks"])
-    if summary.get("solvable_episodes"):
-        rows.append(
-            [
-                "solvable pass rate",
-                pct(summary.get("solvable_pass_rate")),
-                ci_text(summary.get("solvable_pass_rate_ci95")),
-                f"{summary['solvable_episodes']} episodes",
-            ]
-        )
-    give_up = summary.get("give_up") or {}
-    if give_up.get("decline_turns"):
-        rows.append(
-            [
-                "give-up rate",
-                pct(give_up["rate"]),
-                ci_text(give_up.get("ci95")),
-                f"{give_up['decline_turns']} decline turns",
-            ]
-        )
-    for key, label, unit in (
-        ("answer_facts", "answer facts", "question goals"),
-        ("completion", "completion (exact answer)", "answer turns"),
-    ):
-        turns = summary.get(f"{key}_turns")
-        if turns:
-            rows.append([label, pct(summary.get(key)), ci_text(summary.get(f"{key}_ci95")), f"{turns} {unit}"])
-    rows += quality_rows(summary)
-    rows.append(
-        ["episodes finished / planned", f"{summary.get('episodes')} / {summary.get('planned_episodes')}", "", ""]
-    )
-    rows.append(["failed episodes (not scored)", str(summary.get("failed_episodes", 0)), "", ""])
+    rows = headline_rows(summary)
     lines += _table(["metric", "value", "95% CI", "over"], rows)
     if clustered:
         lines += [

@@ -12,7 +12,7 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 from judges.stats import rate, wilson
-from sim.store import RunStore
+from sim.store import RunStore, StoreError
 
 TOP = 3
 """Goals with this many fired scenarios or more share the last row."""
@@ -35,7 +35,7 @@ def stacking_summary(store: RunStore, score_set: str) -> dict[str, object] | Non
     """Rows by scenarios fired per goal; None for runs that stacked no stressor."""
     try:
         config = store.manifest()["config"]
-    except Exception:  # hand-built stores have no run manifest
+    except StoreError:  # hand-built stores have no run manifest
         return None
     if not config.get("stressors") or config.get("stressor_mode", "cumulative") != "cumulative":
         return None

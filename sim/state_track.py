@@ -49,8 +49,6 @@ def _compact(state: GoalState, whole: bool) -> GoalState:
 
 class StateTracker:
     def __init__(self, pack: WorldPack, seed: int, task: Task, world: World, unstressed: Task | None = None) -> None:
-        if task_state(world) is None:
-            raise ValueError("the world has no task state")
         self._pack, self._seed = pack, seed
         self._task = task
         self._unstressed = unstressed if unstressed is not None and len(unstressed.turns) == len(task.turns) else None
@@ -61,7 +59,7 @@ class StateTracker:
     def for_world(
         cls, pack: WorldPack, seed: int, task: Task, world: World, unstressed: Task | None = None
     ) -> StateTracker | None:
-        """A tracker when the world offers a task state, else None (nothing to judge)."""
+        """A tracker when the world offers a task state, else None (nothing to judge): build trackers this way."""
         return cls(pack, seed, task, world, unstressed) if task_state(world) is not None else None
 
     @property
