@@ -9,7 +9,7 @@ help:
 	@echo "make setup       install into $(VENV) (idempotent)"
 	@echo "make quickstart  setup, then run the default simulation on the embedded local model"
 	@echo "make test        setup, then run the test suite"
-	@echo "make lint        ruff check, ruff format --check, mypy"
+	@echo "make lint        ruff check, ruff format --check, mypy, import-linter (the layer contracts)"
 
 setup:
 	@bash scripts/setup.sh
@@ -28,3 +28,4 @@ lint: setup
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy
+	$(VENV)/bin/lint-imports

@@ -22,7 +22,7 @@ from judges.trace_view import agent_events, score_for, unscoreable
 from sim.core import EpisodeResult, Score
 
 if TYPE_CHECKING:
-    from judges.embedding import Embedder
+    from sim.core.embedding import Embedder
 
 ANSWER_RUBRIC = """You check whether an AI assistant's reply answers the user's question correctly. You are given the \
 question, a reference answer with the correct facts, and the reply. The reply is correct when it states the \

@@ -30,15 +30,12 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from typing import Any, Literal, Protocol
 
 import numpy as np
 
 from judges.value_normalise import same_number_and_text, same_text
 from sim.core import EpisodeResult
-
-if TYPE_CHECKING:
-    from judges.arg_match_llm import LLMValues
 
 MatchMode = Literal["exact", "normalised", "embedding", "llm"]
 MATCH_MODES: tuple[MatchMode, ...] = ("exact", "normalised", "embedding", "llm")
@@ -48,11 +45,19 @@ _CONSTRAINTS = ("enum", "const", "format", "pattern")
 
 
 class TextEmbedder(Protocol):
-    """What the matcher needs from an embedder (``judges.embedding.Embedder`` is one)."""
+    """What the matcher needs from an embedder (``sim.core.embedding.Embedder`` is one)."""
 
     def encode(self, texts: Sequence[str]) -> np.ndarray: ...
 
     def similarity(self, a: str, b: str) -> float: ...
+
+
+class ValueVerdicts(Protocol):
+    """A model's verdicts on value pairs, asked before judging (``judges.arg_match_llm.LLMValues`` is one)."""
+
+    def decided(self, a: str, b: str) -> bool: ...
+
+    async def prepare(self, matcher: ArgMatcher, result: EpisodeResult) -> None: ...
 
 
 def normalise(value: Any) -> Any:
@@ -75,7 +80,7 @@ class ArgMatcher:
     embedder: TextEmbedder | None = None
     overrides: tuple[tuple[str, MatchMode], ...] = ()
     """(``tool.param`` | ``*.param`` | ``tool.*``, mode): parameters matched otherwise than ``mode``."""
-    llm_values: LLMValues | None = None
+    llm_values: ValueVerdicts | None = None
     """The model's verdicts on value pairs; required where any mode is llm (``judges.arg_match_llm``)."""
 
     def __post_init__(self) -> None:
@@ -87,7 +92,7 @@ class ArgMatcher:
             raise ValueError("--arg-match llm needs a judge model (--judge-model)")
         wants_embedder = "embedding" in (self.mode, *(m for _, m in self.overrides))
         if wants_embedder and self.embedder is None:
-            from judges.embedding import Embedder  # heavy dependencies: only when asked for
+            from sim.core.embedding import Embedder  # heavy dependencies: only when asked for
 
             object.__setattr__(self, "embedder", Embedder())
 
@@ -120,7 +125,7 @@ class ArgMatcher:
         """Whether the agent's arguments match the gold ones, and the ``args:<reason>:<key>`` codes if not.
         ``accepted``: other values each parameter may take (``GoldCall.accepted``)."""
         agent, gold = normalise(agent_args), normalise(gold_args)
-        props = _properties(schema)
+        props = schema_properties(schema)
         if self.embedder is not None:
             self._prefetch(agent, gold, props, tool)
         errors: list[str] = []
@@ -129,7 +134,7 @@ class ArgMatcher:
                 if not self._equals_default(props, key, expected):
                     errors.append(f"args:missing:{key}")
             elif not any(
-                self.equal(agent[key], option, _free_text(props.get(key)), self.mode_for(tool, key))
+                self.equal(agent[key], option, free_text(props.get(key)), self.mode_for(tool, key))
                 for option in (expected, *(normalise(v) for v in (accepted or {}).get(key, ())))
             ):
                 errors.append(f"args:value:{key}")
@@ -178,36 +183,36 @@ class ArgMatcher:
         spec = props.get(key)
         if not isinstance(spec, Mapping) or "default" not in spec:
             return False
-        return self.equal(normalise(spec["default"]), value, _free_text(spec))
+        return self.equal(normalise(spec["default"]), value, free_text(spec))
 
     def _prefetch(self, agent: dict[str, Any], gold: dict[str, Any], props: Mapping[str, Any], tool: str) -> None:
         """Embed every string pair the comparison will need in one batch; later lookups hit the cache."""
         texts: list[str] = []
         for key in agent.keys() & gold.keys():
-            if _free_text(props.get(key)) and self.mode_for(tool, key) == "embedding":
-                _collect_pairs(agent[key], gold[key], texts)
+            if free_text(props.get(key)) and self.mode_for(tool, key) == "embedding":
+                collect_pairs(agent[key], gold[key], texts)
         if texts and self.embedder is not None:
             self.embedder.encode(texts)
 
 
-def _collect_pairs(a: Any, b: Any, out: list[str]) -> None:
+def collect_pairs(a: Any, b: Any, out: list[str]) -> None:
     if isinstance(a, str) and isinstance(b, str):
         if a != b and _embeddable(a, b) and not same_text(a, b):
             out.extend((a, b))
     elif isinstance(a, dict) and isinstance(b, dict):
         for key in a.keys() & b.keys():
-            _collect_pairs(a[key], b[key], out)
+            collect_pairs(a[key], b[key], out)
     elif isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
         for x, y in zip(a, b, strict=True):
-            _collect_pairs(x, y, out)
+            collect_pairs(x, y, out)
 
 
-def _properties(schema: Mapping[str, Any] | None) -> Mapping[str, Any]:
+def schema_properties(schema: Mapping[str, Any] | None) -> Mapping[str, Any]:
     props = schema.get("properties") if isinstance(schema, Mapping) else None
     return props if isinstance(props, Mapping) else {}
 
 
-def _free_text(spec: Any) -> bool:
+def free_text(spec: Any) -> bool:
     """True unless the schema constrains the value to codes (enum, const, format, pattern)."""
     return not (isinstance(spec, Mapping) and any(k in spec for k in _CONSTRAINTS))
 

@@ -11,13 +11,11 @@ once; the comparison then reads the answer. Pairs equal after normalisation, and
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from judges.arg_match import ArgMatcher, collect_pairs, free_text, normalise, schema_properties
 from judges.llm_ask import JudgeModel, parse_yes_no
 from sim.core import EpisodeResult
-
-if TYPE_CHECKING:
-    from judges.arg_match import ArgMatcher
 
 VALUE_RUBRIC = """You check whether two values given for the same parameter of a function call mean the same thing \
 (the same place, item, person, time or amount written differently: "Miami, FL" and "Miami, Florida" do; "Miami" and \
@@ -45,8 +43,6 @@ class LLMValues:
 
 
 def _pairs(matcher: ArgMatcher, result: EpisodeResult) -> Iterator[tuple[str, str, str]]:
-    from judges.arg_match import _collect_pairs, _free_text, _properties, normalise
-
     schemas = {s.name: s.parameters for s in result.tools}
     for goal, turn in enumerate(result.task.turns):
         golds = [g for path in turn.paths() for g in path]
@@ -54,12 +50,12 @@ def _pairs(matcher: ArgMatcher, result: EpisodeResult) -> Iterator[tuple[str, st
             if ev.kind != "tool_call" or ev.call is None or ev.replayed or ev.goal_index != goal:
                 continue
             call = ev.call
-            props = _properties(schemas.get(call.name))
+            props = schema_properties(schemas.get(call.name))
             agent = normalise(call.arguments)
             for gold in (g for g in golds if g.name == call.name):
                 expected = normalise(gold.arguments)
                 for key, value in agent.items():
-                    if matcher.mode_for(call.name, key) != "llm" or not _free_text(props.get(key)):
+                    if matcher.mode_for(call.name, key) != "llm" or not free_text(props.get(key)):
                         continue
                     others: list[Any] = [normalise(v) for v in gold.accepted.get(key, ())]
                     if key in expected:
@@ -68,6 +64,6 @@ def _pairs(matcher: ArgMatcher, result: EpisodeResult) -> Iterator[tuple[str, st
                         others.append(normalise(props[key]["default"]))
                     for other in others:
                         texts: list[str] = []
-                        _collect_pairs(value, other, texts)
+                        collect_pairs(value, other, texts)
                         for a, b in zip(texts[::2], texts[1::2], strict=True):
                             yield f"{call.name}.{key}", a, b

@@ -1,6 +1,6 @@
 """State: the world after the agent's calls against the world after the gold's, per goal and at the end.
 
-Read from ``EpisodeResult.goal_states`` (recorded by ``sim.state_track``): flat task states, as changes from the
+Read from ``EpisodeResult.goal_states`` (recorded by ``sim.episode.state_track``): flat task states, as changes from the
 world's base data (a deleted row is ``ABSENT``; a path not listed is as at the base). Per goal, the paths that
 matter are those the gold changes in that goal and those the agent changes in it; the goal's state matches when
 every such path holds the gold's value at the goal's end (numbers by value: 25 == 25.0; reads never count, they

@@ -30,7 +30,7 @@ import aiohttp
 from sim.agents.text_parse import Action, FinalAnswer, parse_step
 from sim.agents.text_prompt import render_observation, render_system_prompt
 from sim.core import ToolCall
-from sim.llm.local_server import LocalModelServer, find_model_file
+from sim.llm.local.server import LocalModelServer, find_model_file
 from worlds.registry import load_world
 
 Body = dict[str, Any]

@@ -27,8 +27,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from judges.embedding import embedding_available
 from sim.core import Task, ToolSpec
+from sim.core.embedding import embedding_available
 from worlds.registry import load_world
 from worlds.stressors.expand.templates import signature, templated_candidates
 from worlds.stressors.search.index import Encode, IndexCache, RankerName
@@ -149,7 +149,7 @@ def fresh_encoder() -> Encode | None:
     """An embedder with no text cache (a query seen before must not look instant), model loaded before timing."""
     if embedding_available():
         return None
-    from judges.embedding import Embedder
+    from sim.core.embedding import Embedder
 
     embedder = Embedder(max_cache=0)
     embedder.encode(["load the model"])

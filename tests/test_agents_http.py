@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from sim.config import RunConfig
+from sim.config.run_config import RunConfig
 from sim.core import Task
-from sim.runner import execute
+from sim.run.runner import execute
 from tests.mockllm_server import mock_llm_server
 from worlds.registry import load_world
 

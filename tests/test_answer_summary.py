@@ -11,7 +11,7 @@ from judges.call_f1 import CallF1
 from judges.completion import Completion
 from judges.metrics import summarize
 from sim.core import Event, GoldCall, ToolSpec, Turn, UserIntent
-from sim.report import render
+from sim.report.terminal import render
 from tests import traces
 from tests.test_stress_metrics import both, ep, score
 

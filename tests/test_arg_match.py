@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from judges.arg_match import ArgMatcher, normalise
-from judges.embedding import Embedder, embedding_available
+from sim.core.embedding import Embedder, embedding_available
 
 EXACT = ArgMatcher(mode="exact")
 LIGHT_SCHEMA = {

@@ -12,7 +12,7 @@ from judges.ast_check import AstChecker, json_type, reason_of
 from personas import ScriptedUser, parse_user_spec
 from sim.agents.baselines import OracleAgent
 from sim.core import AgentRuntime, Event, Score, ToolCall, ToolSpec
-from sim.episode import EpisodeLimits, EpisodeSpec, run_episode
+from sim.episode.loop import EpisodeLimits, EpisodeSpec, run_episode
 from sim.llm.gateway import Gateway
 from worlds.registry import load_world
 

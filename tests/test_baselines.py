@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from sim.config import RunConfig
-from sim.runner import execute
+from sim.config.run_config import RunConfig
+from sim.run.runner import execute
 from worlds.registry import load_world
 
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from sim.cli import app
-from sim.judging import judge_names
+from sim.cli.main import app
+from sim.judging.judge_set import judge_names
 
 runner = CliRunner()
 
@@ -112,7 +112,7 @@ def test_resume_with_only_run_id_continues_the_stored_config(tmp_path: Path) -> 
 
 
 def test_quickstart_applies_only_without_agent_and_world(tmp_path: Path) -> None:
-    from sim.config import QUICKSTART, resolve_config
+    from sim.config.run_config import QUICKSTART, resolve_config
 
     cfg, quickstart = resolve_config(None, {})
     assert quickstart and cfg.tasks == QUICKSTART["tasks"]
@@ -123,7 +123,7 @@ def test_quickstart_applies_only_without_agent_and_world(tmp_path: Path) -> None
 
 
 def test_missing_embedded_model_is_a_clear_error(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    import sim.llm.local_server as local_server
+    import sim.llm.local.server as local_server
 
     monkeypatch.setattr(local_server, "local_model_available", lambda: "llama_cpp is not installed")
     code, out = invoke("run", "--agent", "text:local", "--out", str(tmp_path), "--run-id", "r")

@@ -40,7 +40,7 @@ import tomli_w
 from hypothesis import HealthCheck, Phase, event, given, settings
 from hypothesis import strategies as st
 
-from sim.cli import run_cli
+from sim.cli.main import run_cli
 from worlds.domains.smart_home.pack import DATA_DIR
 
 pytestmark = pytest.mark.slow
@@ -509,8 +509,8 @@ def no_embedded_model() -> Iterator[None]:
         raise AssertionError("fuzz case reached the embedded model: the generator let a run go without an agent")
 
     with (
-        mock.patch("sim.llm.local_server.local_model_available", refuse),
-        mock.patch("sim.llm.local_server.LocalModelServer.__aenter__", refuse),
+        mock.patch("sim.llm.local.server.local_model_available", refuse),
+        mock.patch("sim.llm.local.server.LocalModelServer.__aenter__", refuse),
     ):
         yield
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from sim.cli import run_cli
+from sim.cli.main import run_cli
 from worlds.domains.smart_home.pack import DATA_DIR
 
 
@@ -164,16 +164,16 @@ def test_gold_call_that_does_not_execute_is_rejected_at_load(tmp_path: Path) -> 
 
 
 def test_endpoint_concurrency_follows_concurrency_unless_set(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import sim.runner
+    import sim.config.gateway
 
     seen: list[int] = []
-    real = sim.runner.Gateway
+    real = sim.config.gateway.Gateway
 
     def spy(concurrency: int, *args: object, **kwargs: object) -> object:
         seen.append(concurrency)
         return real(concurrency, *args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(sim.runner, "Gateway", spy)
+    monkeypatch.setattr(sim.config.gateway, "Gateway", spy)
     base = ["run", "--agent", "oracle", "--limit", "1", "--out", str(tmp_path), "-q"]
     assert squall(*base, "--concurrency", "50", "--run-id", "a")[0] == 0
     assert squall(*base, "--concurrency", "50", "--endpoint-concurrency", "7", "--run-id", "b")[0] == 0

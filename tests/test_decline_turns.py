@@ -9,11 +9,11 @@ import pytest
 
 from judges.decline import DeclineJudge, gives_up
 from personas.scripted import ScriptedUser
-from sim.config import RunConfig
+from sim.config.run_config import RunConfig
 from sim.core import AgentRuntime, EpisodeResult, Event, GoldCall, Task, ToolCall, ToolSpec
-from sim.episode import EpisodeLimits, EpisodeSpec, run_episode
+from sim.episode.loop import EpisodeLimits, EpisodeSpec, run_episode
 from sim.llm.gateway import Gateway
-from sim.runner import execute
+from sim.run.runner import execute
 from worlds.registry import load_world
 from worlds.stressors import build_stressors, builtin_scenarios
 from worlds.stressors.types.missing import pick

@@ -17,10 +17,10 @@ from drift_cases import ROWS, build, fresh, row, tasks
 
 from judges.arg_match import ArgMatcher
 from judges.core_api import agent_calls, judge_turn
-from sim.config import RunConfig
+from sim.config.run_config import RunConfig
 from sim.core import ToolCall
-from sim.runner import execute
-from sim.store import RunStore
+from sim.run.runner import execute
+from sim.store.run_store import RunStore
 from worlds.stressors.scenario import Scenario
 from worlds.stressors.types.drift_auto import drifted_turns
 

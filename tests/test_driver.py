@@ -15,19 +15,19 @@ from typing import Any
 
 import pytest
 
-import sim.driver
-import sim.judging
-import sim.runner
-import sim.store_writer
-from sim.config import RunConfig
+import sim.judging.judge_set
+import sim.run.driver
+import sim.run.runner
+import sim.store.writer
+from sim.config.run_config import RunConfig
 from sim.core import EpisodeResult, Score
-from sim.driver import EpisodeMarks, PlanIndex, drive
-from sim.episode import EpisodeSpec
-from sim.executors import Executor, InProcessExecutor, ResultSink
-from sim.judging import build_judges, judge_names
-from sim.prepare import prepare
-from sim.runner import episode_session, execute
-from sim.store_writer import StoreWriteError
+from sim.episode.loop import EpisodeSpec
+from sim.judging.judge_set import build_judges, judge_names
+from sim.run.driver import EpisodeMarks, PlanIndex, drive
+from sim.run.executors import Executor, InProcessExecutor, ResultSink
+from sim.run.prepare import prepare
+from sim.run.runner import episode_session, execute
+from sim.store.writer import StoreWriteError
 from tests.test_cli_trust import squall
 from tests.test_store_writer import disk_full
 
@@ -95,9 +95,9 @@ async def test_cpu_judges_run_on_the_judge_thread_and_faults_stay_faults(
             seen.add(threading.get_ident())
             raise RuntimeError("boom")
 
-    real = sim.judging.build_judges
-    monkeypatch.setattr(sim.judging, "build_judges", lambda c, rater=None: [real(c)[0], ThreadNotingJudge()])
-    monkeypatch.setattr(sim.driver, "judges_in_thread", lambda c: True)
+    real = sim.judging.judge_set.build_judges
+    monkeypatch.setattr(sim.judging.judge_set, "build_judges", lambda c, rater=None: [real(c)[0], ThreadNotingJudge()])
+    monkeypatch.setattr(sim.run.driver, "judges_in_thread", lambda c: True)
     store, summary = await execute(config(tmp_path, limit=3))
     assert seen and threading.get_ident() not in seen
     faults = [s for s in store.scores() if s.judge == "conversation_success"]
@@ -115,7 +115,7 @@ async def test_cancel_keeps_stored_unjudged_episodes_and_resume_judges_them(
             await asyncio.Event().wait()  # never answers
             raise AssertionError
 
-    monkeypatch.setattr(sim.judging, "build_judges", lambda c, rater=None: [StuckJudge()])
+    monkeypatch.setattr(sim.judging.judge_set, "build_judges", lambda c, rater=None: [StuckJudge()])
     cfg = config(tmp_path)
     run = asyncio.create_task(execute(cfg))
     episodes = tmp_path / "r" / "episodes.jsonl"
@@ -144,13 +144,13 @@ async def test_cancel_keeps_stored_unjudged_episodes_and_resume_judges_them(
 async def test_a_failed_store_write_stops_the_run_with_one_clear_error(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(sim.store_writer, "append_all", disk_full)
+    monkeypatch.setattr(sim.store.writer, "append_all", disk_full)
     with pytest.raises(StoreWriteError, match="No space left on device"):
         await asyncio.wait_for(execute(config(tmp_path, trials=5)), 30)
 
 
 def test_the_cli_reports_a_full_disk_in_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(sim.store_writer, "append_all", disk_full)
+    monkeypatch.setattr(sim.store.writer, "append_all", disk_full)
     code, _, err = squall("run", "--agent", "oracle", "--out", str(tmp_path), "--run-id", "r", "-q")
     assert code == 2 and len(err.strip().splitlines()) == 1, err
     assert "cannot write the run store: No space left on device" in " ".join(err.split())
@@ -211,7 +211,7 @@ async def test_an_executor_running_episodes_elsewhere_needs_nothing_else(tmp_pat
 
 
 def test_episode_marks_follow_the_plan_and_take_strangers() -> None:
-    from sim.plan import make_plan
+    from sim.run.plan import make_plan
     from worlds.registry import load_world
 
     plan = make_plan(RunConfig(agent="oracle", trials=3), load_world("smart_home"))

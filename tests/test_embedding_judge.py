@@ -9,9 +9,9 @@ from typer.testing import CliRunner
 
 from judges.arg_match import ArgMatcher
 from judges.core_api import judge_turns
-from judges.embedding import Embedder, embedding_available
-from sim.cli import app
+from sim.cli.main import app
 from sim.core import EpisodeResult, GoldCall, ToolSpec
+from sim.core.embedding import Embedder, embedding_available
 from tests import traces
 
 pytestmark = [

@@ -19,9 +19,9 @@ from sim.core import (
     ToolResult,
     ToolSpec,
 )
-from sim.episode import EpisodeLimits, EpisodeSpec, run_episode
+from sim.episode.loop import EpisodeLimits, EpisodeSpec, run_episode
 from sim.llm.gateway import Gateway
-from sim.llm.transport import Reply, TransportError
+from sim.llm.transports.base import Reply, TransportError
 from worlds.registry import load_world
 
 PACK = load_world("smart_home")

@@ -13,16 +13,16 @@ from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from judges.calibration import LABELS_PATH, LabelsError, cohen_kappa, load_labels
-from judges.embedding import Embedder, embedding_available
 from judges.error_handling import BANDS, EmbeddingRater, ErrorCase, ErrorHandlingJudge, band, error_cases
 from judges.error_handling_llm import JudgeOutputError, LLMRater, parse_verdict
 from personas import ScriptedUser, parse_user_spec
 from sim.agents.baselines import NaiveAgent, OracleAgent
 from sim.core import EpisodeResult
-from sim.episode import EpisodeLimits, EpisodeSpec, run_episode
-from sim.judging import judge
+from sim.core.embedding import Embedder, embedding_available
+from sim.episode.loop import EpisodeLimits, EpisodeSpec, run_episode
+from sim.judging.judge_set import judge
 from sim.llm.gateway import Gateway
-from sim.llm.pydantic_ai_transport import PydanticAITransport
+from sim.llm.transports.pydantic_ai import PydanticAITransport
 from worlds.registry import load_world
 from worlds.stressors.catalog import build_stressors
 
@@ -201,11 +201,11 @@ def test_calibrate_refuses_an_unknown_rater() -> None:
 
 
 async def test_squall_score_with_an_llm_judge_over_http_rates_every_failure_goal(tmp_path: Path) -> None:
-    from sim.config import RunConfig
+    from sim.config.run_config import RunConfig
     from sim.mockllm import MockConfig, ScriptPolicy, Step, start_mock_server
-    from sim.rescore import rescore
-    from sim.runner import execute
-    from sim.store import RunStore
+    from sim.run.rescore import rescore
+    from sim.run.runner import execute
+    from sim.store.run_store import RunStore
 
     config = RunConfig(
         world="smart_home", agent="naive", stressors=["outage.impossible"], limit=2, out=tmp_path, run_id="r",

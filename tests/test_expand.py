@@ -13,11 +13,11 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from sim.cli import app
-from sim.config import RunConfig
+from sim.cli.main import app
+from sim.config.run_config import RunConfig
 from sim.core import CallContext, GoldCall, Task, ToolCall, ToolSpec, Turn, UserIntent
-from sim.runner import execute
-from sim.runtime import chain
+from sim.episode.runtime import chain
+from sim.run.runner import execute
 from worlds.registry import load_world
 from worlds.stressors.catalog import builtin_scenarios, select, stressor_class
 from worlds.stressors.expand.templates import TEMPLATES, Candidate, templated_candidates

@@ -16,9 +16,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-from judges.embedding import Embedder, embedding_available
+from sim.cli.expand import main
 from sim.core import ModelRequest, ModelResponse
-from sim.expand_cli import main
+from sim.core.embedding import Embedder, embedding_available
 from tests.mockllm_server import mock_llm_server
 from worlds.registry import load_world
 from worlds.stressors.expand.build import build_catalog, catalog_path, model_written

@@ -72,7 +72,7 @@ async def test_frozen_specs_cross_pydantic_ai_over_http() -> None:
     from pydantic_ai.providers.openai_compatible import OpenAICompatibleProvider
 
     from sim.core import ChatMessage, ModelRequest
-    from sim.llm.pydantic_ai_transport import PydanticAITransport
+    from sim.llm.transports.pydantic_ai import PydanticAITransport
     from sim.mockllm import FirstToolPolicy, MockConfig
     from tests.mockllm_server import mock_llm_server
     from worlds.registry import load_world

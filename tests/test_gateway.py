@@ -10,11 +10,11 @@ from pydantic_ai.messages import ModelMessage
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from sim.core import ChatMessage, Event, ModelRequest, ModelResponse, Usage
+from sim.llm.admission.scheduler import EndpointLimits, Scheduler
 from sim.llm.errors import ContextLengthExceeded, ProviderError, StepLimitReached, classify
 from sim.llm.gateway import EpisodeLLM, Gateway, RetryPolicy
-from sim.llm.pydantic_ai_transport import PydanticAITransport
-from sim.llm.scheduler import EndpointLimits, Scheduler
-from sim.llm.transport import Reply, TransportError
+from sim.llm.transports.base import Reply, TransportError
+from sim.llm.transports.pydantic_ai import PydanticAITransport
 
 
 class FakeSleep:
@@ -224,7 +224,7 @@ async def test_user_and_judge_calls_have_their_own_usage_and_never_spend_agent_s
 
 
 def test_llama_cpp_context_overflow_is_the_agents_context_length() -> None:
-    from sim.llm.openai_chat import _http_error
+    from sim.llm.transports.openai_chat import _http_error
 
     body = (
         b'{"error": {"code": 400, "type": "exceed_context_size_error", "message": "request (4297 tokens) exceeds '

@@ -11,7 +11,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from sim.judging import judge_names
+from sim.judging.judge_set import judge_names
 from tests.mockllm_server import REPO_ROOT, mock_llm_server
 
 TRIALS = 2

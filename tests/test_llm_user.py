@@ -21,9 +21,9 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from personas import LLMUser, parse_user_spec
 from sim.agents.baselines import OracleAgent
 from sim.core import AgentRuntime, EpisodeResult, Event, ToolSpec
-from sim.episode import EpisodeLimits, EpisodeSpec, run_episode
+from sim.episode.loop import EpisodeLimits, EpisodeSpec, run_episode
 from sim.llm.gateway import Gateway
-from sim.llm.pydantic_ai_transport import PydanticAITransport
+from sim.llm.transports.pydantic_ai import PydanticAITransport
 from worlds.registry import load_world
 
 PACK = load_world("smart_home")

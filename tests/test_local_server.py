@@ -14,7 +14,7 @@ import httpx2
 import openai
 import pytest
 
-from sim.llm.local_server import LocalModelServer, local_model_available
+from sim.llm.local.server import LocalModelServer, local_model_available
 
 _UNAVAILABLE = local_model_available()
 pytestmark = [
@@ -154,7 +154,7 @@ def test_a_parent_killed_without_cleanup_takes_its_server_along(tmp_path: Path) 
     script = tmp_path / "parent.py"
     script.write_text(
         "import asyncio\n"
-        "from sim.llm.local_server import LocalModelServer\n"
+        "from sim.llm.local.server import LocalModelServer\n"
         "async def main():\n"
         "    server = LocalModelServer()\n"
         "    await server.start()\n"

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from sim.episode import EpisodeSpec
-from sim.executors import CostCeiling
+from sim.episode.loop import EpisodeSpec
+from sim.run.executors import CostCeiling
 from tests.test_cli_trust import squall
 from worlds.registry import load_world
 

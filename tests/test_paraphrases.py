@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from sim.cli import app
+from sim.cli.main import app
 from sim.core import ModelRequest
 from tests.mockllm_server import mock_llm_server
 from worlds.registry import load_world

@@ -22,13 +22,13 @@ from typing import Any
 
 import pytest
 
-from sim.config import RunConfig
-from sim.executors.ray_reaper import MARK_VARIABLE
-from sim.executors.worker_share import ShareScheduler, split, worker_configs, worker_count
-from sim.judging import judge_names
-from sim.llm.decision_log import DecisionLog
-from sim.llm.scheduler import EndpointLimits, Scheduler
-from sim.runner import execute
+from sim.config.run_config import RunConfig
+from sim.judging.judge_set import judge_names
+from sim.llm.admission.decision_log import DecisionLog
+from sim.llm.admission.scheduler import EndpointLimits, Scheduler
+from sim.run.executors.ray_reaper import MARK_VARIABLE
+from sim.run.executors.worker_share import ShareScheduler, split, worker_configs, worker_count
+from sim.run.runner import execute
 from tests.mockllm_server import mock_llm_server
 from tests.test_cli_trust import assert_clean_failure, squall, tree
 from tests.test_kill_resume import SLOW_MOCK, lines, start_and_wait
@@ -144,7 +144,7 @@ def test_ray_not_installed_is_one_line_and_writes_nothing(tmp_path: Path, monkey
 
 
 def test_the_inprocess_backend_never_imports_ray() -> None:
-    code = "import sys, sim.cli, sim.runner; sys.exit('ray' in sys.modules)"
+    code = "import sys, sim.cli.main, sim.run.runner; sys.exit('ray' in sys.modules)"
     assert subprocess.run([sys.executable, "-c", code], check=False).returncode == 0
 
 
@@ -202,7 +202,7 @@ def cluster() -> Iterator[str]:
     """A local cluster for the module, started as ``squall run`` starts one (reaper included); yields its mark."""
     if not HAVE_RAY:
         pytest.skip("ray is not installed (pip install 'squall[ray]')")
-    from sim.executors.ray_cluster import LocalCluster
+    from sim.run.executors.ray_cluster import LocalCluster
 
     local = LocalCluster(2)
     try:

@@ -15,10 +15,10 @@ import numpy as np
 import pytest
 
 from judges.stats import paired_difference
-from sim.report_compare import compare_runs
-from sim.report_html import write_html_report
-from sim.rescore import summary_of
-from sim.store import RunStore
+from sim.report.compare import compare_runs
+from sim.report.html import write_html_report
+from sim.run.rescore import summary_of
+from sim.store.run_store import RunStore
 from tests.test_cli import invoke
 
 XSS = "</script><script>alert(1)</script>"

@@ -7,8 +7,8 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from sim.cli import app
-from sim.report_markdown import markdown_summary
+from sim.cli.main import app
+from sim.report.markdown import markdown_summary
 
 
 def test_a_run_writes_a_markdown_summary_with_the_json_numbers(tmp_path: Path) -> None:

@@ -18,11 +18,12 @@ from typing import Any, TypeVar
 import pytest
 
 from sim.core import ChatMessage, ModelRequest, ToolCall, ToolSpec
-from sim.llm import token_bucket, tokens
-from sim.llm.adaptive_limit import AdaptiveLimit, RateHeaders, parse_duration
-from sim.llm.decision_log import DecisionLog
-from sim.llm.scheduler import EndpointLimits, Permit, Scheduler
-from sim.llm.token_bucket import MinuteWindow, TokenBucket, TokenEstimator, encoding_for
+from sim.llm import tokens
+from sim.llm.admission import token_bucket
+from sim.llm.admission.adaptive_limit import AdaptiveLimit, RateHeaders, parse_duration
+from sim.llm.admission.decision_log import DecisionLog
+from sim.llm.admission.scheduler import EndpointLimits, Permit, Scheduler
+from sim.llm.admission.token_bucket import MinuteWindow, TokenBucket, TokenEstimator, encoding_for
 
 T = TypeVar("T")
 EP = "http://mock/v1"

@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-import sim.judging
-import sim.runner
-from sim.config import ConfigError, RunConfig
+import sim.judging.judge_set
+import sim.run.runner
+from sim.config.run_config import ConfigError, RunConfig
 from sim.core import EpisodeResult, Score
-from sim.judging import judge_names
-from sim.plan import make_plan
+from sim.judging.judge_set import judge_names
+from sim.run.plan import make_plan
 from tests.test_cli_trust import squall
 from worlds.registry import load_world
 
@@ -28,8 +28,10 @@ class CrashingJudge:
 
 
 def crash_core_judge(monkeypatch: pytest.MonkeyPatch) -> None:
-    real = sim.judging.build_judges
-    monkeypatch.setattr(sim.judging, "build_judges", lambda cfg, rater=None: [CrashingJudge(), *real(cfg)[1:]])
+    real = sim.judging.judge_set.build_judges
+    monkeypatch.setattr(
+        sim.judging.judge_set, "build_judges", lambda cfg, rater=None: [CrashingJudge(), *real(cfg)[1:]]
+    )
 
 
 def summary(run_dir: Path) -> dict[str, object]:

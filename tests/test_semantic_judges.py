@@ -8,16 +8,16 @@ from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from judges.answer_semantic import AnswerMatch, EmbeddingAnswers, LLMAnswers
-from judges.embedding import Embedder, embedding_available
 from judges.llm_ask import JudgeModel
 from personas import ScriptedUser, parse_user_spec
 from sim.agents.baselines import NullAgent, OracleAgent
-from sim.config import RunConfig
+from sim.config.run_config import RunConfig
 from sim.core import EpisodeResult, Event, Usage
-from sim.episode import EpisodeLimits, EpisodeSpec, run_episode
-from sim.judging import build_judges, judge, judge_config
+from sim.core.embedding import Embedder, embedding_available
+from sim.episode.loop import EpisodeLimits, EpisodeSpec, run_episode
+from sim.judging.judge_set import build_judges, judge, judge_config
 from sim.llm.gateway import Gateway
-from sim.llm.pydantic_ai_transport import PydanticAITransport
+from sim.llm.transports.pydantic_ai import PydanticAITransport
 from worlds.registry import load_world
 
 HOME = load_world("smart_home")

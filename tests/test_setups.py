@@ -13,14 +13,14 @@ from typer.testing import CliRunner
 from judges.arg_match import ArgMatcher
 from judges.core_api import CoreApiAccuracy
 from personas.scripted import ScriptedUser
-from sim.cli import app
-from sim.config import ConfigError, RunConfig, resolve_config
+from sim.cli.main import app
+from sim.config.run_config import ConfigError, RunConfig, resolve_config
 from sim.core import AgentRuntime, EpisodeResult, Event, ToolCall, ToolSpec
-from sim.episode import EpisodeLimits, EpisodeSpec, run_episode
-from sim.gold_history import Setup, gold_reply
+from sim.episode.gold_history import Setup, gold_reply
+from sim.episode.loop import EpisodeLimits, EpisodeSpec, run_episode
 from sim.llm.gateway import Gateway
-from sim.runner import execute
-from sim.store import StoreError
+from sim.run.runner import execute
+from sim.store.run_store import StoreError
 from worlds.registry import load_world
 
 PACK = load_world("smart_home")

@@ -9,8 +9,8 @@ from judges.arg_match import ArgMatcher
 from judges.core_api import CoreApiAccuracy
 from personas.scripted import ScriptedUser
 from sim.core import AgentRuntime, Event, ToolCall, ToolSpec
-from sim.episode import EpisodeLimits, EpisodeSpec, run_episode
-from sim.gold_history import Setup
+from sim.episode.gold_history import Setup
+from sim.episode.loop import EpisodeLimits, EpisodeSpec, run_episode
 from sim.llm.gateway import Gateway
 from worlds.registry import load_world
 

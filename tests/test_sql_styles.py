@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from sim.cli import app
+from sim.cli.main import app
 from sim.core import Task, ToolCall
 from worlds.registry import load_world
 from worlds.sql.execute import open_readonly, run_query

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from sim.cli import app
+from sim.cli.main import app
 from tests.test_sql_styles import check_chains
 from worlds.registry import load_world
 from worlds.sql.style_slot_gold import SlotPack

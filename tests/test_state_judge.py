@@ -13,8 +13,8 @@ from personas import ScriptedUser, parse_user_spec
 from sim.agents.baselines import NaiveAgent, OracleAgent
 from sim.core import AgentRuntime, EpisodeResult, Event, GoalState, ToolCall, ToolSpec
 from sim.core.task_state import ABSENT, changed, flatten, same
-from sim.episode import EpisodeLimits, EpisodeSpec, run_episode
-from sim.gold_history import Setup
+from sim.episode.gold_history import Setup
+from sim.episode.loop import EpisodeLimits, EpisodeSpec, run_episode
 from sim.llm.gateway import Gateway
 from worlds.common.tables import BaseData, Tables
 from worlds.registry import load_world
@@ -159,7 +159,7 @@ async def test_a_deletion_in_the_multidomain_world_reaches_the_trace_and_the_ver
 async def test_stored_states_are_cut_to_the_judged_paths_without_changing_a_verdict(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    import sim.state_track
+    import sim.episode.state_track
 
     pack = load_world("multidomain")
     stressors = build_stressors(["outage", "failure.any_tool"], 4, [s.name for s in pack.new_world(0).specs()])
@@ -186,7 +186,7 @@ async def test_stored_states_are_cut_to_the_judged_paths_without_changing_a_verd
 
     assert stressors
     cut = await verdicts()
-    monkeypatch.setattr(sim.state_track, "_compact", lambda state, whole: state)
+    monkeypatch.setattr(sim.episode.state_track, "_compact", lambda state, whole: state)
     whole = await verdicts()
     assert [v[:3] for v in cut] == [v[:3] for v in whole]
     assert sum(v[3] for v in cut) < 0.8 * sum(v[3] for v in whole)

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from sim.core import EpisodeResult, GoldCall, Score, Task, Turn, UserIntent
-from sim.store import EPISODES, SCORES, RunStore, StoreError
+from sim.store.run_store import EPISODES, SCORES, RunStore, StoreError
 
 
 def result(i: int) -> EpisodeResult:

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-import sim.store_writer
+import sim.store.writer
 from sim.core import EpisodeResult, Score
-from sim.store import EPISODES, SCORES, RunStore, StoreError
-from sim.store_writer import StoreWriteError, StoreWriter
+from sim.store.run_store import EPISODES, SCORES, RunStore, StoreError
+from sim.store.writer import StoreWriteError, StoreWriter
 from tests.test_store import result
 
 
@@ -54,7 +54,7 @@ async def test_an_episode_is_durable_before_its_scores(tmp_path: Path, monkeypat
         if os.readlink(f"/proc/self/fd/{fd}").endswith(SCORES):
             violations.extend(set(ids(root / SCORES)) - set(ids(root / EPISODES)))
 
-    monkeypatch.setattr(sim.store_writer.os, "fsync", checking_fsync)
+    monkeypatch.setattr(sim.store.writer.os, "fsync", checking_fsync)
     async with StoreWriter(store) as writer:
         for i in range(200):
             await writer.append_episode(result(i))
@@ -75,7 +75,7 @@ async def test_appends_never_block_the_loop_on_fsync(tmp_path: Path, monkeypatch
         time.sleep(0.05)  # a busy disk
         real_fsync(fd)
 
-    monkeypatch.setattr(sim.store_writer.os, "fsync", slow_fsync)
+    monkeypatch.setattr(sim.store.writer.os, "fsync", slow_fsync)
     async with StoreWriter(store) as writer:
         started = time.perf_counter()
         for i in range(50):
@@ -94,7 +94,7 @@ async def test_backpressure_bounds_what_waits(tmp_path: Path, monkeypatch: pytes
         time.sleep(0.01)
         real_fsync(fd)
 
-    monkeypatch.setattr(sim.store_writer.os, "fsync", slow_fsync)
+    monkeypatch.setattr(sim.store.writer.os, "fsync", slow_fsync)
     most = 0
     async with StoreWriter(store, max_pending=4) as writer:
         for i in range(40):
@@ -110,7 +110,7 @@ def disk_full(fd: int, data: bytes) -> None:
 
 async def test_a_failed_write_is_raised_not_hung(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     store = RunStore.create(tmp_path / "r", {"config_hash": "h"})
-    monkeypatch.setattr(sim.store_writer, "append_all", disk_full)
+    monkeypatch.setattr(sim.store.writer, "append_all", disk_full)
     writer = StoreWriter(store)
     with pytest.raises(StoreWriteError, match="No space left on device"):  # leaving the block raises it too
         async with writer:
@@ -131,7 +131,7 @@ async def test_a_producer_waiting_for_room_sees_the_failure(tmp_path: Path, monk
         gate.wait(5)
         disk_full(fd, data)
 
-    monkeypatch.setattr(sim.store_writer, "append_all", stuck_then_full)
+    monkeypatch.setattr(sim.store.writer, "append_all", stuck_then_full)
 
     async def produce(writer: StoreWriter) -> None:
         for i in range(10):
@@ -157,7 +157,7 @@ async def test_a_producer_waiting_for_room_sees_the_failure(tmp_path: Path, monk
     ],
 )
 def test_resume_cuts_a_partial_tail_reading_only_the_tail(tmp_path: Path, content: bytes, kept: bytes) -> None:
-    from sim.store import _cut_partial_tail
+    from sim.store.run_store import _cut_partial_tail
 
     path = tmp_path / "f.jsonl"
     path.write_bytes(content)

@@ -12,8 +12,8 @@ from typing import Any
 
 from judges.metrics import EpisodeOutline, pass_hat_k, summarize, wilson
 from sim.core import EpisodeResult, Event, Score, Task, ToolCall, ToolResult, Turn, Usage, UserIntent
-from sim.judging import run_summary
-from sim.store import EPISODES, SCORES, RunStore
+from sim.judging.judge_set import run_summary
+from sim.store.run_store import EPISODES, SCORES, RunStore
 
 TERMINATIONS = ["completed"] * 6 + ["turn_limit", "timeout", "provider_error", "harness_error"]
 

@@ -12,7 +12,7 @@ from rich.console import Console
 from judges.metrics import EpisodeOutline, summarize
 from judges.stats import mean_sd
 from sim.core import EpisodeResult, Event, Score, Task, TerminationReason, ToolCall, ToolResult, Turn, UserIntent
-from sim.report import render
+from sim.report.terminal import render
 
 SOLVE = Turn(user=UserIntent(explicit="x"), gold=[])
 DECLINE = Turn(user=UserIntent(explicit="y"), gold=[], outcome="decline")

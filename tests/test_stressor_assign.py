@@ -13,7 +13,7 @@ from typing import Any
 
 from typer.testing import CliRunner
 
-from sim.cli import app
+from sim.cli.main import app
 from sim.core import ModelRequest, ModelResponse
 from tests.mockllm_server import mock_llm_server
 from worlds.registry import load_world

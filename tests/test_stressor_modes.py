@@ -8,12 +8,12 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from sim.cli import run_cli
-from sim.config import RunConfig
-from sim.plan import make_plan
-from sim.report import render
-from sim.runner import execute
-from sim.stressor_summary import split_episode_id
+from sim.cli.main import run_cli
+from sim.config.run_config import RunConfig
+from sim.judging.stressor_summary import split_episode_id
+from sim.report.terminal import render
+from sim.run.plan import make_plan
+from sim.run.runner import execute
 from worlds.registry import load_world
 from worlds.stressors import StressorSelectionError, select
 from worlds.stressors.catalog import parse_item
@@ -101,7 +101,7 @@ async def test_the_naive_agent_replays_the_unstressed_gold_and_loses_turns_to_an
 
 
 def test_isolated_refuses_a_scenario_twice_and_bad_items_name_the_option(tmp_path: Path) -> None:
-    from sim.config import ConfigError
+    from sim.config.run_config import ConfigError
 
     pack = load_world("multidomain")
     with pytest.raises(ConfigError, match="selected twice"):

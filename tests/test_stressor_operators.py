@@ -9,9 +9,9 @@ from typing import Any
 
 from rich.console import Console
 
-from sim.config import RunConfig
-from sim.report import render
-from sim.runner import execute
+from sim.config.run_config import RunConfig
+from sim.report.terminal import render
+from sim.run.runner import execute
 from worlds.stressors import builtin_scenarios
 
 

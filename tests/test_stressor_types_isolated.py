@@ -13,9 +13,9 @@ from pathlib import Path
 
 from rich.console import Console
 
-from sim.config import RunConfig
-from sim.report import render
-from sim.runner import execute
+from sim.config.run_config import RunConfig
+from sim.report.terminal import render
+from sim.run.runner import execute
 
 CONVERSATIONS = 40
 DROPS = {"adhoc", "dependency", "drift", "notice", "limitation", "failure", "missing", "outage", "search"}

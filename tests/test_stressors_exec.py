@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from sim.core import CallContext, GoldCall, Task, ToolCall, ToolResult, World
-from sim.runtime import chain
+from sim.episode.runtime import chain
 from worlds.domains.multidomain.pack import MultiDomainPack
 from worlds.gold_check import check_task
 from worlds.stressors.catalog import builtin_scenarios, stressor_class

@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
-from sim.config import RunConfig
+from sim.config.run_config import RunConfig
 from sim.core import CallContext, Task, ToolCall
-from sim.runner import execute
-from sim.runtime import chain
+from sim.episode.runtime import chain
+from sim.run.runner import execute
 from worlds.domains.multidomain.pack import MultiDomainPack
 from worlds.stressors.catalog import builtin_scenarios, select, stressor_class
 from worlds.stressors.coverage import affected_turns

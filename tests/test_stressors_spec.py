@@ -14,10 +14,10 @@ from typing import Any
 
 import pytest
 
-from sim.config import RunConfig
+from sim.config.run_config import RunConfig
 from sim.core import CallContext, GoldCall, Task, ToolCall, ToolResult, ToolSpec
-from sim.runner import execute
-from sim.runtime import chain
+from sim.episode.runtime import chain
+from sim.run.runner import execute
 from worlds.domains.multidomain.pack import DATA_DIR, MultiDomainPack
 from worlds.domains.multidomain.world import MultiDomainWorld
 from worlds.stressors.catalog import builtin_scenarios, stressor_class

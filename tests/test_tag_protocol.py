@@ -17,13 +17,13 @@ from sim.agents import tag_protocol
 from sim.agents.text_agent import TextProtocolAgent, transcript
 from sim.agents.text_parse import Action, FinalAnswer, ParseError, parse_step
 from sim.agents.text_prompt import render_observation, render_parse_error, render_system_prompt
-from sim.cli import run_cli
-from sim.config import RunConfig, load_config
+from sim.cli.main import run_cli
+from sim.config.run_config import RunConfig, load_config
 from sim.core import Event, ModelRequest, ModelResponse, Task, ToolCall, ToolResult, ToolSpec
-from sim.episode import EpisodeLimits, EpisodeSpec, run_episode
+from sim.episode.loop import EpisodeLimits, EpisodeSpec, run_episode
 from sim.llm.gateway import Gateway
-from sim.llm.transport import Reply
-from sim.runner import execute
+from sim.llm.transports.base import Reply
+from sim.run.runner import execute
 from tests.mockllm_server import mock_llm_server
 from worlds.registry import load_world
 

@@ -15,11 +15,11 @@ import numpy as np
 import pytest
 
 from sim.agents.baselines import OracleAgent
-from sim.config import RunConfig
+from sim.config.run_config import RunConfig
 from sim.core import Event, GoldCall, Task, ToolCall, ToolSpec, Turn, UserIntent
+from sim.episode.runtime import EpisodeRuntime
 from sim.llm.gateway import EpisodeLLM
-from sim.runner import execute
-from sim.runtime import EpisodeRuntime
+from sim.run.runner import execute
 from worlds.registry import load_world
 from worlds.stressors.catalog import builtin_scenarios, select, stressor_class
 from worlds.stressors.expand.templates import signature
@@ -212,8 +212,8 @@ def test_one_build_per_tool_set_per_process(tmp_path: Path) -> None:
 
 def test_a_lexical_run_never_loads_torch() -> None:
     code = (
-        "import asyncio, sys, tempfile; from pathlib import Path; from sim.config import RunConfig; "
-        "from sim.runner import execute; "
+        "import asyncio, sys, tempfile; from pathlib import Path; from sim.config.run_config import RunConfig; "
+        "from sim.run.runner import execute; "
         "cfg = {'out': Path(tempfile.mkdtemp()), 'run_id': 'r', 'agent': 'oracle', 'world': 'smart_home', "
         "'stressors': ['search.tools:ranker=lexical']}; "
         "store, summary = asyncio.run(execute(RunConfig.model_validate(cfg))); "

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from judges.embedding import Embedder, embedding_available
 from sim.core import CallContext, ToolCall
-from sim.runtime import chain
+from sim.core.embedding import Embedder, embedding_available
+from sim.episode.runtime import chain
 from worlds.registry import load_world
 from worlds.stressors.catalog import builtin_scenarios, stressor_class
 from worlds.stressors.expand.templates import signature

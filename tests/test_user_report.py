@@ -13,12 +13,12 @@ from judges.clarification import ClarificationJudge
 from personas import ScriptedUser, parse_user_spec
 from sim.agents.baselines import NaiveAgent, OracleAgent
 from sim.core import AgentRuntime, EpisodeResult, Event, ToolSpec
-from sim.episode import EpisodeLimits, EpisodeSpec, run_episode
-from sim.judging import judge, judge_config_hash
+from sim.episode.loop import EpisodeLimits, EpisodeSpec, run_episode
+from sim.judging.judge_set import judge, judge_config_hash
+from sim.judging.user_summary import user_summary
 from sim.llm.gateway import Gateway
-from sim.report import render
-from sim.store import RunStore
-from sim.user_summary import user_summary
+from sim.report.terminal import render
+from sim.store.run_store import RunStore
 from worlds.registry import load_world
 
 PACK = load_world("smart_home")
@@ -62,8 +62,8 @@ async def test_the_report_groups_by_user_and_shows_retention_on_coreferential_go
     settings = {"version": "test"}
     score_set = judge_config_hash(settings)
     store.add_score_set(score_set, settings, "test")
-    from sim.config import RunConfig
-    from sim.judging import build_judges
+    from sim.config.run_config import RunConfig
+    from sim.judging.judge_set import build_judges
 
     judges = build_judges(RunConfig(agent="oracle"))
     for user in ("scripted:explicit", "scripted:coreferential"):

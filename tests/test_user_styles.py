@@ -15,7 +15,7 @@ from personas.persona import PersonaError, load_persona, persona_names
 from personas.styles import asks_question, terse, value_spans
 from sim.agents.baselines import NaiveAgent, OracleAgent
 from sim.core import AgentRuntime, EpisodeResult, Event, ToolCall, ToolSpec
-from sim.episode import EpisodeLimits, EpisodeSpec, run_episode
+from sim.episode.loop import EpisodeLimits, EpisodeSpec, run_episode
 from sim.llm.gateway import Gateway
 from worlds.registry import load_world
 
@@ -210,7 +210,7 @@ def test_shipped_personas_load_and_a_bad_file_names_the_field(tmp_path: Path) ->
 def test_personas_command_lists_and_validates(tmp_path: Path) -> None:
     from typer.testing import CliRunner
 
-    from sim.cli import app
+    from sim.cli.main import app
 
     listed = CliRunner().invoke(app, ["personas", "list"])
     assert listed.exit_code == 0 and "busy_parent" in listed.output and "underspecified" in listed.output

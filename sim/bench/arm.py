@@ -18,8 +18,8 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-from sim.config import RunConfig
-from sim.runner import execute
+from sim.config.run_config import RunConfig
+from sim.run.runner import execute
 
 PAGE_BYTES = os.sysconf("SC_PAGE_SIZE")
 

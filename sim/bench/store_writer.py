@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from sim.core import EpisodeResult, Event, Score, Task, ToolCall, ToolResult, Turn, UserIntent
-from sim.store import RunStore
-from sim.store_writer import StoreWriter
+from sim.store.run_store import RunStore
+from sim.store.writer import StoreWriter
 
 
 def synthetic_episode(i: int, events: int) -> EpisodeResult:

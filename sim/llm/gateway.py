@@ -16,11 +16,11 @@ from contextlib import AbstractContextManager, nullcontext
 from typing import TYPE_CHECKING
 
 from sim.core import MODEL_ROLES, Event, ModelRequest, ModelResponse, Usage
+from sim.llm.admission.scheduler import EndpointLimits, Scheduler
 from sim.llm.errors import ContextLengthExceeded, ProviderError, StepLimitReached
 from sim.llm.model_spec import parse_model_spec
 from sim.llm.retry_policy import RetryPolicy
-from sim.llm.scheduler import EndpointLimits, Scheduler
-from sim.llm.transport import Reply, Transport, TransportError
+from sim.llm.transports.base import Reply, Transport, TransportError
 
 if TYPE_CHECKING:
     import aiohttp
@@ -85,7 +85,7 @@ class Gateway:
     def http(self) -> aiohttp.ClientSession:
         """The run's HTTP session (created on first use, inside the running loop)."""
         if self._session is None:
-            from sim.llm.openai_chat import new_session
+            from sim.llm.transports.openai_chat import new_session
 
             self._session = new_session()
         return self._session
@@ -93,12 +93,12 @@ class Gateway:
     def _build_transport(self, model: str) -> Transport:
         spec = parse_model_spec(model)
         if spec.base_url is not None or spec.raw.startswith("openai-chat:"):
-            from sim.llm.openai_chat import OpenAIChatTransport
+            from sim.llm.transports.openai_chat import OpenAIChatTransport
 
             return OpenAIChatTransport(self.http(), spec.base_url, spec.name, self.request_timeout_s)
         from pydantic_ai.models import infer_model
 
-        from sim.llm.pydantic_ai_transport import PydanticAITransport
+        from sim.llm.transports.pydantic_ai import PydanticAITransport
 
         return PydanticAITransport(infer_model(spec.raw))
 

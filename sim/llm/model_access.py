@@ -32,8 +32,8 @@ async def open_model(gateway: Gateway, model: str) -> AsyncIterator[str]:
     if running is not None:
         yield running
         return
-    from sim.llm.local_server import LocalModelServer
-    from sim.llm.openai_chat import OpenAIChatTransport
+    from sim.llm.local.server import LocalModelServer
+    from sim.llm.transports.openai_chat import OpenAIChatTransport
 
     async with LocalModelServer() as server:
         # A name that does not carry the server's port, so cache keys stay the same from run to run.

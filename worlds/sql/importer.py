@@ -3,37 +3,14 @@
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
 from pathlib import Path
 
 from sim.core import Task
 from worlds.sql.formats import Question, SourceFormat, check_databases, read_questions
 from worlds.sql.functions import FunctionLibrary
-from worlds.sql.model import ImportReport, Rejection, SqlFunction
+from worlds.sql.model import ImportedWorld, ImportOptions, ImportReport, Rejection
+from worlds.sql.style_import import import_styled
 from worlds.sql.verify import Database, Verified, verify_question
-
-
-@dataclass(frozen=True)
-class ImportOptions:
-    world: str = "sql"
-    db_ids: frozenset[str] | None = None
-    """Only questions on these databases (None: all)."""
-    augment: int = 0
-    """Extra tasks per kept question, with literal values swapped for other values of the same column."""
-    obfuscate: bool = False
-    seed: int = 0
-    style: str = "per_question"
-    """API style of the generated tools: per_question | sel | slot (worlds.sql.style_import)."""
-
-
-@dataclass(frozen=True)
-class ImportedWorld:
-    name: str
-    functions: list[SqlFunction]
-    tasks: list[Task]
-    databases: dict[str, Path]
-    report: ImportReport
-    style: str = "per_question"
 
 
 def import_world(
@@ -48,8 +25,6 @@ def import_world(
     databases = {db_id: Database.open(db_id, path) for db_id, path in paths.items()}
     try:
         if options.style != "per_question":
-            from worlds.sql.style_import import import_styled
-
             return import_styled(source, questions, databases, options)
         return _import(source, questions, databases, options)
     finally:

@@ -1,12 +1,14 @@
-"""Value types of SQL-derived worlds: the generated functions and the import report."""
+"""Value types of SQL-derived worlds: the generated functions, the import options, the imported world and its report."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import Field
 
-from sim.core import ToolSpec
+from sim.core import Task, ToolSpec
 from sim.core.tools import Frozen
 
 JsonType = Literal["string", "integer", "number", "array"]
@@ -104,3 +106,26 @@ class ImportReport(Frozen):
     functions: int
     rejected_by_reason: dict[str, int] = Field(default_factory=dict)
     rejections: list[Rejection] = Field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class ImportOptions:
+    world: str = "sql"
+    db_ids: frozenset[str] | None = None
+    """Only questions on these databases (None: all)."""
+    augment: int = 0
+    """Extra tasks per kept question, with literal values swapped for other values of the same column."""
+    obfuscate: bool = False
+    seed: int = 0
+    style: str = "per_question"
+    """API style of the generated tools: per_question | sel | slot (worlds.sql.style_import)."""
+
+
+@dataclass(frozen=True)
+class ImportedWorld:
+    name: str
+    functions: list[SqlFunction]
+    tasks: list[Task]
+    databases: dict[str, Path]
+    report: ImportReport
+    style: str = "per_question"

@@ -8,21 +8,17 @@ cannot express or reproduce it).
 from __future__ import annotations
 
 from collections import Counter
-from typing import TYPE_CHECKING
 
 from sim.core import GoldCall, Task, Turn, UserIntent
 from worlds.sql.execute import QueryError, run_query
 from worlds.sql.formats import Question, SourceFormat
 from worlds.sql.literals import GenerateError, parse
-from worlds.sql.model import ImportReport, Rejection
+from worlds.sql.model import ImportedWorld, ImportOptions, ImportReport, Rejection
 from worlds.sql.style_sel import SelLibrary, sel_chain
 from worlds.sql.style_shape import read_shape
 from worlds.sql.style_slot import SlotRuntime
 from worlds.sql.style_slot_gold import slot_chain
 from worlds.sql.verify import Database, answer_text, answer_value
-
-if TYPE_CHECKING:
-    from worlds.sql.importer import ImportedWorld, ImportOptions
 
 STYLES = ("per_question", "sel", "slot")
 
@@ -30,8 +26,6 @@ STYLES = ("per_question", "sel", "slot")
 def import_styled(
     source: SourceFormat, questions: list[Question], databases: dict[str, Database], options: ImportOptions
 ) -> ImportedWorld:
-    from worlds.sql.importer import ImportedWorld
-
     if options.augment or options.obfuscate:
         raise ValueError(f"--augment and --obfuscate work with the per_question style only, not '{options.style}'")
     sel = SelLibrary()

@@ -1,6 +1,6 @@
 """Build a world's expansion catalog offline: candidates, the embedding filter, the relatedness ranking.
 
-Run ``squall stressors expand`` (``sim.expand_cli``). Embedding happens here, at build time, so runs never
+Run ``squall stressors expand`` (``sim.cli.expand``). Embedding happens here, at build time, so runs never
 need torch: the runtime reads the shipped JSON. A candidate is kept only when the cosine similarity of its signature
 (``name(args): description``) to every original tool's signature is below the threshold (0.8 by default): a
 neighbour that close would be the same function under another name, and an agent calling it would be wrongly
@@ -27,7 +27,7 @@ EMBEDDER = "all-MiniLM-L6-v2"
 
 
 class Encoder(Protocol):
-    """Unit-length sentence embeddings, one row per text (``judges.embedding.Embedder`` is one)."""
+    """Unit-length sentence embeddings, one row per text (``sim.core.embedding.Embedder`` is one)."""
 
     def encode(self, texts: Sequence[str]) -> np.ndarray: ...
 

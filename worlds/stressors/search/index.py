@@ -2,7 +2,7 @@
 
 Each tool is indexed by its signature text, ``name(arg, ...): description`` (what an agent reads). Two rankers:
 
-- ``embedding``: all-MiniLM-L6-v2 (the ``[embed]`` extra, loaded through ``judges.embedding``) embeds every signature
+- ``embedding``: all-MiniLM-L6-v2 (the ``[embed]`` extra, loaded through ``sim.core.embedding``) embeds every signature
   once per tool set; the matrix is saved as ``<dir>/<sha256 of model + texts>.npy`` (written to a temporary file and
   renamed into place) and reused by every later run. A query is one sentence embedded on the fly (a few ms on CPU),
   ranked by a dot product with the unit-length rows.
@@ -132,7 +132,7 @@ class LexicalRanker:
 @cache
 def _shared_encoder() -> Encode:
     """The process's one embedder (lazy: torch loads on its first encode, never at import)."""
-    from judges.embedding import Embedder  # the [embed] extra; kept off the import path of lexical runs
+    from sim.core.embedding import Embedder  # the [embed] extra; kept off the import path of lexical runs
 
     return Embedder(max_cache=10_000).encode
 
@@ -165,7 +165,7 @@ def resolve_ranker(requested: str) -> tuple[RankerName, str | None]:
         return "lexical", None
     if requested not in ("auto", "embedding"):
         raise ValueError(f"unknown ranker '{requested}' (auto, embedding or lexical)")
-    from judges.embedding import embedding_available  # cheap: checks installed packages, imports no torch
+    from sim.core.embedding import embedding_available  # cheap: checks installed packages, imports no torch
 
     reason = embedding_available()
     if reason is None:

@@ -1,0 +1,211 @@
+"""``squall chat``: a person plays the user against any agent, world and stressors, in the terminal.
+
+The conversation is a normal one-episode run (the same preparation, gateway, agent, stressors, store and judges
+as ``squall run``), with the user built as ``personas.human.HumanUser`` and every event shown as it is recorded:
+the agent's tool calls and results, which stressor fired and what the world really returned. It is saved under
+``OUT/RUN_ID`` and judged there; ``squall score`` re-judges it like any run. No progress bar: the terminal is the
+person's. Input is read with the event loop's reader on stdin, so a pending prompt never blocks a model call, and
+Ctrl-C ends the conversation after the current turn (twice: abandons it).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import signal
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from sim.config.run_config import RunConfig
+    from sim.core import Event
+
+
+class TerminalInput:
+    """Lines from stdin through the running loop (``add_reader``); a file or pipe that cannot be polled is read
+    whole at the start. ``None`` is end of input (or a Ctrl-C: quit)."""
+
+    def __init__(self, console: Console) -> None:
+        self.console = console
+        self.lines: asyncio.Queue[str | None] = asyncio.Queue()
+        self._buffer = b""
+        self._fd = sys.stdin.fileno()
+        self._polled = False
+        self.ending = False
+
+    def start(self) -> None:
+        loop = asyncio.get_running_loop()
+        try:
+            loop.add_reader(self._fd, self._readable)
+            self._polled = True
+        except (PermissionError, OSError, NotImplementedError):  # a regular file: epoll refuses it
+            for line in sys.stdin.read().splitlines():
+                self.lines.put_nowait(line)
+            self.lines.put_nowait(None)
+
+    def stop(self) -> None:
+        if self._polled:
+            asyncio.get_running_loop().remove_reader(self._fd)
+            self._polled = False
+
+    def _readable(self) -> None:
+        data = os.read(self._fd, 4096)
+        if not data:
+            self.lines.put_nowait(None)
+            self.stop()
+            return
+        self._buffer += data
+        *complete, self._buffer = self._buffer.split(b"\n")
+        for raw in complete:
+            self.lines.put_nowait(raw.decode("utf-8", errors="replace").rstrip("\r"))
+
+    async def ask(self, prompt: str) -> str | None:
+        if self.ending:  # Ctrl-C: lines typed ahead are not sent
+            return None
+        self.console.print(f"[bold green]{prompt}[/]", end="")
+        self.console.file.flush()
+        return await self.lines.get()
+
+
+def show_event(console: Console, ev: Event) -> None:
+    """What a person sees of an event: calls, results (and stressors), the agent's reply, faults."""
+    from rich.markup import escape
+
+    if ev.replayed:
+        return
+    if ev.kind == "tool_call" and ev.call is not None:
+        args = json.dumps(ev.call.arguments, ensure_ascii=False)
+        console.print(f"  [cyan]→ {escape(ev.call.name)}[/]({escape(_clip(args))})", highlight=False)
+    elif ev.kind == "tool_result" and ev.result is not None:
+        content = json.dumps(ev.result.content, ensure_ascii=False, default=str)
+        colour = "green" if ev.result.ok else "red"
+        console.print(f"  [{colour}]← {ev.result.status}[/]: {escape(_clip(content))}", highlight=False)
+        if ev.scenarios:
+            console.print(f"    [magenta]stressor fired: {escape(', '.join(ev.scenarios))}[/]", highlight=False)
+        if ev.raw_result is not None:
+            raw = json.dumps(ev.raw_result.content, ensure_ascii=False, default=str)
+            console.print(
+                f"    [dim]the world returned {ev.raw_result.status}: {escape(_clip(raw))}[/]", highlight=False
+            )
+    elif ev.kind == "agent_message":
+        console.print(f"[bold blue]agent ›[/] {escape(ev.content or '')}", highlight=False)
+    elif ev.kind == "error" and ev.fault != "user":
+        console.print(f"  [yellow]! {escape(ev.code or '')}: {escape(_clip(ev.content or ''))}[/]", highlight=False)
+
+
+def _clip(text: str, limit: int = 300) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+async def chat_session(config: RunConfig, console: Console) -> tuple[Path, dict[str, Any]]:
+    """Prepare, play the one episode with the person as the user, judge and store it; the run folder and
+    summary."""
+    from personas.human import HumanUser
+    from sim.judging.judge_set import open_judges
+    from sim.run.driver import drive
+    from sim.run.executors import InProcessExecutor
+    from sim.run.prepare import prepare
+    from sim.run.session import episode_session
+
+    run = await prepare(config)
+    terminal = TerminalInput(console)
+    tools = [s.name for s in run.pack.new_world(0).specs()]
+    loop = asyncio.get_running_loop()
+    main = asyncio.current_task()
+    interrupts = 0
+
+    def on_interrupt() -> None:
+        nonlocal interrupts
+        interrupts += 1
+        if interrupts == 1:
+            console.print("\n[yellow](ending after this turn; Ctrl-C again abandons the conversation)[/]")
+            terminal.ending = True
+            terminal.lines.put_nowait(None)
+        elif main is not None:
+            main.cancel()
+
+    with contextlib.suppress(NotImplementedError, RuntimeError):
+        loop.add_signal_handler(signal.SIGINT, on_interrupt)
+    terminal.start()
+    try:
+        async with (
+            open_judges(config) as judges,
+            episode_session(
+                config,
+                run.agent_spec,
+                run.pack,
+                run.root,
+                make_user=lambda _spec: HumanUser(terminal.ask, console.print, lambda: tools),
+                watch=lambda ev: show_event(console, ev),
+            ) as session,
+        ):
+            store, summary = await drive(run, judges, InProcessExecutor(session.run_one, 1))
+    finally:
+        terminal.stop()
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.remove_signal_handler(signal.SIGINT)
+    return store.root, summary
+
+
+def chat_command(
+    world: Annotated[str | None, typer.Option(help="World name, task file or world directory.")] = None,
+    agent: Annotated[
+        str | None, typer.Option(help="oracle | null | naive | MODEL | text:MODEL (default: text:local, offline)")
+    ] = None,
+    stressors: Annotated[str | None, typer.Option(help="Comma-separated stressors, as for squall run.")] = None,
+    task: Annotated[
+        str | None, typer.Option("--task", help="The task whose goals you play (default: the first).")
+    ] = None,
+    out: Annotated[Path | None, typer.Option(help="Folder for run directories (default runs/).")] = None,
+    run_id: Annotated[str | None, typer.Option("--run-id", help="Run directory name (default: a timestamp).")] = None,
+    seed: Annotated[int | None, typer.Option(help="Root seed (world, stressors, agent sampling).")] = None,
+    text_protocol: Annotated[str | None, typer.Option(help="text: agents' prompt: react | tags")] = None,
+    max_steps: Annotated[int | None, typer.Option(help="Model requests / tool calls per turn.")] = None,
+    max_turns: Annotated[int | None, typer.Option(help="Your messages per conversation (default 20).")] = None,
+    config: Annotated[Path | None, typer.Option("--config", "-c", help="TOML file with run settings.")] = None,
+) -> None:
+    """Play the user yourself: talk to an agent in the terminal; the conversation is saved and judged as a run."""
+    from sim.cli.common import fail, make_console, user_errors
+    from sim.config.run_config import DEFAULT_AGENT, resolve_config
+    from sim.report.terminal import render
+    from worlds.stressors.catalog import split_items
+
+    console = make_console()
+    overrides: dict[str, Any] = {
+        "world": world or "smart_home",
+        "agent": agent or DEFAULT_AGENT,
+        "stressors": split_items(stressors) if stressors is not None else None,
+        "out": out,
+        "run_id": run_id,
+        "seed": seed,
+        "text_protocol": text_protocol,
+        "max_steps": max_steps,
+        "max_turns": max_turns,
+        "user": "human",
+        "trials": 1,
+        "concurrency": 1,
+        "tasks": [task] if task else None,
+        "limit": None if task else 1,
+    }
+    try:
+        cfg, _ = resolve_config(config, overrides)
+        root, summary = asyncio.run(chat_session(cfg, console))
+    except KeyboardInterrupt:
+        make_console(stderr=True).print("interrupted: the conversation was not saved")
+        raise typer.Exit(130) from None
+    except asyncio.CancelledError:
+        make_console(stderr=True).print(
+            "abandoned: the conversation was not saved (its run folder holds only the manifest)"
+        )
+        raise typer.Exit(130) from None
+    except user_errors() as exc:
+        fail(str(exc))
+    render(summary, console)
+    console.print(f"saved: {root} (re-judge with: squall score {root})")

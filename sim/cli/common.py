@@ -1,0 +1,65 @@
+"""What every command shares: the console, the one-line failure, which errors are bad input, and the judge options
+that ``squall run`` and ``squall score`` both take."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Annotated, NoReturn
+
+import typer
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+
+def make_console(stderr: bool = False) -> Console:
+    from rich.console import Console
+
+    return Console(stderr=stderr)
+
+
+def fail(message: str, code: int = 2) -> NoReturn:
+    """One line on stderr: 'error: <where>: <what>'. Never a traceback."""
+    from rich.markup import escape
+
+    one_line = " ".join(message.split())
+    make_console(stderr=True).print(f"[bold red]error:[/] {escape(one_line)}", highlight=False, soft_wrap=True)
+    raise typer.Exit(code)
+
+
+# Judge settings `squall run` and `squall score` share.
+ErrorJudgeOption = Annotated[
+    str | None, typer.Option(help="embedding | llm | off: scores replies after a failure 1-5 (default embedding)")
+]
+JudgeModelOption = Annotated[
+    str | None, typer.Option(help="Model of the judges that ask one: --error-judge/--answer-judge/--arg-match llm.")
+]
+AnswerJudgeOption = Annotated[
+    str | None, typer.Option(help="off | embedding | llm: question goals' replies vs the gold answer by meaning")
+]
+AnswerThresholdOption = Annotated[
+    float | None, typer.Option(help="Cosine threshold of --answer-judge embedding (default 0.7).")
+]
+
+
+def param_modes(items: list[str] | None) -> dict[str, str] | None:
+    """``--arg-match-param TOOL.PARAM=MODE`` options as the config's table; a malformed one exits 2."""
+    if not items:
+        return None
+    modes: dict[str, str] = {}
+    for item in items:
+        key, sep, mode = item.partition("=")
+        if not sep or "." not in key or not mode:
+            fail(f"--arg-match-param: expected TOOL.PARAM=MODE, got {item!r}")
+        modes[key.strip()] = mode.strip()
+    return modes
+
+
+def user_errors() -> tuple[type[Exception], ...]:
+    """Errors that mean bad input (config, task files, run dirs): a message and exit 2, no traceback."""
+    from sim.config.run_config import ConfigError
+    from sim.mockllm.config import MockConfigError
+    from sim.store.run_store import StoreError
+    from worlds.registry import WorldLoadError
+    from worlds.task_files import TaskFileError
+
+    return (ConfigError, StoreError, WorldLoadError, TaskFileError, MockConfigError)

@@ -1,0 +1,117 @@
+"""``squall stressors expand``: build (or check) the expansion catalogs of worlds (``worlds.stressors.expand``).
+
+    squall stressors expand                        # every built-in world, into worlds/stressors/data/expand/
+    squall stressors expand --world smart_home --threshold 0.8
+    squall stressors expand --check                # exit 1 if a shipped catalog is out of date
+    squall stressors expand --world W --model openai-chat:NAME@URL   # add model-written neighbours
+
+Needs the ``[embed]`` extra (torch, sentence-transformers, the packaged MiniLM). A rebuild keeps the model-written
+candidates already in a catalog (they cannot be regenerated offline) unless ``--fresh``. Model requests go through
+a gateway built like a run's (``sim.config.gateway.build_gateway``, imported only with ``--model``), as
+``squall stressors assign`` does: the pipeline itself sees only an ``LLMHandle``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from sim.agents.factory import AgentUnavailable
+from sim.core import ToolSpec
+from worlds.stressors.expand.build import (
+    DEFAULT_THRESHOLD,
+    Encoder,
+    build_catalog,
+    catalog_path,
+    catalog_text,
+    model_written,
+    write_catalog,
+)
+from worlds.stressors.expand.model_written import ModelReport, model_candidates
+from worlds.stressors.expand.templates import Candidate
+from worlds.stressors.expand.toolkit import CATALOG_DIR, ExpandCatalog
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="squall stressors expand", description=__doc__.split("\n")[0])
+    parser.add_argument("--world", action="append", help="A world spec (repeat); default: every built-in world.")
+    parser.add_argument("--threshold", type=float, default=DEFAULT_THRESHOLD, help="Keep similarity below this.")
+    parser.add_argument("--out", type=Path, default=CATALOG_DIR, help="Folder of the catalogs.")
+    parser.add_argument("--check", action="store_true", help="Write nothing; exit 1 if a catalog would change.")
+    parser.add_argument("--fresh", action="store_true", help="Drop model-written candidates already there.")
+    parser.add_argument("--model", help="Also ask this model for neighbours (provider:name, e.g. openai-chat:M@URL).")
+    parser.add_argument("--per-tool", type=int, default=2, help="Model-written neighbours asked per tool.")
+    parser.add_argument("--cache", default="read-write", help="Response cache: read-write | read-only | off.")
+    parser.add_argument("--cache-dir", type=Path, default=Path(".cache/responses"), help="Response cache folder.")
+    parser.add_argument("--seed", type=int, default=0, help="Sampling seed of the model requests.")
+    return parser
+
+
+def _existing(path: Path) -> ExpandCatalog | None:
+    return ExpandCatalog.model_validate_json(path.read_text(encoding="utf-8")) if path.is_file() else None
+
+
+async def _ask_model(args: argparse.Namespace, world: str, specs: Sequence[ToolSpec]) -> ModelReport:
+    from sim.cli.generator import generator_config, model_handle  # the engine, only when a model is asked
+
+    config = generator_config(world, args.seed, args.cache, args.cache_dir)
+    async with model_handle(config, args.model) as handle:  # AgentUnavailable names what is wrong: caught in main
+        return await model_candidates(handle, args.model, specs, per_tool=args.per_tool, seed=args.seed)
+
+
+def main(argv: Sequence[str] | None = None, encoder: Encoder | None = None) -> int:
+    """Exit status 0, 1 (``--check`` found a stale catalog) or 2 (no embedder, an unusable model). ``encoder``: reuse
+    one (tests)."""
+    args = _parser().parse_args(argv)
+    from sim.core.embedding import Embedder, embedding_available
+    from worlds.registry import known_worlds, load_world
+
+    if encoder is None:
+        if (reason := embedding_available()) is not None:
+            sys.stderr.write(f"error: the embedding filter cannot run: {reason}\n")
+            return 2
+        encoder = Embedder()
+    stale = []
+    for spec in args.world or known_worlds():
+        pack = load_world(spec)
+        specs = pack.new_world(0).specs()
+        path = catalog_path(pack.name, args.out)
+        old = _existing(path)
+        extra: list[Candidate] = [] if args.fresh else model_written(old)
+        if args.model:
+            try:
+                report = asyncio.run(_ask_model(args, pack.name, specs))
+            except AgentUnavailable as exc:
+                sys.stderr.write(f"error: --model: {exc}\n")
+                return 2
+            extra += report.accepted
+            dropped = ", ".join(f"{n} {r}" for r, n in sorted(report.dropped.items())) or "none"
+            sys.stdout.write(
+                f"{pack.name}: model {args.model}: {report.requests} requests ({report.request_failures} failed), "
+                f"{report.proposed} proposed, {len(report.accepted)} well-formed, dropped: {dropped}\n"
+            )
+        started = time.monotonic()
+        catalog = build_catalog(pack.name, specs, encoder, args.threshold, extra=extra)
+        took = time.monotonic() - started
+        kept, rejected = len(catalog.candidates), len(catalog.rejected)
+        sys.stdout.write(
+            f"{pack.name}: {len(specs)} tools, {kept + rejected} candidates, {kept} kept, {rejected} removed "
+            f"(similarity >= {args.threshold}), {took:.1f}s\n"
+        )
+        if args.check:
+            if not path.is_file() or path.read_text(encoding="utf-8") != catalog_text(catalog):
+                stale.append(str(path))
+        else:
+            sys.stdout.write(f"wrote {write_catalog(catalog, args.out)}\n")
+    if stale:
+        sys.stderr.write("out of date (rebuild with squall stressors expand): " + ", ".join(stale) + "\n")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

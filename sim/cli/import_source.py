@@ -1,0 +1,150 @@
+"""`squall import spider|bird --db-dir DIR --questions FILE --out PATH`: a world folder from a text-to-SQL set.
+
+Every question whose solution paths reproduce its SQL's result becomes a task; the rest are listed with reasons
+in ``import_report.json``. Bad input prints one line naming the file, item and field, exits 2, and writes nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from sim.cli.common import fail
+from sim.cli.generator import DEFAULT_CACHE_DIR, CacheDirOption, CacheOption
+
+if TYPE_CHECKING:
+    from sim.config.run_config import RunConfig
+    from worlds.sql.describe_model import DescribeReport
+    from worlds.sql.importer import ImportedWorld
+
+
+def import_command(
+    source: Annotated[str, typer.Argument(help="Format of the set: spider | bird.")],
+    db_dir: Annotated[Path, typer.Option("--db-dir", help="Folder with <db_id>/<db_id>.sqlite per database.")],
+    questions: Annotated[Path, typer.Option("--questions", help="JSON list of question/SQL pairs (e.g. dev.json).")],
+    out: Annotated[Path, typer.Option("--out", help="World folder to write (run it with --world PATH).")],
+    name: Annotated[str | None, typer.Option("--name", help="World name (default: the folder's name).")] = None,
+    db: Annotated[list[str] | None, typer.Option("--db", help="Only questions on this database (repeatable).")] = None,
+    obfuscate: Annotated[
+        bool, typer.Option("--obfuscate", help="Name functions function_<n> and arguments <greek>_<greek>.")
+    ] = False,
+    augment: Annotated[
+        int, typer.Option("--augment", min=0, help="Extra tasks per question with literals swapped (same column).")
+    ] = 0,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of obfuscation and augmentation.")] = 0,
+    force: Annotated[bool, typer.Option("--force", help="Replace an existing --out folder.")] = False,
+    style: Annotated[
+        str,
+        typer.Option(
+            "--style",
+            help="API style: per_question (one function per query) | sel (selectors and "
+            "getters per table) | slot (generic retrieve/filter/sort/... tools chained by labels).",
+        ),
+    ] = "per_question",
+    describe_model: Annotated[
+        str | None,
+        typer.Option(
+            "--describe-model",
+            help="Model spec (e.g. openai-chat:NAME@BASE_URL) asked for each function's description; "
+            "kept only when it checks out against the code, else the offline one stays.",
+        ),
+    ] = None,
+    cache: CacheOption = "read-write",
+    cache_dir: CacheDirOption = DEFAULT_CACHE_DIR,
+) -> None:
+    """Generate a world of read-only query functions with verified tasks from a text-to-SQL question set."""
+    from worlds.sql.folder import write_world
+    from worlds.sql.formats import FORMATS, FormatError
+    from worlds.sql.importer import ImportOptions, import_world
+
+    if source not in FORMATS:
+        fail(f"source: unknown format '{source}' (one of {', '.join(FORMATS)})")
+    from worlds.sql.style_import import STYLES
+
+    if style not in STYLES:
+        fail(f"--style: unknown style '{style}' (one of {', '.join(STYLES)})")
+    if style != "per_question" and (augment or obfuscate):
+        fail(f"--augment and --obfuscate work with --style per_question only, not '{style}'")
+    config = None
+    if describe_model is not None:
+        from sim.cli.generator import generator_config
+
+        config = generator_config(name or out.name, seed, cache, cache_dir)
+    options = ImportOptions(
+        world=name or out.name,
+        db_ids=frozenset(db) if db else None,
+        augment=augment,
+        obfuscate=obfuscate,
+        seed=seed,
+        style=style,
+    )
+    started = time.perf_counter()
+    described: DescribeReport | None = None
+    try:
+        world = import_world(source, db_dir, questions, options)
+        if not world.tasks:
+            fail(f"{questions}: no question survived verification; see the reasons with --out on a smaller set")
+        if config is not None and describe_model is not None:
+            world, described = asyncio.run(_describe(config, describe_model, world))
+        write_world(world, out, replace=force)
+        if described is not None and describe_model is not None:
+            _record(out, described.as_json(describe_model))
+    except (FormatError, FileExistsError) as error:
+        fail(str(error))
+    except OSError as error:
+        fail(f"{out}: cannot write: {error.strerror or error}")
+    report = world.report
+    elapsed = time.perf_counter() - started
+    sys.stdout.write(
+        f"{out}: {style} style, {report.kept} of {report.questions} questions kept "
+        f"({report.split} with two solution paths), "
+        f"{report.rejected} rejected, {report.augmented} augmented, {report.functions} functions, {elapsed:.1f}s\n"
+    )
+    for reason, count in report.rejected_by_reason.items():
+        sys.stdout.write(f"  rejected {count:>4}  {reason}\n")
+    if described is not None:
+        sys.stdout.write(
+            f"  model descriptions: {described.kept} of {described.asked} kept, "
+            f"{described.request_failures} request failures\n"
+        )
+        for reason, count in sorted(described.rejected_by_reason.items()):
+            sys.stdout.write(f"  description rejected {count:>4}  {reason}\n")
+
+
+async def _describe(config: RunConfig, model: str, world: ImportedWorld) -> tuple[ImportedWorld, DescribeReport]:
+    from sim.agents.factory import AgentUnavailable
+    from sim.cli.generator import model_handle
+    from sim.core import ModelRequest
+    from worlds.sql.describe_model import describe_functions, read_schema
+
+    schemas = {db_id: read_schema(path) for db_id, path in world.databases.items()}
+    try:
+        async with model_handle(config, model) as handle:
+
+            async def complete(request: ModelRequest) -> str | None:
+                try:
+                    return (await handle.complete(request)).text
+                except Exception:  # a provider fault past the gateway's retries: counted, the offline text stays
+                    return None
+
+            functions, report = await describe_functions(complete, model, world.functions, schemas, config.seed)
+    except AgentUnavailable as exc:
+        fail(f"--describe-model: {exc}")
+    return replace(world, functions=functions), report
+
+
+def _record(out: Path, described: dict[str, object]) -> None:
+    """Add the description counts to the written report (ImportReport itself knows nothing of models)."""
+    from sim.core.files import write_text_atomic
+
+    path = out / "import_report.json"
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data["model_descriptions"] = described
+    write_text_atomic(path, json.dumps(data, indent=1) + "\n")

@@ -1,0 +1,365 @@
+"""squall command line: run, score, report, mock-llm.
+
+Start-up is kept light: heavy modules (pydantic-ai, openai, torch) are imported by the code paths that
+need them, inside the commands. Bad input of any kind — an option, a config file, a task file, a run
+folder — prints one line naming where the problem is and exits 2, with nothing written.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any, Literal, cast
+
+import typer
+
+from sim.cli.chat import chat_command
+from sim.cli.common import (
+    AnswerJudgeOption,
+    AnswerThresholdOption,
+    ErrorJudgeOption,
+    JudgeModelOption,
+    fail,
+    make_console,
+    param_modes,
+    user_errors,
+)
+from sim.cli.import_source import import_command
+from sim.cli.judges import judges_app
+from sim.cli.personas import personas_app
+from sim.cli.report import report as report_command
+from sim.cli.serve import serve_command
+from sim.cli.stressors import stressors_app
+from sim.cli.worlds import worlds_app
+
+if TYPE_CHECKING:
+    from sim.core import EpisodeResult, Score
+
+CONFIG_ONLY_HELP = (
+    "Config-file-only settings (no option): the retry policy, in a [retry] table "
+    "(max_attempts, base_delay_s, max_delay_s, max_retry_after_s, rate_limit_budget_s, max_malformed)."
+)
+
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=False,
+    pretty_exceptions_enable=False,
+    help="Evaluate tool-calling agents under real API conditions.",
+)
+app.add_typer(worlds_app, name="worlds")
+app.add_typer(stressors_app, name="stressors")
+app.add_typer(personas_app, name="personas")
+app.add_typer(judges_app, name="judges")
+app.command("import")(import_command)
+app.command("serve")(serve_command)
+app.command("chat")(chat_command)
+
+
+@app.command(epilog=CONFIG_ONLY_HELP)
+def run(
+    config: Annotated[Path | None, typer.Option("--config", "-c", help="TOML file with run settings.")] = None,
+    world: Annotated[str | None, typer.Option(help="World name, task file or world directory.")] = None,
+    agent: Annotated[
+        str | None, typer.Option(help="oracle | null | naive | MODEL | text:MODEL | native:MODEL | text:local")
+    ] = None,
+    text_protocol: Annotated[
+        str | None, typer.Option(help="text: agents' prompt: react | tags (<API_CALL> JSON, <End of Turn>)")
+    ] = None,
+    user: Annotated[
+        str | None,
+        typer.Option(
+            help="KIND[:STYLE+...][@PERSONA], comma-separated for several: scripted | llm; styles explicit, "
+            "coreferential, paraphrased, terse, verbose, underspecified, impatient, changes_mind (squall personas)"
+        ),
+    ] = None,
+    user_model: Annotated[str | None, typer.Option(help="Model an llm user runs on (default: local).")] = None,
+    stressors: Annotated[
+        str | None,
+        typer.Option(
+            help="Comma-separated: scenario names, types, spec, exec, all or outage, each optionally NAME:key=value "
+            "(more pairs follow after commas), e.g. 'adhoc,failure:rate=0.1,transient=1'. See squall stressors list."
+        ),
+    ] = None,
+    stressor_mode: Annotated[
+        str | None,
+        typer.Option(help="cumulative (stressors stacked) | isolated (each scenario alone vs its baseline)"),
+    ] = None,
+    task: Annotated[list[str] | None, typer.Option("--task", help="Only this task id (repeatable).")] = None,
+    limit: Annotated[int | None, typer.Option(help="Only the first N tasks.")] = None,
+    trials: Annotated[int | None, typer.Option(help="Episodes per task.")] = None,
+    seed: Annotated[int | None, typer.Option(help="Root seed.")] = None,
+    concurrency: Annotated[int | None, typer.Option(help="Episodes in flight.")] = None,
+    endpoint_concurrency: Annotated[
+        int | None, typer.Option(help="Requests in flight per LLM endpoint (default: --concurrency).")
+    ] = None,
+    tpm: Annotated[int | None, typer.Option(help="Tokens per minute per endpoint (default: from headers).")] = None,
+    rpm: Annotated[int | None, typer.Option(help="Requests per minute per endpoint (default: from headers).")] = None,
+    max_cost: Annotated[float | None, typer.Option(help="USD; once spent, no new episode starts.")] = None,
+    out: Annotated[Path | None, typer.Option(help="Folder for run directories (default runs/).")] = None,
+    run_id: Annotated[
+        str | None, typer.Option("--run-id", help="Run directory name, not a path (default: a timestamp).")
+    ] = None,
+    resume: Annotated[bool, typer.Option("--resume", help="Continue --run-id, skipping finished episodes.")] = False,
+    max_steps: Annotated[int | None, typer.Option(help="Model requests / tool calls per turn.")] = None,
+    max_turns: Annotated[int | None, typer.Option(help="User turns per episode.")] = None,
+    episode_timeout_s: Annotated[
+        float | None, typer.Option("--episode-timeout", help="Working-time seconds per episode.")
+    ] = None,
+    request_timeout_s: Annotated[
+        float | None, typer.Option("--request-timeout", help="HTTP timeout per LLM request, seconds.")
+    ] = None,
+    max_tokens: Annotated[int | None, typer.Option(help="Completion cap per model request.")] = None,
+    temperature: Annotated[float | None, typer.Option(help="Sampling temperature.")] = None,
+    setup: Annotated[
+        str | None, typer.Option(help="cumulative (the agent's own history) | isolated (gold history per turn)")
+    ] = None,
+    arg_match: Annotated[str | None, typer.Option(help="exact | normalised | embedding | llm")] = None,
+    arg_match_param: Annotated[
+        list[str] | None,
+        typer.Option("--arg-match-param", help="TOOL.PARAM=MODE (or *.PARAM, TOOL.*): a parameter's own mode."),
+    ] = None,
+    error_judge: ErrorJudgeOption = None,
+    judge_model: JudgeModelOption = None,
+    answer_judge: AnswerJudgeOption = None,
+    answer_threshold: AnswerThresholdOption = None,
+    embedding_threshold: Annotated[
+        float | None, typer.Option(help="Cosine threshold for --arg-match embedding.")
+    ] = None,
+    scheduler: Annotated[str | None, typer.Option(help="adaptive | static (the peer way, for comparison)")] = None,
+    cache: Annotated[str | None, typer.Option(help="Response cache: off | read-write | read-only")] = None,
+    cache_dir: Annotated[Path | None, typer.Option(help="Response cache folder (default .cache/responses).")] = None,
+    backend: Annotated[
+        str | None, typer.Option(help="inprocess | ray (episodes on Ray actors; needs the ray extra)")
+    ] = None,
+    ray_address: Annotated[
+        str | None, typer.Option(help="--backend ray: existing cluster's address (default: a local one on 127.0.0.1).")
+    ] = None,
+    ray_workers: Annotated[
+        int | None, typer.Option(help="--backend ray: worker actors (default: the cluster's CPUs).")
+    ] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+) -> None:
+    """Run episodes, judge them, store everything under OUT/RUN_ID and print the results table."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from sim.config.run_config import resolve_config
+    from sim.report.terminal import render
+    from worlds.stressors.catalog import split_items
+
+    overrides: dict[str, Any] = {
+        "world": world,
+        "agent": agent,
+        "text_protocol": text_protocol,
+        "user": user,
+        "user_model": user_model,
+        "limit": limit,
+        "trials": trials,
+        "seed": seed,
+        "concurrency": concurrency,
+        "endpoint_concurrency": endpoint_concurrency,
+        "tpm": tpm,
+        "rpm": rpm,
+        "max_cost": max_cost,
+        "out": out,
+        "run_id": run_id,
+        "max_steps": max_steps,
+        "max_turns": max_turns,
+        "episode_timeout_s": episode_timeout_s,
+        "request_timeout_s": request_timeout_s,
+        "max_tokens": max_tokens,
+        "temperature": temperature,
+        "setup": setup,
+        "stressor_mode": stressor_mode,
+        "arg_match": arg_match,
+        "arg_match_params": param_modes(arg_match_param),
+        "embedding_threshold": embedding_threshold,
+        "error_judge": error_judge,
+        "judge_model": judge_model,
+        "answer_judge": answer_judge,
+        "answer_threshold": answer_threshold,
+        "scheduler": scheduler,
+        "cache": cache,
+        "cache_dir": cache_dir,
+        "backend": backend,
+        "ray_address": ray_address,
+        "ray_workers": ray_workers,
+        "tasks": task or None,
+        "stressors": split_items(stressors) if stressors is not None else None,
+        "resume": True if resume else None,
+    }
+    console = make_console()
+    progress = Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("{task.fields[last]}"),
+        console=console,
+        disable=quiet,
+    )
+    bar: list[Any] = []
+
+    def on_start(planned: int, done: int) -> None:
+        bar.append(progress.add_task("episodes", total=planned, completed=done, last=""))
+
+    def on_episode(result: EpisodeResult, scores: list[Score]) -> None:
+        acc = next((s.value for s in scores if s.judge == "core_api_accuracy"), None)
+        shown = "failed" if acc is None else f"{acc:.2f}"
+        progress.update(bar[0], advance=1, last=f"{result.episode_id}: {shown} ({result.termination})")
+
+    try:
+        cfg, quickstart = resolve_config(config, overrides)
+        if quickstart:
+            console.print(
+                f"No agent configured: quickstart suite ({', '.join(cfg.tasks)}) on the embedded SmolLM2-135M "
+                "(llama.cpp, CPU). Its scores are low: a true measurement of a 135M model."
+            )
+        from sim.run.runner import execute
+
+        with progress:
+            store, summary = asyncio.run(execute(cfg, on_start, on_episode))
+    except KeyboardInterrupt:
+        make_console(stderr=True).print(
+            "interrupted: finished episodes are saved; continue with --resume --run-id <id>"
+        )
+        raise typer.Exit(130) from None
+    except user_errors() as exc:
+        fail(str(exc))
+    render(summary, console)
+    console.print(f"run directory: {store.root}")
+
+
+@app.command()
+def score(
+    run_dir: Annotated[Path, typer.Argument(help="A run directory (runs/<run-id>).")],
+    arg_match: Annotated[
+        str | None, typer.Option(help="exact | normalised | embedding | llm (default: the run's setting)")
+    ] = None,
+    error_judge: ErrorJudgeOption = None,
+    judge_model: JudgeModelOption = None,
+    answer_judge: AnswerJudgeOption = None,
+    answer_threshold: AnswerThresholdOption = None,
+    embedding_threshold: Annotated[
+        float | None, typer.Option(help="Cosine threshold for --arg-match embedding (default: the run's).")
+    ] = None,
+) -> None:
+    """Re-judge stored episodes without calling the agent. Appends a new score set; never rewrites one."""
+    from sim.run.rescore import rescore
+
+    try:
+        overrides = {
+            "arg_match": arg_match,
+            "embedding_threshold": embedding_threshold,
+            "error_judge": error_judge,
+            "judge_model": judge_model,
+            "answer_judge": answer_judge,
+            "answer_threshold": answer_threshold,
+        }
+        summary, note = asyncio.run(rescore(run_dir, overrides))
+    except user_errors() as exc:
+        fail(str(exc))
+    from sim.report.terminal import render
+
+    console = make_console()
+    render(summary, console)
+    console.print(note)
+
+
+app.command("report")(report_command)
+
+
+@app.command("mock-llm")
+def mock_llm(
+    config: Annotated[Path | None, typer.Option("--config", "-c", help="Mock config (JSON or TOML).")] = None,
+    host: Annotated[str, typer.Option(help="Bind address.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(min=0, max=65535, help="Port (0: any free port).")] = 8765,
+    port_file: Annotated[Path | None, typer.Option(help="Write the bound port here once listening.")] = None,
+    max_lifetime: Annotated[float | None, typer.Option(min=0, help="Exit after this many seconds.")] = None,
+) -> None:
+    """Serve the mock OpenAI-compatible endpoint (scripted policies, latency, 429s, 5xx, hangs, bad bodies)."""
+    from sim.mockllm.config import MockConfig, load_mock_config
+    from sim.mockllm.server import run_server
+
+    try:
+        cfg = load_mock_config(config) if config else MockConfig.model_validate({"policy": {"kind": "echo"}})
+    except user_errors() as exc:
+        fail(str(exc))
+    if port_file is not None and not port_file.parent.is_dir():
+        fail(f"--port-file: folder {port_file.parent} does not exist")
+    try:
+        run_server(cfg, host=host, port=port, port_file=port_file, max_lifetime_s=max_lifetime)
+    except OSError as exc:  # address in use, unknown host, no permission: the bind failed, nothing was served
+        fail(f"--host {host} --port {port}: cannot listen: {exc.strerror or exc}")
+    except KeyboardInterrupt:
+        raise typer.Exit(130) from None
+
+
+@app.command()
+def bench(
+    episodes: Annotated[int, typer.Option(min=1, help="Episodes per arm.")] = 1000,
+    concurrency: Annotated[int, typer.Option(min=1, help="Episodes in flight.")] = 100,
+    latency: Annotated[float, typer.Option(min=0.001, help="Mock latency per model call, seconds.")] = 0.5,
+    jitter: Annotated[float, typer.Option(min=0, help="Extra uniform mock latency in [0, JITTER] seconds.")] = 0.0,
+    tpm: Annotated[int | None, typer.Option(min=1, help="Mock tokens-per-minute limit.")] = None,
+    rpm: Annotated[int | None, typer.Option(min=1, help="Mock requests-per-minute limit.")] = None,
+    faults: Annotated[str, typer.Option(help="none | mix (5% 429, 5% 5xx, 2% hangs, 2% bad bodies)")] = "none",
+    request_timeout: Annotated[float, typer.Option(min=0.1, help="HTTP timeout per request, seconds.")] = 30.0,
+    arms: Annotated[str, typer.Option(help="Comma-separated: squall,static")] = "squall,static",
+    as_json: Annotated[bool, typer.Option("--json", help="Print the results as JSON.")] = False,
+) -> None:
+    """Measure the harness against a mock endpoint: achieved vs Little's-law bound, 429s, CPU per request, RSS,
+    for squall's scheduler and for a static fixed-concurrency runner with blind backoff, side by side."""
+    from sim.bench.command import BenchSettings, render, run_bench
+
+    chosen = tuple(a.strip() for a in arms.split(",") if a.strip())
+    if not chosen or any(a not in ("squall", "static") for a in chosen):
+        fail(f"--arms: {arms!r}: use squall, static or both")
+    if faults not in ("none", "mix"):
+        fail(f"--faults: {faults!r}: use none or mix")
+    mode: Literal["none", "mix"] = "mix" if faults == "mix" else "none"
+    picked = cast(tuple[Literal["squall", "static"], ...], chosen)
+    settings = BenchSettings(episodes, concurrency, latency, jitter, tpm, rpm, mode, request_timeout, picked)
+    report = run_bench(settings)
+    if as_json:
+        sys.stdout.write(json.dumps(report, indent=2) + "\n")
+    else:
+        sys.stdout.write(render(report))
+
+
+def _usage_errors() -> tuple[type[Exception], ...]:
+    """Click's UsageError: newer typer vendors its own copy of click, older typer uses click itself."""
+    import click
+
+    found: list[type[Exception]] = [click.exceptions.UsageError]
+    try:
+        from typer._click.exceptions import UsageError
+    except ImportError:
+        pass
+    else:
+        found.append(UsageError)
+    return tuple(found)
+
+
+def run_cli(argv: list[str]) -> int:
+    """Run the command line; returns the exit code. Usage errors (a bad option value, an unknown option)
+    are one line too, like every other bad input."""
+    try:
+        code = app(args=argv, prog_name="squall", standalone_mode=False)
+    except _usage_errors() as exc:
+        ctx = getattr(exc, "ctx", None)
+        hint = f"{ctx.command_path}: " if ctx is not None else ""
+        try:
+            fail(hint + exc.format_message())  # type: ignore[attr-defined]
+        except typer.Exit as exit_:
+            return exit_.exit_code
+    except typer.Abort:
+        return 130
+    except typer.Exit as exc:
+        return exc.exit_code
+    return code if isinstance(code, int) else 0
+
+
+def main() -> None:
+    sys.exit(run_cli(sys.argv[1:]))

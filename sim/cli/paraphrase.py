@@ -1,0 +1,78 @@
+"""`squall stressors paraphrase`: model-written wordings of a world's user requests, for ``perturb.paraphrase_written``.
+
+Requests go through ``sim.cli.generator.model_handle`` (a gateway built like a run's, response cache included), so
+a re-run with the same world, model and seed makes no endpoint request. Only wordings that keep every value are written.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from sim.cli.generator import (
+    DEFAULT_CACHE_DIR,
+    CacheDirOption,
+    CacheOption,
+    ModelOption,
+    SeedOption,
+    WorldOption,
+    fail_usage,
+    generator_config,
+    model_handle,
+)
+
+if TYPE_CHECKING:
+    from sim.config.run_config import RunConfig
+    from sim.core import ModelRequest, Task
+    from worlds.stressors.paraphrases import ParaphraseReport
+
+
+def paraphrase_command(
+    world: WorldOption,
+    model: ModelOption,
+    out: Annotated[Path, typer.Option("--out", help="JSONL file of paraphrases (written atomically).")],
+    per_turn: Annotated[int, typer.Option("--per-turn", min=1, max=10, help="Wordings asked for per turn.")] = 3,
+    limit: Annotated[int | None, typer.Option("--limit", min=1, help="Only the first N tasks.")] = None,
+    cache: CacheOption = "read-write",
+    cache_dir: CacheDirOption = DEFAULT_CACHE_DIR,
+    seed: SeedOption = 0,
+) -> None:
+    """Ask a model for other wordings of every turn's request; keep those that carry every value verbatim."""
+    from worlds.registry import WorldLoadError, load_world
+    from worlds.stressors.paraphrases import write_rows
+
+    config = generator_config(world, seed, cache, cache_dir)
+    try:
+        tasks = load_world(world).tasks()[:limit]
+    except WorldLoadError as exc:
+        fail_usage(str(exc))
+    report = asyncio.run(_run(config, model, tasks, per_turn))
+    write_rows(out, report.rows)
+    sys.stdout.write(
+        f"turns asked: {report.asked}; wordings proposed: {report.proposed}; kept: {report.kept} "
+        f"(dropped {report.proposed - report.kept}: a value changed or missing)\n"
+        f"request failures: {report.request_failures}\nwrote {len(report.rows)} turns to {out}\n"
+        f"use: squall run --world {world} --stressors perturb.paraphrase_written:file={out}\n"
+    )
+
+
+async def _run(config: RunConfig, model: str, tasks: list[Task], per_turn: int) -> ParaphraseReport:
+    from sim.agents.factory import AgentUnavailable
+    from worlds.stressors.paraphrases import write_paraphrases
+
+    try:
+        async with model_handle(config, model) as handle:
+
+            async def complete(request: ModelRequest) -> str | None:
+                try:
+                    return (await handle.complete(request)).text
+                except Exception:  # a provider fault past the gateway's retries: counted, the other turns go on
+                    return None
+
+            return await write_paraphrases(complete, model, tasks, per_turn=per_turn, seed=config.seed)
+    except AgentUnavailable as exc:
+        fail_usage(f"--model: {exc}")

@@ -1,0 +1,74 @@
+"""`squall report RUN_DIR [--compare OTHER]`: the results table, RUN_DIR/report.html, and a two-run comparison."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+
+def report(
+    run_dir: Annotated[Path, typer.Argument(help="A run directory (runs/<run-id>).")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
+    score_set: Annotated[
+        str | None, typer.Option("--score-set", help="Hash (or prefix) of the score set to show (default: newest).")
+    ] = None,
+    no_html: Annotated[bool, typer.Option("--no-html", help="Do not write RUN_DIR/report.html.")] = False,
+    compare: Annotated[
+        Path | None,
+        typer.Option(
+            "--compare",
+            help="Another run to compare with: headline numbers side by side and the paired per-episode difference "
+            "(written to RUN_DIR/compare-<other>.html too).",
+        ),
+    ] = None,
+    max_episodes: Annotated[int, typer.Option(min=0, help="Episodes embedded in the HTML viewer, at most.")] = 1000,
+) -> None:
+    """Print a run's results table (recomputed from the stored scores of one score set) and write
+    RUN_DIR/report.html: one offline page with charts and an episode viewer."""
+    from sim.cli.common import fail, make_console, user_errors
+    from sim.run.rescore import summary_of
+
+    try:
+        summary = summary_of(run_dir, score_set)
+        other_summary = summary_of(compare, None) if compare is not None else None
+    except user_errors() as exc:
+        fail(str(exc))
+    written: list[Path] = []
+    comparison = None
+    try:
+        if compare is not None and other_summary is not None:
+            from sim.report.compare import compare_runs
+
+            comparison = compare_runs(run_dir, summary, compare, other_summary)
+        if not no_html:
+            from sim.report.html import write_html_report
+
+            chosen = summary.get("score_set")
+            written.append(write_html_report(run_dir, summary, chosen, cap=max_episodes))
+            if comparison is not None and compare is not None:
+                from sim.report.compare import compare_file_name, comparison_html
+
+                html = comparison_html(comparison)
+                name = compare_file_name(compare)
+                written.append(write_html_report(run_dir, summary, chosen, max_episodes, html, name))
+    except user_errors() as exc:
+        fail(str(exc))
+    except OSError as exc:
+        fail(f"{run_dir}: cannot write the HTML report: {exc.strerror or exc}")
+    if as_json:  # stdout stays one JSON document; the HTML is written all the same
+        sys.stdout.write(json.dumps(summary, indent=2) + "\n")
+        return
+    from sim.report.terminal import render
+
+    console = make_console()
+    render(summary, console)
+    if comparison is not None:
+        from sim.report.compare import render_comparison
+
+        render_comparison(comparison, console)
+    for path in written:
+        console.print(f"HTML report: {path}", highlight=False, soft_wrap=True)

@@ -1,0 +1,54 @@
+"""`squall serve --world SPEC [--port 0] [--port-file F] [--idle-timeout S]`: a SQL world over HTTP (REST).
+
+Binds 127.0.0.1 only. Prints the URL once listening (and writes the port to ``--port-file``); stops by itself on
+SIGTERM/SIGINT, after ``--idle-timeout`` seconds without a request, or when the process that started it exits.
+Agents reach it with ``squall run --world http://127.0.0.1:PORT``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+from typing import Annotated, NoReturn
+
+import typer
+
+
+def serve_command(
+    world: Annotated[str, typer.Option("--world", help="A SQL world: sql_sample, or a folder from `squall import`.")],
+    port: Annotated[int, typer.Option("--port", min=0, max=65535, help="Port on 127.0.0.1 (0: a free one).")] = 0,
+    port_file: Annotated[
+        Path | None, typer.Option("--port-file", help="Write the bound port here once listening.")
+    ] = None,
+    idle_timeout: Annotated[
+        float,
+        typer.Option("--idle-timeout", min=0.0, help="Stop after this many seconds without a request (0: never)."),
+    ] = 900.0,
+) -> None:
+    """Serve a SQL world's functions as GET endpoints with an OpenAPI document at /openapi.json."""
+    from worlds.registry import WorldLoadError, load_world
+    from worlds.sql.rest import RestServer, serve_until_stopped
+    from worlds.sql.world import SqlPack
+
+    try:
+        pack = load_world(world)
+    except WorldLoadError as error:
+        fail(str(error))
+    if not isinstance(pack, SqlPack):
+        fail(f"{world}: `squall serve` serves SQL worlds (sql_sample, or a folder from `squall import`)")
+
+    def ready(server: RestServer) -> None:
+        sys.stdout.write(f"squall serve: {pack.name} at {server.url} (OpenAPI: {server.url}/openapi.json)\n")
+        sys.stdout.flush()
+
+    try:
+        reason = asyncio.run(serve_until_stopped(pack, port, port_file, idle_timeout or None, on_ready=ready))
+    except OSError as error:
+        fail(f"cannot listen on 127.0.0.1:{port}: {error.strerror or error}")
+    sys.stderr.write(f"squall serve: stopped ({reason})\n")
+
+
+def fail(message: str) -> NoReturn:
+    sys.stderr.write(f"squall serve: {message}\n")
+    raise typer.Exit(2)

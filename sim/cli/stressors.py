@@ -1,0 +1,52 @@
+"""`squall stressors list [--json]`: every complexity scenario with its name, type, level, tools and effect;
+`squall stressors assign` (``sim.cli.assign``): new rows drafted by a model; `squall stressors paraphrase`
+(``sim.cli.paraphrase``): model-written wordings of the user's requests."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Annotated
+
+import typer
+
+from sim.cli.assign import assign_command
+from sim.cli.paraphrase import paraphrase_command
+
+stressors_app = typer.Typer(
+    help="List the complexity stressors, draft new scenario rows with a model, or have a model paraphrase requests.",
+    no_args_is_help=True,
+    add_completion=False,
+)
+stressors_app.command("assign")(assign_command)
+stressors_app.command("paraphrase")(paraphrase_command)
+
+
+@stressors_app.command(
+    "expand", context_settings={"allow_extra_args": True, "ignore_unknown_options": True, "help_option_names": []}
+)
+def expand_command(ctx: typer.Context) -> None:
+    """Build or check the toolkit-expansion catalogs (options: squall stressors expand --help)."""
+    from sim.cli.expand import main
+
+    raise typer.Exit(main(ctx.args))
+
+
+@stressors_app.command("list")
+def list_stressors(
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON: one object per scenario.")] = False,
+    kind: Annotated[str | None, typer.Option("--type", help="Only this complexity type (e.g. failure).")] = None,
+) -> None:
+    """Every scenario (select with `squall run --stressors NAME|TYPE|spec|exec|all[:key=value,...]`)."""
+    from worlds.stressors import builtin_scenarios
+
+    rows = [s for s in builtin_scenarios() if kind is None or s.type == kind]
+    if kind is not None and not rows:
+        sys.stderr.write(f"error: --type: no scenario of type {kind!r}\n")
+        raise typer.Exit(2)
+    if as_json:
+        out = [{"name": s.name, "level": s.level, **s.model_dump(exclude={"name"})} for s in rows]
+        sys.stdout.write(json.dumps(out, indent=2) + "\n")
+        return
+    for s in rows:
+        sys.stdout.write(f"{s.name:<36} {s.level:<4} {', '.join(s.tools)[:40]:<40} {s.effect}\n")

@@ -1,0 +1,32 @@
+"""The one gateway a process builds from a run's configuration: limits, retries, scheduler and cache as the config says.
+
+It lives beside the config, below the run and judging layers, because both build one: the run for its agent and
+users, judging for a judge model."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from sim.config.run_config import RunConfig
+from sim.llm.cache import ResponseCache
+from sim.llm.gateway import Gateway
+
+
+def response_cache(config: RunConfig) -> ResponseCache | None:
+    """The run's response cache, or None when it is off."""
+    if config.cache == "off":
+        return None
+    return ResponseCache(config.cache_dir, config.cache)
+
+
+def build_gateway(config: RunConfig, decision_log: Path | None = None) -> Gateway:
+    """A process's one gateway, as the config says (limits, retries, scheduler, cache); close it with aclose()."""
+    return Gateway(
+        config.requests_per_endpoint,
+        config.retry,
+        seed=config.seed,
+        request_timeout_s=config.request_timeout_s,
+        static=config.scheduler == "static",
+        cache=response_cache(config),
+        scheduler=config.build_scheduler(decision_log),
+    )

@@ -1,0 +1,427 @@
+"""Run configuration: defaults, a TOML file, then command-line overrides, validated in one place.
+
+The TOML rule (one, documented in the README): run settings are top-level keys and the retry policy
+is the ``[retry]`` table; or, equivalently, everything sits in one ``[run]`` table (retry policy in
+``[run.retry]``) and nothing else is in the file. Mixing the two, an unknown table or an unknown key
+is an error naming the file, the line, the table and the key.
+
+Every error names where the bad value came from: the command-line option (``--episode-timeout``),
+the file and line (``run.toml:3``), or the resumed run's manifest.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import tomllib
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
+
+from sim.llm.retry_policy import RetryPolicy
+
+if TYPE_CHECKING:
+    from sim.llm.admission.scheduler import Scheduler
+
+DEFAULT_AGENT = "text:local"
+"""The embedded default: SmolLM2-135M served by llama.cpp, started by squall, via the text protocol."""
+
+QUICKSTART: dict[str, Any] = {
+    "agent": DEFAULT_AGENT,
+    "world": "smart_home",
+    "tasks": ["sh-001", "sh-005", "sh-008"],
+    "max_steps": 4,
+    "max_tokens": 160,
+    "concurrency": 4,  # one episode per slot of the embedded llama.cpp server (LocalModelServer, parallel=4)
+    # A CPU model on a busy machine is slow, not down: with other jobs on both cores, 120 s per request timed out
+    # every episode (measured on a fresh clone while a benchmark and the test suite ran).
+    "request_timeout_s": 900.0,
+    "episode_timeout_s": 3600.0,
+}
+"""What ``squall run`` does when neither an agent nor a world is configured: a small suite on the embedded
+model, 4 episodes at once on the server's 4 slots (measured: 41 s on a quiet 2-core machine). Any field
+given explicitly wins."""
+
+RUN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
+
+MAX_PLANNED_EPISODES = 1_000_000
+"""Largest plan (tasks × trials) one run accepts; a bigger one is almost surely a typo."""
+
+# Fields that change what is measured; the rest (where, how fast) may differ on --resume.
+# One added later is hashed only away from its default, so runs made before it existed still resume.
+IDENTITY_FIELDS = (
+    "world",
+    "agent",
+    "user",
+    "user_model",
+    "stressors",
+    "tasks",
+    "limit",
+    "trials",
+    "seed",
+    "max_steps",
+    "max_turns",
+    "max_tokens",
+    "temperature",
+    "arg_match",
+    "arg_match_params",
+    "embedding_threshold",
+    "setup",
+    "text_protocol",
+    "stressor_mode",
+)
+
+_LATER_IDENTITY_DEFAULTS = {
+    "text_protocol": "react",
+    "setup": "cumulative",
+    "stressor_mode": "cumulative",
+    "user_model": "local",
+    "arg_match_params": {},
+}
+"""Identity fields added after runs were stored, with the default those runs had."""
+
+OPTION_NAMES = {
+    "episode_timeout_s": "--episode-timeout",
+    "request_timeout_s": "--request-timeout",
+    "tasks": "--task",
+    "arg_match_params": "--arg-match-param",
+}
+"""Fields whose command-line option is not simply ``--`` + the field name with dashes."""
+
+CONFIG_ONLY = ("retry",)
+"""Settings with no command-line option: they are set in the TOML file (``--help`` says so)."""
+
+
+def option_name(field: str) -> str:
+    return OPTION_NAMES.get(field, "--" + field.replace("_", "-"))
+
+
+class ConfigError(Exception):
+    """Bad configuration; the message names the file (or option) and the field."""
+
+
+class RunConfig(BaseModel):
+    """Everything that defines a run. Every field can be set in TOML; all but ``retry`` on the command line."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    world: str = Field(default="smart_home", description="Built-in world name, task file, or world directory.")
+    agent: str = Field(
+        default=DEFAULT_AGENT,
+        description="oracle | null | naive | MODEL | native:MODEL | text:MODEL; MODEL is a pydantic-ai model string, "
+        "openai-chat:NAME@BASE_URL, or 'local' (the embedded model).",
+    )
+    text_protocol: Literal["react", "tags"] = Field(
+        default="react",
+        description="What text: agents are taught: react (Thought / Action / Action Input, then Final Answer) or "
+        'tags (one <API_CALL>{"api": ..., "params": {...}}</API_CALL> per step, or a reply ending <End of Turn>). '
+        "Either is parsed whatever is taught. Only for text: agents.",
+    )
+    user: str = Field(
+        default="scripted",
+        description="Who plays the user: KIND[:STYLE+STYLE...][@PERSONA], KIND scripted (the task's wordings) or llm "
+        "(a model plays the persona: --user-model); styles explicit, coreferential, paraphrased, terse, verbose, "
+        "underspecified, impatient, changes_mind; personas under personas/data (or a YAML path). Several users, "
+        "comma-separated, each play every task (same seeds): the report compares them.",
+    )
+    user_model: str = Field(
+        default="local",
+        description="The model an llm user runs on (any agent MODEL string; 'local' is the embedded model).",
+    )
+    stressors: list[str] = Field(
+        default_factory=list,
+        description="Stressors: scenario names, types (adhoc, failure...), levels (spec, exec), all, or outage; "
+        "each optionally NAME:key=value,... (e.g. failure:rate=0.1). Applied in the order given.",
+    )
+    stressor_mode: Literal["cumulative", "isolated"] = Field(
+        default="cumulative",
+        description="cumulative: every selected stressor stacked on every episode, in order; isolated: each selected "
+        "scenario alone on the tasks that use its tools, beside an unstressed baseline of the same tasks, and the "
+        "report shows accuracy before / after, degradation and retention per scenario and per type.",
+    )
+    tasks: list[str] = Field(default_factory=list, description="Only these task ids (default: all).")
+    limit: int | None = Field(default=None, ge=1, description="Only the first N tasks.")
+    trials: int = Field(default=1, ge=1, le=MAX_PLANNED_EPISODES, description="Episodes per task.")
+    seed: int = Field(default=0, description="Root seed; each episode's seed derives from it.")
+    concurrency: int = Field(default=4, ge=1, le=100_000, description="Episodes in flight.")
+    endpoint_concurrency: int | None = Field(
+        default=None,
+        ge=1,
+        description="Pins the requests in flight per LLM endpoint; default: adaptive, starting at and never above "
+        "the episode concurrency, cut ×0.8 per rate-limit episode.",
+    )
+    tpm: int | None = Field(
+        default=None, ge=1, description="Tokens per minute per endpoint; default: learned from x-ratelimit-* headers."
+    )
+    rpm: int | None = Field(
+        default=None, ge=1, description="Requests per minute per endpoint; default: learned from x-ratelimit-* headers."
+    )
+    max_cost: float | None = Field(
+        default=None, gt=0, description="USD: once spent, no new episode is admitted (those in flight finish)."
+    )
+    scheduler: Literal["adaptive", "static"] = Field(
+        default="adaptive",
+        description="adaptive: squall's scheduler (adaptive connection limit, token budgets, Retry-After honoured); "
+        "static: a fixed connection limit and blind exponential backoff, the way peer harnesses run (for comparison).",
+    )
+    cache: Literal["off", "read-write", "read-only"] = Field(
+        default="off",
+        description="Response cache, shared by every role: read-write answers repeated requests from disk (a re-run "
+        "with the same seed makes no endpoint requests); read-only never writes; off.",
+    )
+    cache_dir: Path = Field(default=Path(".cache/responses"), description="Folder of the response cache.")
+    out: Path = Field(default=Path("runs"), description="Folder that holds run directories.")
+    run_id: str | None = Field(
+        default=None, description="Run directory name (a name, not a path; default: a timestamp)."
+    )
+    resume: bool = Field(default=False, description="Continue run_id, skipping finished episodes.")
+    max_steps: int = Field(default=15, ge=1, description="Model requests (and tool calls) per turn.")
+    max_turns: int = Field(default=20, ge=1, description="User turns per episode.")
+    episode_timeout_s: float = Field(default=600.0, gt=0, description="Working-time budget per episode, seconds.")
+    request_timeout_s: float = Field(default=120.0, gt=0, description="HTTP timeout per LLM request, seconds.")
+    max_tokens: int | None = Field(default=512, ge=1, description="Completion cap per model request.")
+    temperature: float | None = Field(default=0.0, ge=0, description="Sampling temperature (None: provider's).")
+    setup: Literal["cumulative", "isolated"] = Field(
+        default="cumulative",
+        description="cumulative: the agent lives with its own calls across the conversation; isolated: before each "
+        "turn the world and history are the gold ones (gold calls replayed with their real results), so one "
+        "mistake does not contaminate the next turn's measurement.",
+    )
+    arg_match: Literal["exact", "normalised", "embedding", "llm"] = Field(
+        default="exact",
+        description="How argument values match: exact; normalised (numbers, dates, times, case, punctuation, "
+        "state abbreviations written differently); embedding (normalised, then MiniLM similarity for free text); "
+        "llm (normalised, then the judge model for free text: --judge-model).",
+    )
+    arg_match_params: dict[str, Literal["exact", "normalised", "embedding", "llm"]] = Field(
+        default_factory=dict,
+        description="Per-parameter match modes that differ from arg_match: 'tool.param', '*.param' or 'tool.*' -> "
+        "mode (the most specific wins).",
+    )
+    embedding_threshold: float = Field(default=0.8, gt=0, le=1, description="Cosine threshold in embedding mode.")
+    error_judge: Literal["embedding", "llm", "off"] = Field(
+        default="embedding",
+        description="How replies after a failure are scored 1-5 against the reference response: embedding "
+        "(MiniLM similarity, offline; off when the embed extra is not installed), llm (--judge-model), or off.",
+    )
+    judge_model: str = Field(
+        default="local",
+        description="Model the judges that ask a model run on (--error-judge llm, --answer-judge llm, --arg-match "
+        "llm): local (the embedded model) or any model spec.",
+    )
+    answer_judge: Literal["off", "embedding", "llm"] = Field(
+        default="off",
+        description="Question goals' final replies against the gold answer, by meaning (answer_match): embedding "
+        "(MiniLM similarity >= answer_threshold), llm (--judge-model), or off (answer_facts checks facts anyway).",
+    )
+    answer_threshold: float = Field(
+        default=0.7, gt=0, le=1, description="Cosine threshold of --answer-judge embedding."
+    )
+    backend: Literal["inprocess", "ray"] = Field(
+        default="inprocess",
+        description="Where episodes run: inprocess (this process's event loop) or ray (actors on a Ray cluster, "
+        "rate limits split evenly among them); either way this process stores, judges and summarises.",
+    )
+    ray_address: str | None = Field(
+        default=None,
+        description="--backend ray: address of an existing Ray cluster (e.g. 10.0.0.5:6379); default: a local "
+        "cluster bound to 127.0.0.1, started for the run and shut down after it. Ignored by inprocess.",
+    )
+    ray_workers: int | None = Field(
+        default=None,
+        ge=1,
+        le=10_000,
+        description="--backend ray: worker actors (default: the cluster's CPUs; never more than --concurrency). "
+        "Ignored by inprocess.",
+    )
+    retry: RetryPolicy = Field(default_factory=RetryPolicy)
+
+    _sources: dict[str, str] = PrivateAttr(default_factory=dict)
+
+    @field_validator("out", "cache_dir")
+    @classmethod
+    def _usable_path(cls, value: Path) -> Path:
+        # Caught here, named by field, rather than as an OSError from the first stat() somewhere downstream.
+        text = str(value)
+        if "\x00" in text:
+            raise ValueError("a path cannot contain a NUL character")
+        if any(len(part.encode()) > 255 for part in value.parts):
+            raise ValueError("a path component is longer than 255 bytes")
+        return value
+
+    @field_validator("run_id")
+    @classmethod
+    def _run_id_is_a_name(cls, value: str | None) -> str | None:
+        # A name, never a path: '.', '..' or a separator would put the run outside --out.
+        if value is not None and (not RUN_ID.fullmatch(value) or value == "latest"):
+            raise ValueError(
+                f"{value!r} is not a run name: use 1-128 letters, digits, '.', '_' or '-', starting with a letter or "
+                "digit (not a path, not 'latest')"
+            )
+        return value
+
+    @property
+    def requests_per_endpoint(self) -> int:
+        return self.endpoint_concurrency or self.concurrency
+
+    def build_scheduler(self, log_path: Path | None = None) -> Scheduler:
+        """The run's admission control: pinned when --endpoint-concurrency is given, else adaptive."""
+        from sim.llm.admission.decision_log import DecisionLog
+        from sim.llm.admission.scheduler import EndpointLimits, Scheduler
+
+        limits = EndpointLimits(
+            concurrency=self.endpoint_concurrency,
+            initial=self.concurrency,
+            ceiling=self.concurrency,
+            tpm=self.tpm,
+            rpm=self.rpm,
+        )
+        return Scheduler(
+            limits, max_concurrency=self.concurrency, log=DecisionLog(log_path, console=None) if log_path else None
+        )
+
+    def config_hash(self) -> str:
+        identity = self.model_dump(mode="json", include=set(IDENTITY_FIELDS))
+        for name, default in _LATER_IDENTITY_DEFAULTS.items():
+            if identity.get(name) == default:
+                del identity[name]
+        return hashlib.sha256(json.dumps(identity, sort_keys=True).encode()).hexdigest()[:16]
+
+    def where(self, field: str) -> str:
+        """Where a field's value came from, for error messages: '--agent', 'run.toml:3: field 'agent''..."""
+        return self._sources.get(field) or f"field '{field}'"
+
+    def problem(self, field: str, message: str) -> ConfigError:
+        return ConfigError(f"{self.where(field)}: {message}")
+
+
+def load_config(path: Path | None, overrides: dict[str, Any]) -> RunConfig:
+    """The validated config; see ``resolve_config``."""
+    return resolve_config(path, overrides)[0]
+
+
+def resolve_config(path: Path | None, overrides: dict[str, Any]) -> tuple[RunConfig, bool]:
+    """Merge a TOML file (optional) with overrides (options the user actually gave) and validate.
+
+    On --resume, the settings stored in the run's manifest are the base, so ``--resume --run-id ID``
+    alone continues a run as it was started. With neither an agent nor a world given anywhere, the
+    quickstart suite on the embedded model runs. Returns the config and whether that preset applied.
+    """
+    file = TomlSettings.read(path) if path is not None else None
+    cli = {k: v for k, v in overrides.items() if v is not None}
+    given = {**(file.settings if file else {}), **cli}
+    stored = _stored_settings(given) if given.get("resume") else {}
+    merged = {**stored, **given}
+    quickstart = "agent" not in merged and "world" not in merged
+    if quickstart:
+        merged = {**QUICKSTART, **merged}
+
+    def source(field: str, subfield: str = "") -> str:
+        if field in cli:
+            return option_name(field)
+        if file is not None and field in file.settings:
+            return file.describe(field, subfield)
+        if field in stored:
+            return f"the resumed run's manifest.json: field '{field}'"
+        return f"field '{field}'"
+
+    try:
+        cfg = RunConfig.model_validate(merged)
+    except ValidationError as exc:
+        err = exc.errors(include_url=False)[0]
+        loc = [str(p) for p in err["loc"]]
+        top = loc[0] if loc else ""
+        msg = "unknown setting" if err["type"] == "extra_forbidden" else err["msg"].removeprefix("Value error, ")
+        if err["type"] == "extra_forbidden" and len(loc) == 1:
+            msg += f" (known: {', '.join(RunConfig.model_fields)})"
+        elif err["type"] == "extra_forbidden":
+            msg += f" (known: {', '.join(RetryPolicy.model_fields)})"
+        more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
+        raise ConfigError(f"{source(top, '.'.join(loc[1:]))}: {msg}{more}") from exc
+    cfg._sources = {name: source(name) for name in RunConfig.model_fields if name in cli or name in given}
+    try:
+        out_is_file = cfg.out.exists() and not cfg.out.is_dir()
+    except OSError as exc:
+        raise cfg.problem("out", f"{cfg.out}: unusable path: {exc.strerror or exc}") from exc
+    if out_is_file:
+        raise cfg.problem("out", f"{cfg.out} exists and is not a directory")
+    return cfg, quickstart
+
+
+class TomlSettings:
+    """A config file's settings, with the line each setting is on (for error messages)."""
+
+    def __init__(self, path: Path, settings: dict[str, Any], text: str, table: str) -> None:
+        self.path = path
+        self.settings = settings
+        self._lines = text.splitlines()
+        self._table = table  # "" for top-level settings, "run" for a [run] table
+
+    @classmethod
+    def read(cls, path: Path) -> TomlSettings:
+        try:
+            text = path.read_text(encoding="utf-8")
+        except FileNotFoundError as exc:
+            raise ConfigError(f"{path}: config file not found") from exc
+        except IsADirectoryError as exc:
+            raise ConfigError(f"{path}: is a directory, not a TOML file") from exc
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ConfigError(f"{path}: cannot read: {exc}") from exc
+        try:
+            data = tomllib.loads(text)
+        except (ValueError, RecursionError) as exc:  # TOMLDecodeError, an integer too long, nesting too deep
+            raise ConfigError(f"{path}: invalid TOML: {exc or type(exc).__name__}") from exc
+        if "run" not in data:
+            return cls(path, data, text, "")
+        if not isinstance(data["run"], dict):
+            raise ConfigError(f"{path}: 'run' must be a table ([run]) holding the run settings")
+        outside = sorted(k for k in data if k != "run")
+        if outside:
+            raise ConfigError(
+                f"{path}: {', '.join(outside)} outside the [run] table; put every setting in [run] (the retry "
+                "policy in [run.retry]) or every setting at top level (the retry policy in [retry]), not both"
+            )
+        return cls(path, data["run"], text, "run")
+
+    def describe(self, field: str, subfield: str = "") -> str:
+        """'run.toml:4: [retry] key 'max_attempts'' or 'run.toml:2: field 'trials''."""
+        table = ".".join(p for p in (self._table, field if subfield else "") if p)
+        key = subfield.split(".")[0] if subfield else field
+        line = self._line_of(table, key)
+        where = f"{self.path}:{line}" if line else str(self.path)
+        return f"{where}: [{table}] key '{key}'" if table and subfield else f"{where}: field '{field}'"
+
+    def _line_of(self, table: str, key: str) -> int | None:
+        current = ""
+        assignment = re.compile(rf"^\s*[\"']?{re.escape(key)}[\"']?\s*=")
+        for number, line in enumerate(self._lines, start=1):
+            header = re.match(r"^\s*\[\s*([^\]]+?)\s*\]", line)
+            if header:
+                current = header.group(1).replace(" ", "")
+                if current == ".".join(p for p in (table, key) if p):
+                    return number  # the key is itself a table: point at its header
+                continue
+            if current == table and assignment.match(line):
+                return number
+        # A table given as a whole line (retry = {...}) or a dotted key: point at the table's own line.
+        return self._line_of(table.rpartition(".")[0], table.rpartition(".")[2]) if table and key else None
+
+
+def _stored_settings(given: dict[str, Any]) -> dict[str, Any]:
+    """The config a run was started with (for --resume), minus what may change between sessions."""
+    run_id, out = given.get("run_id"), given.get("out") or "runs"
+    if not isinstance(run_id, str) or not RUN_ID.fullmatch(run_id) or not isinstance(out, str | Path):
+        return {}  # validation names the bad run id or folder
+    manifest = Path(out) / run_id / "manifest.json"
+    try:
+        if not manifest.is_file():
+            return {}
+    except (OSError, ValueError):
+        return {}  # an unusable path: validation of 'out' names it
+    try:
+        config = json.loads(manifest.read_text(encoding="utf-8"))["config"]
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise ConfigError(f"{manifest}: unreadable manifest: {exc}") from exc
+    return {k: v for k, v in config.items() if k in IDENTITY_FIELDS}

@@ -1,0 +1,232 @@
+"""The run's judges, the hash of their configuration (a score set), and judging one episode."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import AsyncIterator
+from contextlib import AsyncExitStack, asynccontextmanager
+from typing import Any
+
+from judges.answer_facts import AnswerFacts
+from judges.answer_semantic import AnswerMatch
+from judges.arg_match import ArgMatcher
+from judges.ast_check import AstChecker
+from judges.call_f1 import CallF1
+from judges.clarification import ClarificationJudge
+from judges.completion import Completion
+from judges.core_api import ConversationSuccess, CoreApiAccuracy
+from judges.decline import DeclineJudge
+from judges.error_handling import BANDS, EmbeddingRater, ErrorHandlingJudge
+from judges.error_handling_llm import LLMRater
+from judges.failure_stage import FailureStage
+from judges.llm_ask import JudgeModel
+from judges.state import StateMatch
+from sim.config.run_config import RunConfig
+from sim.core import EpisodeResult, Judge, Score
+from sim.core.embedding import embedding_available
+from sim.store.run_store import RunStore, StoreError
+
+JUDGES_VERSION = 8
+"""Bump when a judge's verdict on the same trace may change: old and new scores then form different sets.
+2: failure_stage; 3: decline (conversation success needs decline turns declined); 4: completion, call_f1;
+5: a path's own support lookups never count as core calls; 6: a bare scalar reply is text to completion;
+7: judged per goal (a goal may span turns), calls on a value the user took back are superseded; clarification and
+answer_facts (the facts of a question's gold answer in the reply); 8: state_match (the world after the agent's calls
+vs the gold's), error_handling (replies after a failure, 1-5), ast (every error of every call), answer_match (answers
+by meaning, when asked for), llm argument matching."""
+
+
+def judge_config(config: RunConfig) -> dict[str, Any]:
+    """What determines the verdicts on a stored trace; its hash names the score set."""
+    settings: dict[str, Any] = {"version": JUDGES_VERSION, "judges": judge_names(config)}
+    settings["arg_match"] = config.arg_match
+    if config.arg_match_params:
+        settings["arg_match_params"] = dict(sorted(config.arg_match_params.items()))
+    if _match_modes(config) & {"embedding"}:
+        settings["embedding_threshold"] = config.embedding_threshold
+    settings["error_judge"] = error_judge_mode(config)
+    if settings["error_judge"] == "embedding":
+        settings["error_bands"] = list(BANDS)
+    if config.answer_judge != "off":
+        settings["answer_judge"] = config.answer_judge
+        if config.answer_judge == "embedding":
+            settings["answer_threshold"] = config.answer_threshold
+    if uses_judge_model(config):
+        settings["judge_model"] = config.judge_model
+    return settings
+
+
+def error_judge_mode(config: RunConfig) -> str:
+    """The error-handling judge this run gets: embedding falls back to off where the embed extra is missing
+    (the score set says so: its hash differs from a set that had it)."""
+    if config.error_judge == "embedding" and embedding_available() is not None:
+        return "off"
+    return config.error_judge
+
+
+def uses_judge_model(config: RunConfig) -> bool:
+    """Whether any judge asks a model: errors, answers or argument values (``--judge-model``)."""
+    return "llm" in (error_judge_mode(config), config.answer_judge, *_match_modes(config))
+
+
+def judge_config_hash(settings: dict[str, Any]) -> str:
+    return hashlib.sha256(json.dumps(settings, sort_keys=True).encode()).hexdigest()[:12]
+
+
+_MATCHING: tuple[
+    type[CoreApiAccuracy] | type[ConversationSuccess] | type[FailureStage] | type[CallF1] | type[AstChecker], ...
+] = (CoreApiAccuracy, ConversationSuccess, FailureStage, CallF1, AstChecker)
+"""Judges that compare arguments: built with the run's argument matcher."""
+_PLAIN: tuple[
+    type[DeclineJudge] | type[Completion] | type[ClarificationJudge] | type[AnswerFacts] | type[StateMatch], ...
+] = (DeclineJudge, Completion, ClarificationJudge, AnswerFacts, StateMatch)
+
+
+def judge_names(config: RunConfig | None = None) -> list[str]:
+    """Every judge of a run (of the default config when none is given), in the order they score."""
+    config = config or RunConfig()
+    names = [j.name for j in (*_MATCHING, *_PLAIN)]
+    if error_judge_mode(config) != "off":
+        names.append(ErrorHandlingJudge.name)
+    if config.answer_judge != "off":
+        names.append(AnswerMatch.name)
+    return names
+
+
+def _match_modes(config: RunConfig) -> set[str]:
+    return {config.arg_match, *config.arg_match_params.values()}
+
+
+def build_judges(config: RunConfig, judge_model: JudgeModel | None = None) -> list[Judge]:
+    """The run's judges. ``judge_model`` is what the judges that ask a model ask (``open_judges`` opens it); the
+    embedding judges share one embedder."""
+    from judges.answer_semantic import EmbeddingAnswers, LLMAnswers
+    from judges.arg_match_llm import LLMValues
+
+    if uses_judge_model(config) and judge_model is None:
+        raise ValueError("a judge that asks a model needs it opened: use open_judges")
+    errors, modes = error_judge_mode(config), _match_modes(config)
+    embedder = None
+    if "embedding" in (errors, config.answer_judge, *modes):
+        from sim.core.embedding import Embedder
+
+        embedder = Embedder()
+    matcher = ArgMatcher(
+        mode=config.arg_match,
+        threshold=config.embedding_threshold,
+        embedder=embedder if "embedding" in modes else None,
+        overrides=tuple(sorted(config.arg_match_params.items())),
+        llm_values=LLMValues(judge_model) if "llm" in modes and judge_model is not None else None,
+    )
+    judges: list[Judge] = [*(kind(matcher) for kind in _MATCHING), *(kind() for kind in _PLAIN)]
+    if errors == "embedding" and embedder is not None:
+        judges.append(ErrorHandlingJudge(EmbeddingRater(embedder)))
+    elif errors == "llm" and judge_model is not None:
+        judges.append(ErrorHandlingJudge(LLMRater(judge_model)))
+    if config.answer_judge == "embedding" and embedder is not None:
+        judges.append(AnswerMatch(EmbeddingAnswers(embedder, config.answer_threshold)))
+    elif config.answer_judge == "llm" and judge_model is not None:
+        judges.append(AnswerMatch(LLMAnswers(judge_model)))
+    return judges
+
+
+@asynccontextmanager
+async def open_judges(config: RunConfig) -> AsyncIterator[list[Judge]]:
+    """The run's judges, with the judge model open while the block runs (``--judge-model``, where any judge asks
+    a model)."""
+    if not uses_judge_model(config):
+        yield build_judges(config)
+        return
+    async with open_judge_model(config) as judge_model:
+        yield build_judges(config, judge_model)
+
+
+@asynccontextmanager
+async def open_judge_model(config: RunConfig) -> AsyncIterator[JudgeModel]:
+    """``config.judge_model``, through a gateway of its own: judges run in this process whatever the backend, so
+    their model calls go from here (role ``judge``, the run's limits, retries and cache)."""
+    from sim.config.gateway import build_gateway
+    from sim.core import ModelRequest, ModelResponse, Usage
+    from sim.llm.model_access import ModelUnavailable, open_model
+
+    usage = Usage()
+    async with AsyncExitStack() as stack:
+        gateway = build_gateway(config)
+        stack.push_async_callback(gateway.aclose)
+        try:  # only the opening: a ModelUnavailable from the caller's block is not the judge model's
+            model = await stack.enter_async_context(open_model(gateway, config.judge_model))
+        except ModelUnavailable as exc:
+            raise config.problem("judge_model", str(exc)) from exc
+
+        async def complete(request: ModelRequest) -> ModelResponse:
+            return await gateway.complete(request, usage)
+
+        yield JudgeModel(complete, model, seed=config.seed)
+
+
+async def judge(result: EpisodeResult, judges: list[Judge], score_set: str) -> list[Score]:
+    """Every judge's score, labelled with the score set; a judge that crashes yields a judge fault
+    (a Score with no value and a ``judge:`` error), not a lost episode."""
+    scores = []
+    for j in judges:
+        try:
+            score = await j.score(result)
+        except Exception as exc:
+            score = Score(
+                episode_id=result.episode_id,
+                task_id=result.task_id,
+                trial=result.trial,
+                judge=j.name,
+                value=None,
+                errors=[f"judge:{type(exc).__name__}"],
+                details={"error": str(exc)[:500]},
+            )
+        scores.append(score.model_copy(update={"judge_config": score_set}))
+    return scores
+
+
+def judges_in_thread(config: RunConfig) -> bool:
+    """Whether the run's judges go to a judge thread (see ``sim.judging.queue``): the embedding matcher runs
+    torch (≥3.6 ms per episode, far more for new texts); the exact judges cost ~0.25 ms and stay on the loop.
+    The embedding error-handling judge needs no thread: it embeds in ``asyncio.to_thread``, and only on goals where
+    a call failed (the answer judge likewise). A judge that asks a model awaits the gateway, on the loop it was
+    opened on: then every judge stays there."""
+    return "embedding" in _match_modes(config) and not uses_judge_model(config)
+
+
+def _setup(store: RunStore) -> str | None:
+    """The run's setup (cumulative | isolated); runs stored before setups existed were cumulative."""
+    try:
+        return str(store.manifest()["config"].get("setup", "cumulative"))
+    except StoreError:
+        return None  # not a run's manifest (hand-built stores)
+
+
+def run_summary(store: RunStore, score_set: str, planned: int | None) -> dict[str, Any]:
+    """The summary of one score set of a run (what summary.json and the report show).
+
+    Streams the store: episodes are read as light outlines one at a time, scores reduced as they are read."""
+    from judges.metrics import EpisodeOutline, summarize
+    from sim.judging.stacking_summary import stacking_summary
+    from sim.judging.stressor_summary import stressor_summary
+    from sim.judging.user_summary import user_summary
+
+    sets = store.score_sets()
+    try:
+        stressors = stressor_summary(store, score_set)
+    except StoreError:
+        stressors = None  # not a run's manifest (hand-built stores)
+    except ValueError as error:  # the run's world no longer loads from here (moved, or a relative path)
+        stressors = {"mode": "isolated", "unavailable": f"cannot load the run's world: {error}"}
+    return {
+        "run_id": store.root.name,
+        "setup": _setup(store),
+        "score_set": score_set,
+        "score_set_config": next((s["config"] for s in sets if s["judge_config"] == score_set), None),
+        "score_sets": [s["judge_config"] for s in sets],
+        **summarize(store.iter_episodes(EpisodeOutline), store.iter_scores(score_set), planned),
+        **({"stressors": stressors} if stressors else {}),
+        **({"users": users} if (users := user_summary(store, score_set)) else {}),
+        **({"stacking": stacking} if (stacking := stacking_summary(store, score_set)) else {}),
+    }

@@ -1,0 +1,128 @@
+"""Stressor-mode isolated: accuracy on the turns each scenario can touch, without and with it.
+
+Every scenario's episodes are paired with the baseline episode of the same task and trial (same seed),
+and compared on the same turns: those whose gold uses one of the scenario's tools. Per scenario, per
+operator (a row's ``params['op']``: drift's rename_param, type_drift..., perturb's distractor...) and per
+complexity type: the core API accuracy before (baseline) and after (stressed), the degradation
+(before - after) and the retention ratio (after / before), each with a paired task-cluster bootstrap interval
+(per scenario and per type). On a turn the scenario makes impossible (an outage
+with no way around it, a missing function) "after" is whether the agent declined right (the ``decline`` judge).
+Streams the score set; holds a few numbers per episode.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from typing import Any
+
+from judges.stats import paired_cluster_bootstrap
+from sim.store.run_store import RunStore
+from worlds.registry import load_world
+from worlds.stressors import builtin_scenarios
+from worlds.stressors.coverage import affected_turns
+from worlds.stressors.scenario import Scenario
+
+PerTurn = list[float | None]
+
+
+def split_episode_id(episode_id: str) -> tuple[str, str, int, str]:
+    """``task[@variant][~user]#trial`` -> (task, variant, trial, user); user is '' unless the run has several."""
+    unit, _, trial = episode_id.rpartition("#")
+    unit, _, user = unit.partition("~")
+    task, at, variant = unit.rpartition("@")
+    return (task, variant, int(trial), user) if at else (unit, "", int(trial), user)
+
+
+def stressor_summary(store: RunStore, score_set: str) -> dict[str, Any] | None:
+    config = store.manifest()["config"]
+    if config.get("stressor_mode") != "isolated":
+        return None
+    tasks = {t.id: t for t in load_world(config["world"]).tasks()}
+    scenarios: dict[str, Scenario] = {s.name: s for s in builtin_scenarios()}
+    per_turn: dict[tuple[str, str, int, str], PerTurn] = {}
+    declined: dict[tuple[str, str, int, str], PerTurn] = {}
+    for score in store.iter_scores(score_set):
+        if score.judge == "core_api_accuracy":  # the newest verdict wins; a newer judge fault is no verdict
+            if score.judge_fault:
+                per_turn.pop(split_episode_id(score.episode_id), None)
+            else:
+                per_turn[split_episode_id(score.episode_id)] = list(score.per_turn)
+        elif score.judge == "decline" and score.per_turn:
+            declined[split_episode_id(score.episode_id)] = list(score.per_turn)
+    for key, verdicts in declined.items():  # on a decline turn, right is declining right
+        if key in per_turn:
+            per_turn[key] = [d if d is not None else v for v, d in zip(per_turn[key], verdicts, strict=False)]
+    sums: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0, 0.0])  # before, after, turns
+    by_task: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(lambda: [0.0, 0.0, 0.0]))
+    unpaired: dict[str, int] = defaultdict(int)  # stressed episodes left out: no scored baseline, or not scored
+    for (task_id, variant, trial, user), after in per_turn.items():
+        if not variant:
+            continue
+        before = per_turn.get((task_id, "", trial, user))
+        task = tasks.get(task_id)
+        if before is None or task is None or not before or not after:
+            unpaired[variant] += 1  # a failed episode has no per-turn values: stated, never averaged in
+            continue
+        for t in affected_turns(task, scenarios.get(variant)):
+            b, a = (before[t] if t < len(before) else None), (after[t] if t < len(after) else None)
+            if b is not None and a is not None:
+                _add(sums[variant], [b, a, 1])
+                _add(by_task[variant][task_id], [b, a, 1])
+    by_scenario = [
+        {**_row(name, scenarios.get(name), *values), **_paired(by_task[name].values())}
+        for name, values in sorted(sums.items())
+    ]
+    by_type: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0, 0.0])
+    type_by_task: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(lambda: [0.0, 0.0, 0.0]))
+    by_operator: dict[tuple[str, str], list[float]] = defaultdict(lambda: [0.0, 0.0, 0.0, 0.0])  # + scenarios
+    for name, values in sums.items():
+        scenario = scenarios.get(name)
+        kind = scenario.type if scenario is not None else name
+        _add(by_type[kind], values)
+        for task_id, task_values in by_task[name].items():
+            _add(type_by_task[kind][task_id], task_values)
+        if scenario is not None and "op" in scenario.params:
+            op = by_operator[(scenario.type, str(scenario.params["op"]))]
+            _add(op, values)
+            op[3] += 1
+    return {
+        "mode": "isolated",
+        "by_type": [
+            {**_row(kind, None, *values), **_paired(type_by_task[kind].values())}
+            for kind, values in sorted(by_type.items())
+        ],
+        "by_scenario": by_scenario,
+        "by_operator": [
+            {**_row(op, None, b, a, n), "type": kind, "scenarios": int(count)}
+            for (kind, op), (b, a, n, count) in sorted(by_operator.items())
+        ],
+        "unpaired_episodes": dict(sorted(unpaired.items())),
+    }
+
+
+def _paired(per_task: Iterable[list[float]]) -> dict[str, tuple[float, float] | None]:
+    """Intervals of the row's degradation and retention: tasks resampled with their baseline and stressed turns
+    together (``judges.stats.paired_cluster_bootstrap``)."""
+    return paired_cluster_bootstrap([(b, a, n) for b, a, n in per_task])
+
+
+def _add(totals: list[float], values: list[float]) -> None:
+    for i, v in enumerate(values):
+        totals[i] += v
+
+
+def _row(name: str, scenario: Scenario | None, before_sum: float, after_sum: float, turns: float) -> dict[str, Any]:
+    if not turns:
+        return {"name": name, "turns": 0, "before": None, "after": None, "degradation": None, "retention": None}
+    before, after = before_sum / turns, after_sum / turns
+    return {
+        "name": name,
+        **({"type": scenario.type, "level": scenario.level} if scenario is not None else {}),
+        **({"op": str(scenario.params["op"])} if scenario is not None and "op" in scenario.params else {}),
+        "turns": int(turns),
+        "before": round(before, 4),
+        "after": round(after, 4),
+        "degradation": round(before - after, 4),
+        "retention": round(after / before, 4) if before else None,
+    }

@@ -1,0 +1,275 @@
+"""Limits that adapt to what the provider says: the connection limit (AIMD on 429s), and the per-minute budgets
+(TPM, RPM), configured or learned, that the ``x-ratelimit-*`` headers correct.
+
+Pure state: the scheduler reports grants, finished requests, 429s and headers; these decide the limits.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import NamedTuple
+
+from sim.llm.admission.decision_log import DecisionLog
+from sim.llm.admission.token_bucket import MinuteWindow, TokenBucket
+
+_DURATION_PART = re.compile(r"(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|ms|h|m|s)")
+_UNIT_S = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}
+
+
+class AdaptiveLimit:
+    """``value`` requests may be in flight. Pinned when ``pinned`` is set: it never moves.
+
+    A round lasts until as many requests finish as the limit was when it began (about one latency). The limit
+    grows by ``step`` (10% when token budgets pace the endpoint) after a round in which at least ``grow_at`` of it
+    was in use and no 429 came back: growing an unsaturated limit would only raise a ceiling nobody reaches.
+    A 429 cuts it by ``cut_to`` only when the request was admitted after the last cut (``epoch``): the other 429s
+    of the same burst were caused by requests sent before the cut, and cutting for each would collapse the limit
+    to the floor.
+    """
+
+    __slots__ = (
+        "_clean",
+        "_grow_at",
+        "_left",
+        "_need",
+        "_peak",
+        "ceiling",
+        "cut_to",
+        "epoch",
+        "floor",
+        "pinned",
+        "step",
+        "value",
+    )
+
+    def __init__(
+        self,
+        initial: int,
+        floor: int,
+        ceiling: int,
+        pinned: int | None = None,
+        step: int = 1,
+        grow_at: float = 0.8,
+        cut_to: float = 0.8,
+    ) -> None:
+        self.floor, self.ceiling, self.pinned, self.step, self.cut_to = floor, ceiling, pinned, step, cut_to
+        self.value = pinned if pinned is not None else min(max(initial, floor), ceiling)
+        self.epoch = 0
+        """Rate-limit episodes so far; a request remembers the epoch it was admitted in."""
+        self._grow_at = grow_at
+        self._begin_round()
+
+    def _begin_round(self) -> None:
+        self._left = self.value
+        self._peak = 0
+        self._clean = True
+        self._need = math.ceil(self._grow_at * self.value)
+
+    def in_use(self, in_flight: int) -> None:
+        """Called on every grant: the round's peak use."""
+        if in_flight > self._peak:
+            self._peak = in_flight
+
+    def finished(self, paced: bool = False) -> bool:
+        """A request finished (not by a 429). True when the limit grew. ``paced``: token budgets keep this endpoint
+        under its rate limits, so the connection limit only has to get out of their way: it grows by 10%."""
+        self._left -= 1
+        if self._left > 0:
+            return False
+        grow = self.pinned is None and self._clean and self._peak >= self._need and self.value < self.ceiling
+        if grow:
+            self.value = min(self.value + max(self.step, self.value // 10 if paced else 0), self.ceiling)
+        self._begin_round()
+        return grow
+
+    def rate_limited(self, epoch: int) -> bool:
+        """A 429 for a request admitted in ``epoch``. True when it opens a new episode (the limit is cut, unless
+        pinned); False for the echoes of an episode already handled."""
+        self._clean = False
+        if epoch != self.epoch:
+            return False
+        self.epoch += 1
+        if self.pinned is None:
+            self.value = max(self.floor, min(self.value - 1, math.floor(self.value * self.cut_to)))
+        self._begin_round()
+        return True
+
+
+def parse_duration(text: str | None) -> float | None:
+    """Seconds in a provider duration: Go style ('1h2m3s', '6m0s', '1.5s', '120ms') or plain seconds ('3', '0.5').
+    None when absent or unreadable (a caller falls back rather than fails on a header it cannot read)."""
+    if text is None:
+        return None
+    text = text.strip().lower()
+    try:
+        return max(0.0, float(text))
+    except ValueError:
+        pass
+    total, end = 0.0, 0
+    for match in _DURATION_PART.finditer(text):
+        if match.start() != end:
+            return None
+        total += float(match.group(1)) * _UNIT_S[match.group(2)]
+        end = match.end()
+    return total if end and end == len(text) else None
+
+
+@dataclass(frozen=True, slots=True)
+class RateHeaders:
+    """One resource's ``x-ratelimit-{limit,remaining,reset}-{requests,tokens}`` values; None where not sent."""
+
+    limit: int | None
+    remaining: int | None
+    reset: str | None
+    """A duration (parse_duration reads it): parsed only when needed, after a 429."""
+
+    @classmethod
+    def read(cls, headers: Mapping[str, str], resource: str) -> RateHeaders | None:
+        """Headers must have lower-case keys (the transports lower-case them). None when none of the three is sent."""
+        limit = headers.get(f"x-ratelimit-limit-{resource}")
+        remaining = headers.get(f"x-ratelimit-remaining-{resource}")
+        reset = headers.get(f"x-ratelimit-reset-{resource}")
+        if limit is None and remaining is None and reset is None:
+            return None
+        return cls(_int(limit), _int(remaining), reset)
+
+
+def _int(text: str | None) -> int | None:
+    if text is None:
+        return None
+    try:
+        return max(0, int(float(text)))
+    except ValueError:
+        return None
+
+
+class Mark(NamedTuple):
+    """A request's admission, for reconciling it later."""
+
+    at: float
+    tokens: float
+    """Tokens the endpoint had admitted by then, this request's included (and ``requests`` likewise)."""
+    requests: int
+    tpm: TokenBucket | None
+    """The buckets that reserved it (None while the limit was unknown)."""
+    rpm: TokenBucket | None
+
+
+class Budgets:
+    """The RPM and TPM buckets of one endpoint: configured, or learned from the provider's headers."""
+
+    __slots__ = ("_configured", "endpoint", "log", "requests_taken", "requests_window", "rpm", "started",
+                 "tokens_taken", "tokens_window", "tpm", "utilization")  # fmt: skip
+
+    def __init__(
+        self, endpoint: str, tpm: int | None, rpm: int | None, utilization: float, now: float, log: DecisionLog
+    ) -> None:
+        self.endpoint, self.utilization, self.log = endpoint, utilization, log
+        self._configured = {"tokens": tpm is not None, "requests": rpm is not None}
+        self.tpm = TokenBucket(tpm, utilization, now) if tpm else None
+        self.rpm = TokenBucket(rpm, utilization, now) if rpm else None
+        self.tokens_taken = 0.0
+        self.requests_taken = 0
+        self.started: float | None = None
+        """When the first request was admitted."""
+        self.tokens_window, self.requests_window = MinuteWindow(), MinuteWindow()
+
+    def wait(self, tokens: int, now: float) -> tuple[float, str]:
+        """Seconds until one request of ``tokens`` fits both budgets, and the one it waits for."""
+        wait_r = wait_t = 0.0
+        if (rpm := self.rpm) is not None:
+            wait_r = max(rpm.wait_s(1, now), self.requests_window.wait_s(1, rpm.capacity, now))
+        if (tpm := self.tpm) is not None:
+            wait_t = max(tpm.wait_s(tokens, now), self.tokens_window.wait_s(tokens, tpm.capacity, now))
+        return (wait_t, "tpm") if wait_t >= wait_r else (wait_r, "rpm")
+
+    def take(self, tokens: int, now: float) -> Mark:
+        """Spend one request and ``tokens``."""
+        if self.started is None:
+            self.started = now
+        self.tokens_taken += tokens
+        self.requests_taken += 1
+        self.tokens_window.add(tokens, now, now)
+        self.requests_window.add(1, now, now)
+        if self.rpm is not None:
+            self.rpm.take(1, now)
+        if self.tpm is not None:
+            if tokens > self.tpm.capacity:
+                # It waited for a full bucket: going into debt is the only way it ever runs; later ones repay it.
+                self.log.event("oversize", endpoint=self.endpoint, tokens=tokens, capacity=round(self.tpm.capacity))
+            self.tpm.take(tokens, now)
+        return Mark(now, self.tokens_taken, self.requests_taken, self.tpm, self.rpm)
+
+    @property
+    def paced(self) -> bool:
+        """Whether a known budget keeps requests under the provider's limits."""
+        return self.tpm is not None or self.rpm is not None
+
+    def give(self, tokens: int, requests: int, mark: Mark, now: float) -> None:
+        """Return unused tokens (negative: usage beyond the reservation) and unsent requests of a request
+        admitted at ``mark``."""
+        if tokens:
+            self.tokens_window.add(-tokens, mark.at, now)
+            if mark.tpm is not None:
+                mark.tpm.give(tokens, now)
+        if requests:
+            self.requests_window.add(-requests, mark.at, now)
+            if mark.rpm is not None:
+                mark.rpm.give(requests, now)
+
+    def observe(self, headers: Mapping[str, str], mark: Mark, now: float) -> None:
+        """Learn limits the run did not configure, and lower our levels where the provider reports less left than
+        we think (it counts differently). ``mark``: when the request these headers answer was admitted."""
+        if headers:
+            # The provider counted up to about this request's admission. What it has freed since: a token bucket
+            # refills continuously, but a sliding window frees nothing until a minute after our first request.
+            freed_s = max(0.0, now - max(mark.at, (now if self.started is None else self.started) + 60.0))
+            self.tpm = self._observe("tokens", self.tpm, headers, freed_s, self.tokens_taken - mark.tokens, now)
+            self.rpm = self._observe("requests", self.rpm, headers, freed_s, self.requests_taken - mark.requests, now)
+
+    def _observe(
+        self,
+        resource: str,
+        bucket: TokenBucket | None,
+        headers: Mapping[str, str],
+        freed_s: float,
+        since: float,
+        now: float,
+    ) -> TokenBucket | None:
+        seen = RateHeaders.read(headers, resource)
+        if seen is None:
+            return bucket
+        learned = seen.limit if seen.limit and not self._configured[resource] else None
+        new = bucket is None
+        if learned and (bucket is None or learned != bucket.per_minute):
+            self.log.event("limit_learned", endpoint=self.endpoint, resource=resource, per_minute=learned)
+            if bucket is None:
+                # Full, then lowered to what the provider reports left. It refills only from a minute after our
+                # first request: what we sent before we knew the limit may sit in a sliding window until then.
+                refills_from = max(now, (now if self.started is None else self.started) + 60.0)
+                bucket = TokenBucket(
+                    learned, self.utilization, refills_from, None if seen.remaining is None else math.inf
+                )
+            else:
+                bucket.set_limit(learned)
+        if bucket is None or seen.remaining is None:
+            return bucket
+        # What is left now: what it reported, plus what it freed since, less what we admitted after this request
+        # (``since``: not counted yet), less the margin we keep below its limit.
+        left = seen.remaining + (freed_s - 60.0 * (1.0 - self.utilization)) * bucket.per_minute / 60.0 - since
+        if (cut := bucket.lower_to(left, now)) > 0.1 * bucket.capacity and not new:
+            self.log.event("bucket_corrected", endpoint=self.endpoint, resource=resource, cut=round(cut))
+        return bucket
+
+    def retry_wait(self, tokens: int, headers: Mapping[str, str], now: float) -> float:
+        """After a 429 without Retry-After: how long until what the provider says is exhausted is back (0: unknown).
+        A known bucket answers from its level (just lowered to what the headers report left); otherwise the reset."""
+        wait = self.wait(tokens, now)[0]
+        for resource, bucket, need in (("requests", self.rpm, 1), ("tokens", self.tpm, tokens)):
+            seen = RateHeaders.read(headers, resource) if bucket is None else None
+            if seen is not None and seen.remaining is not None and seen.remaining < need:
+                wait = max(wait, parse_duration(seen.reset) or 0.0)
+        return wait

@@ -1,0 +1,181 @@
+"""The driver: one run's store, resume, judging queue and summary, around any executor.
+
+    prepare ─▶ store (create / resume) ─▶ judge what a crash left unjudged ─▶ executor.run(todo, sink)
+                                                                                      │ trace
+              summary.json ◀── summary (streamed) ◀── store writer ◀── judge queue ◀──┘ (stored at once)
+
+The driver is the single writer whatever the backend: executors hand traces back through ``sink``, which
+queues the episode for the store writer and then for the judges; the judge queue's workers queue the scores.
+An episode is stored before it is judged, so a kill -9 loses at most what is in flight or queued for the
+writer, and an interrupted run loses no stored episode's verdicts: ``--resume`` judges every stored episode
+that lacks a verdict of the run's score set (or whose verdict is a judge fault).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from array import array
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from sim.core import EpisodeResult, Judge, Score
+from sim.core.files import write_text_atomic
+from sim.episode.loop import EpisodeSpec
+from sim.judging.judge_set import judges_in_thread, run_summary
+from sim.judging.queue import JudgeQueue
+from sim.report.html import write_html_report
+from sim.report.markdown import markdown_summary
+from sim.run.executors.base import Executor
+from sim.run.plan import Plan
+from sim.run.prepare import PreparedRun, manifest, point_latest
+from sim.store.run_store import EPISODES, EpisodeKey, RunStore, StoreError, parse_line, read_lines
+from sim.store.writer import StoreWriter
+
+OnStart = Callable[[int, int], None]
+OnEpisode = Callable[[EpisodeResult, list[Score]], None]
+
+
+class PlanIndex:
+    """Where an episode id sits in the plan, so per-episode marks cost a slot of an array, not a string."""
+
+    def __init__(self, plan: Plan) -> None:
+        self._tasks = {u.id: i for i, u in enumerate(plan.units)}
+        if len(self._tasks) != len(plan.units):
+            raise ValueError("the plan holds a unit id twice")  # positions would collide: resume would skip episodes
+        self._trials = plan.trials
+        self.size = len(plan)
+
+    def position(self, episode_id: str) -> int | None:
+        task, sep, trial = episode_id.rpartition("#")
+        index = self._tasks.get(task)
+        if not sep or index is None or not trial.isdigit() or int(trial) >= self._trials:
+            return None
+        return int(trial) * len(self._tasks) + index
+
+
+class EpisodeMarks:
+    """A small unsigned number per episode of the plan (a dict for ids outside it: a world changed since)."""
+
+    def __init__(self, index: PlanIndex, bits: int = 8) -> None:
+        code = next((c for c in "BHIQ" if array(c).itemsize * 8 >= bits), None)
+        if code is None:
+            raise ValueError(f"at most 64 bits per episode, not {bits}")
+        self._index = index
+        self._marks = array(code, bytes(array(code).itemsize * index.size))
+        self._other: dict[str, int] = {}
+
+    def get(self, episode_id: str) -> int:
+        pos = self._index.position(episode_id)
+        return self._other.get(episode_id, 0) if pos is None else self._marks[pos]
+
+    def set(self, episode_id: str, value: int) -> None:
+        pos = self._index.position(episode_id)
+        if pos is None:
+            self._other[episode_id] = value
+        else:
+            self._marks[pos] = value
+
+
+def verdicts_present(store: RunStore, score_set: str, judges: list[Judge], index: PlanIndex) -> EpisodeMarks:
+    """Per stored episode, a bit per judge whose newest verdict in ``score_set`` is not a judge fault."""
+    bit = {j.name: 1 << i for i, j in enumerate(judges)}
+    present = EpisodeMarks(index, bits=max(1, len(judges)))
+    for s in store.iter_scores(score_set):
+        if (b := bit.get(s.judge)) is not None:
+            marks = present.get(s.episode_id)
+            present.set(s.episode_id, marks & ~b if s.judge_fault else marks | b)
+    return present
+
+
+async def judge_stored(
+    store: RunStore, score_set: str, judges: list[Judge], index: PlanIndex, queue: JudgeQueue
+) -> tuple[EpisodeMarks, int]:
+    """Marks of the stored episodes (and how many): each stored episode that a crash or Ctrl-C left without a
+    verdict of this score set, or whose verdict is a judge fault, is queued for the judges it lacks.
+
+    Streams: ids are read from a light view of each line; the full trace is parsed only to be judged."""
+    present = verdicts_present(store, score_set, judges, index)
+    done, count = EpisodeMarks(index, bits=1), 0
+    path = store.root / EPISODES
+    for lineno, raw in read_lines(path):
+        episode_id = parse_line(path, lineno, raw, EpisodeKey).episode_id
+        if not done.get(episode_id):
+            done.set(episode_id, 1)
+            count += 1
+        marks = present.get(episode_id)
+        missing = [j for i, j in enumerate(judges) if not marks & (1 << i)]
+        if missing:
+            present.set(episode_id, (1 << len(judges)) - 1)  # a duplicate line is not judged twice
+            await queue.put(parse_line(path, lineno, raw, EpisodeResult), missing, fresh=False)
+    return done, count
+
+
+def todo(plan: Plan, done: EpisodeMarks) -> Iterator[EpisodeSpec]:
+    return (spec for spec in plan if not done.get(spec.episode_id))
+
+
+async def drive(
+    run: PreparedRun,
+    judges: list[Judge],
+    executor: Executor,
+    on_start: OnStart | None = None,
+    on_episode: OnEpisode | None = None,
+) -> tuple[RunStore, dict[str, Any]]:
+    """Run every planned episode not yet stored on ``executor``; judge, store, summarise. Returns the store and
+    the summary. On an error or cancellation what was queued for the store is made durable and summarised
+    before the error propagates."""
+    store = run.resumed or RunStore.create(run.root, manifest(run.config, run.run_id, len(run.plan)))
+    point_latest(store)
+    if store.newest_score_set() != run.score_set:
+        store.add_score_set(run.score_set, run.judge_settings, "run")
+    failure: BaseException | None = None
+    try:
+        await _run(run, store, judges, executor, on_start, on_episode)
+    except BaseException as exc:
+        failure = exc
+        raise
+    finally:
+        summary = await asyncio.to_thread(_summarise, store, run.score_set, len(run.plan), failure)
+    return store, summary
+
+
+async def _run(
+    run: PreparedRun,
+    store: RunStore,
+    judges: list[Judge],
+    executor: Executor,
+    on_start: OnStart | None,
+    on_episode: OnEpisode | None,
+) -> None:
+    slots = executor.concurrency
+    async with StoreWriter(store, max_pending=max(8192, 2 * slots)) as writer:
+
+        async def on_scored(result: EpisodeResult, scores: list[Score], fresh: bool) -> None:
+            await writer.append_scores(scores)
+            if fresh and on_episode:
+                on_episode(result, scores)
+
+        in_thread = judges_in_thread(run.config)
+        async with JudgeQueue(judges, run.score_set, on_scored, in_thread=in_thread, max_queued=max(64, slots)) as jq:
+            index = PlanIndex(run.plan)
+            done, stored = await judge_stored(store, run.score_set, judges, index, jq)
+            if on_start:
+                on_start(len(run.plan), stored)
+
+            async def sink(result: EpisodeResult) -> None:
+                await writer.append_episode(result)  # queued before its scores: durable before them
+                await jq.put(result)
+
+            await executor.run(todo(run.plan, done), sink)
+
+
+def _summarise(store: RunStore, score_set: str, planned: int, failure: BaseException | None) -> dict[str, Any]:
+    summary = run_summary(store, score_set, planned)
+    try:
+        store.write_summary(summary)
+        write_text_atomic(store.root / "summary.md", markdown_summary(summary))
+        write_html_report(store.root, summary, score_set)
+    except OSError as exc:
+        if failure is None:  # else the run's own error (often the same full disk) is the one to report
+            raise StoreError(f"{store.root}: cannot write the summary: {exc.strerror or exc}") from exc
+    return summary

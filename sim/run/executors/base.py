@@ -1,0 +1,45 @@
+"""The executor protocol: run episode specs somewhere, hand each finished trace back to the driver."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Iterator
+from typing import Protocol
+
+from sim.core import EpisodeResult
+from sim.episode.loop import EpisodeSpec
+
+ResultSink = Callable[[EpisodeResult], Awaitable[None]]
+"""The driver's intake, on the driver's event loop: stores the trace and queues it for judging. It returns as
+soon as the trace is queued (the episode's slot is free then); it waits only when the store writer or the
+judge queue is full (backpressure), and raises if the store can no longer be written."""
+
+EpisodeRunner = Callable[[EpisodeSpec], Awaitable[EpisodeResult]]
+"""Plays one episode to the end in the calling process (``sim.run.session.episode_session`` makes one)."""
+
+
+class Executor(Protocol):
+    """Runs a run's episodes. The driver owns everything else: the plan, the store, resume, judging, the summary.
+
+    Contract for implementations:
+    - take specs from ``todo`` lazily, only when a slot is free (the plan may hold a million episodes; taking
+      the next spec never awaits, so specs are never taken twice by concurrent takers);
+    - keep at most ``concurrency`` episodes in flight;
+    - for each finished episode, ``await sink(result)`` on the driver's loop, one result at a time per slot,
+      before that slot takes its next spec (so the driver's backpressure reaches the slots);
+    - return when ``todo`` is exhausted and every result is delivered; raise a sink's error (after stopping
+      the other episodes); on cancellation stop every episode in flight — their traces are lost, never half
+      stored, and ``--resume`` runs them again.
+    """
+
+    @property
+    def concurrency(self) -> int: ...
+
+    async def run(self, todo: Iterator[EpisodeSpec], sink: ResultSink) -> None: ...
+
+
+def first_error(group: BaseExceptionGroup[BaseException]) -> BaseException:
+    """The first leaf of an exception group (a TaskGroup's): callers report one error, as one line."""
+    error: BaseException = group
+    while isinstance(error, BaseExceptionGroup):
+        error = error.exceptions[0]
+    return error

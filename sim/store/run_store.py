@@ -1,0 +1,257 @@
+"""The run store: runs/<run-id>/ with a manifest, append-only JSONL and a summary.
+
+Scores come in sets, one per judge configuration (its hash is each Score's ``judge_config``):
+``score_sets.jsonl`` lists the sets in the order they were computed, the last one being the newest;
+``scores.jsonl`` holds every set's scores. Re-judging appends; nothing is rewritten. Within a set,
+the newest line for an (episode, judge) wins, so a judge fault re-run later is replaced by its verdict.
+
+Crash safety: every record is one whole line, appended with O_APPEND and fsync'd before it counts as
+stored, by one writer (during a run: ``sim.store.writer.StoreWriter``, which batches many lines into one
+write + fsync off the event loop). A kill -9 can at worst leave a partial last line; readers skip it and
+``resume`` cuts it off before appending. Small files (manifest, summary) are replaced atomically.
+
+Reading streams: every reader yields one record at a time, so memory follows the record, not the run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, TypeVar, overload
+
+from pydantic import BaseModel, ValidationError
+
+from sim.core import EpisodeResult, Score
+from sim.core.files import write_text_atomic
+
+M = TypeVar("M", bound=BaseModel)
+
+MANIFEST = "manifest.json"
+EPISODES = "episodes.jsonl"
+SCORES = "scores.jsonl"
+SUMMARY = "summary.json"
+SCORE_SETS = "score_sets.jsonl"
+
+
+class StoreError(Exception):
+    """A run directory that cannot be used as asked (missing, mismatched config, corrupt line, disk full)."""
+
+
+class EpisodeKey(BaseModel):
+    """The light view of a stored episode that says which one it is (parsing skips the rest)."""
+
+    episode_id: str
+
+
+def write_json_atomic(path: Path, data: Any) -> None:
+    write_text_atomic(path, json.dumps(data, indent=2, sort_keys=True, default=str) + "\n")
+
+
+def _cut_partial_tail(path: Path, chunk: int = 1 << 16) -> None:
+    """Drop a last line that was cut short by a crash (no trailing newline). Reads the tail only."""
+    if not path.exists() or path.stat().st_size == 0:
+        return
+    with path.open("rb+") as f:
+        end = f.seek(0, os.SEEK_END)
+        f.seek(end - 1)
+        if f.read(1) == b"\n":
+            return
+        pos = end
+        while pos > 0:  # back to the last newline: everything after it is the partial record
+            start = max(0, pos - chunk)
+            f.seek(start)
+            cut = f.read(pos - start).rfind(b"\n")
+            if cut >= 0:
+                f.truncate(start + cut + 1)
+                return
+            pos = start
+        f.truncate(0)
+
+
+def read_lines(path: Path) -> Iterator[tuple[int, bytes]]:
+    """(line number, raw line) of every complete, non-blank line; a partial tail from a crash is not a record."""
+    if not path.exists():
+        return
+    with path.open("rb") as f:
+        for lineno, raw in enumerate(f, start=1):
+            if not raw.endswith(b"\n"):
+                return
+            if raw.strip():
+                yield lineno, raw
+
+
+def parse_line(path: Path, lineno: int, raw: bytes, model: type[M]) -> M:
+    """One stored line as ``model``; a corrupt line is an error naming file and line."""
+    try:
+        return model.model_validate_json(raw)
+    except ValidationError as exc:
+        raise StoreError(f"{path}:{lineno}: not a valid {model.__name__}: {exc.errors()[0]['msg']}") from exc
+
+
+def read_jsonl(path: Path, model: type[M]) -> Iterator[M]:
+    """Complete lines only, one at a time; a corrupt complete line is an error naming file and line.
+
+    ``model`` may be a light view of the stored record (a model with only some of its fields): parsing
+    then skips building the rest, which is how the summary reads episodes without their events' bodies.
+    """
+    for lineno, raw in read_lines(path):
+        yield parse_line(path, lineno, raw, model)
+
+
+def append_all(fd: int, data: bytes) -> None:
+    """Write every byte (O_APPEND fd: the data lands at the end, never interleaved with another writer's)."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+def open_append(path: Path) -> int:
+    return os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+
+
+class RunStore:
+    """One run directory. Its direct ``append_*`` methods write and fsync at once (one record, one fsync);
+    a run writes through ``StoreWriter`` instead, which owns the appends while it is open."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    @classmethod
+    def check_new(cls, root: Path) -> None:
+        """Raise unless ``create(root)`` can succeed: checked before anything else is started."""
+        if (root / MANIFEST).exists():
+            raise StoreError(f"{root} already holds a run; pass --resume to continue it or pick another --run-id")
+        if root.exists() and not root.is_dir():
+            raise StoreError(f"{root} exists and is not a directory")
+        if root.is_dir() and any(root.iterdir()):
+            raise StoreError(f"{root} exists and is not empty; pick another --run-id")
+
+    @classmethod
+    def create(cls, root: Path, manifest: dict[str, Any]) -> RunStore:
+        cls.check_new(root)
+        try:
+            root.mkdir(parents=True, exist_ok=True)
+            write_json_atomic(root / MANIFEST, manifest)
+        except OSError as exc:
+            raise StoreError(f"{root}: cannot create the run directory: {exc.strerror or exc}") from exc
+        return cls(root)
+
+    @classmethod
+    def resume(cls, root: Path, config_hash: str) -> RunStore:
+        manifest_path = root / MANIFEST
+        if not manifest_path.exists():
+            raise StoreError(f"{root}: nothing to resume (no {MANIFEST})")
+        try:
+            manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise StoreError(f"{manifest_path}: unreadable manifest: {exc}") from exc
+        if manifest.get("config_hash") != config_hash:
+            raise StoreError(
+                f"{manifest_path}: config_hash {manifest.get('config_hash')} differs from this run's {config_hash}; "
+                "resume with the same settings (world, agent, user, stressors, seed, trials, limit, judges)"
+            )
+        for name in (EPISODES, SCORES, SCORE_SETS):
+            _cut_partial_tail(root / name)
+        return cls(root)
+
+    @classmethod
+    def open_existing(cls, root: Path) -> RunStore:
+        if not (root / MANIFEST).exists():
+            raise StoreError(f"{root}: not a squall run directory (no {MANIFEST})")
+        return cls(root)
+
+    def manifest(self) -> dict[str, Any]:
+        path = self.root / MANIFEST
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise StoreError(f"{path}: unreadable manifest: {exc}") from exc
+        if not isinstance(data, dict) or not isinstance(data.get("config"), dict):
+            raise StoreError(f"{path}: not a squall manifest (no 'config' object)")
+        return data
+
+    def append_episode(self, result: EpisodeResult) -> None:
+        self._append(EPISODES, [result.model_dump_json()])
+
+    def append_scores(self, scores: list[Score]) -> None:
+        self._append(SCORES, [s.model_dump_json() for s in scores])
+
+    def _append(self, name: str, lines: list[str]) -> None:
+        data = "".join(line + "\n" for line in lines).encode("utf-8")
+        # O_APPEND + one write: records never interleave, and fsync bounds loss to what is in flight.
+        fd = open_append(self.root / name)
+        try:
+            append_all(fd, data)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+    @overload
+    def iter_episodes(self) -> Iterator[EpisodeResult]: ...
+    @overload
+    def iter_episodes(self, model: type[M]) -> Iterator[M]: ...
+    def iter_episodes(self, model: type[BaseModel] = EpisodeResult) -> Iterator[BaseModel]:
+        """Stored episodes one at a time, as ``EpisodeResult`` or as a lighter view of one."""
+        return read_jsonl(self.root / EPISODES, model)
+
+    def episodes(self) -> list[EpisodeResult]:
+        """Every stored episode at once: for tests and small runs only (a run's tools stream)."""
+        return list(self.iter_episodes())
+
+    def iter_scores(self, score_set: str | None = None) -> Iterator[Score]:
+        """Stored scores one at a time, oldest first; only one set's (``judge_config`` hash) when given."""
+        return (s for s in read_jsonl(self.root / SCORES, Score) if score_set is None or s.judge_config == score_set)
+
+    def scores(self, score_set: str | None = None) -> list[Score]:
+        """Every stored score, or only one set's (``judge_config`` hash)."""
+        return list(self.iter_scores(score_set))
+
+    def done_ids(self) -> set[str]:
+        return {r.episode_id for r in self.iter_episodes(EpisodeKey)}
+
+    def write_summary(self, summary: dict[str, Any]) -> None:
+        write_json_atomic(self.root / SUMMARY, summary)
+
+    def add_score_set(self, judge_config_hash: str, judge_config: dict[str, Any], command: str) -> None:
+        """Record that a set is being (re)computed now; the last recorded set is the newest."""
+        line = {
+            "judge_config": judge_config_hash,
+            "config": judge_config,
+            "command": command,
+            "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        }
+        self._append(SCORE_SETS, [json.dumps(line, sort_keys=True)])
+
+    def score_sets(self) -> list[dict[str, Any]]:
+        """Recorded sets, oldest first, one entry per hash (at the place it was last recorded)."""
+        path = self.root / SCORE_SETS
+        entries: dict[str, dict[str, Any]] = {}
+        if path.exists():
+            for lineno, raw in enumerate(path.read_bytes().splitlines(keepends=True), start=1):
+                if not raw.endswith(b"\n"):
+                    break
+                try:
+                    entry = json.loads(raw)
+                    key = str(entry["judge_config"])
+                except (ValueError, KeyError, TypeError) as exc:
+                    raise StoreError(f"{path}:{lineno}: not a score set record") from exc
+                entries.pop(key, None)
+                entries[key] = entry
+        return list(entries.values())
+
+    def newest_score_set(self) -> str:
+        """The hash of the newest set ('' for runs stored before score sets existed)."""
+        sets = self.score_sets()
+        return str(sets[-1]["judge_config"]) if sets else ""
+
+    def find_score_set(self, prefix: str) -> str:
+        """The set whose hash starts with ``prefix``; a StoreError lists the sets otherwise."""
+        sets = [str(s["judge_config"]) for s in self.score_sets()]
+        found = [h for h in sets if h.startswith(prefix)]
+        if len(found) != 1:
+            what = "no" if not found else "more than one"
+            raise StoreError(f"{self.root}: {what} score set matches '{prefix}'; sets: {', '.join(sets) or 'none'}")
+        return found[0]
