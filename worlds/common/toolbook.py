@@ -1,12 +1,14 @@
 """Tools declared once: the spec the agent reads, the function that runs, its domain and its prerequisites.
 
-A ``ToolBook`` collects a domain's tools from decorated functions::
+A tool is a function marked with ``lookup`` (read-only) or ``action`` (changes state)::
 
-    book = ToolBook("home")
-
-    @book.action("Set a light's brightness.", device_id=string("Device id."), level=integer("Percent.", 0, 100),
-                 requires=("find_devices", "set_power"))
+    @action("Set a light's brightness.", device_id=string("Device id."), level=integer("Percent.", 0, 100),
+            requires=("find_devices", "set_power"))
     def set_brightness(state, device_id, level): ...
+
+The mark is an immutable ``ToolDef`` kept on the function itself, so importing a module registers nothing
+anywhere; ``ToolBook.collect(domain, modules)`` builds a domain's book from the marked functions of the
+modules its world lists, module by module and each in source order.
 
 ``requires`` is the tool dependency graph as data: the tools whose success must come first (found before
 adjusted, powered on before dimmed). The functions enforce it against the state; the graph says it to
@@ -19,7 +21,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from inspect import isfunction
+from types import ModuleType
+from typing import Any, TypeVar
 
 from sim.core import ToolCall, ToolResult, ToolSpec, failure
 from worlds.common.arguments import ArgumentChecker
@@ -27,6 +31,7 @@ from worlds.common.errors import ToolError
 
 Schema = dict[str, Any]
 ToolFunction = Callable[..., dict[str, Any]]
+Function = TypeVar("Function", bound=ToolFunction)
 
 
 def string(description: str, enum: Sequence[str] | None = None, pattern: str | None = None) -> Schema:
@@ -89,36 +94,70 @@ def _parameters(properties: Mapping[str, Schema]) -> Schema:
     }
 
 
+@dataclass(frozen=True)
+class ToolDef:
+    """A tool as its function declares it; the domain is the book's, given when the book is collected."""
+
+    spec: ToolSpec
+    requires: tuple[str, ...] = ()
+
+
+_MARK = "__tool_def__"
+
+
+def lookup(description: str, requires: Sequence[str] = (), **params: Schema) -> Callable[[Function], Function]:
+    """Mark a read-only tool."""
+    return _marker(description, True, requires, params)
+
+
+def action(description: str, requires: Sequence[str] = (), **params: Schema) -> Callable[[Function], Function]:
+    """Mark a tool that changes state."""
+    return _marker(description, False, requires, params)
+
+
+def _marker(
+    description: str, read_only: bool, requires: Sequence[str], params: Mapping[str, Schema]
+) -> Callable[[Function], Function]:
+    def mark(function: Function) -> Function:
+        spec = ToolSpec(
+            name=function.__name__, description=description, parameters=_parameters(params), read_only=read_only
+        )
+        # On the function, not in a registry: the only state is the function's own, set once as it is defined.
+        setattr(function, _MARK, ToolDef(spec=spec, requires=tuple(requires)))
+        return function
+
+    return mark
+
+
+def tool_def(function: object) -> ToolDef | None:
+    """The mark ``lookup`` or ``action`` left on a function, or None."""
+    found = getattr(function, _MARK, None)
+    return found if isinstance(found, ToolDef) else None
+
+
+@dataclass(frozen=True)
 class ToolBook:
     """One domain's tools, in declaration order."""
 
-    def __init__(self, domain: str) -> None:
-        self.domain = domain
-        self.tools: list[Tool] = []
+    domain: str
+    tools: tuple[Tool, ...]
 
-    def lookup(
-        self, description: str, requires: Sequence[str] = (), **params: Schema
-    ) -> Callable[[ToolFunction], ToolFunction]:
-        """Declare a read-only tool."""
-        return self._add(description, True, requires, params)
-
-    def action(
-        self, description: str, requires: Sequence[str] = (), **params: Schema
-    ) -> Callable[[ToolFunction], ToolFunction]:
-        """Declare a tool that changes state."""
-        return self._add(description, False, requires, params)
-
-    def _add(
-        self, description: str, read_only: bool, requires: Sequence[str], params: Mapping[str, Schema]
-    ) -> Callable[[ToolFunction], ToolFunction]:
-        def register(function: ToolFunction) -> ToolFunction:
-            spec = ToolSpec(
-                name=function.__name__, description=description, parameters=_parameters(params), read_only=read_only
-            )
-            self.tools.append(Tool(spec=spec, function=function, domain=self.domain, requires=tuple(requires)))
-            return function
-
-        return register
+    @classmethod
+    def collect(cls, domain: str, modules: Iterable[ModuleType]) -> ToolBook:
+        """A fresh book of the tools the modules define (not those they import), module by module in the
+        order given, each module's in source order. Raises ValueError for a module that defines none."""
+        tools: list[Tool] = []
+        for module in modules:
+            marked = [
+                (value, found)
+                for value in vars(module).values()
+                if isfunction(value) and value.__module__ == module.__name__ and (found := tool_def(value)) is not None
+            ]
+            if not marked:
+                raise ValueError(f"module {module.__name__} defines no tools for the {domain} book")
+            marked.sort(key=lambda pair: pair[0].__code__.co_firstlineno)
+            tools += [Tool(spec=d.spec, function=f, domain=domain, requires=d.requires) for f, d in marked]
+        return cls(domain=domain, tools=tuple(tools))
 
 
 class Toolkit:

@@ -13,8 +13,8 @@ from typing import Any
 from sim.core import Task
 from worlds.common.tables import BaseData
 from worlds.common.task_check import check_tasks_static
-from worlds.common.toolbook import Toolkit
-from worlds.domains.multidomain.domains import DOMAIN_MODULES
+from worlds.common.toolbook import ToolBook, Toolkit
+from worlds.domains.multidomain.domains import DOMAIN_MODULES, TOOL_MODULES
 from worlds.domains.multidomain.world import WORLD_NAME, MultiDomainWorld
 from worlds.task_files import load_tasks
 
@@ -30,8 +30,12 @@ food ordering, communication and time tools. You act only through the tools prov
 Domain rules:"""
 
 
+def _module(name: str) -> ModuleType:
+    return importlib.import_module(f"worlds.domains.multidomain.domains.{name}")
+
+
 def domain_modules() -> list[ModuleType]:
-    return [importlib.import_module(f"worlds.domains.multidomain.domains.{name}") for name in DOMAIN_MODULES]
+    return [_module(name) for name in DOMAIN_MODULES]
 
 
 def load_base(data_dir: Path = DATA_DIR) -> tuple[BaseData, dict[str, Any]]:
@@ -65,7 +69,11 @@ def _read(path: Path) -> dict[str, Any]:
 
 def build_toolkit() -> tuple[Toolkit, str]:
     modules = domain_modules()
-    toolkit = Toolkit(m.book for m in modules)
+    # Books built here, from the modules each domain lists: importing a domain module registers nothing.
+    toolkit = Toolkit(
+        ToolBook.collect(m.DOMAIN, map(_module, TOOL_MODULES[name]))
+        for name, m in zip(DOMAIN_MODULES, modules, strict=True)
+    )
     policies = "\n".join(f"- {m.POLICY}" for m in modules)
     return toolkit, f"{INSTRUCTIONS}\n{policies}"
 

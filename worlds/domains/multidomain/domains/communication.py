@@ -9,7 +9,7 @@ from typing import Any
 
 from worlds.common.errors import ToolError
 from worlds.common.tables import Row
-from worlds.common.toolbook import ToolBook, boolean, optional, string
+from worlds.common.toolbook import action, boolean, lookup, optional, string
 from worlds.domains.multidomain.state import WorldState
 
 DOMAIN = "communication"
@@ -23,7 +23,6 @@ RELATIONSHIPS = ("family", "friend", "coworker", "neighbour", "service", "landlo
 SEARCH = "search_contacts"
 MESSAGE_LOOKUPS = "list_conversation or list_unread_messages"
 
-book = ToolBook(DOMAIN)
 CONTACT_ID = string("Contact id from search_contacts, e.g. 'priya_shah'.")
 MESSAGE_ID = string("Message id from list_conversation or list_unread_messages.")
 PHONE = string("Phone number, e.g. '+44 7700 900123'.", pattern=r"^\+?[0-9][0-9 ]{6,19}$")
@@ -54,7 +53,7 @@ def _check_phone(state: WorldState, phone: str, skip: str | None = None) -> None
             raise ToolError("failed", "duplicate_phone", f"{phone} already belongs to {row['name']} ({key}).")
 
 
-@book.lookup(
+@lookup(
     "Search contacts by words of the name, a phone number or an email. Returns contact ids; call this first "
     "for anything about a person.",
     query=string("Name words, number or email, e.g. 'priya'."),
@@ -74,14 +73,12 @@ def search_contacts(state: WorldState, query: str) -> dict[str, Any]:
     return {"contacts": found}
 
 
-@book.lookup(
-    "A contact's full details: phone, email, relationship, favorite.", requires=(SEARCH,), contact_id=CONTACT_ID
-)
+@lookup("A contact's full details: phone, email, relationship, favorite.", requires=(SEARCH,), contact_id=CONTACT_ID)
 def get_contact_details(state: WorldState, contact_id: str) -> dict[str, Any]:
     return _contact_view(contact_id, _contact(state, contact_id))
 
 
-@book.action(
+@action(
     "Add a new contact; needs a phone number or an email. Returns the new contact id.",
     name=string("Full name."),
     phone=optional(PHONE),
@@ -109,7 +106,7 @@ def add_contact(
     return _contact_view(contact_id, row)
 
 
-@book.action(
+@action(
     "Change a contact's name, phone, email or relationship (give at least one).",
     requires=(SEARCH,),
     contact_id=CONTACT_ID,
@@ -137,7 +134,7 @@ def update_contact(
     return _contact_view(contact_id, state.update("contacts", contact_id, **changes))
 
 
-@book.action(
+@action(
     "Mark or unmark a contact as a favorite.",
     requires=(SEARCH,),
     contact_id=CONTACT_ID,
@@ -152,7 +149,7 @@ def _call_view(state: WorldState, key: str, row: Row) -> dict[str, Any]:
     return {"call_id": key, "contact": _name(state, row["contact_id"]), **row}
 
 
-@book.action(
+@action(
     "Phone a contact. The contact needs a phone number, and no other call may be active. Returns the call id.",
     requires=(SEARCH,),
     contact_id=CONTACT_ID,
@@ -173,7 +170,7 @@ def place_call(state: WorldState, contact_id: str) -> dict[str, Any]:
     return _call_view(state, call_id, call)
 
 
-@book.action(
+@action(
     "Hang up an active call.", requires=("place_call",), call_id=string("Call id from place_call or get_call_history.")
 )
 def end_call(state: WorldState, call_id: str) -> dict[str, Any]:
@@ -183,7 +180,7 @@ def end_call(state: WorldState, call_id: str) -> dict[str, Any]:
     return _call_view(state, call_id, state.update("calls", call_id, status="completed", ended_at=state.now))
 
 
-@book.lookup(
+@lookup(
     "Recent calls, newest first, optionally for one contact or only missed ones.",
     contact_id=optional(string("Contact id from search_contacts; omit for everyone.")),
     missed_only=optional(boolean("True for missed incoming calls only.")),
@@ -206,7 +203,7 @@ def _message_view(state: WorldState, key: str, row: Row) -> dict[str, Any]:
     return {"message_id": key, "contact": _name(state, row["contact_id"]), **row}
 
 
-@book.action(
+@action(
     "Send a text message to a contact with a phone number.",
     requires=(SEARCH,),
     contact_id=CONTACT_ID,
@@ -227,7 +224,7 @@ def send_message(state: WorldState, contact_id: str, text: str) -> dict[str, Any
     return _message_view(state, message_id, message)
 
 
-@book.lookup(
+@lookup(
     "The text conversation with a contact, oldest first, with message ids and read flags.",
     requires=(SEARCH,),
     contact_id=CONTACT_ID,
@@ -240,7 +237,7 @@ def list_conversation(state: WorldState, contact_id: str) -> dict[str, Any]:
     return {"contact_id": contact_id, "contact": row["name"], "messages": found}
 
 
-@book.lookup("Every unread incoming message, oldest first, with message and contact ids.")
+@lookup("Every unread incoming message, oldest first, with message and contact ids.")
 def list_unread_messages(state: WorldState) -> dict[str, Any]:
     found = [
         _message_view(state, k, m) for k, m in state.rows("messages") if m["direction"] == "incoming" and not m["read"]
@@ -251,13 +248,13 @@ def list_unread_messages(state: WorldState) -> dict[str, Any]:
     return {"messages": found}
 
 
-@book.action("Open a message: returns it and marks it read.", requires=("list_conversation",), message_id=MESSAGE_ID)
+@action("Open a message: returns it and marks it read.", requires=("list_conversation",), message_id=MESSAGE_ID)
 def read_message(state: WorldState, message_id: str) -> dict[str, Any]:
     state.require("messages", message_id, "message", MESSAGE_LOOKUPS)
     return _message_view(state, message_id, state.update("messages", message_id, read=True))
 
 
-@book.action(
+@action(
     "Mark every message from a contact as read; returns how many changed.",
     requires=(SEARCH,),
     contact_id=CONTACT_ID,
@@ -270,9 +267,7 @@ def mark_conversation_read(state: WorldState, contact_id: str) -> dict[str, Any]
     return {"contact_id": contact_id, "marked_read": len(unread)}
 
 
-@book.action(
-    "Delete a message for good (only when the user asks).", requires=("list_conversation",), message_id=MESSAGE_ID
-)
+@action("Delete a message for good (only when the user asks).", requires=("list_conversation",), message_id=MESSAGE_ID)
 def delete_message(state: WorldState, message_id: str) -> dict[str, Any]:
     row = state.require("messages", message_id, "message", MESSAGE_LOOKUPS)
     state.delete("messages", message_id)

@@ -1,6 +1,6 @@
 """Food: recipes whose ingredients are shopping products (so a recipe fills the cart), restaurants with their
-menus, delivery orders paid with shopping's payment methods; table bookings live in ``food_bookings`` (same
-book). Tables: ``recipes``, ``restaurants``, ``delivery_orders``, ``reservations`` (data/food.json); reads
+menus, delivery orders paid with shopping's payment methods; table bookings live in ``food_bookings`` (the
+same domain). Tables: ``recipes``, ``restaurants``, ``delivery_orders``, ``reservations`` (data/food.json); reads
 shopping's ``products``, ``cart`` and ``payment_methods``."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from typing import Any
 from sim.core.frozen import thaw
 from worlds.common.errors import ToolError
 from worlds.common.tables import Row
-from worlds.common.toolbook import ToolBook, array, boolean, integer, optional, string
+from worlds.common.toolbook import action, array, boolean, integer, lookup, optional, string
 from worlds.domains.multidomain.domains.shopping import ADDRESS, add_lines, payment_method, pence, pounds
 from worlds.domains.multidomain.state import WorldState
 
@@ -35,7 +35,6 @@ COURIER_MINUTES = 20
 RECIPES = "search_recipes"
 RESTAURANTS = "search_restaurants"
 
-book = ToolBook(DOMAIN)
 RECIPE_ID = string("Recipe id from search_recipes, e.g. 'mushroom_risotto'.")
 RESTAURANT_ID = string("Restaurant id from search_restaurants, e.g. 'luccas_trattoria'.")
 DELIVERY_ID = string("Delivery order id from list_delivery_orders or place_delivery_order.")
@@ -53,7 +52,7 @@ def is_open(row: Row, hhmm: str) -> bool:
     return bool(row["opens"] <= hhmm < row["closes"])
 
 
-@book.lookup(
+@lookup(
     "Search recipes by words in the name, cuisine, vegetarian only, or time; returns recipe ids. Leave every "
     "filter out to list all recipes.",
     query=optional(string("Words in the recipe name, e.g. 'risotto'.")),
@@ -91,7 +90,7 @@ def search_recipes(
     return result
 
 
-@book.lookup(
+@lookup(
     "A recipe's ingredients (each with the shop's product id, pack price and stock, ready for add_to_cart), "
     "its steps, servings and time.",
     requires=(RECIPES,),
@@ -115,7 +114,7 @@ def get_recipe_details(state: WorldState, recipe_id: str) -> dict[str, Any]:
     return {"recipe_id": recipe_id, **{k: thaw(row[k]) for k in row if k != "ingredients"}, "ingredients": ingredients}
 
 
-@book.action(
+@action(
     "Add a recipe's ingredients to the shopping cart, one line per ingredient with its number of packs (the same "
     "as add_to_cart for each). Leave out ingredients the user already has with exclude_product_ids; an "
     "out-of-stock ingredient fails the whole call unless excluded.",
@@ -159,7 +158,7 @@ def _listing(state: WorldState, key: str, row: Row) -> dict[str, Any]:
     }
 
 
-@book.lookup(
+@lookup(
     "Search restaurants by cuisine and/or area of London, optionally only those that deliver or are open now; "
     "returns restaurant ids, ratings, hours and whether they deliver or take bookings.",
     cuisine=optional(string("Cuisine.", enum=CUISINES)),
@@ -188,7 +187,7 @@ def search_restaurants(
     return result
 
 
-@book.lookup(
+@lookup(
     "A restaurant's details: address, hours, delivery fee and minimum order, preparation time, and whether and "
     "for how many it takes table bookings.",
     requires=(RESTAURANTS,),
@@ -200,7 +199,7 @@ def get_restaurant_details(state: WorldState, restaurant_id: str) -> dict[str, A
     return {**_listing(state, restaurant_id, row), **{k: row[k] for k in row if k not in hidden}}
 
 
-@book.lookup(
+@lookup(
     "A restaurant's menu: item ids, names, prices and which are vegetarian. Needed before place_delivery_order.",
     requires=(RESTAURANTS,),
     restaurant_id=RESTAURANT_ID,
@@ -221,7 +220,7 @@ ITEM = {
 }
 
 
-@book.action(
+@action(
     "Order food for delivery to the user's home from a restaurant that delivers and is open now. Needs item ids "
     "from get_restaurant_menu and a payment method id from list_payment_methods (shopping); the subtotal must "
     "reach the restaurant's minimum order.",
@@ -293,7 +292,7 @@ def place_delivery_order(
     return {"delivery_id": key, **order, "paid_with": method["label"]}
 
 
-@book.lookup("List the user's food delivery orders (recent and active) with ids, restaurants, status and ETA.")
+@lookup("List the user's food delivery orders (recent and active) with ids, restaurants, status and ETA.")
 def list_delivery_orders(state: WorldState) -> dict[str, Any]:
     found = [
         {
@@ -315,7 +314,7 @@ def _delivery(state: WorldState, delivery_id: str) -> Row:
     return state.require("delivery_orders", delivery_id, "delivery", "list_delivery_orders")
 
 
-@book.lookup(
+@lookup(
     "Track a delivery order: status (preparing, out_for_delivery, delivered, cancelled), ETA, courier, items.",
     requires=("list_delivery_orders",),
     delivery_id=DELIVERY_ID,
@@ -324,7 +323,7 @@ def track_delivery(state: WorldState, delivery_id: str) -> dict[str, Any]:
     return {"delivery_id": delivery_id, **thaw(_delivery(state, delivery_id))}
 
 
-@book.action(
+@action(
     "Cancel a delivery order the restaurant is still preparing (refunded in full); once out for delivery it "
     "cannot be cancelled.",
     requires=("list_delivery_orders",),
@@ -341,6 +340,3 @@ def cancel_delivery(state: WorldState, delivery_id: str) -> dict[str, Any]:
         )
     state.update("delivery_orders", delivery_id, status="cancelled", eta=None)
     return {"delivery_id": delivery_id, "status": "cancelled", "refund": row["total"]}
-
-
-from worlds.domains.multidomain.domains import food_bookings  # noqa: E402, F401  (registers the booking tools)

@@ -1,5 +1,5 @@
-"""Restaurant table bookings: availability, booking, listing and cancelling. Registered on ``food.book``
-(imported at the end of ``food``), so the food domain is one book in two files."""
+"""Restaurant table bookings: availability, booking, listing and cancelling. Part of the food domain
+(the domain lists both modules); this one imports ``food``, never the reverse."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from typing import Any
 
 from worlds.common.errors import ToolError
 from worlds.common.tables import Row
-from worlds.common.toolbook import integer, optional, string
-from worlds.domains.multidomain.domains.food import RESTAURANT_ID, RESTAURANTS, book, restaurant
+from worlds.common.toolbook import action, integer, lookup, optional, string
+from worlds.domains.multidomain.domains.food import RESTAURANT_ID, RESTAURANTS, restaurant
 from worlds.domains.multidomain.domains.shopping import today
 from worlds.domains.multidomain.state import WorldState
 
@@ -68,7 +68,7 @@ def _free(state: WorldState, restaurant_id: str, row: Row, day: str) -> list[str
     return [t for t in slots(row) if t > now and not is_full(state, restaurant_id, row, day, t)]
 
 
-@book.lookup(
+@lookup(
     "The free booking times at a restaurant on a date for a party size.",
     requires=(RESTAURANTS,),
     restaurant_id=RESTAURANT_ID,
@@ -85,7 +85,7 @@ def check_table_availability(state: WorldState, restaurant_id: str, date: str, p
     }
 
 
-@book.action(
+@action(
     "Book a table at a restaurant that takes bookings. Times are on the hour or half hour, at least an hour "
     "before closing; the restaurant id comes from search_restaurants.",
     requires=(RESTAURANTS,),
@@ -134,7 +134,7 @@ def book_table(
     return {"reservation_id": key, **booking, "address": row["address"]}
 
 
-@book.lookup("List the user's table reservations (upcoming and past) with ids, restaurants, dates and status.")
+@lookup("List the user's table reservations (upcoming and past) with ids, restaurants, dates and status.")
 def list_reservations(state: WorldState) -> dict[str, Any]:
     found = [{"reservation_id": key, **row} for key, row in state.rows("reservations")]
     found.sort(key=lambda r: (str(r["date"]), str(r["time"])))
@@ -142,7 +142,7 @@ def list_reservations(state: WorldState) -> dict[str, Any]:
     return {"reservations": found}
 
 
-@book.action(
+@action(
     "Cancel an upcoming table reservation.",
     requires=("list_reservations",),
     reservation_id=string("Reservation id from list_reservations or book_table."),

@@ -7,7 +7,7 @@ from typing import Any
 
 from worlds.common.errors import ToolError
 from worlds.common.tables import Row
-from worlds.common.toolbook import ToolBook, boolean, integer, optional, string
+from worlds.common.toolbook import action, boolean, integer, lookup, optional, string
 from worlds.domains.multidomain.state import WorldState
 
 DOMAIN = "home"
@@ -22,7 +22,6 @@ COLORS = ("warm_white", "cool_white", "red", "orange", "yellow", "green", "blue"
 MODES = ("heat", "cool", "auto", "off")
 FIND = "find_devices"
 
-book = ToolBook(DOMAIN)
 DEVICE_ID = string("Device id as returned by find_devices, e.g. 'bedroom_lamp'.")
 
 
@@ -46,12 +45,12 @@ def _powered(row: Row, device_id: str) -> None:
         raise ToolError("failed", "device_off", f"The {row['name']} ({device_id}) is off. Switch it on with set_power.")
 
 
-@book.lookup("List the rooms of the home with their ids.")
+@lookup("List the rooms of the home with their ids.")
 def list_rooms(state: WorldState) -> dict[str, Any]:
     return {"rooms": [{"room_id": key, "name": row["name"]} for key, row in state.rows("rooms")]}
 
 
-@book.lookup(
+@lookup(
     "Find devices by room and/or type; returns ids, names, rooms and types. Call this before acting on a device.",
     room=optional(string("Room id from list_rooms, e.g. 'kitchen'.")),
     type=optional(string("Device type.", enum=DEVICE_TYPES)),
@@ -69,14 +68,14 @@ def find_devices(state: WorldState, room: str | None = None, type: str | None = 
     return {"devices": found}
 
 
-@book.lookup(
+@lookup(
     "A device's current settings (power, brightness, volume, lock state...).", requires=(FIND,), device_id=DEVICE_ID
 )
 def get_device_details(state: WorldState, device_id: str) -> dict[str, Any]:
     return _public(device_id, _device(state, device_id))
 
 
-@book.action(
+@action(
     "Switch a light, TV, speaker or plug on or off.", requires=(FIND,), device_id=DEVICE_ID, on=boolean("True for on.")
 )
 def set_power(state: WorldState, device_id: str, on: bool) -> dict[str, Any]:
@@ -84,7 +83,7 @@ def set_power(state: WorldState, device_id: str, on: bool) -> dict[str, Any]:
     return _public(device_id, state.update("devices", device_id, power=on))
 
 
-@book.action(
+@action(
     "Set a light's brightness in percent. The light must be on.",
     requires=(FIND, "set_power"),
     device_id=DEVICE_ID,
@@ -96,7 +95,7 @@ def set_brightness(state: WorldState, device_id: str, level: int) -> dict[str, A
     return _public(device_id, state.update("devices", device_id, brightness=level))
 
 
-@book.action(
+@action(
     "Set a color light's color. The light must be on; white-only lights refuse.",
     requires=(FIND, "set_power"),
     device_id=DEVICE_ID,
@@ -110,7 +109,7 @@ def set_color(state: WorldState, device_id: str, color: str) -> dict[str, Any]:
     return _public(device_id, state.update("devices", device_id, color=color))
 
 
-@book.action(
+@action(
     "Set a thermostat's mode: heat, cool, auto or off.",
     requires=(FIND,),
     device_id=DEVICE_ID,
@@ -121,7 +120,7 @@ def set_thermostat_mode(state: WorldState, device_id: str, mode: str) -> dict[st
     return _public(device_id, state.update("devices", device_id, mode=mode))
 
 
-@book.action(
+@action(
     "Set a thermostat's target temperature in degrees Celsius (10-30). Its mode must not be off.",
     requires=(FIND, "set_thermostat_mode"),
     device_id=DEVICE_ID,
@@ -134,13 +133,13 @@ def set_temperature(state: WorldState, device_id: str, celsius: int) -> dict[str
     return _public(device_id, state.update("devices", device_id, target_temperature=celsius))
 
 
-@book.action("Lock a door.", requires=(FIND,), device_id=DEVICE_ID)
+@action("Lock a door.", requires=(FIND,), device_id=DEVICE_ID)
 def lock_door(state: WorldState, device_id: str) -> dict[str, Any]:
     _device(state, device_id, "lock")
     return _public(device_id, state.update("devices", device_id, locked=True))
 
 
-@book.action(
+@action(
     "Unlock a door with its PIN.",
     requires=(FIND,),
     device_id=DEVICE_ID,
@@ -153,7 +152,7 @@ def unlock_door(state: WorldState, device_id: str, pin: str) -> dict[str, Any]:
     return _public(device_id, state.update("devices", device_id, locked=False))
 
 
-@book.action(
+@action(
     "Open or close blinds: 0 is closed, 100 fully open.",
     requires=(FIND,),
     device_id=DEVICE_ID,
@@ -164,7 +163,7 @@ def set_blinds(state: WorldState, device_id: str, percent: int) -> dict[str, Any
     return _public(device_id, state.update("devices", device_id, position=percent))
 
 
-@book.lookup("List the devices that can play media (speakers and TVs), with their ids, rooms and power.")
+@lookup("List the devices that can play media (speakers and TVs), with their ids, rooms and power.")
 def list_media_devices(state: WorldState) -> dict[str, Any]:
     found = [
         {"device_id": key, "name": row["name"], "room": row["room"], "type": row["type"], "power": row["power"]}
@@ -175,7 +174,7 @@ def list_media_devices(state: WorldState) -> dict[str, Any]:
     return {"media_devices": found}
 
 
-@book.action(
+@action(
     "Set a speaker's or TV's volume in percent. It must be on.",
     requires=(FIND, "set_power"),
     device_id=DEVICE_ID,
@@ -187,14 +186,14 @@ def set_volume(state: WorldState, device_id: str, level: int) -> dict[str, Any]:
     return _public(device_id, state.update("devices", device_id, volume=level))
 
 
-@book.lookup("List the saved scenes with their ids and the changes each makes.")
+@lookup("List the saved scenes with their ids and the changes each makes.")
 def list_scenes(state: WorldState) -> dict[str, Any]:
     scenes = [{"scene_id": key, "name": row["name"], "changes": row["changes"]} for key, row in state.rows("scenes")]
     state.reveal("scene", *(s["scene_id"] for s in scenes))
     return {"scenes": scenes}
 
 
-@book.action(
+@action(
     "Activate a scene: applies all its device changes at once.",
     requires=("list_scenes",),
     scene_id=string("Scene id from list_scenes."),

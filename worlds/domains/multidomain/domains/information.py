@@ -1,5 +1,5 @@
 """Information services: weather by city (the user's own city from their profile), news headlines and
-articles, and an encyclopedia. Stocks and the watchlist live in ``information_stocks`` on the same book.
+articles, and an encyclopedia. Stocks and the watchlist live in ``information_stocks``, the same domain.
 Tables: ``cities``, ``news_articles``, ``knowledge`` and ``stocks``, ``watchlist`` (data/information.json)."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from typing import Any
 
 from worlds.common.errors import ToolError
 from worlds.common.tables import Row
-from worlds.common.toolbook import ToolBook, integer, optional, string
+from worlds.common.toolbook import integer, lookup, optional, string
 from worlds.domains.multidomain.state import WorldState
 
 DOMAIN = "information"
@@ -23,7 +23,6 @@ FIND_CITY = "find_cities"
 FIND_ARTICLE = "get_news_headlines"
 FIND_ENTRY = "search_knowledge"
 
-book = ToolBook(DOMAIN)
 CITY_ID = string("City id as returned by find_cities or get_user_location, e.g. 'london'.")
 QUERY = string("Words to search for, e.g. a name.")
 
@@ -50,7 +49,7 @@ def _city(state: WorldState, city_id: str) -> Row:
 # weather ---------------------------------------------------------------------------------------------
 
 
-@book.lookup("The user's home city from their profile, with its city id: use it for 'here' or 'my city'.")
+@lookup("The user's home city from their profile, with its city id: use it for 'here' or 'my city'.")
 def get_user_location(state: WorldState) -> dict[str, Any]:
     user = state.get("users", "u1")
     city = None if user is None else next((k for k, r in state.rows("cities") if r["name"] == user["city"]), None)
@@ -62,7 +61,7 @@ def get_user_location(state: WorldState) -> dict[str, Any]:
     return _city_summary(city, row)
 
 
-@book.lookup("Find cities with weather coverage by name or country; returns city ids.", query=QUERY)
+@lookup("Find cities with weather coverage by name or country; returns city ids.", query=QUERY)
 def find_cities(state: WorldState, query: str) -> dict[str, Any]:
     check_query(query)
     found = [_city_summary(k, r) for k, r in state.rows("cities") if matches(query, r["name"], r["country"])]
@@ -72,7 +71,7 @@ def find_cities(state: WorldState, query: str) -> dict[str, Any]:
     return {"cities": found}
 
 
-@book.lookup(
+@lookup(
     "Current weather in a city (condition, temperature and feels-like in °C, humidity, wind).",
     requires=(FIND_CITY,),
     city_id=CITY_ID,
@@ -82,7 +81,7 @@ def get_current_weather(state: WorldState, city_id: str) -> dict[str, Any]:
     return {"city_id": city_id, "city": row["name"], **row["current"]}
 
 
-@book.lookup(
+@lookup(
     "Daily forecast for a city from today: condition, high/low in °C and chance of precipitation in percent.",
     requires=(FIND_CITY,),
     city_id=CITY_ID,
@@ -93,9 +92,7 @@ def get_weather_forecast(state: WorldState, city_id: str, days: int = 3) -> dict
     return {"city_id": city_id, "city": row["name"], "days": [dict(d) for d in row["forecast"][:days]]}
 
 
-@book.lookup(
-    "Active severe-weather warnings for a city (may be an empty list).", requires=(FIND_CITY,), city_id=CITY_ID
-)
+@lookup("Active severe-weather warnings for a city (may be an empty list).", requires=(FIND_CITY,), city_id=CITY_ID)
 def get_weather_alerts(state: WorldState, city_id: str) -> dict[str, Any]:
     row = _city(state, city_id)
     return {"city_id": city_id, "city": row["name"], "alerts": [dict(a) for a in row["alerts"]]}
@@ -118,7 +115,7 @@ def _newest_first(found: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return sorted(found, key=lambda a: (a["published_at"], a["article_id"]), reverse=True)
 
 
-@book.lookup(
+@lookup(
     "Latest headlines for a news topic, newest first; returns article ids for get_article_details.",
     topic=string("News topic.", enum=NEWS_TOPICS),
     limit=optional(integer("Most headlines to return (default 5).", 1, 10)),
@@ -129,7 +126,7 @@ def get_news_headlines(state: WorldState, topic: str, limit: int = 5) -> dict[st
     return {"topic": topic, "headlines": found}
 
 
-@book.lookup("Search news articles by words in their title or summary, newest first.", query=QUERY)
+@lookup("Search news articles by words in their title or summary, newest first.", query=QUERY)
 def search_news(state: WorldState, query: str) -> dict[str, Any]:
     check_query(query)
     found = _newest_first(
@@ -141,7 +138,7 @@ def search_news(state: WorldState, query: str) -> dict[str, Any]:
     return {"articles": found}
 
 
-@book.lookup(
+@lookup(
     "The full article: title, source, author, publication time, summary and body.",
     requires=(FIND_ARTICLE,),
     article_id=string("Article id from get_news_headlines or search_news."),
@@ -154,7 +151,7 @@ def get_article_details(state: WorldState, article_id: str) -> dict[str, Any]:
 # knowledge -------------------------------------------------------------------------------------------
 
 
-@book.lookup(
+@lookup(
     "Search the encyclopedia by name (people, places, landmarks, science); returns entry ids and summaries.",
     query=QUERY,
 )
@@ -171,7 +168,7 @@ def search_knowledge(state: WorldState, query: str) -> dict[str, Any]:
     return {"entries": found}
 
 
-@book.lookup(
+@lookup(
     "An encyclopedia entry in full: summary and key facts (dates, sizes, people).",
     requires=(FIND_ENTRY,),
     entry_id=string("Entry id from search_knowledge."),
@@ -179,8 +176,3 @@ def search_knowledge(state: WorldState, query: str) -> dict[str, Any]:
 def get_knowledge_entry(state: WorldState, entry_id: str) -> dict[str, Any]:
     row = state.require("knowledge", entry_id, "entry", FIND_ENTRY)
     return {"entry_id": entry_id, "title": row["title"], "summary": row["summary"], "facts": dict(row["facts"])}
-
-
-from worlds.domains.multidomain.domains import information_stocks  # noqa: E402  (registers the stock tools)
-
-__all__ = ["information_stocks"]

@@ -1,4 +1,4 @@
-"""Stocks on the information book: search, quotes, price history, and the user's watchlist with price alerts.
+"""Stocks, in the information domain: search, quotes, price history, and the user's watchlist with price alerts.
 Prices are the last close when the market is shut (the clock's day is a Saturday)."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ from typing import Any
 
 from worlds.common.errors import ToolError
 from worlds.common.tables import Row
-from worlds.common.toolbook import integer, number, optional, string
-from worlds.domains.multidomain.domains.information import QUERY, book, check_query, matches
+from worlds.common.toolbook import action, integer, lookup, number, optional, string
+from worlds.domains.multidomain.domains.information import QUERY, check_query, matches
 from worlds.domains.multidomain.state import WorldState
 
 FIND_STOCK = "search_stocks"
@@ -62,9 +62,7 @@ def _entry(state: WorldState, symbol: str, row: Row) -> dict[str, Any]:
     }
 
 
-@book.lookup(
-    "Find stocks by company name or ticker symbol; returns symbols, names, exchanges and currencies.", query=QUERY
-)
+@lookup("Find stocks by company name or ticker symbol; returns symbols, names, exchanges and currencies.", query=QUERY)
 def search_stocks(state: WorldState, query: str) -> dict[str, Any]:
     check_query(query)
     found = [
@@ -78,7 +76,7 @@ def search_stocks(state: WorldState, query: str) -> dict[str, Any]:
     return {"stocks": found}
 
 
-@book.lookup(
+@lookup(
     "A stock's latest quote: price, change since the previous close, day range, volume and market status.",
     requires=(FIND_STOCK,),
     symbol=SYMBOL,
@@ -87,7 +85,7 @@ def get_stock_quote(state: WorldState, symbol: str) -> dict[str, Any]:
     return _quote(state, symbol, _stock(state, symbol))
 
 
-@book.lookup(
+@lookup(
     "Daily closing prices over the most recent trading days, oldest first, and the change over the period.",
     requires=(FIND_STOCK,),
     symbol=SYMBOL,
@@ -104,14 +102,14 @@ def get_stock_history(state: WorldState, symbol: str, days: int = 5) -> dict[str
     }
 
 
-@book.lookup("The user's stock watchlist with current prices, daily change and any price alerts.")
+@lookup("The user's stock watchlist with current prices, daily change and any price alerts.")
 def get_watchlist(state: WorldState) -> dict[str, Any]:
     entries = [_entry(state, k, r) for k, r in state.rows("watchlist")]
     state.reveal("stock", *(e["symbol"] for e in entries))
     return {"watchlist": entries}
 
 
-@book.action("Add a stock to the user's watchlist.", requires=(FIND_STOCK,), symbol=SYMBOL)
+@action("Add a stock to the user's watchlist.", requires=(FIND_STOCK,), symbol=SYMBOL)
 def add_to_watchlist(state: WorldState, symbol: str) -> dict[str, Any]:
     row = _stock(state, symbol)
     if state.get("watchlist", symbol) is not None:
@@ -121,7 +119,7 @@ def add_to_watchlist(state: WorldState, symbol: str) -> dict[str, Any]:
     return {"added": _entry(state, symbol, entry)}
 
 
-@book.action(
+@action(
     "Remove a stock from the user's watchlist (its price alerts go with it).",
     requires=("get_watchlist",),
     symbol=SYMBOL,
@@ -134,7 +132,7 @@ def remove_from_watchlist(state: WorldState, symbol: str) -> dict[str, Any]:
     return {"removed": symbol, "watchlist": [k for k, _ in state.rows("watchlist")]}
 
 
-@book.action(
+@action(
     "Set a price alert on a watchlist stock: notify when the price rises above and/or falls below a level "
     "(in the stock's currency). The stock must be on the watchlist (add_to_watchlist); give at least one level; "
     "'above' must be over the current price and 'below' under it. A level not given is left as it was.",

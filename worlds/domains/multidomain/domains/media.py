@@ -9,7 +9,7 @@ from typing import Any
 
 from worlds.common.errors import ToolError
 from worlds.common.tables import Row
-from worlds.common.toolbook import ToolBook, array, boolean, integer, optional, string
+from worlds.common.toolbook import action, array, boolean, integer, lookup, optional, string
 from worlds.domains.multidomain.state import WorldState
 
 DOMAIN = "media"
@@ -25,7 +25,6 @@ SEARCH = "search_media"
 DEVICES = "list_media_devices"
 PLAYLISTS = "list_playlists"
 
-book = ToolBook(DOMAIN)
 ITEM_ID = string("Media item id from search_media, e.g. 'song_night_bus'.")
 DEVICE_ID = string("Speaker or TV id from list_media_devices, e.g. 'kitchen_speaker'.")
 PLAYLIST_ID = string("Playlist id from list_playlists, e.g. 'pl_morning_run'.")
@@ -117,7 +116,7 @@ def _start(state: WorldState, device_id: str, source_id: str, queue: list[str]) 
     return _now_playing(state, device_id, session)
 
 
-@book.lookup(
+@lookup(
     "Search the media catalogue by words of the title or artist/director/host, and/or by type or genre. "
     "Returns item ids; call this before playing or adding an item.",
     query=optional(string("Words of the title or creator, e.g. 'night bus'.")),
@@ -141,9 +140,7 @@ def search_media(
     return {"results": found}
 
 
-@book.lookup(
-    "Full details of a media item (an album lists its tracks with their ids).", requires=(SEARCH,), item_id=ITEM_ID
-)
+@lookup("Full details of a media item (an album lists its tracks with their ids).", requires=(SEARCH,), item_id=ITEM_ID)
 def get_media_details(state: WorldState, item_id: str) -> dict[str, Any]:
     row = _item(state, item_id)
     details: dict[str, Any] = {"item_id": item_id, **{k: v for k, v in row.items() if k != "track_ids"}}
@@ -153,7 +150,7 @@ def get_media_details(state: WorldState, item_id: str) -> dict[str, Any]:
     return details
 
 
-@book.action(
+@action(
     "Play a song, album, podcast or movie on a speaker or TV (movies need a TV). The device must be on.",
     requires=(SEARCH, DEVICES, "set_power"),
     device_id=DEVICE_ID,
@@ -166,7 +163,7 @@ def play_media(state: WorldState, device_id: str, item_id: str) -> dict[str, Any
     return _start(state, device_id, item_id, queue)
 
 
-@book.lookup(
+@lookup(
     "What is playing on a media device, or on every device when no device_id is given.",
     device_id=optional(string("Speaker or TV id from list_media_devices; omit for all devices.")),
 )
@@ -179,7 +176,7 @@ def get_now_playing(state: WorldState, device_id: str | None = None) -> dict[str
     return {"playing": sessions}
 
 
-@book.action("Pause what is playing on a device.", requires=("play_media",), device_id=DEVICE_ID)
+@action("Pause what is playing on a device.", requires=("play_media",), device_id=DEVICE_ID)
 def pause_media(state: WorldState, device_id: str) -> dict[str, Any]:
     device, session = _session(state, device_id)
     if session["status"] != "playing":
@@ -187,7 +184,7 @@ def pause_media(state: WorldState, device_id: str) -> dict[str, Any]:
     return _now_playing(state, device_id, state.update("playback", device_id, status="paused"))
 
 
-@book.action(
+@action(
     "Resume paused playback on a device. The device must be on.",
     requires=("play_media", "set_power"),
     device_id=DEVICE_ID,
@@ -199,7 +196,7 @@ def resume_media(state: WorldState, device_id: str) -> dict[str, Any]:
     return _now_playing(state, device_id, state.update("playback", device_id, status="playing"))
 
 
-@book.action("Skip to the next item of the device's queue.", requires=("play_media",), device_id=DEVICE_ID)
+@action("Skip to the next item of the device's queue.", requires=("play_media",), device_id=DEVICE_ID)
 def next_track(state: WorldState, device_id: str) -> dict[str, Any]:
     device, session = _session(state, device_id)
     index = session["index"] + 1
@@ -214,7 +211,7 @@ def next_track(state: WorldState, device_id: str) -> dict[str, Any]:
     return _now_playing(state, device_id, state.update("playback", device_id, index=index))
 
 
-@book.action(
+@action(
     "Go back to the previous item of the device's queue (the first item restarts).",
     requires=("play_media",),
     device_id=DEVICE_ID,
@@ -227,7 +224,7 @@ def previous_track(state: WorldState, device_id: str) -> dict[str, Any]:
     return _now_playing(state, device_id, state.update("playback", device_id, index=index))
 
 
-@book.action(
+@action(
     "Turn shuffle on or off for what is playing on a device.",
     requires=("play_media",),
     device_id=DEVICE_ID,
@@ -238,7 +235,7 @@ def set_shuffle(state: WorldState, device_id: str, on: bool) -> dict[str, Any]:
     return _now_playing(state, device_id, state.update("playback", device_id, shuffle=on))
 
 
-@book.action(
+@action(
     "Set repeat for what is playing on a device: off, one (the current item) or all (the whole queue).",
     requires=("play_media",),
     device_id=DEVICE_ID,
@@ -249,7 +246,7 @@ def set_repeat(state: WorldState, device_id: str, mode: str) -> dict[str, Any]:
     return _now_playing(state, device_id, state.update("playback", device_id, repeat=mode))
 
 
-@book.action(
+@action(
     "Set the playback volume (percent) of a device that is playing; the same level as home's set_volume. "
     "The device must be on.",
     requires=("play_media", "set_power"),
@@ -271,7 +268,7 @@ def _playlist_view(state: WorldState, playlist_id: str, row: Row) -> dict[str, A
     return {"playlist_id": playlist_id, "name": row["name"], "tracks": tracks, "created_at": row["created_at"]}
 
 
-@book.lookup("List the user's playlists with their ids and track counts.")
+@lookup("List the user's playlists with their ids and track counts.")
 def list_playlists(state: WorldState) -> dict[str, Any]:
     found = [
         {"playlist_id": key, "name": row["name"], "track_count": len(row["track_ids"])}
@@ -281,14 +278,14 @@ def list_playlists(state: WorldState) -> dict[str, Any]:
     return {"playlists": found}
 
 
-@book.lookup("A playlist's tracks, in order, with their item ids.", requires=(PLAYLISTS,), playlist_id=PLAYLIST_ID)
+@lookup("A playlist's tracks, in order, with their item ids.", requires=(PLAYLISTS,), playlist_id=PLAYLIST_ID)
 def get_playlist(state: WorldState, playlist_id: str) -> dict[str, Any]:
     row = _playlist(state, playlist_id)
     state.reveal("media", *row["track_ids"])
     return _playlist_view(state, playlist_id, row)
 
 
-@book.action(
+@action(
     "Create a playlist, optionally with songs (ids from search_media). Names must be unique. Returns its id.",
     name=string("Playlist name."),
     track_ids=optional(array("Song ids from search_media, in order.", string("Song id."))),
@@ -312,7 +309,7 @@ def create_playlist(state: WorldState, name: str, track_ids: list[str] | None = 
     return _playlist_view(state, playlist_id, row)
 
 
-@book.action(
+@action(
     "Add a song to the end of a playlist.",
     requires=(PLAYLISTS, SEARCH),
     playlist_id=PLAYLIST_ID,
@@ -327,7 +324,7 @@ def add_to_playlist(state: WorldState, playlist_id: str, item_id: str) -> dict[s
     return _playlist_view(state, playlist_id, new)
 
 
-@book.action(
+@action(
     "Remove a song from a playlist.",
     requires=("get_playlist",),
     playlist_id=PLAYLIST_ID,
@@ -342,7 +339,7 @@ def remove_from_playlist(state: WorldState, playlist_id: str, item_id: str) -> d
     return _playlist_view(state, playlist_id, new)
 
 
-@book.action(
+@action(
     "Play a playlist from its first song on a speaker or TV. The device must be on; the playlist must not be empty.",
     requires=(PLAYLISTS, DEVICES, "set_power"),
     device_id=DEVICE_ID,

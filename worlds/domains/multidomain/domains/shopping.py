@@ -1,5 +1,5 @@
 """Online shopping: product search and details, the cart, promo codes, payment methods and checkout; order
-tools live in ``shopping_orders`` (same book). Tables: ``products``, ``cart``, ``orders``, ``payment_methods``,
+tools live in ``shopping_orders`` (same domain). Tables: ``products``, ``cart``, ``orders``, ``payment_methods``,
 ``promo_codes`` (data/shopping.json). ``products`` and ``payment_methods`` are shared: food recipes list
 product ids and food delivery pays with a payment method."""
 
@@ -11,7 +11,7 @@ from typing import Any
 
 from worlds.common.errors import ToolError
 from worlds.common.tables import Row
-from worlds.common.toolbook import ToolBook, integer, number, optional, string
+from worlds.common.toolbook import action, integer, lookup, number, optional, string
 from worlds.domains.multidomain.state import WorldState
 
 DOMAIN = "shopping"
@@ -29,7 +29,6 @@ ADDRESS = "Flat 3, 41 Albion Road, London N16 9PS"
 SEARCH = "search_products"
 PAYMENTS = "list_payment_methods"
 
-book = ToolBook(DOMAIN)
 PRODUCT_ID = string("Product id from search_products or a recipe's details, e.g. 'prod_spaghetti'.")
 PAYMENT_ID = string("Payment method id from list_payment_methods, e.g. 'pm_visa_4821'.")
 
@@ -137,7 +136,7 @@ def cart_summary(state: WorldState) -> dict[str, Any]:
     return summary
 
 
-@book.lookup(
+@lookup(
     "Search the shop's catalog by words in the product's name, brand, category or tags; returns product ids, "
     "prices and stock. Call this before adding a product to the cart.",
     query=string("Words to match, e.g. 'olive oil' or 'headphones'."),
@@ -172,7 +171,7 @@ def search_products(
     return result
 
 
-@book.lookup(
+@lookup(
     "A product's full details: description, brand, price, stock, rating and whether it can be returned.",
     requires=(SEARCH,),
     product_id=PRODUCT_ID,
@@ -182,7 +181,7 @@ def get_product_details(state: WorldState, product_id: str) -> dict[str, Any]:
     return {"product_id": product_id, **{k: row[k] for k in row if k != "tags"}, "tags": list(row["tags"])}
 
 
-@book.action(
+@action(
     "Add a product to the cart (adds to the quantity already there). The product id must come from "
     "search_products; the total quantity cannot exceed the stock.",
     requires=(SEARCH,),
@@ -202,7 +201,7 @@ def _in_cart(state: WorldState, product_id: str) -> Row:
     return row
 
 
-@book.action(
+@action(
     "Set the quantity of a product already in the cart (use remove_from_cart to take it out).",
     requires=("view_cart",),
     product_id=string("Product id of a cart item, from view_cart."),
@@ -215,7 +214,7 @@ def update_cart_quantity(state: WorldState, product_id: str, quantity: int) -> d
     return {"line": _line(state, product_id, quantity), "cart_total": cart_summary(state)["total"]}
 
 
-@book.action(
+@action(
     "Remove a product from the cart entirely.",
     requires=("view_cart",),
     product_id=string("Product id of a cart item, from view_cart."),
@@ -226,14 +225,14 @@ def remove_from_cart(state: WorldState, product_id: str) -> dict[str, Any]:
     return {"removed": product_id, "name": row["name"], "cart_total": cart_summary(state)["total"]}
 
 
-@book.lookup("Show the cart: items with product ids, quantities and prices, the applied promo code and the total.")
+@lookup("Show the cart: items with product ids, quantities and prices, the applied promo code and the total.")
 def view_cart(state: WorldState) -> dict[str, Any]:
     summary = cart_summary(state)
     state.reveal("product", *(line["product_id"] for line in summary["items"]))
     return summary
 
 
-@book.action(
+@action(
     "Apply a promo code the user gave to the cart (one code at a time; a new code replaces the old). Each code "
     "has a minimum subtotal and an expiry date, and works for one order only.",
     code=string("The promo code, as the user spelled it, e.g. 'SPRING10'."),
@@ -267,7 +266,7 @@ def apply_promo_code(state: WorldState, code: str) -> dict[str, Any]:
     return {"applied": code, "description": promo["description"], **cart_summary(state)}
 
 
-@book.lookup("List the user's saved payment methods with ids, labels, expiry dates and which is the default.")
+@lookup("List the user's saved payment methods with ids, labels, expiry dates and which is the default.")
 def list_payment_methods(state: WorldState) -> dict[str, Any]:
     methods = []
     for key, row in state.rows("payment_methods"):
@@ -285,7 +284,7 @@ def _new_key(state: WorldState, table: str, prefix: str) -> str:
     return key
 
 
-@book.action(
+@action(
     "Buy everything in the cart: charges the payment method, creates an order (with the applied promo code) "
     "and empties the cart. Needs a non-empty cart and a payment method id from list_payment_methods.",
     requires=(PAYMENTS, "add_to_cart"),
@@ -329,6 +328,3 @@ def checkout(state: WorldState, payment_method_id: str) -> dict[str, Any]:
     state.put("orders", order_id, order)
     state.reveal("order", order_id)
     return {"order_id": order_id, "charged": summary["total"], "paid_with": method["label"], **order}
-
-
-from worlds.domains.multidomain.domains import shopping_orders  # noqa: E402, F401  (registers the order tools)

@@ -1,5 +1,5 @@
-"""Shopping orders: list, details, tracking, cancelling and returns. Registered on ``shopping.book`` (imported
-at the end of ``shopping``), so the shopping domain is one book in two files."""
+"""Shopping orders: list, details, tracking, cancelling and returns. Part of the shopping domain (the
+domain lists both modules); this one imports ``shopping``, never the reverse."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from typing import Any
 from sim.core.frozen import thaw
 from worlds.common.errors import ToolError
 from worlds.common.tables import Row
-from worlds.common.toolbook import optional, string
-from worlds.domains.multidomain.domains.shopping import book, later, pence, pounds, today
+from worlds.common.toolbook import action, lookup, optional, string
+from worlds.domains.multidomain.domains.shopping import later, pence, pounds, today
 from worlds.domains.multidomain.state import WorldState
 
 ORDER_STATUSES = ("processing", "shipped", "out_for_delivery", "delivered", "cancelled")
@@ -34,7 +34,7 @@ def _summary(order_id: str, row: Row) -> dict[str, Any]:
     }
 
 
-@book.lookup(
+@lookup(
     "List the user's orders, newest first, with ids, status, totals and items; optionally only one status.",
     status=optional(string("Only orders with this status.", enum=ORDER_STATUSES)),
 )
@@ -47,7 +47,7 @@ def list_orders(state: WorldState, status: str | None = None) -> dict[str, Any]:
     return {"orders": orders}
 
 
-@book.lookup(
+@lookup(
     "An order's full details: items with prices, discount, shipping, total, payment method, address, returns.",
     requires=(LIST,),
     order_id=ORDER_ID,
@@ -57,7 +57,7 @@ def get_order_details(state: WorldState, order_id: str) -> dict[str, Any]:
     return {"order_id": order_id, **{k: thaw(row[k]) for k in row if k != "events"}}
 
 
-@book.lookup(
+@lookup(
     "Track an order: its status, carrier, tracking number, expected delivery date and the shipping events.",
     requires=(LIST,),
     order_id=ORDER_ID,
@@ -75,7 +75,7 @@ def track_order(state: WorldState, order_id: str) -> dict[str, Any]:
     }
 
 
-@book.action(
+@action(
     "Cancel an order that has not shipped yet (status processing): refunds it and puts the stock back. A shipped "
     "order cannot be cancelled; once delivered its items can be returned with return_item.",
     requires=(LIST,),
@@ -99,7 +99,7 @@ def cancel_order(state: WorldState, order_id: str) -> dict[str, Any]:
     return {"order_id": order_id, "status": "cancelled", "refund": row["total"]}
 
 
-@book.action(
+@action(
     f"Return an item of a delivered order within {RETURN_DAYS} days of delivery: refunds the item and gives a "
     "drop-off deadline. Groceries cannot be returned. Needs the order id from list_orders and the item's "
     "product id from the order.",

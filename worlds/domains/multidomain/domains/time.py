@@ -1,5 +1,5 @@
 """Time: the clock, alarms and reminders (a reminder may name a contact as plain text). Notifications and
-timers live in ``time_timers`` on the same book. Tables: ``alarms``, ``reminders``, ``notifications``,
+timers live in ``time_timers``, the same domain. Tables: ``alarms``, ``reminders``, ``notifications``,
 ``timers`` (data/time.json). All times are local (Europe/London) on the frozen clock."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from typing import Any
 
 from worlds.common.errors import ToolError
 from worlds.common.tables import Row
-from worlds.common.toolbook import ToolBook, array, boolean, optional, string
+from worlds.common.toolbook import action, array, boolean, lookup, optional, string
 from worlds.domains.multidomain.state import WorldState
 
 DOMAIN = "time"
@@ -25,7 +25,6 @@ WEEKDAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 SOUNDS = ("chimes", "sunrise", "birdsong", "radar", "classic")
 REMINDER_STATUSES = ("pending", "completed", "all")
 
-book = ToolBook(DOMAIN)
 ALARM_ID = string("Alarm id from list_alarms.")
 REMINDER_ID = string("Reminder id from list_reminders.")
 TIME = string("Time of day, 24-hour HH:MM, e.g. '06:45'.", pattern=r"^([01][0-9]|2[0-3]):[0-5][0-9]$")
@@ -79,7 +78,7 @@ def _check_clash(state: WorldState, time: str, days: list[str], own: str | None 
             )
 
 
-@book.lookup("The current local date, time, weekday and time zone.")
+@lookup("The current local date, time, weekday and time zone.")
 def get_current_time(state: WorldState) -> dict[str, Any]:
     clock = now(state)
     return {"now": clock.isoformat(timespec="minutes"), "weekday": clock.strftime("%A"), "timezone": TIMEZONE}
@@ -88,7 +87,7 @@ def get_current_time(state: WorldState) -> dict[str, Any]:
 # alarms ----------------------------------------------------------------------------------------------
 
 
-@book.lookup(
+@lookup(
     "The user's alarms, earliest time first, with ids, days, on/off and when each next rings.",
     enabled_only=optional(boolean("Only alarms that are switched on (default false).")),
 )
@@ -99,7 +98,7 @@ def list_alarms(state: WorldState, enabled_only: bool = False) -> dict[str, Any]
     return {"alarms": found}
 
 
-@book.action(
+@action(
     "Create an alarm (switched on). No other alarm may ring at the same time on the same days.",
     time=TIME,
     label=optional(string("Short name shown when it rings (default 'Alarm').")),
@@ -118,7 +117,7 @@ def create_alarm(
     return _alarm(state, key, row)
 
 
-@book.action(
+@action(
     "Change an alarm's time, label, days and/or sound (give at least one); the rest stays as it was.",
     requires=("list_alarms",),
     alarm_id=ALARM_ID,
@@ -146,7 +145,7 @@ def update_alarm(
     return _alarm(state, alarm_id, state.update("alarms", alarm_id, **changes))
 
 
-@book.action(
+@action(
     "Switch an alarm on or off without deleting it.",
     requires=("list_alarms",),
     alarm_id=ALARM_ID,
@@ -157,7 +156,7 @@ def toggle_alarm(state: WorldState, alarm_id: str, enabled: bool) -> dict[str, A
     return _alarm(state, alarm_id, state.update("alarms", alarm_id, enabled=enabled))
 
 
-@book.action("Delete an alarm for good.", requires=("list_alarms",), alarm_id=ALARM_ID)
+@action("Delete an alarm for good.", requires=("list_alarms",), alarm_id=ALARM_ID)
 def delete_alarm(state: WorldState, alarm_id: str) -> dict[str, Any]:
     row = state.require("alarms", alarm_id, "alarm", "list_alarms")
     state.delete("alarms", alarm_id)
@@ -188,7 +187,7 @@ def _pending(state: WorldState, reminder_id: str) -> Row:
     return row
 
 
-@book.lookup(
+@lookup(
     "The user's reminders, soonest due first, with ids, text, due time, any contact named, and status.",
     status=optional(string("Which reminders (default 'pending').", enum=REMINDER_STATUSES)),
 )
@@ -199,7 +198,7 @@ def list_reminders(state: WorldState, status: str = "pending") -> dict[str, Any]
     return {"reminders": found}
 
 
-@book.action(
+@action(
     "Create a reminder due at a future local time. A person it concerns may be named as plain text.",
     text=string("What to remind the user of, e.g. 'Call Priya Shah'."),
     due=DUE,
@@ -222,7 +221,7 @@ def create_reminder(state: WorldState, text: str, due: str, contact_name: str | 
     return _reminder(key, row)
 
 
-@book.action(
+@action(
     "Move a pending reminder to a new future due time.",
     requires=("list_reminders",),
     reminder_id=REMINDER_ID,
@@ -233,19 +232,14 @@ def reschedule_reminder(state: WorldState, reminder_id: str, due: str) -> dict[s
     return _reminder(reminder_id, state.update("reminders", reminder_id, due=_due(state, due)))
 
 
-@book.action("Mark a pending reminder as done.", requires=("list_reminders",), reminder_id=REMINDER_ID)
+@action("Mark a pending reminder as done.", requires=("list_reminders",), reminder_id=REMINDER_ID)
 def complete_reminder(state: WorldState, reminder_id: str) -> dict[str, Any]:
     _pending(state, reminder_id)
     return _reminder(reminder_id, state.update("reminders", reminder_id, status="completed", completed_at=state.now))
 
 
-@book.action("Delete a reminder, pending or completed.", requires=("list_reminders",), reminder_id=REMINDER_ID)
+@action("Delete a reminder, pending or completed.", requires=("list_reminders",), reminder_id=REMINDER_ID)
 def delete_reminder(state: WorldState, reminder_id: str) -> dict[str, Any]:
     row = state.require("reminders", reminder_id, "reminder", "list_reminders")
     state.delete("reminders", reminder_id)
     return {"deleted": reminder_id, "text": row["text"]}
-
-
-from worlds.domains.multidomain.domains import time_timers  # noqa: E402  (registers notification and timer tools)
-
-__all__ = ["time_timers"]

@@ -1,4 +1,4 @@
-"""Notifications and timers on the time book. The clock is frozen, so a timer's remaining time is measured
+"""Notifications and timers, in the time domain. The clock is frozen, so a timer's remaining time is measured
 from ``state.now``: a timer whose end has passed is finished and can no longer be cancelled or extended."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ from typing import Any
 
 from worlds.common.errors import ToolError
 from worlds.common.tables import Row
-from worlds.common.toolbook import integer, optional, string
-from worlds.domains.multidomain.domains.time import book, now
+from worlds.common.toolbook import action, integer, lookup, optional, string
+from worlds.domains.multidomain.domains.time import now
 from worlds.domains.multidomain.state import WorldState
 
 TIMER_ID = string("Timer id from list_timers.")
@@ -35,7 +35,7 @@ def _active(state: WorldState, app: str | None) -> list[tuple[str, Row]]:
     return sorted(found, key=lambda kr: (kr[1]["received_at"], kr[0]), reverse=True)
 
 
-@book.lookup(
+@lookup(
     "The notifications not yet dismissed, newest first, with ids, app, title and text.",
     app=optional(string("Only this app's notifications, e.g. 'Messages' or 'News'.")),
 )
@@ -46,7 +46,7 @@ def list_notifications(state: WorldState, app: str | None = None) -> dict[str, A
     return {"notifications": found}
 
 
-@book.action("Dismiss one notification.", requires=("list_notifications",), notification_id=NOTIFICATION_ID)
+@action("Dismiss one notification.", requires=("list_notifications",), notification_id=NOTIFICATION_ID)
 def dismiss_notification(state: WorldState, notification_id: str) -> dict[str, Any]:
     row = state.require("notifications", notification_id, "notification", "list_notifications")
     if row["dismissed"]:
@@ -55,7 +55,7 @@ def dismiss_notification(state: WorldState, notification_id: str) -> dict[str, A
     return {"dismissed": [notification_id]}
 
 
-@book.action(
+@action(
     "Dismiss every notification not yet dismissed, or only one app's; no ids needed.",
     app=optional(string("Only this app's notifications, e.g. 'News'.")),
 )
@@ -98,7 +98,7 @@ def _running(state: WorldState, timer_id: str) -> Row:
     return row
 
 
-@book.action(
+@action(
     "Start a countdown timer. Two running timers may not share a label.",
     duration_seconds=integer("Length in seconds, e.g. 600 for 10 minutes.", 1, 86400),
     label=optional(string("Name, e.g. 'pasta' (default 'timer').")),
@@ -123,14 +123,14 @@ def start_timer(state: WorldState, duration_seconds: int, label: str = "timer") 
     return _timer(state, key, row)
 
 
-@book.lookup("Running and finished timers (not cancelled ones), with ids, labels and seconds remaining.")
+@lookup("Running and finished timers (not cancelled ones), with ids, labels and seconds remaining.")
 def list_timers(state: WorldState) -> dict[str, Any]:
     found = [_timer(state, k, r) for k, r in state.rows("timers") if r["status"] != "cancelled"]
     state.reveal("timer", *(t["timer_id"] for t in found))
     return {"timers": found}
 
 
-@book.action(
+@action(
     "Add time to a running timer.",
     requires=("list_timers",),
     timer_id=TIMER_ID,
@@ -143,7 +143,7 @@ def extend_timer(state: WorldState, timer_id: str, seconds: int) -> dict[str, An
     return _timer(state, timer_id, new)
 
 
-@book.action("Cancel a running timer.", requires=("list_timers",), timer_id=TIMER_ID)
+@action("Cancel a running timer.", requires=("list_timers",), timer_id=TIMER_ID)
 def cancel_timer(state: WorldState, timer_id: str) -> dict[str, Any]:
     _running(state, timer_id)
     return _timer(state, timer_id, state.update("timers", timer_id, status="cancelled"))
