@@ -1,0 +1,160 @@
+"""The store writer: batched write + fsync off the loop, episodes durable before their scores, bounded, and a
+failed write is an error everyone waiting sees — never a hang."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+import sim.store.writer
+from sim.core import EpisodeResult, Score
+from sim.store.run_store import EPISODES, SCORES, RunStore, StoreError
+from sim.store.writer import StoreWriteError, StoreWriter
+from tests.support.episodes import disk_full, result
+
+
+def scores_of(r: EpisodeResult) -> list[Score]:
+    return [Score(episode_id=r.episode_id, task_id=r.task_id, trial=0, judge=j, value=1.0) for j in ("a", "b")]
+
+
+def ids(path: Path) -> list[str]:
+    return [json.loads(line)["episode_id"] for line in path.read_text().splitlines()] if path.exists() else []
+
+
+async def test_batches_many_records_per_fsync_and_keeps_every_line_whole(tmp_path: Path) -> None:
+    store = RunStore.create(tmp_path / "r", {"config_hash": "h"})
+    async with StoreWriter(store) as writer:
+        for i in range(300):
+            await writer.append_episode(result(i))
+            await writer.append_scores(scores_of(result(i)))
+        await writer.flush()
+        assert writer.pending == 0
+    assert ids(tmp_path / "r" / EPISODES) == [f"t{i}#0" for i in range(300)]
+    assert len(store.scores()) == 600
+    assert writer.stats.records == 900 and writer.stats.fsyncs < 900  # piled-up records share an fsync
+    assert [r.episode_id for r in store.iter_episodes()] == ids(tmp_path / "r" / EPISODES)
+
+
+async def test_an_episode_is_durable_before_its_scores(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """At every fsync of scores.jsonl, each episode it scores is already in episodes.jsonl (fsync'd before)."""
+    root = tmp_path / "r"
+    store = RunStore.create(root, {"config_hash": "h"})
+    real_fsync = os.fsync
+    violations: list[str] = []
+
+    def checking_fsync(fd: int) -> None:
+        real_fsync(fd)
+        if os.readlink(f"/proc/self/fd/{fd}").endswith(SCORES):
+            violations.extend(set(ids(root / SCORES)) - set(ids(root / EPISODES)))
+
+    monkeypatch.setattr(sim.store.writer.os, "fsync", checking_fsync)
+    async with StoreWriter(store) as writer:
+        for i in range(200):
+            await writer.append_episode(result(i))
+            await writer.append_scores(scores_of(result(i)))
+            if i % 7 == 0:
+                await asyncio.sleep(0.001)  # let batches of every size form
+    assert violations == []
+    assert len(ids(root / SCORES)) == 400
+
+
+async def test_appends_never_block_the_loop_on_fsync(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    store = RunStore.create(tmp_path / "r", {"config_hash": "h"})
+    real_fsync = os.fsync
+    fsync_threads: set[int] = set()
+
+    def slow_fsync(fd: int) -> None:
+        fsync_threads.add(threading.get_ident())
+        time.sleep(0.05)  # a busy disk
+        real_fsync(fd)
+
+    monkeypatch.setattr(sim.store.writer.os, "fsync", slow_fsync)
+    async with StoreWriter(store) as writer:
+        started = time.perf_counter()
+        for i in range(50):
+            await writer.append_episode(result(i))
+        queued_in = time.perf_counter() - started
+    assert queued_in < 0.05  # 50 appends queued in less than one fsync
+    assert threading.get_ident() not in fsync_threads
+    assert len(ids(tmp_path / "r" / EPISODES)) == 50
+
+
+async def test_backpressure_bounds_what_waits(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    store = RunStore.create(tmp_path / "r", {"config_hash": "h"})
+    real_fsync = os.fsync
+
+    def slow_fsync(fd: int) -> None:
+        time.sleep(0.01)
+        real_fsync(fd)
+
+    monkeypatch.setattr(sim.store.writer.os, "fsync", slow_fsync)
+    most = 0
+    async with StoreWriter(store, max_pending=4) as writer:
+        for i in range(40):
+            await writer.append_episode(result(i))
+            most = max(most, writer.pending)
+    assert most <= 4
+    assert ids(tmp_path / "r" / EPISODES) == [f"t{i}#0" for i in range(40)]
+
+
+async def test_a_failed_write_is_raised_not_hung(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    store = RunStore.create(tmp_path / "r", {"config_hash": "h"})
+    monkeypatch.setattr(sim.store.writer, "append_all", disk_full)
+    writer = StoreWriter(store)
+    with pytest.raises(StoreWriteError, match="No space left on device"):  # leaving the block raises it too
+        async with writer:
+            await writer.append_episode(result(0))  # queued: the failure comes from the thread
+            with pytest.raises(StoreWriteError, match="No space left on device"):
+                await asyncio.wait_for(writer.flush(), 5)
+            with pytest.raises(StoreWriteError):
+                await writer.append_episode(result(1))
+    assert isinstance(StoreWriteError("x"), StoreError)  # the CLI reports it as one line
+    assert ids(tmp_path / "r" / EPISODES) == []
+
+
+async def test_a_producer_waiting_for_room_sees_the_failure(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    store = RunStore.create(tmp_path / "r", {"config_hash": "h"})
+    gate = threading.Event()
+
+    def stuck_then_full(fd: int, data: bytes) -> None:
+        gate.wait(5)
+        disk_full(fd, data)
+
+    monkeypatch.setattr(sim.store.writer, "append_all", stuck_then_full)
+
+    async def produce(writer: StoreWriter) -> None:
+        for i in range(10):
+            await writer.append_episode(result(i))
+
+    with pytest.raises(StoreWriteError):
+        async with StoreWriter(store, max_pending=2) as writer:
+            producer = asyncio.create_task(produce(writer))
+            await asyncio.sleep(0.05)
+            assert not producer.done() and writer.pending == 2  # waiting for room
+            gate.set()
+            await asyncio.wait_for(producer, 5)
+
+
+@pytest.mark.parametrize(
+    ("content", "kept"),
+    [
+        (b"a\nbb\nccc", b"a\nbb\n"),
+        (b"abc", b""),
+        (b"a\n", b"a\n"),
+        (b"x" * 10 + b"\n" + b"y" * 25, b"x" * 10 + b"\n"),
+        (b"\n" + b"y" * 9, b"\n"),
+    ],
+)
+def test_resume_cuts_a_partial_tail_reading_only_the_tail(tmp_path: Path, content: bytes, kept: bytes) -> None:
+    from sim.store.run_store import _cut_partial_tail
+
+    path = tmp_path / "f.jsonl"
+    path.write_bytes(content)
+    _cut_partial_tail(path, chunk=3)  # tiny chunks: the backwards scan crosses chunk borders
+    assert path.read_bytes() == kept

@@ -1,0 +1,54 @@
+"""Checks that a SQL world's function chains reproduce each question's SQL result."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+from sim.core import Task, ToolCall
+from worlds.sql.execute import open_readonly, run_query
+from worlds.sql.style_slot import SlotWorld
+from worlds.sql.style_slot_gold import SlotPack
+from worlds.sql.world import SqlPack
+
+
+def replay(world: Any, task: Task) -> list[Any]:
+    """Every gold call of the task on ``world``; each must succeed."""
+    contents = []
+    for n, gold in enumerate(task.turns[0].gold):
+        result = asyncio.run(world.call(ToolCall(id=f"c{n}", name=gold.name, arguments=dict(gold.arguments))))
+        assert result.status == "success", (task.id, gold, result.content)
+        contents.append(result.content)
+    return contents
+
+
+def chain_rows(pack: SqlPack | SlotPack, task: Task) -> list[tuple[Any, ...]]:
+    """The rows the task's gold chain produces, read off the world (not the importer's own check)."""
+    world = pack.new_world(0)
+    contents = replay(world, task)
+    if isinstance(world, SlotWorld):
+        assert isinstance(pack, SlotPack)
+        return list(pack.runtime.result(world.last()).rows)
+    getters = [c for g, c in zip(task.turns[0].gold, contents, strict=True) if g.role == "core"]
+    if task.turns[0].gold[-1].name.startswith("count_keys"):
+        return [(getters[-1][0]["count"],)]
+    return list(zip(*([list(r.values())[1] for r in content] for content in getters), strict=True))
+
+
+def sql_rows(connection: sqlite3.Connection, task: Task) -> list[tuple[Any, ...]]:
+    sql = task.description.split(": ", 1)[1]
+    return list(run_query(connection, sql).rows)
+
+
+def check_chains(pack: SqlPack | SlotPack, databases: dict[str, Path]) -> int:
+    connections = {db_id: open_readonly(path) for db_id, path in databases.items()}
+    for task in pack.tasks():
+        expected = sql_rows(connections[task.tags[1]], task)
+        got = chain_rows(pack, task)
+        ordered = "ORDER BY" in task.description.upper()
+        assert (got if ordered else sorted(got, key=repr)) == (expected if ordered else sorted(expected, key=repr)), (
+            task.id
+        )
+    return len(pack.tasks())
