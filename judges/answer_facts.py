@@ -1,6 +1,6 @@
 """Answer facts: does the final reply of a question goal convey the facts of its ``gold_answer``?
 
-``Turn.gold_answer`` is prose ("The Brita jug costs £22.50 and is 12 in stock."). Core API accuracy passes a
+``Goal.gold_answer`` is prose ("The Brita jug costs £22.50 and is 12 in stock."). Core API accuracy passes a
 question goal as soon as its lookup is called; this judge reads what the agent then told the user. The facts are
 the checkable atoms of the gold answer, each matched in an equivalent form, deterministically:
 
@@ -29,7 +29,7 @@ from typing import cast
 from judges.answer_normalise import fold, number_matches, numbers_in
 from judges.trace_view import agent_events, score_for, unscoreable
 from judges.value_normalise import MONTH_NAMES, MONTHS
-from sim.core import EpisodeResult, Score, Turn
+from sim.core import EpisodeResult, Goal, Score
 
 _ISO_DATE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
 _DAY_MONTH = re.compile(
@@ -136,7 +136,7 @@ def _without_dates_and_times(text: str) -> str:
     return text
 
 
-def _named(turn: Turn) -> str:
+def _named(turn: Goal) -> str:
     """What the goal's gold arguments name: entities looked up or acted on (a request's words are not facts)."""
     return fold(" ".join(json.dumps(c.arguments, ensure_ascii=False) for path in turn.paths() for c in path))
 
@@ -151,7 +151,7 @@ class AnswerFacts:
             return unscoreable(result, self.name)
         per_goal: list[float | None] = []
         errors: list[str] = []
-        for g, turn in enumerate(result.task.turns):
+        for g, turn in enumerate(result.task.goals):
             if not turn.gold_answer or turn.outcome == "decline":
                 per_goal.append(None)
                 continue
@@ -163,7 +163,7 @@ class AnswerFacts:
             reply = next((ev.content or "" for ev in reversed(events) if ev.kind == "agent_message"), None)
             missing = ["turn:not_played"] if reply is None else missing_facts(facts, reply)
             per_goal.append(0.0 if missing else 1.0)
-            errors += [f"turn{g}:answer:missing:{m}" for m in missing[:5]]
+            errors += [f"goal{g}:answer:missing:{m}" for m in missing[:5]]
         scored = [v for v in per_goal if v is not None]
         value = sum(scored) / len(scored) if scored else None
-        return score_for(result, self.name, value=value, per_turn=per_goal if scored else [], errors=errors)
+        return score_for(result, self.name, value=value, per_goal=per_goal if scored else [], errors=errors)

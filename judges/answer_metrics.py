@@ -43,7 +43,7 @@ def completion_verdict(score: Score) -> tuple[int, int] | None:
     """(right, answer turns) of a completion score; None without an answer turn or on a judge fault."""
     if score.value is None:
         return None
-    judged = [v for v in score.per_turn if v is not None]
+    judged = [v for v in score.per_goal if v is not None]
     return int(sum(judged)), len(judged)
 
 

@@ -1,4 +1,4 @@
-"""Deterministic normalisation of exact answers (``Turn.answer``) and of what replies state, for the completion judge.
+"""Deterministic normalisation of exact answers (``Goal.answer``) and of what replies state, for the completion judge.
 
 An answer is read as a multiset of rows, each row a multiset of atoms:
 - a list is rows; a record (dict) is one row of its values (column names are dropped: the agent's aliases differ
@@ -181,7 +181,7 @@ def numbers_in(text: str, with_one: bool = True) -> list[tuple[Decimal, int]]:
 
 
 def render_answer(answer: Any) -> str:
-    """A rendering of the answer that the completion judge accepts (a gold reply for ``Turn.gold_answer``).
+    """A rendering of the answer that the completion judge accepts (a gold reply for ``Goal.gold_answer``).
 
     One row: its values joined by ", "; several: one row per line; no rows: "No results.". Floats are rounded to
     two decimals (an average reads 45.67); ints and strings as they are."""

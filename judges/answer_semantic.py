@@ -74,7 +74,7 @@ class AnswerMatch:
         if result.failed:
             return unscoreable(result, self.name)
         verdicts: dict[int, tuple[bool, str]] = {}
-        for goal, turn in enumerate(result.task.turns):
+        for goal, turn in enumerate(result.task.goals):
             if not turn.gold_answer or not result.played(goal):
                 continue
             events = agent_events(result, goal)
@@ -87,9 +87,9 @@ class AnswerMatch:
             result,
             self.name,
             value=sum(ok for ok, _ in verdicts.values()) / len(verdicts),
-            per_turn=[
-                (1.0 if verdicts[g][0] else 0.0) if g in verdicts else None for g in range(len(result.task.turns))
+            per_goal=[
+                (1.0 if verdicts[g][0] else 0.0) if g in verdicts else None for g in range(len(result.task.goals))
             ],
-            errors=[f"turn{g}:answer:wrong" for g, (ok, _) in verdicts.items() if not ok],
+            errors=[f"goal{g}:answer:wrong" for g, (ok, _) in verdicts.items() if not ok],
             details={"mode": self.rater.mode, "reasons": {str(g): why for g, (_, why) in verdicts.items()}},
         )

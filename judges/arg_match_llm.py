@@ -44,7 +44,7 @@ class LLMValues:
 
 def _pairs(matcher: ArgMatcher, result: EpisodeResult) -> Iterator[tuple[str, str, str]]:
     schemas = {s.name: s.parameters for s in result.tools}
-    for goal, turn in enumerate(result.task.turns):
+    for goal, turn in enumerate(result.task.goals):
         golds = [g for path in turn.paths() for g in path]
         for ev in result.events:
             if ev.kind != "tool_call" or ev.call is None or ev.replayed or ev.goal_index != goal:

@@ -125,7 +125,7 @@ def check_goal(
 ) -> tuple[list[tuple[str, list[str]]], list[str]] | None:
     """(per distinct attempted call: its name and errors; errors of the goal as a whole) against the best gold
     path; None when the goal has no gold call to check against."""
-    turn = result.task.turns[goal]
+    turn = result.task.goals[goal]
     paths = [p for p in turn.paths() if any(g.role == "core" for g in p)]
     if not paths or turn.outcome == "decline":
         return None
@@ -225,14 +225,14 @@ class AstChecker:
             return unscoreable(result, self.name)
         await self.matcher.prepare(result)  # a judge model's verdicts on value pairs (llm mode), asked once
         verdicts = {}
-        for goal in range(len(result.task.turns)):
+        for goal in range(len(result.task.goals)):
             if result.played(goal) and (checked := check_goal(result, goal, self.matcher)) is not None:
                 verdicts[goal] = checked
         if not verdicts:
             return score_for(result, self.name, value=None)
         clean = {g: not any(e for _, e in calls) and not whole for g, (calls, whole) in verdicts.items()}
         errors = [
-            f"turn{g}:{code}"
+            f"goal{g}:{code}"
             for g, (calls, whole) in verdicts.items()
             for code in [*whole, *(e for _, es in calls for e in es)]
         ]
@@ -241,7 +241,7 @@ class AstChecker:
             result,
             self.name,
             value=sum(clean.values()) / len(clean),
-            per_turn=[(1.0 if clean[g] else 0.0) if g in clean else None for g in range(len(result.task.turns))],
+            per_goal=[(1.0 if clean[g] else 0.0) if g in clean else None for g in range(len(result.task.goals))],
             errors=errors,
             details={
                 "calls": sum(len(calls) for calls, _ in verdicts.values()),

@@ -40,7 +40,7 @@ from judges.core_api import Schemas, agent_calls, judge_turn, judge_turns
 from judges.decline import INVENTED_CODES, LOOP_REPEATS
 from judges.failure_stage import EXECUTION_STATUSES, EXECUTION_STRESSORS
 from judges.trace_view import agent_events, call_repeats, score_for, unscoreable
-from sim.core import EpisodeResult, GoldCall, Score, ToolCall, Turn
+from sim.core import EpisodeResult, Goal, GoldCall, Score, ToolCall
 
 __all__ = ["CATEGORIES", "STUCK_REASONS", "CallF1", "Counts", "align", "category", "prf", "stuck", "turn_counts"]
 
@@ -203,7 +203,7 @@ def stuck(result: EpisodeResult, index: int) -> str | None:
 
 
 def turn_counts(
-    turn: Turn, calls: list[tuple[ToolCall, bool]], schemas: Schemas, matcher: ArgMatcher
+    turn: Goal, calls: list[tuple[ToolCall, bool]], schemas: Schemas, matcher: ArgMatcher
 ) -> tuple[int, Counts, list[tuple[ToolCall, GoldCall, list[str]]]]:
     """The best path's index, counts and aligned pairs."""
     ranked = []
@@ -228,14 +228,14 @@ class CallF1:
         await self.matcher.prepare(result)  # a judge model's verdicts on value pairs (llm mode), asked once
         schemas = {s.name: s.parameters for s in result.tools}
         total = Counts()
-        per_turn: list[float | None] = []
+        per_goal: list[float | None] = []
         categories: list[str | None] = []
         verdicts = judge_turns(result, self.matcher)
-        for i, (turn, verdict) in enumerate(zip(result.task.turns, verdicts, strict=True)):
+        for i, (turn, verdict) in enumerate(zip(result.task.goals, verdicts, strict=True)):
             calls = agent_calls(result, i) if result.played(i) else []
             index, counts, aligned = turn_counts(turn, calls, schemas, self.matcher)
             total.add(counts)
-            per_turn.append(prf(counts.slot_tp, counts.slot_pred, counts.slot_gold)["f1"])
+            per_goal.append(prf(counts.slot_tp, counts.slot_pred, counts.slot_gold)["f1"])
             label = None
             if any(c.role == "core" for c in turn.gold) and not verdict.correct:  # core API accuracy's wrong turns
                 path = turn.paths()[index]
@@ -250,9 +250,9 @@ class CallF1:
             result,
             self.name,
             value=slot["f1"],
-            per_turn=per_turn,
-            errors=[f"turn{i}:category:{c}" for i, c in enumerate(categories) if c]
-            + [f"turn{i}:stuck:{r}" for i, r in stuck_turns.items()],
+            per_goal=per_goal,
+            errors=[f"goal{i}:category:{c}" for i, c in enumerate(categories) if c]
+            + [f"goal{i}:stuck:{r}" for i, r in stuck_turns.items()],
             details={
                 "intent": prf(total.intent_tp, total.intent_pred, total.intent_gold),
                 "slot": slot,

@@ -54,12 +54,12 @@ class ClarificationJudge:
             return score_for(result, self.name, value=None)
         verdicts = {g: judge_withheld_goal(agent_events(result, g)) for g in goals}
         per_goal: list[float | None] = [
-            (0.0 if verdicts[g] else 1.0) if g in verdicts else None for g in range(len(result.task.turns))
+            (0.0 if verdicts[g] else 1.0) if g in verdicts else None for g in range(len(result.task.goals))
         ]
         return score_for(
             result,
             self.name,
             value=sum(not errors for errors in verdicts.values()) / len(verdicts),
-            per_turn=per_goal,
-            errors=[f"turn{g}:{e}" for g, errors in verdicts.items() for e in errors],
+            per_goal=per_goal,
+            errors=[f"goal{g}:{e}" for g, errors in verdicts.items() for e in errors],
         )

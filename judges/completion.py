@@ -1,4 +1,4 @@
-"""Completion: for each turn with an exact answer (``Turn.answer``), does the agent's final reply of the turn give it?
+"""Completion: for each turn with an exact answer (``Goal.answer``), does the agent's final reply of the turn give it?
 
 The answer is normalised into rows of atoms (``judges.answer_normalise``). A reply matches in one of two ways:
 
@@ -265,10 +265,10 @@ class Completion:
     async def score(self, result: EpisodeResult) -> Score:
         if result.failed:
             return unscoreable(result, self.name)
-        turns = [i for i, t in enumerate(result.task.turns) if t.answer is not None]
+        turns = [i for i, t in enumerate(result.task.goals) if t.answer is not None]
         if not turns:
             return score_for(result, self.name, value=None)
-        per_turn: list[float | None] = [None] * len(result.task.turns)
+        per_goal: list[float | None] = [None] * len(result.task.goals)
         errors: list[str] = []
         contexts = turn_contexts(result)
         for i in turns:
@@ -278,15 +278,15 @@ class Completion:
             elif reply is None:
                 verdict = AnswerVerdict(False, ["answer:no_reply"])
             else:
-                verdict = match_reply(result.task.turns[i].answer, reply, context)
-            per_turn[i] = 1.0 if verdict.correct else 0.0
-            errors += [f"turn{i}:{e}" for e in verdict.errors]
-        right = sum(v for v in per_turn if v is not None)
+                verdict = match_reply(result.task.goals[i].answer, reply, context)
+            per_goal[i] = 1.0 if verdict.correct else 0.0
+            errors += [f"goal{i}:{e}" for e in verdict.errors]
+        right = sum(v for v in per_goal if v is not None)
         return score_for(
             result,
             self.name,
             value=right / len(turns),
-            per_turn=per_turn,
+            per_goal=per_goal,
             errors=errors,
             details={"answer_turns": len(turns), "right_turns": int(right)},
         )

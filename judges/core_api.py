@@ -17,7 +17,7 @@ from typing import Any
 from judges.arg_match import ArgMatcher
 from judges.decline import judge_decline_turn
 from judges.trace_view import agent_calls, score_for, unscoreable
-from sim.core import EpisodeResult, GoldCall, Score, ToolCall, Turn
+from sim.core import EpisodeResult, Goal, GoldCall, Score, ToolCall
 
 __all__ = [
     "ConversationSuccess",
@@ -39,7 +39,7 @@ class TurnVerdict:
     errors: list[str] = field(default_factory=list)
 
 
-def judge_turn(turn: Turn, calls: list[tuple[ToolCall, bool]], schemas: Schemas, matcher: ArgMatcher) -> TurnVerdict:
+def judge_turn(turn: Goal, calls: list[tuple[ToolCall, bool]], schemas: Schemas, matcher: ArgMatcher) -> TurnVerdict:
     best: TurnVerdict | None = None
     for index, path in enumerate(turn.paths()):
         errors = _compare(path, calls, schemas, matcher)
@@ -89,7 +89,7 @@ def _compare(
 def judge_turns(result: EpisodeResult, matcher: ArgMatcher) -> list[TurnVerdict]:
     schemas = {s.name: s.parameters for s in result.tools}
     verdicts = []
-    for i, turn in enumerate(result.task.turns):
+    for i, turn in enumerate(result.task.goals):
         if not result.played(i):
             verdicts.append(TurnVerdict(correct=False, errors=["turn:not_played"]))
         else:
@@ -111,17 +111,17 @@ class CoreApiAccuracy:
         await self.matcher.prepare(result)  # a judge model's verdicts on value pairs (llm mode), asked once
         verdicts = judge_turns(result, self.matcher)
         # Turns whose gold has no core call test answers, not API calls: outside this metric's denominator.
-        applicable = [any(c.role == "core" for c in turn.gold) for turn in result.task.turns]
-        per_turn: list[float | None] = [
+        applicable = [any(c.role == "core" for c in turn.gold) for turn in result.task.goals]
+        per_goal: list[float | None] = [
             (1.0 if v.correct else 0.0) if ok else None for v, ok in zip(verdicts, applicable, strict=True)
         ]
-        values = [v for v in per_turn if v is not None]
+        values = [v for v in per_goal if v is not None]
         return score_for(
             result,
             self.name,
             value=sum(values) / len(values) if values else None,
-            per_turn=per_turn,
-            errors=[f"turn{i}:{e}" for i, v in enumerate(verdicts) for e in v.errors],
+            per_goal=per_goal,
+            errors=[f"goal{i}:{e}" for i, v in enumerate(verdicts) for e in v.errors],
             details={"paths": [v.path for v in verdicts], "arg_mode": self.matcher.mode},
         )
 
@@ -142,7 +142,7 @@ class ConversationSuccess:
         # A decline turn is right only when the agent also said so, without looping or inventing a call.
         right = [
             v.correct and (turn.outcome != "decline" or judge_decline_turn(result, i).correct)
-            for i, (v, turn) in enumerate(zip(verdicts, result.task.turns, strict=True))
+            for i, (v, turn) in enumerate(zip(verdicts, result.task.goals, strict=True))
         ]
         ok = all(right)
         first_wrong = next((i for i, r in enumerate(right) if not r), None)

@@ -65,14 +65,14 @@ class DeclineJudge:
     name = "decline"
 
     async def score(self, result: EpisodeResult) -> Score:
-        turns = [t for t, turn in enumerate(result.task.turns) if turn.outcome == "decline"]
+        turns = [t for t, turn in enumerate(result.task.goals) if turn.outcome == "decline"]
         if result.failed:
             return unscoreable(result, self.name)
         if not turns:
             return score_for(result, self.name, value=None)
         verdicts = {t: judge_decline_turn(result, t) for t in turns}
-        per_turn: list[float | None] = [
-            (1.0 if verdicts[t].correct else 0.0) if t in verdicts else None for t in range(len(result.task.turns))
+        per_goal: list[float | None] = [
+            (1.0 if verdicts[t].correct else 0.0) if t in verdicts else None for t in range(len(result.task.goals))
         ]
         # Counted in decline turns: 1 = gave up at the first one; None = never did.
         to_give_up = next((i + 1 for i, t in enumerate(turns) if verdicts[t].gave_up), None)
@@ -80,8 +80,8 @@ class DeclineJudge:
             result,
             self.name,
             value=sum(v.correct for v in verdicts.values()) / len(verdicts),
-            per_turn=per_turn,
-            errors=[f"turn{t}:{e}" for t, v in verdicts.items() for e in v.errors],
+            per_goal=per_goal,
+            errors=[f"goal{t}:{e}" for t, v in verdicts.items() for e in v.errors],
             details={
                 "turns_to_give_up": to_give_up,
                 "looped_turns": [t for t, v in verdicts.items() if "decline:looped" in v.errors],

@@ -78,7 +78,7 @@ def _message(content: object) -> str:
 def error_cases(result: EpisodeResult) -> list[ErrorCase]:
     """The goals of a played episode that the error-handling judge scores, in order."""
     cases = []
-    for goal, turn in enumerate(result.task.turns):
+    for goal, turn in enumerate(result.task.goals):
         if not turn.reference_response or not result.played(goal):
             continue
         events = agent_events(result, goal)
@@ -151,8 +151,8 @@ class ErrorHandlingJudge:
             result,
             self.name,
             value=round((mean - 1) / 4, 4),
-            per_turn=[(by_goal[g].score - 1) / 4 if g in by_goal else None for g in range(len(result.task.turns))],
-            errors=[f"turn{g}:error_handling:score_{r.score}" for g, r in by_goal.items() if r.score < 3],
+            per_goal=[(by_goal[g].score - 1) / 4 if g in by_goal else None for g in range(len(result.task.goals))],
+            errors=[f"goal{g}:error_handling:score_{r.score}" for g, r in by_goal.items() if r.score < 3],
             details={
                 "mode": self.rater.mode,
                 "mean_score": round(mean, 4),

@@ -29,7 +29,7 @@ from judges.arg_match import ArgMatcher
 from judges.core_api import Schemas, agent_calls, judge_turn, judge_turns
 from judges.stress_metrics import STAGES
 from judges.trace_view import score_for, unscoreable
-from sim.core import EpisodeResult, GoldCall, Score, ToolCall, Turn
+from sim.core import EpisodeResult, Goal, GoldCall, Score, ToolCall
 
 CHAINING_CODES = frozenset(
     {"not_looked_up", "prerequisite_missing", "device_off", "thermostat_off", "call_active", "empty_cart"}
@@ -99,7 +99,7 @@ def _carried(key: str, gold: GoldCall, trace: _TurnTrace) -> bool:
 class _Turn:
     """One wrong turn, with what judging a gold call against the agent's calls needs."""
 
-    turn: Turn
+    turn: Goal
     calls: list[tuple[ToolCall, bool]]
     schemas: Schemas
     matcher: ArgMatcher
@@ -163,7 +163,7 @@ def _path_stage(path: list[GoldCall], t: _Turn) -> tuple[str, int]:
     return ("identification" if any(name not in core for name in extras) else "tool_use"), right
 
 
-def turn_stage(result: EpisodeResult, index: int, turn: Turn, matcher: ArgMatcher) -> str:
+def turn_stage(result: EpisodeResult, index: int, turn: Goal, matcher: ArgMatcher) -> str:
     """The stage of a turn core API accuracy judged wrong."""
     if not result.played(index):
         return "not_played"
@@ -200,13 +200,13 @@ class FailureStage:
             return unscoreable(result, self.name)
         await self.matcher.prepare(result)  # a judge model's verdicts on value pairs (llm mode), asked once
         stages: list[str | None] = []
-        for i, (turn, verdict) in enumerate(zip(result.task.turns, judge_turns(result, self.matcher), strict=True)):
+        for i, (turn, verdict) in enumerate(zip(result.task.goals, judge_turns(result, self.matcher), strict=True)):
             scored = any(c.role == "core" for c in turn.gold)  # core API accuracy's denominator
             stages.append(turn_stage(result, i, turn, self.matcher) if scored and not verdict.correct else None)
         return score_for(
             result,
             self.name,
             value=None,
-            errors=[f"turn{i}:stage:{s}" for i, s in enumerate(stages) if s is not None],
+            errors=[f"goal{i}:stage:{s}" for i, s in enumerate(stages) if s is not None],
             details={"stages": stages},
         )

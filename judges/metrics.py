@@ -12,7 +12,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Protocol
 
-from pydantic import BaseModel, Field
+from pydantic import AliasChoices, BaseModel, Field
 
 from judges.answer_metrics import AnswerTally, CallVerdict, call_verdict, completion_verdict
 from judges.quality_metrics import (
@@ -53,14 +53,14 @@ class ErrorMark(BaseModel):
         return self.turn if self.goal is None else self.goal
 
 
-class TurnMark(BaseModel):
+class GoalMark(BaseModel):
     outcome: str = "solve"
 
 
 class TaskMark(BaseModel):
-    """The part of the task as run the summary reads: whether a turn tests giving up."""
+    """The part of the task as run the summary reads: whether a goal tests giving up."""
 
-    turns: list[TurnMark] = Field(default_factory=list)
+    goals: list[GoalMark] = Field(default_factory=list, validation_alias=AliasChoices("goals", "turns"))
 
 
 class EpisodeOutline(BaseModel):
@@ -101,14 +101,14 @@ class _EventLike(Protocol):
     def result(self) -> _Status | None: ...
 
 
-class _TurnLike(Protocol):
+class _GoalLike(Protocol):
     @property
     def outcome(self) -> str: ...
 
 
 class _TaskLike(Protocol):
     @property
-    def turns(self) -> Sequence[_TurnLike]: ...
+    def goals(self) -> Sequence[_GoalLike]: ...
 
 
 class EpisodeLike(Protocol):
@@ -176,9 +176,9 @@ class _Verdicts:
 
     def take(self, s: Score) -> None:
         if s.judge == "core_api_accuracy":
-            values = [v for v in s.per_turn if v is not None]
+            values = [v for v in s.per_goal if v is not None]
             self.turns_sum, self.turns_n = sum(values), len(values)
-            self.scored_turns, self.right_turns = turn_masks(s.per_turn)
+            self.scored_turns, self.right_turns = turn_masks(s.per_goal)
         elif s.judge == "conversation_success":
             self.success = s.value
         elif s.judge == "decline":
@@ -265,7 +265,7 @@ def summarize(episodes: Iterable[EpisodeLike], scores: Iterable[Score], planned:
         if v.turns_n:
             acc = accuracy_by_task.setdefault(e.task_id, [0.0, 0.0])
             acc[0], acc[1] = acc[0] + v.turns_sum, acc[1] + v.turns_n
-        stress.add(e.trial, any(t.outcome == "decline" for t in e.task.turns), failed_turns, v)
+        stress.add(e.trial, any(t.outcome == "decline" for t in e.task.goals), failed_turns, v)
         if v.success is not None:
             tally = success_by_task.setdefault(e.task_id, [0, 0.0])
             tally[0] += 1

@@ -40,7 +40,7 @@ class AstVerdict(NamedTuple):
 def ast_verdict(score: Score) -> AstVerdict | None:
     if score.value is None:
         return None
-    goals = [v for v in score.per_turn if v is not None]
+    goals = [v for v in score.per_goal if v is not None]
     reasons = tuple(sorted((str(k), int(v)) for k, v in score.details.get("reasons", {}).items()))
     return AstVerdict(sum(v == 1.0 for v in goals), len(goals), reasons)
 
@@ -50,7 +50,7 @@ def state_verdict(score: Score) -> StateVerdict | None:
         return StateVerdict(0, 0, False, False, True)
     if score.value is None:
         return None
-    goals = [v for v in score.per_turn if v is not None]
+    goals = [v for v in score.per_goal if v is not None]
     return StateVerdict(
         right=sum(v == 1.0 for v in goals),
         scored=len(goals),

@@ -83,15 +83,15 @@ class StateMatch:
         errors, mismatched = [], {}
         for g, v in verdicts.items():
             kinds = {"missing_change": v.missing, "wrong_value": v.wrong, "collateral": v.collateral}
-            errors += [f"turn{g}:state:{kind}" for kind, paths in kinds.items() if paths]
+            errors += [f"goal{g}:state:{kind}" for kind, paths in kinds.items() if paths]
             if not v.matched:
                 mismatched[str(g)] = {kind: paths[:SHOWN_PATHS] for kind, paths in kinds.items() if paths}
         return score_for(
             result,
             self.name,
             value=sum(v.matched for v in verdicts.values()) / len(verdicts),
-            per_turn=[
-                (1.0 if verdicts[g].matched else 0.0) if g in verdicts else None for g in range(len(result.task.turns))
+            per_goal=[
+                (1.0 if verdicts[g].matched else 0.0) if g in verdicts else None for g in range(len(result.task.goals))
             ],
             errors=errors,
             details={

@@ -24,7 +24,7 @@ STAGES = ("search", "identification", "chaining", "tool_use", "execution", "not_
 class DeclineVerdict(NamedTuple):
     """What the summary keeps of a ``decline`` score."""
 
-    turns: int  # decline turns judged
+    goals: int  # decline goals judged
     right: float  # of which handled right
     looped: int  # decline turns in which the agent looped
     invented: int  # decline turns in which it called a tool not in its toolkit
@@ -35,11 +35,11 @@ def decline_verdict(score: Score) -> DeclineVerdict | None:
     """None when the task has no decline turn (value None) or the judge faulted."""
     if score.value is None:
         return None
-    judged = {t for t, v in enumerate(score.per_turn) if v is not None}
+    judged = {t for t, v in enumerate(score.per_goal) if v is not None}
     to_give_up = score.details.get("turns_to_give_up")
     return DeclineVerdict(
-        turns=len(judged),
-        right=sum(v for v in score.per_turn if v is not None),
+        goals=len(judged),
+        right=sum(v for v in score.per_goal if v is not None),
         # Loops and invented calls count where they matter here: on the turns that test giving up.
         looped=len(judged & set(score.details.get("looped_turns") or ())),
         invented=len(judged & set(score.details.get("invented_calls") or ())),
@@ -54,10 +54,10 @@ def stage_verdict(score: Score) -> tuple[str, ...] | None:
     return tuple(sys.intern(str(s)) for s in score.details.get("stages") or () if s is not None)
 
 
-def turn_masks(per_turn: list[float | None]) -> tuple[int, int]:
+def turn_masks(per_goal: list[float | None]) -> tuple[int, int]:
     """(scored, right) turn sets of a per-turn score as bit masks (bit t = turn t)."""
     scored = right = 0
-    for t, v in enumerate(per_turn):
+    for t, v in enumerate(per_goal):
         if v is not None:
             scored |= 1 << t
             if v >= 1.0:
@@ -106,7 +106,7 @@ class StressTally:
         if d is not None:
             self.decline_episodes += 1
             self.decline[0] += d.right
-            self.decline[1] += d.turns
+            self.decline[1] += d.goals
             self.decline[2] += d.looped
             self.decline[3] += d.invented
             if d.to_give_up is not None:

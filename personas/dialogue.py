@@ -66,7 +66,7 @@ class GoalDialogue:
         so runs made before them resume alike)."""
         self.persona = persona
         self.seed = seed
-        self.plans = [self._plan(g) for g in range(len(task.turns))]
+        self.plans = [self._plan(g) for g in range(len(task.goals))]
         self._choose_change()
         self.progress: GoalProgress | None = None
 
@@ -77,7 +77,7 @@ class GoalDialogue:
 
     def base_text(self, goal: int) -> str:
         """The goal in the rendering the styles ask for, before any value is held back or changed."""
-        intent = self.task.turns[goal].user
+        intent = self.task.goals[goal].user
         if "paraphrased" in self.styles and intent.paraphrases:
             return self._rng("paraphrase", goal).choice(intent.paraphrases)
         if "coreferential" in self.styles and goal > 0 and intent.coreferential:
@@ -88,7 +88,7 @@ class GoalDialogue:
         text = self.base_text(goal)
         plan = GoalPlan(text)
         if "underspecified" in self.styles:
-            spans = value_spans(self.task.turns[goal], text)
+            spans = value_spans(self.task.goals[goal], text)
             numbers = [s for s in spans if s.is_number]
             pool = numbers or spans
             if pool:
@@ -101,7 +101,7 @@ class GoalDialogue:
             return
         options: list[tuple[int, ValueSpan, str]] = []
         for goal, plan in enumerate(self.plans):
-            for span in value_spans(self.task.turns[goal], plan.text):
+            for span in value_spans(self.task.goals[goal], plan.text):
                 wrong = decoy(span)
                 if wrong is not None and (plan.withheld is None or span.start != plan.withheld.start):
                     options.append((goal, span, wrong))
@@ -135,7 +135,7 @@ class GoalDialogue:
         if "terse" in self.styles:
             shorter = terse(text)
             # Every value the goal's calls use must survive the cut, else the user says something else.
-            kept = all(s.said.casefold() in shorter.casefold() for s in value_spans(self.task.turns[goal], text))
+            kept = all(s.said.casefold() in shorter.casefold() for s in value_spans(self.task.goals[goal], text))
             text = shorter if kept else text
         if "verbose" in self.styles:
             text = verbose(text, self.persona.chatter, rng)
@@ -196,4 +196,4 @@ class GoalDialogue:
             return more
         assert self.progress is not None
         nxt = self.progress.goal + 1
-        return self.request(nxt) if nxt < len(self.task.turns) else None
+        return self.request(nxt) if nxt < len(self.task.goals) else None

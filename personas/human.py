@@ -67,11 +67,11 @@ class HumanUser:
                 names = self._tools()
                 self._show(f"{len(names)} tools: " + ", ".join(names) if names else "no tools")
             elif text == "/next":
-                if self.goal + 1 >= len(self._task.turns):
+                if self.goal + 1 >= len(self._task.goals):
                     self._show("That was the last goal. /quit ends and saves the conversation.")
                 else:
                     self.goal += 1
-                    self._show(f"Goal {self.goal + 1} of {len(self._task.turns)}: {self._goal(self.goal)}")
+                    self._show(f"Goal {self.goal + 1} of {len(self._task.goals)}: {self._goal(self.goal)}")
             elif text.startswith("/"):
                 self._show(f"unknown command {text.split()[0]}; /help lists them")
             else:
@@ -81,12 +81,12 @@ class HumanUser:
 
     def _goal(self, index: int) -> str:
         assert self._task is not None
-        return self._task.turns[index].user.explicit
+        return self._task.goals[index].user.explicit
 
     def _goals_text(self) -> str:
         assert self._task is not None
-        lines = [f"Task {self._task.id}: {len(self._task.turns)} goals, one at a time (/next when one is done)"]
-        for i in range(len(self._task.turns)):
+        lines = [f"Task {self._task.id}: {len(self._task.goals)} goals, one at a time (/next when one is done)"]
+        for i in range(len(self._task.goals)):
             mark = "→" if i == self.goal else ("✓" if i < self.goal else " ")
             lines.append(f" {mark} {i + 1}. {self._goal(i)}")
         return "\n".join(lines)

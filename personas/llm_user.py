@@ -117,7 +117,7 @@ class LLMUser:
         progress = self._dialogue.progress
         if progress is not None and progress.turns >= MAX_TURNS_PER_GOAL:
             slips.append(("user:goal_turn_limit", f"goal {self._goal}: {progress.turns} turns without moving on"))
-            if self._goal + 1 >= len(self._task.turns):
+            if self._goal + 1 >= len(self._task.goals):
                 return UserMessage(text="", goal=self._goal, slips=slips, ends=True)
             self._dialogue.request(self._goal + 1)
             return await self._open_goal(self._goal + 1, slips)
@@ -134,7 +134,7 @@ class LLMUser:
             if progress is not None:
                 progress.turns += 1
             return self._send(draft.text, self._follow_up_act(draft.text, view.agent_message), slips)
-        if draft.tool == END_CONVERSATION.name or self._goal + 1 >= len(self._task.turns):
+        if draft.tool == END_CONVERSATION.name or self._goal + 1 >= len(self._task.goals):
             # Ends; slips caught on the way are still recorded.
             return UserMessage(text="", goal=self._goal, slips=slips, ends=True) if slips else None
         self._dialogue.request(self._goal + 1)
@@ -187,7 +187,7 @@ class LLMUser:
 
     def _off_goal(self, text: str) -> bool:
         assert self._task is not None and self._dialogue is not None
-        turn = self._task.turns[self._goal]
+        turn = self._task.goals[self._goal]
         plan = self._dialogue.plans[self._goal]
         values = [s.said for s in value_spans(turn, plan.text) if plan.withheld is None or s != plan.withheld]
         if turn.user.refers_to:
@@ -199,8 +199,8 @@ class LLMUser:
         if draft.tool is None:
             return self._check_text(draft)
         owes = self._owed_value() is not None or self._owed_change() is not None
-        if draft.tool == END_CONVERSATION.name and self._goal + 1 < len(self._task.turns):
-            return ("user:premature_end", f"ended at goal {self._goal + 1} of {len(self._task.turns)}")
+        if draft.tool == END_CONVERSATION.name and self._goal + 1 < len(self._task.goals):
+            return ("user:premature_end", f"ended at goal {self._goal + 1} of {len(self._task.goals)}")
         if owes:
             return ("user:premature_goal", "moved on while still owing the goal a value or a correction")
         if only_offered(agent_message):
@@ -249,7 +249,7 @@ class LLMUser:
     def _system(self, opening: bool) -> str:
         assert self._task is not None and self._persona is not None and self._dialogue is not None
         goals = []
-        for i, turn in enumerate(self._task.turns):
+        for i, turn in enumerate(self._task.goals):
             mark = "done" if i < self._goal else ("CURRENT" if i == self._goal else "later")
             goals.append(f"{i + 1}. [{mark}] {turn.user.explicit}")
         facts = "; ".join(f"{k}: {v}" for k, v in self._persona.facts.items()) or "nothing beyond your goals"
@@ -311,7 +311,7 @@ class LLMUser:
     def _goal_texts(self) -> list[str]:
         assert self._task is not None and self._dialogue is not None
         texts = [plan.text for plan in self._dialogue.plans]
-        for turn in self._task.turns:
+        for turn in self._task.goals:
             texts += [turn.user.explicit, turn.user.coreferential or "", *turn.user.paraphrases]
         return texts
 

@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from sim.core import Turn
+from sim.core import Goal
 
 STYLES = (
     "explicit",
@@ -80,7 +80,7 @@ def _number_forms(value: float) -> list[str]:
     return forms
 
 
-def value_spans(turn: Turn, text: str) -> list[ValueSpan]:
+def value_spans(turn: Goal, text: str) -> list[ValueSpan]:
     """The goal's core argument values that ``text`` states, in text order, one per parameter; two parameters
     with the same value ("5 days for 5 people") take different places, or the second gets none."""
     spans: dict[str, ValueSpan] = {}

@@ -85,7 +85,7 @@ class Workload:
 
     async def text_step(self, index: int, with_observation: bool, nonce: str = "") -> Body:
         """The first (or, with an observation, the second) model request of a task's first turn."""
-        turn = self.tasks[index % len(self.tasks)].turns[0]
+        turn = self.tasks[index % len(self.tasks)].goals[0]
         messages: list[Body] = [
             {"role": "system", "content": nonce + self.system},
             {"role": "user", "content": turn.user.explicit},
@@ -102,17 +102,17 @@ class Workload:
         return {"messages": messages, "stop": ["\nObservation:"], "max_tokens": 160, "temperature": 0}
 
     def native(self, index: int, tool_choice: Any = "auto") -> Body:
-        turn = self.tasks[index % len(self.tasks)].turns[0]
+        turn = self.tasks[index % len(self.tasks)].goals[0]
         messages = [{"role": "system", "content": self.instructions}, {"role": "user", "content": turn.user.explicit}]
         return {"messages": messages, "tools": self.tools, "tool_choice": tool_choice, "temperature": 0}
 
     def named(self, index: int) -> Body:
-        gold = self.tasks[index % len(self.tasks)].turns[0].gold
+        gold = self.tasks[index % len(self.tasks)].goals[0].gold
         name = gold[0].name if gold else self.tool_names[0]
         return self.native(index, {"type": "function", "function": {"name": name}})
 
     def after_tool_call(self, index: int, content: str | None) -> Body:
-        turn = self.tasks[index % len(self.tasks)].turns[0]
+        turn = self.tasks[index % len(self.tasks)].goals[0]
         name = turn.gold[0].name if turn.gold else "list_rooms"
         call = {"id": "c1", "type": "function", "function": {"name": name, "arguments": "{}"}}
         body = self.native(index)

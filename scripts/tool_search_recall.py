@@ -138,7 +138,7 @@ def queries(tasks: list[Task]) -> list[tuple[str, set[str], set[str]]]:
     """(request, gold tools, core tools) per turn with gold calls."""
     out = []
     for task in tasks:
-        for turn in task.turns:
+        for turn in task.goals:
             if turn.gold:
                 names = {c.name for c in turn.gold}
                 out.append((turn.user.explicit, names, {c.name for c in turn.gold if c.role == "core"}))

@@ -40,27 +40,27 @@ def describe(pack: WorldPack) -> dict[str, Any]:
 
 def dataset_statistics(pack: WorldPack) -> dict[str, Any]:
     tasks = pack.tasks()
-    turns = [len(task.turns) for task in tasks]
-    all_turns = [turn for task in tasks for turn in task.turns]
-    calls = [len(turn.gold) for turn in all_turns]
-    core = [sum(c.role == "core" for c in turn.gold) for turn in all_turns]
+    goals = [len(task.goals) for task in tasks]
+    all_goals = [goal for task in tasks for goal in task.goals]
+    calls = [len(goal.gold) for goal in all_goals]
+    core = [sum(c.role == "core" for c in goal.gold) for goal in all_goals]
 
     def mean(values: list[int]) -> float:
         return round(statistics.fmean(values), 2) if values else 0.0
 
     return {
         "conversations": len(tasks),
-        "turns": {
-            "total": len(all_turns),
-            "per_conversation": mean(turns),
-            "min": min(turns, default=0),
-            "max": max(turns, default=0),
+        "goals": {
+            "total": len(all_goals),
+            "per_conversation": mean(goals),
+            "min": min(goals, default=0),
+            "max": max(goals, default=0),
         },
-        "calls": {"total": sum(calls), "per_turn": mean(calls), "core_per_turn": mean(core)},
-        "turn_kinds": {
-            "coreferential": sum(t.user.coreferential is not None for t in all_turns),
-            "questions": sum(t.gold_answer is not None for t in all_turns),
-            "with_alternatives": sum(bool(t.alternatives) for t in all_turns),
+        "calls": {"total": sum(calls), "per_goal": mean(calls), "core_per_goal": mean(core)},
+        "goal_kinds": {
+            "coreferential": sum(g.user.coreferential is not None for g in all_goals),
+            "questions": sum(g.gold_answer is not None for g in all_goals),
+            "with_alternatives": sum(bool(g.alternatives) for g in all_goals),
         },
         "tags": dict(Counter(tag for task in tasks for tag in task.tags).most_common()),
     }

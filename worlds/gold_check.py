@@ -31,7 +31,7 @@ async def check_gold_by_execution(pack: WorldPack, tasks: Sequence[Task] | None 
 
 async def check_task(world: World, task: Task) -> int:
     executed = 0
-    for t, turn in enumerate(task.turns):
+    for t, turn in enumerate(task.goals):
         start = world.snapshot()
         end_states: list[str] = []
         for p, path in enumerate(turn.paths()):

@@ -32,7 +32,7 @@ class OracleAgent:
     async def respond(
         self, history: Sequence[Event], tools: Sequence[ToolSpec], instructions: str, runtime: AgentRuntime
     ) -> str:
-        turn = runtime.task.turns[runtime.goal]
+        turn = runtime.task.goals[runtime.goal]
         said = next((ev for ev in reversed(history) if ev.kind == "user_message"), None)
         act = said.user_act if said is not None else None
         if act is not None and act.withheld:
@@ -100,7 +100,7 @@ class NaiveAgent:
     async def respond(
         self, history: Sequence[Event], tools: Sequence[ToolSpec], instructions: str, runtime: AgentRuntime
     ) -> str:
-        turn = runtime.unstressed_task.turns[runtime.goal]
+        turn = runtime.unstressed_task.goals[runtime.goal]
         for step, gold in enumerate(turn.gold, start=1):
             if not (await runtime.call(ToolCall(id="", name=gold.name, arguments=dict(gold.arguments)), step=step)).ok:
                 return "Something went wrong."

@@ -17,14 +17,14 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from sim.core import EpisodeResult, Event, Score, Task, ToolCall, ToolResult, Turn, UserIntent
+from sim.core import EpisodeResult, Event, Goal, Score, Task, ToolCall, ToolResult, UserIntent
 from sim.store.run_store import RunStore
 from sim.store.writer import StoreWriter
 
 
 def synthetic_episode(i: int, events: int) -> EpisodeResult:
     """An episode of ``events`` tool results (~300 bytes each stored)."""
-    task = Task(id=f"t{i % 10}", world="w", turns=[Turn(user=UserIntent(explicit="turn the lights on"), gold=[])])
+    task = Task(id=f"t{i % 10}", world="w", goals=[Goal(user=UserIntent(explicit="turn the lights on"), gold=[])])
     evs = []
     for k in range(events):
         call = ToolCall(id=f"c{k}", name="set_light", arguments={"device": f"light_{k}", "on": True})

@@ -70,11 +70,11 @@ def show(
     if info["dependency_graph"]:
         out.append("dependency graph (tool <- what must succeed first):")
         out += [f"  {tool} <- {', '.join(reqs)}" for tool, reqs in info["dependency_graph"].items()]
-    turns, calls, kinds = info["turns"], info["calls"], info["turn_kinds"]
+    goals, calls, kinds = info["goals"], info["calls"], info["goal_kinds"]
     out.append(
-        f"{info['conversations']} conversations: {turns['per_conversation']} turns each "
-        f"({turns['min']}-{turns['max']}), {calls['per_turn']} calls per turn ({calls['core_per_turn']} core); "
-        f"{kinds['coreferential']} coreferential turns, {kinds['questions']} questions, "
+        f"{info['conversations']} conversations: {goals['per_conversation']} goals each "
+        f"({goals['min']}-{goals['max']}), {calls['per_goal']} calls per goal ({calls['core_per_goal']} core); "
+        f"{kinds['coreferential']} coreferential goals, {kinds['questions']} questions, "
         f"{kinds['with_alternatives']} with alternative paths"
     )
     sys.stdout.write("\n".join(out) + "\n")
@@ -82,7 +82,7 @@ def show(
 
 @worlds_app.command("validate")
 def validate(name: Annotated[str, typer.Argument(help="A built-in world, a task file or a world directory.")]) -> None:
-    """Execute every path of every turn of every conversation; exit 1 naming the first that fails."""
+    """Execute every path of every goal of every conversation; exit 1 naming the first that fails."""
     from worlds.gold_check import GoldPlanError, check_gold_by_execution
 
     pack = _load(name)  # loading runs the static checks (tools exist, arguments fit)

@@ -19,7 +19,7 @@ from sim.core.protocols import (
     World,
     WorldPack,
 )
-from sim.core.task import CallRole, GoldCall, Task, Turn, TurnOutcome, UserIntent
+from sim.core.task import CallRole, Goal, GoalOutcome, GoldCall, Task, UserIntent
 from sim.core.tools import ToolCall, ToolResult, ToolSpec, ToolStatus, failure
 from sim.core.trace import (
     FAILED_TERMINATIONS,
@@ -48,6 +48,8 @@ __all__ = [
     "Event",
     "EventKind",
     "FaultKind",
+    "Goal",
+    "GoalOutcome",
     "GoalState",
     "GoldCall",
     "Judge",
@@ -64,8 +66,6 @@ __all__ = [
     "ToolResult",
     "ToolSpec",
     "ToolStatus",
-    "Turn",
-    "TurnOutcome",
     "Usage",
     "User",
     "UserAct",

@@ -59,7 +59,7 @@ class CallContext(BaseModel):
     goal: int = Field(
         default=0,
         description="0-based index of the task goal the user is pursuing: what schedules such as drift's "
-        "``from_turn`` count, since the task's turns are its goals.",
+        "``from_goal`` count.",
     )
     call_index: int = Field(description="0-based index of this call within the episode.")
     fired: list[str] = Field(
@@ -132,7 +132,7 @@ class AgentRuntime(Protocol):
 
     @property
     def goal(self) -> int:
-        """0-based index of the task goal (``task.turns``) the user is pursuing. Only calibration agents use it."""
+        """0-based index of the task goal (``task.goals``) the user is pursuing. Only calibration agents use it."""
         ...
 
     @property
@@ -192,7 +192,7 @@ class UserMessage(BaseModel):
     """A user's next message, the goal it is about, and the user's own slips on the way to it."""
 
     text: str
-    goal: int = Field(ge=0, description="The task goal (``task.turns`` index) this message pursues.")
+    goal: int = Field(ge=0, description="The task goal (``task.goals`` index) this message pursues.")
     act: UserAct = Field(default_factory=UserAct)
     slips: list[tuple[str, str]] = Field(
         default_factory=list,

@@ -1,15 +1,15 @@
-"""Task value types: a conversation plan with gold calls per turn."""
+"""Task value types: a conversation plan, its goals and the gold calls of each."""
 
 from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import Field, JsonValue
+from pydantic import AliasChoices, Field, JsonValue
 
 from sim.core.tools import Frozen
 
 CallRole = Literal["core", "support"]
-TurnOutcome = Literal["solve", "decline"]
+GoalOutcome = Literal["solve", "decline"]
 
 
 class GoldCall(Frozen):
@@ -30,7 +30,7 @@ class GoldCall(Frozen):
 
 
 class UserIntent(Frozen):
-    """What the user wants in one turn, in the renderings a user simulator may pick from."""
+    """What the user wants for one goal, in the renderings a user simulator may pick from."""
 
     explicit: str = Field(description="Self-contained request naming every entity.")
     coreferential: str | None = Field(
@@ -39,12 +39,15 @@ class UserIntent(Frozen):
     paraphrases: list[str] = Field(default_factory=list, description="Other wordings of the explicit request.")
     refers_to: str | None = Field(
         default=None,
-        description="The entity an earlier turn names and the coreferential rendering leaves out ('it' is this).",
+        description="The entity an earlier goal names and the coreferential rendering leaves out ('it' is this).",
     )
 
 
-class Turn(Frozen):
-    """One user turn and what a correct agent does in it."""
+class Goal(Frozen):
+    """One goal of the conversation and what a correct agent does for it.
+
+    A goal is what the user wants done; a conversation turn is one user message and the agent's answer, and
+    several turns may serve one goal (``Event.goal`` says which)."""
 
     user: UserIntent
     gold: list[GoldCall] = Field(
@@ -54,11 +57,11 @@ class Turn(Frozen):
         default_factory=list, description="Other complete solution paths that reach the same outcome."
     )
     reference_response: str | None = Field(
-        default=None, description="A good reply when the turn's calls fail (for error-handling judges)."
+        default=None, description="A good reply when the goal's calls fail (for error-handling judges)."
     )
     criteria: list[str] = Field(
         default_factory=list,
-        description="What the error-handling judge checks in the reply when the turn's calls fail (a scenario's).",
+        description="What the error-handling judge checks in the reply when the goal's calls fail (a scenario's).",
     )
     gold_answer: str | None = Field(default=None, description="Facts the final reply must convey, if any.")
     answer: JsonValue = Field(
@@ -66,7 +69,7 @@ class Turn(Frozen):
         description="The exact answer the final reply must give, where there is one (a query's result: records or "
         "values); the completion judge compares it after deterministic normalisation. None: no exact answer.",
     )
-    outcome: TurnOutcome = Field(
+    outcome: GoalOutcome = Field(
         default="solve",
         description="solve: the gold paths do it. decline: nothing the agent can call does it (a function is "
         "missing, every path is down); a good agent says so, without inventing a call or looping, and the gold is "
@@ -79,11 +82,16 @@ class Turn(Frozen):
 
 
 class Task(Frozen):
-    """A multi-turn conversation plan over one world."""
+    """A conversation plan over one world: the user's goals, in order."""
 
     id: str = Field(description="Unique within its world.")
     world: str = Field(description="Name of the world the task runs in.")
     persona: str | None = Field(default=None, description="Persona name for simulated users.")
     description: str = Field(default="", description="What the task tests, for reports.")
     tags: list[str] = Field(default_factory=list, description="Free labels (e.g. 'multi-turn', 'alt-path').")
-    turns: list[Turn] = Field(min_length=1, description="User turns in order.")
+    goals: list[Goal] = Field(
+        min_length=1,
+        validation_alias=AliasChoices("goals", "turns"),
+        description="The user's goals in order. Reads the old key ``turns`` too (task files and stored runs "
+        "written before goals were named goals); always written as ``goals``.",
+    )

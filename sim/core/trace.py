@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import AliasChoices, BaseModel, Field, model_validator
 
 from sim.core.task import Task
 from sim.core.tools import Frozen, ToolCall, ToolResult, ToolSpec
@@ -72,7 +73,7 @@ class Event(Frozen):
     turn: int = Field(description="0-based conversation turn index: one user message and the agent's answer to it.")
     goal: int | None = Field(
         default=None,
-        description="0-based index of the task goal (``task.turns``) the user was pursuing. None in traces from "
+        description="0-based index of the task goal (``task.goals``) the user was pursuing. None in traces from "
         "before goals and turns were apart: the goal is then the turn.",
     )
     step: int = Field(default=0, description="Agent step within the turn; calls from one model response share it.")
@@ -135,8 +136,9 @@ class EpisodeResult(BaseModel):
     )
     task: Task = Field(description="The task as the episode ran it (after stressor rewrites).")
     tools: list[ToolSpec] = Field(description="The tool specs the agent was shown.")
-    turn_tools: dict[int, list[str]] = Field(
+    goal_tools: dict[int, list[str]] = Field(
         default_factory=dict,
+        validation_alias=AliasChoices("goal_tools", "turn_tools"),  # the key of traces before goals were named
         description="Goals whose callable tools differed from ``tools`` (a function missing until a later goal): "
         "the names the agent could call while the user pursued that goal.",
     )
@@ -181,8 +183,12 @@ class EpisodeResult(BaseModel):
 
     def tools_at(self, goal: int) -> set[str]:
         """The names of the tools the agent could call while the user pursued ``goal``."""
-        names = self.turn_tools.get(goal)
+        names = self.goal_tools.get(goal)
         return set(names) if names is not None else {s.name for s in self.tools}
+
+
+_OLD_GOAL_CODE = re.compile(r"^turn(\d+):")
+"""A goal's error code as judges wrote it before goals were named goals."""
 
 
 class Score(Frozen):
@@ -193,17 +199,32 @@ class Score(Frozen):
     trial: int
     judge: str = Field(description="Judge name, e.g. core_api_accuracy.")
     value: float | None = Field(description="In [0, 1]; None when the judge could not score (see errors).")
-    per_turn: list[float | None] = Field(
+    per_goal: list[float | None] = Field(
         default_factory=list,
-        description="Per-goal values (``task.turns``), where the judge has them; None: goal not applicable.",
+        validation_alias=AliasChoices("per_goal", "per_turn"),  # the key of scores before goals were named
+        description="Per-goal values (``task.goals``), where the judge has them; None: goal not applicable.",
     )
-    errors: list[str] = Field(default_factory=list, description="'area:reason' codes explaining deductions.")
+    errors: list[str] = Field(
+        default_factory=list,
+        description="'area:reason' codes explaining deductions; a goal's carry its index first ('goal0:core:...').",
+    )
     details: dict[str, Any] = Field(default_factory=dict)
     judge_config: str = Field(
         default="",
         description="Hash of the judge configuration that produced this score: its score set. A run's scores.jsonl "
         "holds every set ever computed; re-judging appends a set, never rewrites one.",
     )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _goal_codes(cls, data: Any) -> Any:
+        """Scores stored before goals were named goals code a goal's errors ``turn<g>:``: read them as ``goal<g>:``,
+        so an old run's verdicts compare equal to a re-judging's (the judges are the same)."""
+        if isinstance(data, dict) and isinstance(errors := data.get("errors"), list):
+            renamed = [_OLD_GOAL_CODE.sub(r"goal\1:", e) if isinstance(e, str) else e for e in errors]
+            if renamed != errors:
+                data = {**data, "errors": renamed}
+        return data
 
     @property
     def judge_fault(self) -> bool:

@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import Literal
 
-from sim.core import Event, Task, ToolCall, ToolSpec, Turn, World, WorldPack
+from sim.core import Event, Goal, Task, ToolCall, ToolSpec, World, WorldPack
 
 Setup = Literal["cumulative", "isolated"]
 
@@ -32,7 +32,7 @@ class GoldReplayError(RuntimeError):
     """A gold call failed on replay: the task's gold plan (or the world) is broken — a harness fault."""
 
 
-def gold_reply(turn: Turn) -> str:
+def gold_reply(turn: Goal) -> str:
     """The assistant reply a gold history shows for ``turn``."""
     if turn.gold_answer:
         return turn.gold_answer
@@ -72,13 +72,13 @@ class GoldHistory:
         state. Called when the user moves to a new goal, not on every conversation turn."""
         if turn == 0:
             return  # both worlds start fresh from the same pack and seed
-        while self._replayed < min(turn, len(self._task.turns)):  # a user may talk past the plan
+        while self._replayed < min(turn, len(self._task.goals)):  # a user may talk past the plan
             await self._replay(self._replayed)
             self._replayed += 1
         world.restore(self._world.snapshot())
 
     async def _replay(self, t: int) -> None:
-        turn = self._task.turns[t]
+        turn = self._task.goals[t]
         for i, gold in enumerate(turn.gold):
             call = ToolCall(id=f"gold_{t}_{i}", name=gold.name, arguments=dict(gold.arguments))
             read_only = self._read_only.get(call.name)

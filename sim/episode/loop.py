@@ -138,7 +138,7 @@ async def run_episode(
 
     termination: TerminationReason = "completed"
     turn = 0
-    goals = len(task.turns)
+    goals = len(task.goals)
     deadline = WorkingTimeDeadline(limits.timeout_s, waits.total, loop_lag)
     try:
         async with deadline:
@@ -238,7 +238,7 @@ async def run_episode(
     if result.goals_played is None:
         result.goals_played = 0
     result.events = rec.events
-    result.turn_tools = runtime.turn_tools
+    result.goal_tools = runtime.goal_tools
     result.termination = termination
     result.usage = llm.usage
     result.usage_by_role = llm.usage_by_role()

@@ -83,9 +83,9 @@ class EpisodeRuntime:
         self._stressors = tuple(stressors)
         self._episode_tools = list(specs)
         self._episode_names = frozenset(s.name for s in specs)
-        self.turn_tools: dict[int, list[str]] = {}
+        self.goal_tools: dict[int, list[str]] = {}
         """Goals whose callable tools differ from the episode's: every name offered while the user pursued the
-        goal (the trace's ``turn_tools``)."""
+        goal (the trace's ``goal_tools``)."""
         self._tools = tuple(specs)
         self._names = self._episode_names
         self._record = record
@@ -123,8 +123,8 @@ class EpisodeRuntime:
             self._names = frozenset(t.name for t in tools)
             self._read_only.update({t.name: t.read_only for t in tools})
         changed = self._names is not self._episode_names and self._names != self._episode_names
-        if changed or self.goal in self.turn_tools:
-            offered = self.turn_tools.setdefault(self.goal, [])
+        if changed or self.goal in self.goal_tools:
+            offered = self.goal_tools.setdefault(self.goal, [])
             offered += [t.name for t in tools if t.name not in offered]
 
     async def call(self, call: ToolCall, step: int) -> ToolResult:

@@ -51,7 +51,7 @@ class StateTracker:
     def __init__(self, pack: WorldPack, seed: int, task: Task, world: World, unstressed: Task | None = None) -> None:
         self._pack, self._seed = pack, seed
         self._task = task
-        self._unstressed = unstressed if unstressed is not None and len(unstressed.turns) == len(task.turns) else None
+        self._unstressed = unstressed if unstressed is not None and len(unstressed.goals) == len(task.goals) else None
         self._open: tuple[int, dict[str, Any]] | None = None
         self._agent: list[tuple[int, dict[str, Any], dict[str, Any]]] = []  # (goal, before, after)
 
@@ -81,7 +81,7 @@ class StateTracker:
         """Every closed goal's states, the gold's computed now (replayed in goal order, each goal once)."""
         if not self._agent:
             return []
-        last = min(max(g for g, _, _ in self._agent), len(self._task.turns) - 1)
+        last = min(max(g for g, _, _ in self._agent), len(self._task.goals) - 1)
         after = await self._gold_states(last)
         out = []
         for i, (goal, before, now) in enumerate(self._agent):
@@ -99,7 +99,7 @@ class StateTracker:
         key = (id(self._pack), self._fingerprint())
         hit = _GOLD_CACHE.get(key)
         if hit is None or hit[0] is not self._pack:
-            hit = (self._pack, await self._replay_goals(len(self._task.turns) - 1))
+            hit = (self._pack, await self._replay_goals(len(self._task.goals) - 1))
             _GOLD_CACHE[key] = hit
             if len(_GOLD_CACHE) > GOLD_CACHE_SIZE:
                 _GOLD_CACHE.popitem(last=False)
@@ -119,7 +119,7 @@ class StateTracker:
 
     def _fingerprint(self) -> str:
         """What decides the gold's states: every goal's plans, stressed and not, and outcomes."""
-        shape: dict[str, Any] = {"turns": {"__all__": {"gold", "outcome"}}}
+        shape: dict[str, Any] = {"goals": {"__all__": {"gold", "outcome"}}}
         unstressed = self._unstressed.model_dump_json(include=shape) if self._unstressed is not None else ""
         return self._task.model_dump_json(include=shape) + unstressed
 
@@ -129,10 +129,10 @@ class StateTracker:
 
     async def _replay_goal(self, world: World, g: int) -> dict[str, Any] | None:
         """The gold world's changes once goal ``g`` is replayed; None when no plan of it goes through."""
-        turn = self._task.turns[g]
+        turn = self._task.goals[g]
         plans = [turn.gold]
         if self._unstressed is not None and turn.outcome != "decline":
-            own = self._unstressed.turns[g].gold
+            own = self._unstressed.goals[g].gold
             # Same number of calls: a rewrite of form (world form first); else a new plan (stressed first).
             plans = [own, turn.gold] if len(own) == len(turn.gold) else [turn.gold, own]
             if plans[0] == plans[1]:  # the stressors left this goal alone (and every goal of an unstressed run)

@@ -45,7 +45,7 @@ def stacking_summary(store: RunStore, score_set: str) -> dict[str, object] | Non
             if score.judge_fault:
                 verdicts.pop(score.episode_id, None)
             else:
-                verdicts[score.episode_id] = list(score.per_turn)
+                verdicts[score.episode_id] = list(score.per_goal)
     tally = [[0.0, 0] for _ in range(TOP + 1)]  # right goals, scored goals
     for ep in store.iter_episodes(_FiredOutline):
         per_goal = verdicts.get(ep.episode_id)

@@ -1,11 +1,11 @@
-"""Stressor-mode isolated: accuracy on the turns each scenario can touch, without and with it.
+"""Stressor-mode isolated: accuracy on the goals each scenario can touch, without and with it.
 
 Every scenario's episodes are paired with the baseline episode of the same task and trial (same seed),
-and compared on the same turns: those whose gold uses one of the scenario's tools. Per scenario, per
+and compared on the same goals: those whose gold uses one of the scenario's tools. Per scenario, per
 operator (a row's ``params['op']``: drift's rename_param, type_drift..., perturb's distractor...) and per
 complexity type: the core API accuracy before (baseline) and after (stressed), the degradation
 (before - after) and the retention ratio (after / before), each with a paired task-cluster bootstrap interval
-(per scenario and per type). On a turn the scenario makes impossible (an outage
+(per scenario and per type). On a goal the scenario makes impossible (an outage
 with no way around it, a missing function) "after" is whether the agent declined right (the ``decline`` judge).
 Streams the score set; holds a few numbers per episode.
 """
@@ -20,10 +20,10 @@ from judges.stats import paired_cluster_bootstrap
 from sim.store.run_store import RunStore
 from worlds.registry import load_world
 from worlds.stressors import builtin_scenarios
-from worlds.stressors.coverage import affected_turns
+from worlds.stressors.coverage import affected_goals
 from worlds.stressors.scenario import Scenario
 
-PerTurn = list[float | None]
+PerGoal = list[float | None]
 
 
 def split_episode_id(episode_id: str) -> tuple[str, str, int, str]:
@@ -40,31 +40,31 @@ def stressor_summary(store: RunStore, score_set: str) -> dict[str, Any] | None:
         return None
     tasks = {t.id: t for t in load_world(config["world"]).tasks()}
     scenarios: dict[str, Scenario] = {s.name: s for s in builtin_scenarios()}
-    per_turn: dict[tuple[str, str, int, str], PerTurn] = {}
-    declined: dict[tuple[str, str, int, str], PerTurn] = {}
+    per_goal: dict[tuple[str, str, int, str], PerGoal] = {}
+    declined: dict[tuple[str, str, int, str], PerGoal] = {}
     for score in store.iter_scores(score_set):
         if score.judge == "core_api_accuracy":  # the newest verdict wins; a newer judge fault is no verdict
             if score.judge_fault:
-                per_turn.pop(split_episode_id(score.episode_id), None)
+                per_goal.pop(split_episode_id(score.episode_id), None)
             else:
-                per_turn[split_episode_id(score.episode_id)] = list(score.per_turn)
-        elif score.judge == "decline" and score.per_turn:
-            declined[split_episode_id(score.episode_id)] = list(score.per_turn)
-    for key, verdicts in declined.items():  # on a decline turn, right is declining right
-        if key in per_turn:
-            per_turn[key] = [d if d is not None else v for v, d in zip(per_turn[key], verdicts, strict=False)]
-    sums: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0, 0.0])  # before, after, turns
+                per_goal[split_episode_id(score.episode_id)] = list(score.per_goal)
+        elif score.judge == "decline" and score.per_goal:
+            declined[split_episode_id(score.episode_id)] = list(score.per_goal)
+    for key, verdicts in declined.items():  # on a decline goal, right is declining right
+        if key in per_goal:
+            per_goal[key] = [d if d is not None else v for v, d in zip(per_goal[key], verdicts, strict=False)]
+    sums: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0, 0.0])  # before, after, goals
     by_task: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(lambda: [0.0, 0.0, 0.0]))
     unpaired: dict[str, int] = defaultdict(int)  # stressed episodes left out: no scored baseline, or not scored
-    for (task_id, variant, trial, user), after in per_turn.items():
+    for (task_id, variant, trial, user), after in per_goal.items():
         if not variant:
             continue
-        before = per_turn.get((task_id, "", trial, user))
+        before = per_goal.get((task_id, "", trial, user))
         task = tasks.get(task_id)
         if before is None or task is None or not before or not after:
-            unpaired[variant] += 1  # a failed episode has no per-turn values: stated, never averaged in
+            unpaired[variant] += 1  # a failed episode has no per-goal values: stated, never averaged in
             continue
-        for t in affected_turns(task, scenarios.get(variant)):
+        for t in affected_goals(task, scenarios.get(variant)):
             b, a = (before[t] if t < len(before) else None), (after[t] if t < len(after) else None)
             if b is not None and a is not None:
                 _add(sums[variant], [b, a, 1])

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import AliasChoices, BaseModel, Field
 
 from judges.stats import cluster_bootstrap
 from sim.core import FAILED_TERMINATIONS, Score
@@ -37,7 +37,7 @@ class _Goal(BaseModel):
 
 
 class _Task(BaseModel):
-    turns: list[_Goal] = Field(default_factory=list)
+    goals: list[_Goal] = Field(default_factory=list, validation_alias=AliasChoices("goals", "turns"))
 
 
 class UserOutline(BaseModel):
@@ -75,7 +75,7 @@ def user_summary(store: RunStore, score_set: str) -> dict[str, Any] | None:
         tally = tallies.setdefault(label, _Tally())
         tally.add_episode(ep)
         if several:
-            coref_goals |= {(ep.task_id, g) for g, goal in enumerate(ep.task.turns) if g and goal.user.coreferential}
+            coref_goals |= {(ep.task_id, g) for g, goal in enumerate(ep.task.goals) if g and goal.user.coreferential}
     slips = sum(t.user_faults.total() for t in tallies.values())
     if not several and slips == 0 and set(configured or tallies) <= {"", "scripted", "scripted:explicit"}:
         return None
@@ -162,7 +162,7 @@ class _Tally:
 
     def add_score(self, score: Score, keep_goals: bool) -> None:
         if score.judge == "core_api_accuracy":
-            for g, v in enumerate(score.per_turn):
+            for g, v in enumerate(score.per_goal):
                 if v is not None:
                     self.goal_sum, self.goal_n = self.goal_sum + v, self.goal_n + 1
                     if keep_goals:
@@ -171,7 +171,7 @@ class _Tally:
         elif score.judge == "conversation_success" and score.value is not None:
             self.success = [self.success[0] + score.value, self.success[1] + 1]
         elif score.judge == "clarification":
-            kept = [v for v in score.per_turn if v is not None]
+            kept = [v for v in score.per_goal if v is not None]
             self.clarify = [self.clarify[0] + sum(kept), self.clarify[1] + len(kept)]
 
     def row(self, user: str) -> dict[str, Any]:

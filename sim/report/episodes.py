@@ -90,7 +90,7 @@ def project(result: EpisodeResult) -> dict[str, Any]:
         "goals": result.goals_reached,
         "duration_s": round(result.duration_s, 3),
         "description": result.task.description,
-        "gold": [[{"name": g.name, "args": g.arguments} for g in turn.gold] for turn in result.task.turns],
+        "gold": [[{"name": g.name, "args": g.arguments} for g in turn.gold] for turn in result.task.goals],
         "events": [_event(ev) for ev in result.events],
         "scores": {},
     }
@@ -143,7 +143,7 @@ def collect_episodes(store: RunStore, score_set: str, cap: int = DEFAULT_CAP) ->
     for s in store.iter_scores(score_set):
         ep = by_id.get(s.episode_id)
         if ep is not None:
-            ep["scores"][s.judge] = {"value": s.value, "per_turn": s.per_turn, "errors": s.errors, "details": s.details}
+            ep["scores"][s.judge] = {"value": s.value, "per_goal": s.per_goal, "errors": s.errors, "details": s.details}
     for ep in kept:
         ep["rank"] = ranks.get(ep["id"])
         ep["outcome"] = _outcome(ep)

@@ -71,8 +71,8 @@ def plots(summary: dict[str, Any]) -> tuple[list[str], list[str]]:
     if stack:  # cumulative: what compounds is what fires on the same goal
         rows = [(f"{r['fired']} fired ({r['goals']} goals)", [r.get("accuracy")]) for r in stack]
         add(bar_chart(rows, ["goal accuracy"], "stacked stressors: accuracy by scenarios fired on the goal"), "")
-    add(*_counts_chart(summary.get("failure_stages"), "failure stages (wrong turns)"))
-    add(*_counts_chart(summary.get("error_categories"), "error categories (wrong turns)"))
+    add(*_counts_chart(summary.get("failure_stages"), "failure stages (wrong goals)"))
+    add(*_counts_chart(summary.get("error_categories"), "error categories (wrong goals)"))
     add(*_counts_chart(summary.get("error_codes"), "error codes"))
     roles = {k: v for k, v in (summary.get("usage_by_role") or {}).items() if v.get("requests")}
     if roles:
@@ -97,7 +97,7 @@ def _stressor_tables(stressors: dict[str, Any]) -> str:
         retention = "-" if r.get("retention") is None else f"{r['retention']:.2f} {ratio_ci(r.get('retention_ci95'))}"
         return [str(r.get("turns")), pct(r.get("before")), pct(r.get("after")), pct(r.get("degradation")), retention]
 
-    header = ["turns", "before", "after", "degradation", "retention [95% CI]"]
+    header = ["goals", "before", "after", "degradation", "retention [95% CI]"]
     out = [f"<h3>By type ({escape(str(stressors.get('mode', 'isolated')))})</h3>"]
     out.append(table(["type", *header], [[r["name"], *cells(r)] for r in stressors["by_type"]]))
     detailed = [r for r in stressors.get("by_operator") or () if r.get("type") in DETAILED_TYPES]

@@ -66,7 +66,7 @@ def markdown_summary(summary: dict[str, Any]) -> str:
             "",
             "## Stressors, isolated",
             "",
-            *_table(["type", "turns", "before", "after", "retention [95% CI]"], stress_rows),
+            *_table(["type", "goals", "before", "after", "retention [95% CI]"], stress_rows),
         ]
     stack = (summary.get("stacking") or {}).get("by_fired")
     if stack:

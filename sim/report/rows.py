@@ -96,7 +96,7 @@ def _answer_rows(s: dict[str, Any]) -> list[list[str]]:
     stuck = s.get("stuck") or {}
     if stuck.get("episodes"):
         reasons = ", ".join(f"{k} {v}" for k, v in stuck["by_reason"].items() if v)
-        rows.append(["stuck episodes", str(stuck["episodes"]), "", f"{stuck['turns']} turns: {reasons}"])
+        rows.append(["stuck episodes", str(stuck["episodes"]), "", f"{stuck['turns']} goals: {reasons}"])
     budget = s.get("out_of_budget") or {}
     if budget.get("episodes"):
         parts = ", ".join(f"{k} {budget[k]}" for k in ("step_limit", "turn_limit", "timeout") if budget.get(k))

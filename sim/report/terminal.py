@@ -48,10 +48,10 @@ def render(summary: dict[str, Any], console: Console) -> None:
         console.print(f"stressors, isolated: {stressors['unavailable']}")
     elif stressors:
         t = Table(
-            title="stressors, isolated: each alone vs the unstressed baseline, on the turns it can touch",
+            title="stressors, isolated: each alone vs the unstressed baseline, on the goals it can touch",
             header_style="bold",
         )
-        for column in ("complexity type", "turns", "before", "after", "degradation", "retention [95% CI]"):
+        for column in ("complexity type", "goals", "before", "after", "degradation", "retention [95% CI]"):
             t.add_column(column, justify="left" if column == "complexity type" else "right")
         for row in stressors["by_type"]:
             t.add_row(row["name"], *_cells(row))
@@ -151,13 +151,13 @@ def _user_table(users: dict[str, Any] | None, console: Console) -> None:
 
 
 def _share_table(counts: dict[str, int] | None, title: str, label: str, console: Console) -> None:
-    """Counts of wrong turns per label (failure stage, error category), with their share."""
+    """Counts of wrong goals per label (failure stage, error category), with their share."""
     rows = {k: v for k, v in (counts or {}).items() if v}
     if not rows:
         return
     total = sum(rows.values())
     t = Table(title=title, header_style="bold")
-    for column in (label, "turns", "share"):
+    for column in (label, "goals", "share"):
         t.add_column(column, justify="left" if column == label else "right")
     for key, n in rows.items():
         t.add_row(key, str(n), pct(n / total))
@@ -172,7 +172,7 @@ def _operator_table(stressors: dict[str, Any], console: Console) -> None:
         return
     t = Table(title="per operator and scenario: baseline (before) vs stressed (after)", header_style="bold")
     t.add_column("operator (scenarios) / scenario", overflow="fold")
-    for column in ("turns", "baseline", "stressed", "degradation", "retention [95% CI]"):
+    for column in ("goals", "baseline", "stressed", "degradation", "retention [95% CI]"):
         t.add_column(column, justify="right")
     for kind in DETAILED_TYPES:
         for op in (r for r in operators if r["type"] == kind):

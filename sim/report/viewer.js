@@ -98,7 +98,7 @@
       var s = scores[name], tr = el("tr");
       tr.appendChild(el("td", null, name));
       tr.appendChild(el("td", "num", s.value === null ? "n/a" : Number(s.value).toFixed(3)));
-      tr.appendChild(el("td", "mono", (s.per_turn || []).map(function (v) {
+      tr.appendChild(el("td", "mono", (s.per_goal || []).map(function (v) {
         return v === null ? "\u2013" : Number(v).toFixed(2);
       }).join(" ")));
       tr.appendChild(el("td", "mono", (s.errors || []).join(", ")));

@@ -125,7 +125,7 @@ def isolated_units(config: RunConfig, pack: WorldPack, tasks: Sequence[Task]) ->
     """One unit per (selected scenario, task whose gold uses one of its tools), the scenario alone."""
     from worlds.stressors import select
     from worlds.stressors.catalog import parse_item
-    from worlds.stressors.coverage import affected_turns
+    from worlds.stressors.coverage import affected_goals
 
     if not config.stressors:
         raise config.problem("stressor_mode", "isolated needs stressors to isolate (--stressors)")
@@ -148,6 +148,6 @@ def isolated_units(config: RunConfig, pack: WorldPack, tasks: Sequence[Task]) ->
                 )
             chosen_by[name] = item
             for task in tasks:
-                if affected_turns(task, scenario):
+                if affected_goals(task, scenario):
                     units.append(Unit(task, variant=name, stressors=(name + suffix,)))
     return units

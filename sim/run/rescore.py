@@ -37,7 +37,7 @@ def _config(store: RunStore, overrides: dict[str, Any]) -> RunConfig:
 
 def _verdict(s: Score) -> int | None:
     """What comparing verdicts looks at, as a fingerprint (None for a judge fault: nothing to compare)."""
-    return None if s.judge_fault else hash((s.value, tuple(s.per_turn), tuple(s.errors)))
+    return None if s.judge_fault else hash((s.value, tuple(s.per_goal), tuple(s.errors)))
 
 
 async def rescore(run_dir: Path, settings_given: dict[str, Any]) -> tuple[dict[str, Any], str]:

@@ -8,7 +8,7 @@ import pytest
 from judges.answer_facts import AnswerFacts, facts_of, missing_facts
 from judges.arg_match import ArgMatcher
 from judges.core_api import CoreApiAccuracy
-from sim.core import EpisodeResult, Event, GoldCall, Task, ToolCall, ToolResult, Turn, UserIntent
+from sim.core import EpisodeResult, Event, Goal, GoldCall, Task, ToolCall, ToolResult, UserIntent
 
 GOLD = "Meta went from 603.44 on 2026-03-02 to 624.76 USD on 2026-03-13 (+3.53%)."
 
@@ -42,12 +42,12 @@ def test_times_emails_and_quotes() -> None:
 
 
 def question_episode(reply: str) -> EpisodeResult:
-    turn = Turn(
+    turn = Goal(
         user=UserIntent(explicit="How much is the Kindle Paperwhite 16 GB, and is it in stock?"),
         gold=[GoldCall(name="get_product", arguments={"name": "Kindle Paperwhite 16 GB"})],
         gold_answer="The Kindle Paperwhite 16 GB costs £159.99 and is 8 in stock.",
     )
-    task = Task(id="q", world="multidomain", turns=[turn])
+    task = Task(id="q", world="multidomain", goals=[turn])
     call = ToolCall(id="c0", name="get_product", arguments={"name": "Kindle Paperwhite 16 GB"})
     events = [
         Event(kind="user_message", turn=0, goal=0, content=turn.user.explicit),
@@ -83,14 +83,14 @@ async def test_a_lookup_called_with_a_wrong_answer_passes_core_accuracy_but_not_
     core = CoreApiAccuracy(ArgMatcher())
     assert (await core.score(wrong)).value == 1.0 and (await core.score(right)).value == 1.0
     judged_wrong, judged_right = await AnswerFacts().score(wrong), await AnswerFacts().score(right)
-    assert judged_wrong.value == 0.0 and "turn0:answer:missing:number:159.99" in judged_wrong.errors
+    assert judged_wrong.value == 0.0 and "goal0:answer:missing:number:159.99" in judged_wrong.errors
     assert judged_right.value == 1.0
 
 
 async def test_goals_without_a_gold_answer_are_not_scored() -> None:
     episode = question_episode("whatever")
-    plain = episode.task.turns[0].model_copy(update={"gold_answer": None})
+    plain = episode.task.goals[0].model_copy(update={"gold_answer": None})
     score = await AnswerFacts().score(
-        episode.model_copy(update={"task": episode.task.model_copy(update={"turns": [plain]})})
+        episode.model_copy(update={"task": episode.task.model_copy(update={"goals": [plain]})})
     )
-    assert score.value is None and score.per_turn == []
+    assert score.value is None and score.per_goal == []

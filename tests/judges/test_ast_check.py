@@ -58,12 +58,12 @@ async def check(calls: Sequence[tuple[str, dict[str, object]] | None]) -> Score:
 
 
 def goal0(score: Score) -> list[str]:
-    return sorted(e.removeprefix("turn0:") for e in score.errors if e.startswith("turn0:"))
+    return sorted(e.removeprefix("goal0:") for e in score.errors if e.startswith("goal0:"))
 
 
 async def test_the_gold_calls_have_no_error_and_lookups_are_exploration() -> None:
     score = await check([("list_rooms", {}), ("list_devices", {"room": "living_room"}), ON, FIFTY])
-    assert goal0(score) == [] and score.value == 1.0 and score.per_turn == [1.0, 1.0, 1.0, 1.0]
+    assert goal0(score) == [] and score.value == 1.0 and score.per_goal == [1.0, 1.0, 1.0, 1.0]
 
 
 @pytest.mark.parametrize(
@@ -92,7 +92,7 @@ async def test_every_error_of_a_call_is_named(
 ) -> None:
     score = await check(calls)
     assert goal0(score) == sorted(errors)
-    assert score.per_turn[0] == 0.0 and score.per_turn[1:] == [1.0, 1.0, 1.0]
+    assert score.per_goal[0] == 0.0 and score.per_goal[1:] == [1.0, 1.0, 1.0]
 
 
 async def test_a_retry_of_the_same_call_is_one_call_not_a_wrong_count() -> None:
@@ -132,7 +132,7 @@ class FollowsTheDocsFirst:
     ) -> str:
         if runtime.goal != 0:
             return await OracleAgent().respond(history, tools, instructions, runtime)
-        for step, gold in enumerate(runtime.task.turns[0].gold, 1):
+        for step, gold in enumerate(runtime.task.goals[0].gold, 1):
             if gold.name in self.first:
                 await runtime.call(self.first[gold.name], step=step)
             await runtime.call(ToolCall(id="", name=gold.name, arguments=dict(gold.arguments)), step=step)
@@ -159,13 +159,13 @@ async def stressed(pack_name: str, scenario: str, task: object, agent: object) -
 
 
 async def test_a_call_a_drifted_server_refused_is_not_an_error_of_the_agent() -> None:
-    task = next(t for t in HOME.tasks() if any(c.name == "activate_scene" for c in t.turns[0].gold))
-    scene = next(c for c in task.turns[0].gold if c.name == "activate_scene")
+    task = next(t for t in HOME.tasks() if any(c.name == "activate_scene" for c in t.goals[0].gold))
+    scene = next(c for c in task.goals[0].gold if c.name == "activate_scene")
     agent = FollowsTheDocsFirst(
         {"activate_scene_v2": ToolCall(id="", name="activate_scene", arguments=scene.arguments)}
     )
     ast, core = await stressed("smart_home", "drift.scene_v2", task, agent)
-    assert core.per_turn[0] == 1.0 and ast.per_turn[0] == 1.0 and goal0(ast) == []
+    assert core.per_goal[0] == 1.0 and ast.per_goal[0] == 1.0 and goal0(ast) == []
 
 
 async def test_a_call_a_limitation_refused_is_not_a_wrong_count() -> None:
@@ -173,12 +173,12 @@ async def test_a_call_a_limitation_refused_is_not_a_wrong_count() -> None:
     task = next(
         t
         for t in pack.tasks()
-        if any(c.name == "get_weather_forecast" and (c.arguments.get("days") or 0) > 3 for c in t.turns[0].gold)
+        if any(c.name == "get_weather_forecast" and (c.arguments.get("days") or 0) > 3 for c in t.goals[0].gold)
     )
-    asked = next(c for c in task.turns[0].gold if c.name == "get_weather_forecast")
+    asked = next(c for c in task.goals[0].gold if c.name == "get_weather_forecast")
     agent = FollowsTheDocsFirst({asked.name: ToolCall(id="", name=asked.name, arguments=asked.arguments)})
     ast, core = await stressed("multidomain", "limitation.forecast_three_days", task, agent)
-    assert core.per_turn[0] == 1.0 and ast.per_turn[0] == 1.0 and goal0(ast) == []
+    assert core.per_goal[0] == 1.0 and ast.per_goal[0] == 1.0 and goal0(ast) == []
 
 
 def test_non_finite_numbers_are_type_errors_not_crashes() -> None:

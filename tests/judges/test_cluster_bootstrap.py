@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from judges.metrics import summarize
 from judges.stats import cluster_bootstrap, wilson
-from sim.core import EpisodeResult, Score, Task, Turn, UserIntent
+from sim.core import EpisodeResult, Goal, Score, Task, UserIntent
 
 
 def test_whole_tasks_right_or_wrong_give_a_wider_interval_than_wilson() -> None:
@@ -30,7 +30,7 @@ def test_too_few_tasks_give_no_interval() -> None:
 def test_the_summary_reports_task_clustered_intervals() -> None:
     episodes, scores = [], []
     for t in range(12):
-        task = Task(id=f"t{t}", world="w", turns=[Turn(user=UserIntent(explicit="x"), gold=[])] * 3)
+        task = Task(id=f"t{t}", world="w", goals=[Goal(user=UserIntent(explicit="x"), gold=[])] * 3)
         for trial in range(2):
             eid = f"t{t}#{trial}"
             episodes.append(
@@ -49,7 +49,7 @@ def test_the_summary_reports_task_clustered_intervals() -> None:
             )
             right = 1.0 if t % 2 else 0.0
             ident = {"episode_id": eid, "task_id": task.id, "trial": trial}
-            scores.append(Score(**ident, judge="core_api_accuracy", value=right, per_turn=[right] * 3))
+            scores.append(Score(**ident, judge="core_api_accuracy", value=right, per_goal=[right] * 3))
             scores.append(Score(**ident, judge="conversation_success", value=right))
     summary = summarize(episodes, scores)
     lo, hi = summary["core_api_accuracy_ci95_clustered"]

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from judges.answer_normalise import decimals, fold, number_matches, render_answer, rows, structured_matches, to_number
 from judges.completion import Completion, ReplyContext, match_reply
-from sim.core import EpisodeResult, Event, ToolCall, ToolResult, Turn, UserIntent
+from sim.core import EpisodeResult, Event, Goal, ToolCall, ToolResult, UserIntent
 from tests.support import traces
 
 SINGERS = [
@@ -245,7 +245,7 @@ def episode(turns: list[tuple[Any, str | None, Any]], played: int | None = None)
             )
         if reply is not None:
             events.append(Event(kind="agent_message", turn=i, content=reply))
-    task_turns = [Turn(user=UserIntent(explicit="q"), gold=[], answer=a, gold_answer=None) for a, _, _ in turns]
+    task_turns = [Goal(user=UserIntent(explicit="q"), gold=[], answer=a, gold_answer=None) for a, _, _ in turns]
     return traces.result(task_turns, events, played=played)
 
 
@@ -260,8 +260,8 @@ async def test_the_judge_scores_the_answer_turns_only() -> None:
     )
     score = await Completion().score(ep)
     assert score.value == pytest.approx(2 / 3)
-    assert score.per_turn == [1.0, None, 1.0, 0.0]
-    assert score.errors == ["turn3:answer:extra_value"]
+    assert score.per_goal == [1.0, None, 1.0, 0.0]
+    assert score.errors == ["goal3:answer:extra_value"]
     assert score.details == {"answer_turns": 3, "right_turns": 2}
 
 
@@ -269,7 +269,7 @@ async def test_no_answer_turns_is_none_and_unplayed_turns_are_wrong() -> None:
     assert (await Completion().score(episode([(None, "Done.", None)]))).value is None
     ep = episode([([{"n": 1}], "1", None), ([{"n": 2}], None, None)], played=1)
     score = await Completion().score(ep)
-    assert score.value == 0.5 and score.errors == ["turn1:answer:not_played"]
+    assert score.value == 0.5 and score.errors == ["goal1:answer:not_played"]
     failed = ep.model_copy(update={"termination": "timeout"})
     assert (await Completion().score(failed)).errors == ["episode:timeout"]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from judges.arg_match import ArgMatcher
 from judges.core_api import ConversationSuccess, CoreApiAccuracy, judge_turns
-from sim.core import EpisodeResult, GoldCall, TerminationReason, ToolSpec, Turn
+from sim.core import EpisodeResult, Goal, GoldCall, TerminationReason, ToolSpec
 from tests.support import traces
 from tests.support.traces import AgentCall, turn
 
@@ -29,7 +29,7 @@ SPECS = [
 
 
 def episode(
-    turns: list[Turn],
+    turns: list[Goal],
     calls: list[list[AgentCall]],
     played: int | None = None,
     termination: TerminationReason = "completed",
@@ -123,7 +123,7 @@ def test_empty_gold_turn_means_do_nothing() -> None:
 async def test_scores_unplayed_turns_and_failed_episodes() -> None:
     ep = episode([turn([ON]), turn([ON])], [[("set_power", ON.arguments, "success")]], played=1)
     acc = await CoreApiAccuracy(EXACT).score(ep)
-    assert acc.value == 0.5 and acc.per_turn == [1.0, 0.0] and "turn1:turn:not_played" in acc.errors
+    assert acc.value == 0.5 and acc.per_goal == [1.0, 0.0] and "goal1:turn:not_played" in acc.errors
     assert (await ConversationSuccess(EXACT).score(ep)).value == 0.0
     failed = episode([turn([ON])], [[("set_power", ON.arguments, "success")]], termination="provider_error")
     score = await CoreApiAccuracy(EXACT).score(failed)
@@ -133,7 +133,7 @@ async def test_scores_unplayed_turns_and_failed_episodes() -> None:
 async def test_turns_without_core_gold_are_outside_core_accuracy() -> None:
     ep = episode([turn([ON]), turn([LOOKUP])], [[], []])  # a null agent: no calls at all
     acc = await CoreApiAccuracy(EXACT).score(ep)
-    assert acc.per_turn == [0.0, None] and acc.value == 0.0
+    assert acc.per_goal == [0.0, None] and acc.value == 0.0
     assert (await ConversationSuccess(EXACT).score(ep)).value == 0.0
 
 

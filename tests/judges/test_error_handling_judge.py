@@ -58,7 +58,7 @@ async def test_only_goals_where_the_agent_met_a_failure_are_judged() -> None:
     stressed = await play(OracleAgent(), ("outage.impossible",))
     cases = error_cases(stressed)
     assert cases and all(c.reference and c.criteria for c in cases)
-    declined = [g for g, t in enumerate(stressed.task.turns) if t.outcome == "decline"]
+    declined = [g for g, t in enumerate(stressed.task.goals) if t.outcome == "decline"]
     assert [c.goal for c in cases] == declined
     assert all("unavailable" in c.error or "nothing available" in c.error for c in cases)
 
@@ -225,5 +225,5 @@ async def test_a_failure_no_stressor_made_is_not_an_error_handling_goal() -> Non
     # The same trace with the injected failures made the world's own (no scenario fired): nothing to judge, apart
     # from the decline goals, where nothing could do what the user asked.
     plain = [ev.model_copy(update={"scenarios": []}) for ev in stressed.events]
-    declines = [g for g, t in enumerate(stressed.task.turns) if t.outcome == "decline"]
+    declines = [g for g, t in enumerate(stressed.task.goals) if t.outcome == "decline"]
     assert [c.goal for c in error_cases(stressed.model_copy(update={"events": plain}))] == declines

@@ -6,7 +6,7 @@ from typing import Any
 
 from judges.arg_match import ArgMatcher
 from judges.failure_stage import FailureStage
-from sim.core import EpisodeResult, Event, GoldCall, ToolSpec, Turn, UserIntent
+from sim.core import EpisodeResult, Event, Goal, GoldCall, ToolSpec, UserIntent
 from tests.support import traces
 
 SPECS = [
@@ -40,7 +40,7 @@ def call(
 
 
 def episode(
-    turns: list[Turn], calls: list[list[dict[str, Any]]], played: int | None = None, said: str = "please"
+    turns: list[Goal], calls: list[list[dict[str, Any]]], played: int | None = None, said: str = "please"
 ) -> EpisodeResult:
     """``traces.episode`` with each result's error code, content and firing scenarios, and what the user said."""
     plain = [[(c["name"], c["args"], c["status"]) for c in turn_calls] for turn_calls in calls]
@@ -58,14 +58,14 @@ def episode(
     return base.model_copy(update={"events": events})
 
 
-def turn(*gold: GoldCall, alternatives: list[list[GoldCall]] | None = None) -> Turn:
-    return Turn(user=UserIntent(explicit="x"), gold=list(gold), alternatives=alternatives or [])
+def turn(*gold: GoldCall, alternatives: list[list[GoldCall]] | None = None) -> Goal:
+    return Goal(user=UserIntent(explicit="x"), gold=list(gold), alternatives=alternatives or [])
 
 
 async def stages(ep: EpisodeResult) -> list[str | None]:
     score = await FailureStage(ArgMatcher(mode="exact")).score(ep)
     assert score.value is None and not score.judge_fault
-    assert score.errors == [f"turn{i}:stage:{s}" for i, s in enumerate(score.details["stages"]) if s]
+    assert score.errors == [f"goal{i}:stage:{s}" for i, s in enumerate(score.details["stages"]) if s]
     return list(score.details["stages"])
 
 

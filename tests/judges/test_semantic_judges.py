@@ -90,13 +90,13 @@ async def test_a_model_that_says_different_keeps_the_deduction() -> None:
 
 
 async def test_an_llm_answer_judge_reads_the_question_the_gold_and_the_reply() -> None:
-    task_index = next(i for i, t in enumerate(MD.tasks()) if any(turn.gold_answer for turn in t.turns))
+    task_index = next(i for i, t in enumerate(MD.tasks()) if any(turn.gold_answer for turn in t.goals))
     model, asked = judge_model(answer='{"correct": true, "reasons": "same price"}')
     score = await AnswerMatch(LLMAnswers(model)).score(await play(MD, OracleAgent(), task_index))
     task = MD.tasks()[task_index]
-    questions = [g for g, turn in enumerate(task.turns) if turn.gold_answer]
-    assert score.value == 1.0 and [g for g, v in enumerate(score.per_turn) if v is not None] == questions
-    assert len(asked) == len(questions) and task.turns[questions[0]].gold_answer in asked[0]
+    questions = [g for g, turn in enumerate(task.goals) if turn.gold_answer]
+    assert score.value == 1.0 and [g for g, v in enumerate(score.per_goal) if v is not None] == questions
+    assert len(asked) == len(questions) and task.goals[questions[0]].gold_answer in asked[0]
     assert score.details["reasons"][str(questions[0])] == "same price"
 
 
@@ -104,7 +104,7 @@ async def test_an_llm_answer_judge_reads_the_question_the_gold_and_the_reply() -
 async def test_an_embedding_answer_judge_passes_the_gold_and_fails_a_refusal() -> None:
     if _SKIP is not None:
         pytest.skip(_SKIP)
-    task_index = next(i for i, t in enumerate(MD.tasks()) if any(turn.gold_answer for turn in t.turns))
+    task_index = next(i for i, t in enumerate(MD.tasks()) if any(turn.gold_answer for turn in t.goals))
     rater = EmbeddingAnswers(Embedder(), threshold=0.7)
     right = await AnswerMatch(rater).score(await play(MD, OracleAgent(), task_index))  # replies with the gold answer
     wrong = await AnswerMatch(rater).score(await play(MD, NullAgent(), task_index))  # declines every goal

@@ -89,7 +89,7 @@ async def test_the_oracle_matches_the_gold_state_on_every_goal() -> None:
         result = await play(OracleAgent(), setup=setup)  # type: ignore[arg-type]
         assert [s.goal for s in result.goal_states] == [0, 1, 2, 3]
         score = await StateMatch().score(result)
-        assert score.value == 1.0 and score.per_turn == [1.0, 1.0, 1.0, 1.0], (setup, score.errors)
+        assert score.value == 1.0 and score.per_goal == [1.0, 1.0, 1.0, 1.0], (setup, score.errors)
         assert score.details["end_match"] is True and score.details["collateral"] == 0
 
 
@@ -98,8 +98,8 @@ async def test_an_extra_lookup_never_counts_but_an_extra_write_is_collateral_dam
     assert looked.value == 1.0  # a state hash of the call log would have failed it
     write = ToolCall(id="", name="set_power", arguments={"device_id": "kitchen_coffee_maker", "on": True})
     damaged = await StateMatch().score(await play(OracleThen(write)))
-    assert damaged.per_turn[0] == 0.0 and damaged.per_turn[1:] == [1.0, 1.0, 1.0]
-    assert "turn0:state:collateral" in damaged.errors
+    assert damaged.per_goal[0] == 0.0 and damaged.per_goal[1:] == [1.0, 1.0, 1.0]
+    assert "goal0:state:collateral" in damaged.errors
     assert damaged.details["goals"]["0"] == {"collateral": ["devices/kitchen_coffee_maker.power"]}
     assert damaged.details["end_match"] is False
     assert damaged.details["collateral_paths"] == ["devices/kitchen_coffee_maker.power"]
@@ -109,9 +109,9 @@ async def test_an_agent_that_does_nothing_misses_the_changes_but_state_is_what_i
     from sim.agents.baselines import NullAgent
 
     score = await StateMatch().score(await play(NullAgent()))
-    assert score.per_turn[:3] == [0.0, 0.0, 0.0] and "turn0:state:missing_change" in score.errors
+    assert score.per_goal[:3] == [0.0, 0.0, 0.0] and "goal0:state:missing_change" in score.errors
     # The last goal turns the light off again: a light never turned on is off, as the gold leaves it.
-    assert score.per_turn[3] == 1.0 and score.details["end_match"] is False
+    assert score.per_goal[3] == 1.0 and score.details["end_match"] is False
 
 
 async def test_the_naive_agent_is_judged_on_the_multidomain_world_too() -> None:
@@ -142,7 +142,7 @@ def test_a_deleted_row_is_a_change_the_judge_sees() -> None:
 async def test_a_deletion_in_the_multidomain_world_reaches_the_trace_and_the_verdict() -> None:
     pack = load_world("multidomain")
     task = next(
-        t for t in pack.tasks() for turn in t.turns for c in turn.gold if c.name.startswith(("delete", "remove"))
+        t for t in pack.tasks() for turn in t.goals for c in turn.gold if c.name.startswith(("delete", "remove"))
     )
     oracle = await play(OracleAgent(), task_index=pack.tasks().index(task), pack=pack)
     deleted = [p for s in oracle.goal_states for p, v in s.gold_after.items() if v == ABSENT]  # type: ignore[union-attr]
@@ -151,7 +151,7 @@ async def test_a_deletion_in_the_multidomain_world_reaches_the_trace_and_the_ver
     from sim.agents.baselines import NullAgent
 
     idle = await StateMatch().score(await play(NullAgent(), task_index=pack.tasks().index(task), pack=pack))
-    assert "turn" in " ".join(idle.errors) and any(
+    assert "goal" in " ".join(idle.errors) and any(
         deleted[0] in paths for g in idle.details["goals"].values() for paths in g.values()
     )
 
@@ -181,7 +181,7 @@ async def test_stored_states_are_cut_to_the_judged_paths_without_changing_a_verd
                 )
                 score = await StateMatch().score(result)
                 size = len(json.dumps([s.model_dump() for s in result.goal_states]))
-                out.append((score.value, score.per_turn, score.errors, size))
+                out.append((score.value, score.per_goal, score.errors, size))
         return out
 
     assert stressors

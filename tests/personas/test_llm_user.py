@@ -116,7 +116,7 @@ def user_faults(result: EpisodeResult) -> list[str]:
 async def test_a_normal_conversation_walks_every_goal_and_ends_with_the_tool() -> None:
     result, model = await play(cooperative)
     said = user_messages(result)
-    assert [ev.content for ev in said] == [t.user.explicit for t in TASK.turns]
+    assert [ev.content for ev in said] == [t.user.explicit for t in TASK.goals]
     assert [ev.goal for ev in said] == [0, 1, 2, 3]
     assert result.termination == "completed" and result.goals_played == 4 and user_faults(result) == []
     assert result.usage_by_role["user"].requests == len(model.seen)
@@ -157,7 +157,7 @@ async def test_ending_right_after_the_agent_only_offered_is_premature() -> None:
             return "Yes, please go ahead."
         return ("tool", "end_conversation")
 
-    one_goal = TASK.model_copy(update={"turns": TASK.turns[-1:]})
+    one_goal = TASK.model_copy(update={"goals": TASK.goals[-1:]})
     model = UserModel(agrees_and_leaves)
     gateway = Gateway()
     gateway.register(MODEL, PydanticAITransport(FunctionModel(model)))
@@ -188,7 +188,7 @@ async def test_an_assistant_like_message_is_caught_and_retried() -> None:
 
     result, _ = await play(confused)
     assert user_faults(result) == ["user:assistant_like"]
-    assert user_messages(result)[0].content == TASK.turns[0].user.explicit
+    assert user_messages(result)[0].content == TASK.goals[0].user.explicit
     faults = [ev for ev in result.events if ev.kind == "error"]
     assert all(ev.fault == "user" for ev in faults)  # never filed as the agent's
 
@@ -249,7 +249,7 @@ async def test_a_question_it_cannot_answer_gets_no_invented_fact() -> None:
 async def test_a_model_that_keeps_slipping_gives_way_to_the_scripted_wording() -> None:
     result, _ = await play(lambda seen: "How can I help you today?")
     said = user_messages(result)
-    assert said[0].content == TASK.turns[0].user.explicit  # the scripted dialogue's wording
+    assert said[0].content == TASK.goals[0].user.explicit  # the scripted dialogue's wording
     codes = user_faults(result)
     assert codes[:4] == ["user:assistant_like"] * 3 + ["user:slip_unrecovered"]
     assert result.termination == "completed" and result.goals_played == 4

@@ -79,7 +79,7 @@ async def test_a_change_of_mind_supersedes_the_calls_made_on_the_first_value() -
             self, history: Sequence[Event], tools: Sequence[ToolSpec], instructions: str, runtime: AgentRuntime
         ) -> str:
             text = next(ev.content or "" for ev in reversed(history) if ev.kind == "user_message")
-            gold = runtime.task.turns[runtime.goal].gold
+            gold = runtime.task.goals[runtime.goal].gold
             for step, g in enumerate(gold, 1):
                 args = dict(g.arguments)
                 if "level" in args and "%" in text:
@@ -143,7 +143,7 @@ async def test_styles_compose_and_the_same_seed_gives_the_same_messages() -> Non
     assert [ev.content for ev in said(a)] == [ev.content for ev in said(b)]
     assert said(a)[1].content is not None and "blue" in said(a)[1].content and "ceiling" not in said(a)[1].content
     paraphrased = await play("scripted:paraphrased")
-    assert said(paraphrased)[0].content == TASK.turns[0].user.paraphrases[0]
+    assert said(paraphrased)[0].content == TASK.goals[0].user.paraphrases[0]
 
 
 def test_terse_keeps_every_value() -> None:
@@ -155,9 +155,9 @@ def test_terse_keeps_every_value() -> None:
 
 
 def test_value_spans_find_numbers_with_units_and_text_values() -> None:
-    spans = value_spans(TASK.turns[0], TASK.turns[0].user.explicit)
+    spans = value_spans(TASK.goals[0], TASK.goals[0].user.explicit)
     assert [(s.param, s.said, s.unit) for s in spans] == [("level", "50", "%")]
-    blue = value_spans(TASK.turns[1], TASK.turns[1].user.explicit)
+    blue = value_spans(TASK.goals[1], TASK.goals[1].user.explicit)
     assert [(s.param, s.said) for s in blue] == [("color", "blue")]
 
 
@@ -226,16 +226,16 @@ def test_terse_leaves_quoted_text_alone() -> None:
 
 
 def test_two_parameters_with_one_value_take_different_places() -> None:
-    from sim.core import GoldCall, Turn, UserIntent
+    from sim.core import Goal, GoldCall, UserIntent
 
-    turn = Turn(
+    turn = Goal(
         user=UserIntent(explicit="Book a table for 5 people and show the forecast for the next 5 days."),
         gold=[GoldCall(name="book", arguments={"party_size": 5}), GoldCall(name="forecast", arguments={"days": 5})],
     )
     spans = value_spans(turn, turn.user.explicit)
     text = turn.user.explicit
     assert [(s.param, s.start) for s in spans] == [("party_size", text.index("5")), ("days", text.rindex("5"))]
-    task = TASK.model_copy(update={"id": "two-fives", "turns": [turn]})
+    task = TASK.model_copy(update={"id": "two-fives", "goals": [turn]})
     from personas.dialogue import GoalDialogue
 
     for seed in range(6):

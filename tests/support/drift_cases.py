@@ -79,11 +79,11 @@ def case(world: str, name: str) -> Case | None:
     s = row(name)
     for task in tasks(world):
         stressed = build(s).on_task(task)
-        for t, (turn, new_turn) in enumerate(zip(task.turns, stressed.turns, strict=True)):
+        for t, (turn, new_turn) in enumerate(zip(task.goals, stressed.goals, strict=True)):
             for path, new_path in zip(turn.paths(), new_turn.paths(), strict=True):
                 for i, (old, new) in enumerate(zip(path, new_path, strict=True)):
                     if old != new:
-                        prefix = tuple(c for earlier in task.turns[:t] for c in earlier.gold) + tuple(path[:i])
+                        prefix = tuple(c for earlier in task.goals[:t] for c in earlier.gold) + tuple(path[:i])
                         return Case(world, s, task, prefix, old, new, t)
     return None
 

@@ -10,19 +10,19 @@ from judges.metrics import EpisodeOutline, summarize
 from sim.core import (
     EpisodeResult,
     Event,
+    Goal,
     GoldCall,
     Score,
     Task,
     TerminationReason,
     ToolCall,
     ToolResult,
-    Turn,
     UserIntent,
 )
 
 
 def result(i: int) -> EpisodeResult:
-    task = Task(id=f"t{i}", world="w", turns=[Turn(user=UserIntent(explicit="hi"), gold=[GoldCall(name="f")])])
+    task = Task(id=f"t{i}", world="w", goals=[Goal(user=UserIntent(explicit="hi"), gold=[GoldCall(name="f")])])
     return EpisodeResult(
         episode_id=f"t{i}#0", task_id=f"t{i}", trial=0, seed=i, world="w", agent="a", user="u", task=task, tools=[]
     )
@@ -32,10 +32,10 @@ def disk_full(fd: int, data: bytes) -> None:
     raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
 
-SOLVE = Turn(user=UserIntent(explicit="x"), gold=[])
+SOLVE = Goal(user=UserIntent(explicit="x"), gold=[])
 
 
-DECLINE = Turn(user=UserIntent(explicit="y"), gold=[], outcome="decline")
+DECLINE = Goal(user=UserIntent(explicit="y"), gold=[], outcome="decline")
 
 
 def result_event(turn: int, status: str, replayed: bool = False) -> Event:
@@ -48,7 +48,7 @@ def result_event(turn: int, status: str, replayed: bool = False) -> Event:
 def ep(
     task: str,
     trial: int,
-    turns: list[Turn],
+    turns: list[Goal],
     events: list[Event] | None = None,
     termination: TerminationReason = "completed",
 ) -> EpisodeResult:
@@ -60,7 +60,7 @@ def ep(
         world="w",
         agent="a",
         user="u",
-        task=Task(id=task, world="w", turns=turns),
+        task=Task(id=task, world="w", goals=turns),
         tools=[],
         events=events or [],
         termination=termination,

@@ -17,7 +17,7 @@ from worlds.sql.world import SqlPack
 def replay(world: Any, task: Task) -> list[Any]:
     """Every gold call of the task on ``world``; each must succeed."""
     contents = []
-    for n, gold in enumerate(task.turns[0].gold):
+    for n, gold in enumerate(task.goals[0].gold):
         result = asyncio.run(world.call(ToolCall(id=f"c{n}", name=gold.name, arguments=dict(gold.arguments))))
         assert result.status == "success", (task.id, gold, result.content)
         contents.append(result.content)
@@ -31,8 +31,8 @@ def chain_rows(pack: SqlPack | SlotPack, task: Task) -> list[tuple[Any, ...]]:
     if isinstance(world, SlotWorld):
         assert isinstance(pack, SlotPack)
         return list(pack.runtime.result(world.last()).rows)
-    getters = [c for g, c in zip(task.turns[0].gold, contents, strict=True) if g.role == "core"]
-    if task.turns[0].gold[-1].name.startswith("count_keys"):
+    getters = [c for g, c in zip(task.goals[0].gold, contents, strict=True) if g.role == "core"]
+    if task.goals[0].gold[-1].name.startswith("count_keys"):
         return [(getters[-1][0]["count"],)]
     return list(zip(*([list(r.values())[1] for r in content] for content in getters), strict=True))
 

@@ -7,6 +7,7 @@ from typing import Any
 from sim.core import (
     EpisodeResult,
     Event,
+    Goal,
     GoldCall,
     Task,
     TerminationReason,
@@ -14,19 +15,18 @@ from sim.core import (
     ToolResult,
     ToolSpec,
     ToolStatus,
-    Turn,
     UserIntent,
 )
 
 AgentCall = tuple[str, dict[str, Any], ToolStatus]
 
 
-def turn(gold: list[GoldCall], alternatives: list[list[GoldCall]] | None = None) -> Turn:
-    return Turn(user=UserIntent(explicit="x"), gold=gold, alternatives=alternatives or [])
+def turn(gold: list[GoldCall], alternatives: list[list[GoldCall]] | None = None) -> Goal:
+    return Goal(user=UserIntent(explicit="x"), gold=gold, alternatives=alternatives or [])
 
 
 def episode(
-    turns: list[Turn],
+    turns: list[Goal],
     calls: list[list[AgentCall]],
     tools: list[ToolSpec],
     played: int | None = None,
@@ -47,7 +47,7 @@ def episode(
 
 
 def result(
-    turns: list[Turn],
+    turns: list[Goal],
     events: list[Event],
     tools: list[ToolSpec] | None = None,
     played: int | None = None,
@@ -62,7 +62,7 @@ def result(
         world="w",
         agent="a",
         user="u",
-        task=Task(id="t", world="w", turns=turns),
+        task=Task(id="t", world="w", goals=turns),
         tools=tools or [],
         events=events,
         turns_played=len(turns) if played is None else played,

@@ -18,7 +18,7 @@ def check_tasks_static(tasks: Sequence[Task], world: str, checkers: Mapping[str,
         seen.add(task.id)
         if task.world != world:
             raise ValueError(f"task {task.id}: world is '{task.world}', not '{world}'")
-        for t, turn in enumerate(task.turns):
+        for t, turn in enumerate(task.goals):
             for p, path in enumerate(turn.paths()):
                 for c, call in enumerate(path):
                     where = f"task {task.id}: turns.{t} path {p} call {c} ({call.name})"

@@ -53,7 +53,7 @@ def augment_tasks(
                 outcome = verify_question(
                     replace(question, question=text), db, library, world, {lit.slot: value}, task_id
                 )
-                if isinstance(outcome, Rejection) or not outcome.task.turns[0].answer:
+                if isinstance(outcome, Rejection) or not outcome.task.goals[0].answer:
                     continue
                 note = f" (augmented: {lit.value!r} -> {value!r})"
                 update = {"tags": [*outcome.task.tags, "augmented"], "description": outcome.task.description + note}

@@ -40,8 +40,8 @@ def obfuscate(
 
 def _rename(task: Task, names: dict[str, tuple[str, dict[str, str]]]) -> Task:
     data = task.model_dump(mode="json")
-    for turn in data["turns"]:
-        for path in [turn["gold"], *turn["alternatives"]]:
+    for goal in data["goals"]:
+        for path in [goal["gold"], *goal["alternatives"]]:
             for call in path:
                 name, arguments = names[call["name"]]
                 call["name"] = name

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from sim.core import GoldCall, Task, Turn, UserIntent
+from sim.core import Goal, GoldCall, Task, UserIntent
 from worlds.sql.execute import QueryError, run_query
 from worlds.sql.formats import Question, SourceFormat
 from worlds.sql.literals import GenerateError, parse
@@ -83,11 +83,11 @@ def _rejection(question: Question, reason: str, detail: str) -> Rejection:
 
 def _task(question: Question, gold: list[GoldCall], answer: object, options: ImportOptions) -> Task:
     text = question.question if not question.evidence else f"{question.question} (Note: {question.evidence})"
-    turn = Turn(user=UserIntent(explicit=text), gold=gold, answer=answer, gold_answer=answer_text(answer))
+    turn = Goal(user=UserIntent(explicit=text), gold=gold, answer=answer, gold_answer=answer_text(answer))
     return Task(
         id=f"{question.db_id}_{question.index:04d}",
         world=options.world,
         description=f"Text-to-SQL question {question.index} on {question.db_id} ({options.style}): {question.sql}",
         tags=["sql", question.db_id, f"style:{options.style}"],
-        turns=[turn],
+        goals=[turn],
     )

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sim.core import GoldCall, Task, Turn, UserIntent
+from sim.core import Goal, GoldCall, Task, UserIntent
 from worlds.sql.execute import QueryError, QueryResult, read_schema, results_equal, run_query
 from worlds.sql.formats import Question
 from worlds.sql.functions import FunctionLibrary, build_function, outputs
@@ -111,7 +111,7 @@ def verify_question(
     gold = [[GoldCall(name=library.add(f).name, arguments=a, role=r) for f, a, r in path] for path in paths]
     text = question.question if not question.evidence else f"{question.question} (Note: {question.evidence})"
     answer = answer_value(expected)
-    turn = Turn(
+    turn = Goal(
         user=UserIntent(explicit=text),
         gold=gold[0],
         alternatives=gold[1:],
@@ -124,7 +124,7 @@ def verify_question(
         world=world,
         description=f"Text-to-SQL question {question.index} on {question.db_id}: {question.sql}",
         tags=tags,
-        turns=[turn],
+        goals=[turn],
     )
     return Verified(task=task, split=len(gold) > 1, template=template)
 

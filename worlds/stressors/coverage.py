@@ -7,18 +7,18 @@ from worlds.stressors.catalog import stressor_class
 from worlds.stressors.scenario import Scenario
 
 
-def affected_turns(task: Task, scenario: Scenario | None) -> list[int]:
+def affected_goals(task: Task, scenario: Scenario | None) -> list[int]:
     """Turns any of whose gold paths calls one of the scenario's tools (every turn for a '*' scenario), unless its
-    type knows better (a classmethod ``affected_turns(task, scenario)``: the turns an outage or a missing function
-    picks for this task; a drift row's turns from its ``from_turn``, an auto one's only for the tool it picks). An
+    type knows better (a classmethod ``affected_goals(task, scenario)``: the turns an outage or a missing function
+    picks for this task; a drift row's goals from its ``from_goal``, an auto one's only for the tool it picks). An
     unknown scenario (a variant no row names any more) touches nothing."""
     if scenario is None:
         return []
-    own = getattr(stressor_class(scenario.type), "affected_turns", None)
+    own = getattr(stressor_class(scenario.type), "affected_goals", None)
     if own is not None:
         return list(own(task, scenario))
     turns = []
-    for t, turn in enumerate(task.turns):
+    for t, turn in enumerate(task.goals):
         names = {call.name for path in turn.paths() for call in path}
         if "*" in scenario.tools or names & set(scenario.tools):
             turns.append(t)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 
-from sim.core import GoldCall, Task, Turn
+from sim.core import Goal, GoldCall, Task
 
 
 def uses(paths: list[list[GoldCall]], names: Collection[str]) -> bool:
@@ -12,7 +12,7 @@ def uses(paths: list[list[GoldCall]], names: Collection[str]) -> bool:
     return any(c.name in names for path in paths for c in path)
 
 
-def declined(turn: Turn, reply: str, criteria: Sequence[str] = ()) -> Turn:
+def declined(turn: Goal, reply: str, criteria: Sequence[str] = ()) -> Goal:
     """The turn as a decline turn: nothing that acts is right; ``reply`` is a good answer, ``criteria`` what the
     error-handling judge checks in the agent's."""
     return turn.model_copy(
@@ -31,8 +31,8 @@ def without_paths_through(
     task: Task, start: int, names: Collection[str], reply: str, criteria: Sequence[str] = ()
 ) -> Task:
     """From turn ``start`` on, solution paths through any of ``names`` dropped; a turn left with none declines."""
-    turns = list(task.turns[:start])
-    for turn in task.turns[start:]:
+    turns = list(task.goals[:start])
+    for turn in task.goals[start:]:
         paths = turn.paths()
         alive = [p for p in paths if not uses([p], names)]
         if len(alive) == len(paths):
@@ -41,4 +41,4 @@ def without_paths_through(
             turns.append(turn.model_copy(update={"gold": alive[0], "alternatives": alive[1:]}))
         else:
             turns.append(declined(turn, reply, criteria))
-    return task.model_copy(update={"turns": turns})
+    return task.model_copy(update={"goals": turns})

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sim.core import ChatMessage, ModelRequest, Task, Turn
+from sim.core import ChatMessage, Goal, ModelRequest, Task
 from sim.core.files import write_text_atomic
 from worlds.stressors.protect import protected_spans, turn_values, usable
 
@@ -48,7 +48,7 @@ def load_written(path: Path) -> Written:
     return written
 
 
-def paraphrase_request(model: str, turn: Turn, per_turn: int, seed: int) -> ModelRequest:
+def paraphrase_request(model: str, turn: Goal, per_turn: int, seed: int) -> ModelRequest:
     keep = protected_spans(turn.user.explicit, turn_values(turn))
     text = (
         f"Rewrite this request to an assistant in {per_turn} different ways, as different users would say it. "
@@ -97,7 +97,7 @@ async def write_paraphrases(
     """Ask for ``per_turn`` rewordings of every turn; keep the ones that keep every value."""
     report = ParaphraseReport()
     for task in tasks:
-        for index, turn in enumerate(task.turns):
+        for index, turn in enumerate(task.goals):
             report.asked += 1
             reply = await complete(paraphrase_request(model, turn, per_turn, seed))
             if reply is None:

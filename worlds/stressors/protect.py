@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
-from sim.core import Turn
+from sim.core import Goal
 
 Mask = list[bool]
 """One flag per character of the original text: True where no operator may change it."""
@@ -65,7 +65,7 @@ def protected_mask(text: str, values: list[str]) -> Mask:
     return mask
 
 
-def turn_values(turn: Turn) -> list[str]:
+def turn_values(turn: Goal) -> list[str]:
     """What no rewording of the turn may change: its gold argument values and the name it refers to."""
     values = [v for path in turn.paths() for call in path for v in values_in(call.arguments)]
     if turn.user.refers_to:
@@ -94,7 +94,7 @@ def keeps_values(original: str, candidate: str, values: list[str]) -> bool:
     )
 
 
-def usable(turn: Turn, candidates: Iterable[str]) -> list[str]:
+def usable(turn: Goal, candidates: Iterable[str]) -> list[str]:
     """The candidates that keep every protected span of the turn's explicit request."""
     values = turn_values(turn)
     return [c for c in candidates if keeps_values(turn.user.explicit, c, values)]

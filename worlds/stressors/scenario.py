@@ -57,6 +57,15 @@ WHOLE_TASK_TYPES = frozenset({"perturb", "expand", "missing", "outage", "search"
 to particular tools."""
 
 
+OLD_PARAM_NAMES = {"from_turn": "from_goal"}
+"""Parameters renamed since scenario rows and overrides were first written: old name -> new name."""
+
+
+def renamed_params(params: dict[str, Any]) -> dict[str, Any]:
+    """``params`` with old parameter names (drift's ``from_turn``, a goal index) under their new ones."""
+    return {OLD_PARAM_NAMES.get(k, k): v for k, v in params.items()}
+
+
 class Scenario(Frozen):
     name: str = Field(pattern=r"^[a-z]+\.[a-z0-9_]+$", description="Stable dotted name: '<type>.<slug>'.")
     type: ComplexityType
@@ -68,6 +77,13 @@ class Scenario(Frozen):
         default=None, description="Errors: the valid way to handle it (an approach, not a script)."
     )
     criteria: list[str] = Field(default_factory=list, description="Errors: what the error-handling judge checks.")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _new_param_names(cls, data: Any) -> Any:
+        if isinstance(data, dict) and isinstance(params := data.get("params"), dict):
+            return {**data, "params": renamed_params(params)}
+        return data
 
     @model_validator(mode="after")
     def _consistent(self) -> Scenario:
@@ -88,7 +104,7 @@ class ScenarioStressor:
     def __init__(self, scenario: Scenario, seed: int, overrides: dict[str, Any] | None = None) -> None:
         self.scenario = scenario
         self.name = scenario.name
-        self.params: dict[str, Any] = {**scenario.params, **(overrides or {})}
+        self.params: dict[str, Any] = {**scenario.params, **renamed_params(overrides or {})}
         self.probability = float(self.params.pop("rate", scenario.probability))
         self.tools = frozenset(scenario.tools)
         self.rng = random.Random(f"{scenario.name}:{seed}")

@@ -28,7 +28,7 @@ def task() -> Task:
 def native_script(t: Task) -> list[dict[str, Any]]:
     """One tool call per step along each turn's gold path, then a text reply."""
     steps: list[dict[str, Any]] = []
-    for turn in t.turns:
+    for turn in t.goals:
         steps += [{"tool_calls": [{"name": c.name, "arguments": c.arguments}]} for c in turn.gold]
         steps.append({"text": turn.gold_answer or "Done."})
     return steps
@@ -36,8 +36,8 @@ def native_script(t: Task) -> list[dict[str, Any]]:
 
 def react_script(t: Task, garble_last_turn: bool) -> list[dict[str, Any]]:
     steps: list[dict[str, Any]] = []
-    for i, turn in enumerate(t.turns):
-        if garble_last_turn and i == len(t.turns) - 1:
+    for i, turn in enumerate(t.goals):
+        if garble_last_turn and i == len(t.goals) - 1:
             # Unparseable: fed back to the model and recorded as an agent fault. Failed parses are left out of
             # later turns' history, so it goes in the last turn, where no later script position depends on it.
             steps.append({"text": "Sure! I will take care of the lights for you. Action: ???"})
@@ -127,5 +127,5 @@ async def test_step_limit_is_an_agent_fault_not_a_failure(tmp_path: Path, agent:
         store, summary = await execute(cfg)
     ep = store.episodes()[0]
     assert ep.termination == "completed"
-    assert [c for _, c in codes(ep)].count("agent:step_limit") == len(task().turns)
+    assert [c for _, c in codes(ep)].count("agent:step_limit") == len(task().goals)
     assert summary["core_api_accuracy"] == 0.0 and summary["failed_episodes"] == 0

@@ -214,7 +214,7 @@ TASK: Task = next(t for t in PACK.tasks() if t.id == "sh-001")
 def tags_script(task: Task) -> list[str]:
     """The gold path in the tag protocol; the first call of the first turn also says <End of Turn> (mixed)."""
     replies: list[str] = []
-    for i, turn in enumerate(task.turns):
+    for i, turn in enumerate(task.goals):
         for j, c in enumerate(turn.gold):
             mixed = " All set! <End of Turn>" if (i, j) == (0, 0) else ""
             replies.append(f"I will call {c.name}.\n" + tag({"api": c.name, "params": c.arguments}) + mixed)
@@ -255,13 +255,13 @@ async def test_a_tags_agent_solves_a_smart_home_task_in_process() -> None:
     assert after_mixed.startswith(tag_protocol.MIXED_NOTE) and "<API_RESULT>" in after_mixed
     # The turn did not end at the mixed reply: the second gold call followed in the same turn.
     turn0 = [e.call.name for e in result.events if e.kind == "tool_call" and e.turn == 0 and e.call]
-    assert turn0 == [c.name for c in TASK.turns[0].gold]
+    assert turn0 == [c.name for c in TASK.goals[0].gold]
 
 
 async def test_under_react_a_template_end_token_after_an_action_is_no_fault() -> None:
     """Gemma-style templates end every reply with <end_of_turn>; the ReAct prompt never taught it."""
     replies = []
-    for turn in TASK.turns:
+    for turn in TASK.goals:
         for c in turn.gold:
             replies.append(f"Thought: go\nAction: {c.name}\nAction Input: {json.dumps(c.arguments)}<end_of_turn>")
         replies.append("Final Answer: Done.")

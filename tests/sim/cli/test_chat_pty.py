@@ -65,7 +65,7 @@ def test_a_person_plays_two_goals_against_the_oracle_and_the_episode_is_saved_an
     assert episode["user"] == "human" and episode["goals_played"] == 2
     scores = {s["judge"]: s for s in map(json.loads, (run / "scores.jsonl").read_text().splitlines())}
     core = scores["core_api_accuracy"]
-    assert core["per_turn"][:2] == [1.0, 1.0] and core["value"] == 0.5  # goals 3 and 4 were never played
+    assert core["per_goal"][:2] == [1.0, 1.0] and core["value"] == 0.5  # goals 3 and 4 were never played
 
     rescore = pexpect.run(
         f"{sys.executable} -m sim score {run}", cwd=str(ROOT), withexitstatus=True, encoding="utf-8", timeout=120

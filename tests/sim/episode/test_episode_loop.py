@@ -84,8 +84,8 @@ async def test_concurrent_calls_get_unique_ids_and_contexts() -> None:
     slow = SlowStressor()
     result = await episode(ParallelAgent(), [slow])
     ids = [e.call.id for e in result.events if e.kind == "tool_call"]  # type: ignore[attr-defined]
-    assert len(ids) == len(set(ids)) == 3 * len(TASK.turns)
-    assert sorted(c.call_index for c in slow.contexts) == list(range(3 * len(TASK.turns)))
+    assert len(ids) == len(set(ids)) == 3 * len(TASK.goals)
+    assert sorted(c.call_index for c in slow.contexts) == list(range(3 * len(TASK.goals)))
 
 
 class RateLimitedOnce:
@@ -212,14 +212,14 @@ async def test_toolkits_change_per_turn_and_calls_outside_them_are_refused_unles
     agent = CallsThree()
     result = await episode(agent, [RenamesAndHides()])
     assert "set_color" not in agent.toolsets[0] and all("set_color" in t for t in agent.toolsets[1:])
-    assert result.turn_tools == {0: sorted(agent.toolsets[0], key=[s.name for s in PACK.new_world(0).specs()].index)}  # type: ignore[attr-defined]
+    assert result.goal_tools == {0: sorted(agent.toolsets[0], key=[s.name for s in PACK.new_world(0).specs()].index)}  # type: ignore[attr-defined]
     assert result.tools_at(0) == agent.toolsets[0] and result.tools_at(1) == agent.toolsets[1]  # type: ignore[attr-defined]
     events = result.events  # type: ignore[attr-defined]
     # The renamed lookup is recorded as a lookup: read_only comes from the world's tool it reached.
     fetched = [e for e in events if e.kind == "tool_call" and e.call.name == "fetch_devices"]
-    assert len(fetched) == len(TASK.turns) and all(e.read_only is True for e in fetched)
+    assert len(fetched) == len(TASK.goals) and all(e.read_only is True for e in fetched)
     # Hidden in turn 0 and unknown everywhere: refused before the world, as the agent's fault, not recorded as calls.
     refused = [(e.turn, e.content.split(":")[0]) for e in events if e.code == "agent:unknown_tool"]
-    assert refused == [(0, "set_color")] + [(t, "open_garage") for t in range(len(TASK.turns))]
+    assert refused == [(0, "set_color")] + [(t, "open_garage") for t in range(len(TASK.goals))]
     colored = [e for e in events if e.kind == "tool_call" and e.call.name == "set_color"]
     assert colored and all(e.turn > 0 for e in colored)

@@ -10,12 +10,12 @@ from judges.arg_match import ArgMatcher
 from judges.call_f1 import CallF1
 from judges.completion import Completion
 from judges.metrics import summarize
-from sim.core import Event, GoldCall, ToolSpec, Turn, UserIntent
+from sim.core import Event, Goal, GoldCall, ToolSpec, UserIntent
 from sim.report.terminal import render
 from tests.support import traces
 from tests.support.episodes import both, ep, score
 
-ANSWER = Turn(user=UserIntent(explicit="how many?"), gold=[], answer=[{"count(*)": 3}], gold_answer="3")
+ANSWER = Goal(user=UserIntent(explicit="how many?"), gold=[], answer=[{"count(*)": 3}], gold_answer="3")
 
 
 def with_reply(e: Any, reply: str, turn: int = 0) -> Any:
@@ -74,5 +74,5 @@ async def test_the_report_shows_completion_when_present() -> None:
     render(summarize([right], [await Completion().score(right)]), console)
     assert "completion (exact answer)" in console.export_text()
     console = Console(record=True, width=160)
-    render(summarize([ep("t1", 0, [Turn(user=UserIntent(explicit="x"), gold=[])])], []), console)
+    render(summarize([ep("t1", 0, [Goal(user=UserIntent(explicit="x"), gold=[])])], []), console)
     assert "completion" not in console.export_text()

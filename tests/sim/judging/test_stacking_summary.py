@@ -23,18 +23,18 @@ def test_goals_are_grouped_by_the_scenarios_that_fired_on_them(tmp_path: Path) -
     summary = run(tmp_path, "stacked", "--stressors", "spec,exec")
     rows = summary["stacking"]["by_fired"]  # type: ignore[index]
     expected: dict[str, list[float]] = defaultdict(lambda: [0.0, 0])
-    per_turn = {}
+    per_goal = {}
     for line in (tmp_path / "stacked" / "scores.jsonl").read_text().splitlines():
         score = json.loads(line)
         if score["judge"] == "core_api_accuracy":
-            per_turn[score["episode_id"]] = score["per_turn"]
+            per_goal[score["episode_id"]] = score["per_goal"]
     for line in (tmp_path / "stacked" / "episodes.jsonl").read_text().splitlines():
         episode = json.loads(line)
         fired: dict[int, set[str]] = defaultdict(set)
         for ev in episode["events"]:
             if ev["kind"] == "tool_result" and not ev.get("replayed"):
                 fired[ev["goal"]].update(ev.get("scenarios") or [])
-        for goal, value in enumerate(per_turn[episode["episode_id"]]):
+        for goal, value in enumerate(per_goal[episode["episode_id"]]):
             if value is not None:
                 n = len(fired[goal])
                 key = "3+" if n >= 3 else str(n)

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from judges.metrics import EpisodeOutline, pass_hat_k, summarize, wilson
-from sim.core import EpisodeResult, Event, Score, Task, ToolCall, ToolResult, Turn, Usage, UserIntent
+from sim.core import EpisodeResult, Event, Goal, Score, Task, ToolCall, ToolResult, Usage, UserIntent
 from sim.judging.judge_set import run_summary
 from sim.store.run_store import EPISODES, SCORES, RunStore
 
@@ -28,7 +28,7 @@ def reference_summarize(
     failed = [e for e in episodes if e.failed]
     scored = [e for e in episodes if not e.failed]
     accuracy = by_judge["core_api_accuracy"]
-    turns = [v for e in scored if e.episode_id in accuracy for v in accuracy[e.episode_id].per_turn if v is not None]
+    turns = [v for e in scored if e.episode_id in accuracy for v in accuracy[e.episode_id].per_goal if v is not None]
     success_by_task: dict[str, list[float]] = defaultdict(list)
     for e in scored:
         verdict = by_judge["conversation_success"].get(e.episode_id)
@@ -91,7 +91,7 @@ def _usage(rng: random.Random) -> Usage:
 
 def random_run(seed: int, n: int) -> tuple[list[EpisodeResult], list[Score]]:
     rng = random.Random(seed)
-    task = Task(id="t", world="w", turns=[Turn(user=UserIntent(explicit="x"), gold=[])])
+    task = Task(id="t", world="w", goals=[Goal(user=UserIntent(explicit="x"), gold=[])])
     episodes, scores = [], []
     for i in range(n):
         task_id, trial = f"t{i % 7}", i // 7
@@ -120,11 +120,11 @@ def random_run(seed: int, n: int) -> tuple[list[EpisodeResult], list[Score]]:
         for _ in range(rng.choice([0, 1, 1, 1, 2])):  # none, one verdict set, or a re-score later
             ident = {"episode_id": e.episode_id, "task_id": task_id, "trial": trial}
             fault = rng.random() < 0.15
-            per_turn = [rng.choice([0.0, 1.0, None]) for _ in range(rng.randint(0, 4))]
+            per_goal = [rng.choice([0.0, 1.0, None]) for _ in range(rng.randint(0, 4))]
             scores.append(
                 Score(**ident, judge="core_api_accuracy", value=None, errors=["judge:RuntimeError"])
                 if fault
-                else Score(**ident, judge="core_api_accuracy", value=0.5, per_turn=per_turn)
+                else Score(**ident, judge="core_api_accuracy", value=0.5, per_goal=per_goal)
             )
             value = None if rng.random() < 0.1 else float(rng.random() < 0.6)
             scores.append(Score(**ident, judge="conversation_success", value=value))
@@ -182,7 +182,7 @@ def write_big_store(root: Path, n: int, events: int) -> int:
         world="w",
         agent="a",
         user="u",
-        task=Task(id="t", world="w", turns=[Turn(user=UserIntent(explicit="x"), gold=[])]),
+        task=Task(id="t", world="w", goals=[Goal(user=UserIntent(explicit="x"), gold=[])]),
         tools=[],
         events=[
             Event(kind="tool_result", turn=0, step=k, call=call, result=ToolResult(call_id="c", status="success"))
@@ -195,7 +195,7 @@ def write_big_store(root: Path, n: int, events: int) -> int:
             task, ident = f"t{i % 10}", f"t{i % 10}#{i // 10}"
             ep.write(template.replace("@ID@", ident).replace("@TASK@", task) + "\n")
             for judge, value in (("core_api_accuracy", 1.0), ("conversation_success", 1.0)):
-                score = Score(episode_id=ident, task_id=task, trial=i // 10, judge=judge, value=value, per_turn=[1.0])
+                score = Score(episode_id=ident, task_id=task, trial=i // 10, judge=judge, value=value, per_goal=[1.0])
                 sc.write(score.model_copy(update={"judge_config": "s"}).model_dump_json() + "\n")
     del store
     return (root / EPISODES).stat().st_size

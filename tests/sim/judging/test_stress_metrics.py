@@ -30,7 +30,7 @@ def test_per_trial_rates_and_their_spread() -> None:
             e = ep(task, trial, [SOLVE, SOLVE])
             episodes.append(e)
             scores.append(score(e, "conversation_success", success))
-            scores.append(score(e, "core_api_accuracy", success, per_turn=[success, 1.0]))
+            scores.append(score(e, "core_api_accuracy", success, per_goal=[success, 1.0]))
     failed = ep("c", 0, [SOLVE], termination="provider_error")  # never in a trial's rate
     episodes.append(failed)
     summary = both(episodes, scores)
@@ -54,13 +54,13 @@ def test_solvable_pass_rate_leaves_out_tasks_that_test_giving_up() -> None:
     assert summary["solvable_pass_rate_ci95"] is not None
 
 
-def decline_score(e: EpisodeResult, per_turn: list[float | None], to_give_up: int | None, **details: Any) -> Score:
-    values = [v for v in per_turn if v is not None]
+def decline_score(e: EpisodeResult, per_goal: list[float | None], to_give_up: int | None, **details: Any) -> Score:
+    values = [v for v in per_goal if v is not None]
     return score(
         e,
         "decline",
         sum(values) / len(values) if values else None,
-        per_turn=per_turn,
+        per_goal=per_goal,
         details={"turns_to_give_up": to_give_up, "looped_turns": [], "invented_calls": [], **details},
     )
 
@@ -93,11 +93,11 @@ def test_recovery_counts_scored_turns_that_saw_a_failed_result() -> None:
         result_event(4, "timeout"),  # turn 4: not scored by core API accuracy
     ]
     e = ep("a", 0, [SOLVE] * 5, events)
-    core = score(e, "core_api_accuracy", 0.5, per_turn=[1.0, 0.0, 1.0, 0.0, None])
+    core = score(e, "core_api_accuracy", 0.5, per_goal=[1.0, 0.0, 1.0, 0.0, None])
     recovery = both([e], [core])["recovery"]
     assert recovery == {"rate": 0.5, "ci95": recovery["ci95"], "turns_after_failure": 2}
     failed = ep("b", 0, [SOLVE], [result_event(0, "failed")], termination="harness_error")
-    assert both([failed], [score(failed, "core_api_accuracy", 0.0, per_turn=[0.0])])["recovery"]["rate"] is None
+    assert both([failed], [score(failed, "core_api_accuracy", 0.0, per_goal=[0.0])])["recovery"]["rate"] is None
 
 
 def test_failure_stages_are_counted_from_the_newest_verdict() -> None:
@@ -126,7 +126,7 @@ def rendered() -> str:
         episodes.append(e)
         scores += [
             score(e, "conversation_success", 1.0),
-            score(e, "core_api_accuracy", 1.0, per_turn=[1.0, None]),
+            score(e, "core_api_accuracy", 1.0, per_goal=[1.0, None]),
             decline_score(e, [None, 1.0], 1),
             score(e, "failure_stage", None, details={"stages": ["chaining", None]}),
         ]

@@ -37,8 +37,8 @@ async def test_clarification_rewards_asking_and_catches_guessing() -> None:
     asked = await judge_.score(await play(0, "scripted:underspecified", OracleAgent()))
     guessed = await judge_.score(await play(0, "scripted:underspecified", NaiveAgent()))
     plain = await judge_.score(await play(0, "scripted", OracleAgent()))
-    assert asked.value == 1.0 and asked.per_turn == [1.0, 1.0, 1.0, None]  # goal 4 ("turn it off") has no value
-    assert guessed.value == 0.0 and "turn0:clarify:guessed:set_brightness" in guessed.errors
+    assert asked.value == 1.0 and asked.per_goal == [1.0, 1.0, 1.0, None]  # goal 4 ("turn it off") has no value
+    assert guessed.value == 0.0 and "goal0:clarify:guessed:set_brightness" in guessed.errors
     assert plain.value is None
 
 
@@ -51,7 +51,7 @@ class ExplicitOnly:
         self, history: Sequence[Event], tools: Sequence[ToolSpec], instructions: str, runtime: AgentRuntime
     ) -> str:
         said = next(ev.content for ev in reversed(history) if ev.kind == "user_message")
-        if said == runtime.task.turns[runtime.goal].user.explicit:
+        if said == runtime.task.goals[runtime.goal].user.explicit:
             return await OracleAgent().respond(history, tools, instructions, runtime)
         return "Sorry, which device do you mean?"
 
@@ -80,7 +80,7 @@ async def test_the_report_groups_by_user_and_shows_retention_on_coreferential_go
     coref_goals = sum(
         1
         for t in tasks
-        for g, turn in enumerate(t.turns)
+        for g, turn in enumerate(t.goals)
         if g and turn.user.coreferential and any(c.role == "core" for c in turn.gold)  # scored goals only
     )
     retained = summary["explicit_to_coreferential"]

@@ -41,7 +41,7 @@ class WrongOnSecondTurn:
         self, history: Sequence[Event], tools: Sequence[ToolSpec], instructions: str, runtime: AgentRuntime
     ) -> str:
         self.handed.append(list(history))
-        gold = runtime.task.turns[runtime.turn].gold
+        gold = runtime.task.goals[runtime.turn].gold
         if runtime.turn == 1:
             devices = dict.fromkeys(c.arguments["device_id"] for c in gold if "device_id" in c.arguments)
             # Off, or on where the gold itself switches the device off: never the right call.
@@ -78,14 +78,14 @@ async def test_a_mistake_in_turn_two_contaminates_later_turns_only_in_cumulative
     judge = CoreApiAccuracy(ArgMatcher())
     later: dict[Setup, list[float]] = {}
     for setup in SETUPS:
-        per_turn = []
+        per_goal = []
         for i in range(len(PACK.tasks())):
             result = await play(WrongOnSecondTurn(), setup, i)
             assert result.termination == "completed"
             score = await judge.score(result)
-            assert score.per_turn[0] == 1.0 and score.per_turn[1] != 1.0  # the same in both setups
-            per_turn.extend(v for v in score.per_turn[2:] if v is not None)
-        later[setup] = per_turn
+            assert score.per_goal[0] == 1.0 and score.per_goal[1] != 1.0  # the same in both setups
+            per_goal.extend(v for v in score.per_goal[2:] if v is not None)
+        later[setup] = per_goal
     # Isolated: every later turn starts from the gold state, so the gold calls of later turns all succeed.
     assert later["isolated"] == [1.0] * len(later["isolated"])
     # Cumulative: the light switched off in turn 1 of sh-001 refuses its brightness change in turn 2; the
@@ -104,9 +104,9 @@ async def test_isolated_hands_the_gold_history_and_judges_skip_it() -> None:
     assert [e.kind for e in handed].count("user_message") == 3
     assert all(e.replayed for e in handed if e.kind != "user_message")
     calls = [e.call.name for e in handed if e.kind == "tool_call" and e.call]
-    assert calls == [c.name for c in task.turns[0].gold + task.turns[1].gold]  # gold, not its set_power(off)
+    assert calls == [c.name for c in task.goals[0].gold + task.goals[1].gold]  # gold, not its set_power(off)
     replies = [e.content for e in handed if e.kind == "agent_message"]
-    assert replies == [gold_reply(task.turns[0]), gold_reply(task.turns[1])]
+    assert replies == [gold_reply(task.goals[0]), gold_reply(task.goals[1])]
     assert all(e.result and e.result.ok for e in handed if e.kind == "tool_result")  # real results of the replay
     # The agent's own mistake stays in the trace, unmarked.
     own = [e for e in result.events if e.kind == "tool_call" and e.turn == 1 and not e.replayed]
@@ -117,7 +117,7 @@ async def test_isolated_hands_the_gold_history_and_judges_skip_it() -> None:
         update={"events": [e for e in result.events if e.replayed or e.turn != 1 or e.kind == "user_message"]}
     )
     score = await CoreApiAccuracy(ArgMatcher()).score(without_own)
-    assert score.per_turn[1] == 0.0 and "turn1:core:missing:set_color" in score.errors
+    assert score.per_goal[1] == 0.0 and "goal1:core:missing:set_color" in score.errors
 
 
 async def test_cumulative_hands_the_agent_its_own_history() -> None:

@@ -27,7 +27,7 @@ class SkipsSecondTurn:
         self, history: Sequence[Event], tools: Sequence[ToolSpec], instructions: str, runtime: AgentRuntime
     ) -> str:
         if runtime.turn != 1:
-            for step, gold in enumerate(runtime.task.turns[runtime.turn].gold, start=1):
+            for step, gold in enumerate(runtime.task.goals[runtime.turn].gold, start=1):
                 await runtime.call(ToolCall(id="", name=gold.name, arguments=dict(gold.arguments)), step=step)
         return "Done."
 
@@ -41,7 +41,7 @@ async def _later_turn_scores(setup: Setup) -> list[float]:
             spec, PACK, SkipsSecondTurn(), ScriptedUser(), [], Gateway(), EpisodeLimits(), ("a", "u"), setup=setup
         )
         assert result.termination == "completed"
-        scores.extend(v for v in (await judge.score(result)).per_turn[2:] if v is not None)
+        scores.extend(v for v in (await judge.score(result)).per_goal[2:] if v is not None)
     return scores
 
 

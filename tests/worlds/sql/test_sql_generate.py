@@ -102,7 +102,7 @@ def verified(sql: str, db: Database, library: FunctionLibrary | None = None) -> 
 )
 def test_nested_query_gives_three_functions_and_two_disjoint_verified_paths(sql: str, db: Database) -> None:
     library = FunctionLibrary()
-    turn = verified(sql, db, library).task.turns[0]
+    turn = verified(sql, db, library).task.goals[0]
     assert len(turn.gold) == 1 and len(turn.alternatives) == 1
     inner, outer = turn.alternatives[0]
     assert (inner.role, outer.role, turn.gold[0].role) == ("support", "core", "core")
@@ -133,7 +133,7 @@ def test_queries_sharing_a_template_share_one_function(db: Database) -> None:
     library = FunctionLibrary()
     a = verified("SELECT name FROM team WHERE city = 'Leeds'", db, library)
     b = verified("SELECT name FROM team WHERE city = 'York'", db, library)
-    assert a.task.turns[0].gold[0].name == b.task.turns[0].gold[0].name
+    assert a.task.goals[0].gold[0].name == b.task.goals[0].gold[0].name
     assert len(library.functions()) == 1
 
 

@@ -56,8 +56,8 @@ def test_every_kept_answer_is_the_sql_result(world: ImportedWorld) -> None:
         cursor = connections[db_id].execute(item["query"])
         result = QueryResult(tuple(d[0] for d in cursor.description), tuple(map(tuple, cursor.fetchall())))
         expected = rows_of(answer_value(result))
-        assert isinstance(task.turns[0].answer, list)
-        answer = rows_of(task.turns[0].answer)  # record keys follow the function's column names: values compared
+        assert isinstance(task.goals[0].answer, list)
+        answer = rows_of(task.goals[0].answer)  # record keys follow the function's column names: values compared
         if re.search(r"\border\s+by\b", item["query"], re.IGNORECASE):
             assert answer == expected, task.id
         else:
@@ -76,7 +76,7 @@ def test_every_nested_question_has_two_paths_or_a_reason(world: ImportedWorld) -
     split = 0
     for index in nested:
         if index in kept:
-            turn = kept[index].turns[0]
+            turn = kept[index].goals[0]
             assert len(turn.alternatives) == 1, kept[index].id
             names = [turn.gold[0].name] + [c.name for c in turn.alternatives[0]]
             assert len(set(names)) == 3

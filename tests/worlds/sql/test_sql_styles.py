@@ -71,7 +71,7 @@ def test_sel_tools_are_getters_and_selectors_per_table() -> None:
     assert {"get_book_title", "list_book_keys", "select_book_by_genre", "select_book_by_pages_above"} <= names
     assert {"select_book_by_pages_below", "intersect_keys", "count_keys"} <= names
     assert "select_book_by_genre_above" not in names  # comparisons only on numeric columns
-    used = Counter(call.name for task in world.tasks for call in task.turns[0].gold)
+    used = Counter(call.name for task in world.tasks for call in task.goals[0].gold)
     assert used["intersect_keys"] >= 1
 
 

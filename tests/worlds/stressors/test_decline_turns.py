@@ -56,13 +56,13 @@ def _episode_task(world: str, scenario: str, seed: int = 3) -> tuple[Task, list[
         stressed = task
         for s in stressors:
             stressed = s.on_task(stressed)
-        if any(t.outcome == "decline" for t in stressed.turns):
+        if any(t.outcome == "decline" for t in stressed.goals):
             return task, list(stressors)
     raise AssertionError(f"no task of {world} gets a decline turn from {scenario}")
 
 
 def _first_core(runtime: AgentRuntime) -> GoldCall:
-    return next(c for c in runtime.unstressed_task.turns[runtime.turn].gold if c.role == "core")
+    return next(c for c in runtime.unstressed_task.goals[runtime.turn].gold if c.role == "core")
 
 
 class TriesThenGivesUp:
@@ -73,7 +73,7 @@ class TriesThenGivesUp:
     async def respond(
         self, history: Sequence[Event], tools: Sequence[ToolSpec], instructions: str, runtime: AgentRuntime
     ) -> str:
-        turn = runtime.task.turns[runtime.turn]
+        turn = runtime.task.goals[runtime.turn]
         if turn.outcome == "decline":
             first = _first_core(runtime)
             await runtime.call(ToolCall(id="", name=first.name, arguments=dict(first.arguments)), step=1)
@@ -91,7 +91,7 @@ class Loops(TriesThenGivesUp):
     async def respond(
         self, history: Sequence[Event], tools: Sequence[ToolSpec], instructions: str, runtime: AgentRuntime
     ) -> str:
-        if runtime.task.turns[runtime.turn].outcome != "decline":
+        if runtime.task.goals[runtime.turn].outcome != "decline":
             return await super().respond(history, tools, instructions, runtime)
         first = _first_core(runtime)
         for step in range(1, 100):
@@ -108,7 +108,7 @@ class ClaimsSuccess(TriesThenGivesUp):
         self, history: Sequence[Event], tools: Sequence[ToolSpec], instructions: str, runtime: AgentRuntime
     ) -> str:
         reply = await super().respond(history, tools, instructions, runtime)
-        return "All set, done!" if runtime.task.turns[runtime.turn].outcome == "decline" else reply
+        return "All set, done!" if runtime.task.goals[runtime.turn].outcome == "decline" else reply
 
 
 async def _episode(world: str, scenario: str, agent: object) -> EpisodeResult:
@@ -136,7 +136,7 @@ async def test_in_impossible_mode_giving_up_is_right_and_looping_or_claiming_suc
 async def test_a_missing_function_is_refused_as_invented_and_comes_back_next_turn() -> None:
     result = await _episode("multidomain", "missing.until_later", TriesThenGivesUp())
     turn, function = pick(_episode_task("multidomain", "missing.until_later")[0], "until_later") or (None, None)
-    assert turn is not None and result.task.turns[turn].outcome == "decline"
+    assert turn is not None and result.task.goals[turn].outcome == "decline"
     # Its call was refused before the world, as a function the agent does not have, and not recorded as a call.
     faults = [e for e in result.events if e.kind == "error" and e.turn == turn]
     assert [e.code for e in faults] == ["agent:unknown_tool"] and function in (faults[0].content or "")
@@ -144,7 +144,7 @@ async def test_a_missing_function_is_refused_as_invented_and_comes_back_next_tur
     score = await DeclineJudge().score(result)
     assert score.value == 0.0 and score.details["invented_calls"] == [turn]
     # The next turn asks again, and the function is back: the earlier request is part of it and of its gold.
-    again = result.task.turns[turn + 1]
+    again = result.task.goals[turn + 1]
     assert again.user.explicit.startswith("Let's try my earlier request again:")
     assert any(c.name == function for c in again.gold)
     assert any(e.call and e.call.name == function and e.result and e.result.ok for e in result.events)
@@ -154,19 +154,19 @@ def test_the_toolkit_changes_per_turn_and_only_while_the_function_is_missing() -
     task, stressors = _episode_task("multidomain", "missing.until_later")
     specs = load_world("multidomain").new_world(0).specs()
     turn, function = pick(task, "until_later") or (0, "")
-    per_turn = [[s.name for s in stressors[0].on_tools(t, specs)] for t in range(len(task.turns))]  # type: ignore[attr-defined]
-    assert all((function in names) == (t != turn) for t, names in enumerate(per_turn))
+    per_goal = [[s.name for s in stressors[0].on_tools(t, specs)] for t in range(len(task.goals))]  # type: ignore[attr-defined]
+    assert all((function in names) == (t != turn) for t, names in enumerate(per_goal))
 
 
 def test_picks_depend_on_the_task_alone_and_skip_what_later_turns_build_on() -> None:
     for task in load_world("multidomain").tasks()[:60]:
-        acting = [t for t, turn in enumerate(task.turns) if any(c.role == "core" for c in turn.gold)]
+        acting = [t for t, turn in enumerate(task.goals) if any(c.role == "core" for c in turn.gold)]
         picked = impossible_turn(task)
         assert picked is not None and picked[0] == acting[-1]  # nothing after it acts
         removed = pick(task, "removed")
         assert removed is None or removed[0] == acting[-1]
         later = pick(task, "until_later")
-        assert later is None or later[0] < len(task.turns) - 1
+        assert later is None or later[0] < len(task.goals) - 1
 
 
 @pytest.mark.parametrize(

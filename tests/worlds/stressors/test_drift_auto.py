@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from sim.core import GoldCall, Task, Turn, UserIntent
+from sim.core import Goal, GoldCall, Task, UserIntent
 from tests.support.drift_cases import AUTO, NAMED, WORLDS, build, fresh, row, send, tasks, tool_call
-from worlds.stressors.coverage import affected_turns
+from worlds.stressors.coverage import affected_goals
 from worlds.stressors.types.drift_auto import (
     EXPLICIT_OPS,
     NO_DEFAULT,
@@ -107,7 +107,7 @@ def test_picks_are_core_tools_seeded_and_stable(world: str) -> None:
             picked += 1
             (tool,) = plan.tools
             assert plan == plan_for(task, s)  # a pure function of (task, row)
-            assert any(c.name == tool and c.role == "core" for turn in task.turns for p in turn.paths() for c in p)
+            assert any(c.name == tool and c.role == "core" for turn in task.goals for p in turn.paths() for c in p)
             op = s.params["op"]
             if op == "rename_endpoint":
                 assert free(tool, None)
@@ -139,7 +139,7 @@ def test_operator_specific_picks() -> None:
             if p["op"] in EXPLICIT_OPS:
                 assert p["param"] not in specs[tool].parameters["required"]
                 assert p["default"] == documented_default(props[p["param"]]) is not NO_DEFAULT
-                calls = [c for turn in task.turns for path in turn.paths() for c in path if c.name == tool]
+                calls = [c for turn in task.goals for path in turn.paths() for c in path if c.name == tool]
                 assert any(p["param"] not in c.arguments for c in calls)  # some gold call relied on the default
             if p["op"] == "default_flip":
                 assert p["new_default"] != p["default"]
@@ -148,8 +148,8 @@ def test_operator_specific_picks() -> None:
 
 
 def _task(world: str, *calls: GoldCall) -> Task:
-    turn = Turn(user=UserIntent(explicit="Please do it."), gold=list(calls))
-    return Task(id="t", world=world, turns=[turn])
+    turn = Goal(user=UserIntent(explicit="Please do it."), gold=list(calls))
+    return Task(id="t", world=world, goals=[turn])
 
 
 async def test_a_task_with_nothing_suitable_gets_no_drift_and_no_turns() -> None:
@@ -160,12 +160,12 @@ async def test_a_task_with_nothing_suitable_gets_no_drift_and_no_turns() -> None
     for s in AUTO:
         plan = plan_for(task, s)
         if s.params["op"] == "rename_param":
-            assert plan is not None and plan.params["param"] == "pin" and affected_turns(task, s) == [0]
+            assert plan is not None and plan.params["param"] == "pin" and affected_goals(task, s) == [0]
             continue
         assert plan is None
         stressor = build(s)
         assert stressor.on_task(task) is task and stressor.tools == frozenset()
-        assert drifted_turns(task, s) == [] and affected_turns(task, s) == []
+        assert drifted_turns(task, s) == [] and affected_goals(task, s) == []
         result, fired, reached = await send(stressor, fresh("smart_home"), tool_call(unlock), 0)
         assert result.ok and fired == [] and reached == [tool_call(unlock)]
 
@@ -198,4 +198,4 @@ def test_an_unknown_world_reads_its_specs_off_the_gold() -> None:
     assert by_op["type_drift"].params["param"] in ("row_id", "paid")  # type: ignore[union-attr]
     assert by_op["required_swap"] is None and by_op["default_flip"] is None  # no documented defaults
     stressed = build(row("drift.auto_rename_param")).on_task(task)
-    assert stressed.turns[0].gold[0] == calls[0] and stressed.turns[0].gold[1] != calls[1]
+    assert stressed.goals[0].gold[0] == calls[0] and stressed.goals[0].gold[1] != calls[1]

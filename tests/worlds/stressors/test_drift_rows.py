@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from sim.core import GoldCall, Task, ToolCall, Turn, UserIntent
+from sim.core import Goal, GoldCall, Task, ToolCall, UserIntent
 from tests.support.drift_cases import (
     AUTO,
     NAMED,
@@ -52,7 +52,7 @@ def test_named_rows_are_complete_and_never_share_a_tool() -> None:
     known = {spec.name for w in WORLDS for spec in fresh(w).specs()}
     assert set(tools) <= known
     assert all(all(k in s.params for k in NEEDS[s.params["op"]]) for s in NAMED)
-    assert any(s.params.get("from_turn", 0) > 0 for s in NAMED)
+    assert any(s.params.get("from_goal", 0) > 0 for s in NAMED)
     renamed = {s.tools[0]: s.params["new_name"] for s in NAMED if s.params["op"] == "rename_endpoint"}
     assert renamed["get_stock_quote"].startswith("fetch_") and renamed["search_recipes"].endswith("_v2")
 
@@ -145,24 +145,24 @@ async def test_other_tools_pass_untouched(c: Case) -> None:
 
 
 @pytest.mark.parametrize("c", CASES)
-async def test_before_from_turn_the_old_schema_still_works(c: Case) -> None:
+async def test_before_from_goal_the_old_schema_still_works(c: Case) -> None:
     """Every row, named or auto, also started one turn after its first use: that use keeps the old schema."""
     start = c.turn + 1
-    stressor = c.stressor({"from_turn": start})
+    stressor = c.stressor({"from_goal": start})
     w = await prepared(c.world, c.prefix)
     result, fired, reached = await send(stressor, w, tool_call(c.old), c.turn)
     assert result.ok and fired == [] and reached == [tool_call(c.old)]
     stressed = stressor.on_task(c.task)
-    assert stressed.turns[:start] == c.task.turns[:start]
+    assert stressed.goals[:start] == c.task.goals[:start]
 
 
 def test_a_late_row_counts_only_its_drifted_turns() -> None:
     late = row("drift.cancel_timer_late")
-    assert late.params["from_turn"] == 1
+    assert late.params["from_goal"] == 1
     uses = [
         (task, t)
         for task in tasks("multidomain")
-        for t, turn in enumerate(task.turns)
+        for t, turn in enumerate(task.goals)
         if any(c.name == "cancel_timer" for p in turn.paths() for c in p)
     ]
     assert any(t == 0 for _, t in uses)  # a first-turn use exists, and is no drifted turn
@@ -178,10 +178,10 @@ def test_gold_is_rewritten_on_every_path_and_never_in_place(world: str) -> None:
             stressor = build(s)
             stressed = stressor.on_task(task)
             assert task.model_dump_json() == dumped
-            for t, turn in enumerate(stressed.turns):
+            for t, turn in enumerate(stressed.goals):
                 for path in turn.paths():
                     for call in path:
-                        if t >= stressor.from_turn and call.name in stressor.tools:
+                        if t >= stressor.from_goal and call.name in stressor.tools:
                             assert _new_schema(stressor.op, stressor.params, call.arguments), (s.name, call)
 
 
@@ -228,11 +228,11 @@ async def test_smart_home_activity_log_default_flip() -> None:
     assert fired == ["drift.activity_log_limit_default"] and reached[0].arguments == {"limit": 3}
     assert result.content["applied_defaults"] == {"limit": 3} and len(result.content["entries"]) == 3
     gold = stressor.on_task(_log_task())
-    assert gold.turns[0].gold[0].arguments == {"limit": 10}
-    result, fired, _ = await send(stressor, w, tool_call(gold.turns[0].gold[0]), 0)
+    assert gold.goals[0].gold[0].arguments == {"limit": 10}
+    result, fired, _ = await send(stressor, w, tool_call(gold.goals[0].gold[0]), 0)
     assert fired == [] and len(result.content["entries"]) > 3 and "applied_defaults" not in result.content
 
 
 def _log_task() -> Task:
-    turn = Turn(user=UserIntent(explicit="What happened at home lately?"), gold=[GoldCall(name="get_activity_log")])
-    return Task(id="log", world="smart_home", turns=[turn])
+    turn = Goal(user=UserIntent(explicit="What happened at home lately?"), gold=[GoldCall(name="get_activity_log")])
+    return Task(id="log", world="smart_home", goals=[turn])

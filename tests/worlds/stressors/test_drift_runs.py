@@ -122,7 +122,7 @@ async def _predicted(world: str, s: Scenario) -> tuple[int, int]:
         new_task = drift.on_task(task)
         w = fresh(world)
         turns, new_default = set(drifted_turns(task, s)), drift.params.get("new_default")
-        for t, (turn, new_turn) in enumerate(zip(task.turns, new_task.turns, strict=True)):
+        for t, (turn, new_turn) in enumerate(zip(task.goals, new_task.goals, strict=True)):
             made: list[tuple[ToolCall, bool]] = []
             for old, new in zip(turn.gold, new_turn.gold, strict=True):
                 sent = ToolCall(id=f"c{t}", name=old.name, arguments=dict(old.arguments))

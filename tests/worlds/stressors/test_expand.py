@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 
 from sim.cli.main import app
 from sim.config.run_config import RunConfig
-from sim.core import CallContext, GoldCall, Task, ToolCall, ToolSpec, Turn, UserIntent
+from sim.core import CallContext, Goal, GoldCall, Task, ToolCall, ToolSpec, UserIntent
 from sim.episode.runtime import chain
 from sim.run.runner import execute
 from worlds.registry import load_world
@@ -223,11 +223,11 @@ LIBRARY = [
 
 
 def library_task() -> Task:
-    turn = Turn(
+    turn = Goal(
         user=UserIntent(explicit="Borrow Dune."),
         gold=[GoldCall(name="search_books", arguments={"query": "Dune"}, role="support"), GoldCall(name="borrow_book")],
     )
-    return Task(id="lib-1", world="library", turns=[turn])
+    return Task(id="lib-1", world="library", goals=[turn])
 
 
 @pytest.mark.parametrize("name", list(SIZES))

@@ -21,7 +21,7 @@ ROW = next(s for s in builtin_scenarios() if s.name == "perturb.paraphrase_writt
 
 def _first_turn_with_values() -> tuple[int, int]:
     for i, task in enumerate(TASKS):
-        for t, turn in enumerate(task.turns):
+        for t, turn in enumerate(task.goals):
             if protected_spans(turn.user.explicit, turn_values(turn)):
                 return i, t
     raise AssertionError("no smart_home turn names a value")
@@ -29,7 +29,7 @@ def _first_turn_with_values() -> tuple[int, int]:
 
 async def test_only_wordings_that_keep_every_value_are_kept() -> None:
     i, t = _first_turn_with_values()
-    turn = TASKS[i].turns[t]
+    turn = TASKS[i].goals[t]
     spans = protected_spans(turn.user.explicit, turn_values(turn))
     good = f"Could you please handle this for me: {' and '.join(spans)} as I asked?"
     dropped = "Please do the thing I mentioned earlier."
@@ -41,7 +41,7 @@ async def test_only_wordings_that_keep_every_value_are_kept() -> None:
         return f"1. {good}\n2. {dropped}\n- {original}\n"
 
     report = await write_paraphrases(complete, "scripted", [TASKS[i]], per_turn=3)
-    assert report.asked == len(TASKS[i].turns) == len(asked)
+    assert report.asked == len(TASKS[i].goals) == len(asked)
     assert all(span in (asked[t].messages[0].content or "") for span in spans)  # the prompt says what to keep
     row = next(r for r in report.rows if r["turn"] == t)
     assert row["paraphrases"] == [good] and row["task"] == TASKS[i].id and row["model"] == "scripted"
@@ -64,7 +64,7 @@ def test_a_bad_paraphrase_file_names_file_and_line(tmp_path: Path) -> None:
 
 def test_the_stressor_uses_a_written_file_and_keeps_values(tmp_path: Path) -> None:
     i, t = _first_turn_with_values()
-    task, turn = TASKS[i], TASKS[i].turns[t]
+    task, turn = TASKS[i], TASKS[i].goals[t]
     spans = protected_spans(turn.user.explicit, turn_values(turn))
     keeps = f"Hey, about {' and '.join(spans)}: please sort it out."
     loses = "Hey, please sort it out."
@@ -72,13 +72,13 @@ def test_the_stressor_uses_a_written_file_and_keeps_values(tmp_path: Path) -> No
     path.write_text(f'{{"task": "{task.id}", "turn": {t}, "paraphrases": ["{keeps}", "{loses}"]}}\n')
     stressor = stressor_class("perturb")(ROW, 0, {"file": str(path)})
     out = stressor.on_task(task)
-    assert out.turns[t].user.explicit == keeps  # the one that lost a value is never used
-    assert out.turns[t].gold == turn.gold
-    others = [u for k, u in enumerate(out.turns) if k != t]
+    assert out.goals[t].user.explicit == keeps  # the one that lost a value is never used
+    assert out.goals[t].gold == turn.gold
+    others = [u for k, u in enumerate(out.goals) if k != t]
     assert (
         all(
-            o.user.explicit == task.turns[k].user.explicit or o.user.explicit in task.turns[k].user.paraphrases
-            for k, o in enumerate(out.turns)
+            o.user.explicit == task.goals[k].user.explicit or o.user.explicit in task.goals[k].user.paraphrases
+            for k, o in enumerate(out.goals)
             if k != t
         )
         and others
@@ -90,7 +90,7 @@ def test_without_a_file_the_task_s_own_wordings_are_used_when_they_keep_every_va
     stressor = stressor_class("perturb")(ROW, 0)
     changed = total = 0
     for task in tasks:
-        for turn, new in zip(task.turns, stressor.on_task(task).turns, strict=True):
+        for turn, new in zip(task.goals, stressor.on_task(task).goals, strict=True):
             total += 1
             if new.user.explicit != turn.user.explicit:
                 changed += 1
@@ -108,12 +108,12 @@ def test_cli_against_the_mock_server_writes_a_file_a_run_can_use(tmp_path: Path)
     with mock_llm_server({"policy": policy}) as srv:
         result = CliRunner().invoke(app, [*args, "--model", f"openai-chat:mock@{srv.url}"])
         assert result.exit_code == 0, result.output
-        turns = sum(len(t.turns) for t in TASKS[:2])
+        turns = sum(len(t.goals) for t in TASKS[:2])
         assert srv.stats()["completions"] == turns
     assert f"turns asked: {turns}" in result.output and "request failures: 0" in result.output
     written = load_written(out)  # what was kept keeps every value of its turn
     for (task_id, t), texts in written.items():
-        turn = next(x for x in TASKS if x.id == task_id).turns[t]
+        turn = next(x for x in TASKS if x.id == task_id).goals[t]
         assert all(
             s.lower() in p.lower() for p in texts for s in protected_spans(turn.user.explicit, turn_values(turn))
         )

@@ -45,7 +45,7 @@ def sites(tool: str, where: Callable[[GoldCall], bool] = lambda c: True) -> list
     """Every gold call to ``tool`` in the shipped conversations (any path), as (task, turn, path, index)."""
     found = []
     for task in pack().tasks():
-        for t, turn in enumerate(task.turns):
+        for t, turn in enumerate(task.goals):
             for path in turn.paths():
                 found += [(task, t, path, c) for c, call in enumerate(path) if call.name == tool and where(call)]
     return found
@@ -61,7 +61,7 @@ async def world_at(site: Site) -> World:
     """A fresh world with everything before the site's call done (earlier turns, then the path's prefix)."""
     task, t, path, c = site
     world = pack().new_world(0)
-    for turn in task.turns[:t]:
+    for turn in task.goals[:t]:
         await replay(world, turn.gold)
     await replay(world, path[:c])
     return world
@@ -150,23 +150,23 @@ async def test_limitation_gold_takes_the_workaround(scenario: Scenario) -> None:
     every turn agrees (check_task), and no path keeps a refused call."""
     stressor = build(scenario)
     assert isinstance(stressor, Limitation)
-    tasks = [t for t in pack().tasks() if any(stressor.blocks(c) for turn in t.turns for p in turn.paths() for c in p)]
+    tasks = [t for t in pack().tasks() if any(stressor.blocks(c) for turn in t.goals for p in turn.paths() for c in p)]
     if not tasks:  # the shipped gold never meets the condition: one built from the row's example
         site, call = target_call(stressor)
         task, t, path, c = site
-        turn = task.turns[t].model_copy(
+        turn = task.goals[t].model_copy(
             update={"gold": [*path[:c], GoldCall(name=call.name, arguments=call.arguments)], "alternatives": []}
         )
-        tasks = [task.model_copy(update={"turns": [*task.turns[:t], turn]})]
+        tasks = [task.model_copy(update={"goals": [*task.goals[:t], turn]})]
     for task in tasks:
         rewritten = stressor.on_task(task)
         await check_task(pack().new_world(0), rewritten)
         world = pack().new_world(0)
         dispatch = chain([stressor], world)
-        for t, turn in enumerate(rewritten.turns):
+        for t, turn in enumerate(rewritten.goals):
             assert not any(stressor.blocks(c) for p in turn.paths() for c in p)
-            hit = any(stressor.blocks(c) for p in task.turns[t].paths() for c in p)
-            own = task.turns[t].reference_response
+            hit = any(stressor.blocks(c) for p in task.goals[t].paths() for c in p)
+            own = task.goals[t].reference_response
             assert turn.reference_response == (own or scenario.reference_response if hit else own)
             for c, gold in enumerate(turn.gold):
                 ctx = CallContext(turn=t, goal=t, call_index=c)
@@ -179,12 +179,12 @@ async def test_notice_followup_joins_the_gold_and_executes(scenario: Scenario) -
     stressor = build(scenario)
     assert isinstance(stressor, Notice)
     tool = scenario.tools[0]
-    tasks = [t for t in pack().tasks() if any(c.name == tool for turn in t.turns for p in turn.paths() for c in p)]
+    tasks = [t for t in pack().tasks() if any(c.name == tool for turn in t.goals for p in turn.paths() for c in p)]
     assert tasks, f"no shipped conversation uses {tool}"
     for task in tasks:
         rewritten = stressor.on_task(task)
         await check_task(pack().new_world(0), rewritten)  # the companion really runs after the targeted call
-        for turn in rewritten.turns:
+        for turn in rewritten.goals:
             for path in turn.paths():
                 for i, call in enumerate(path):
                     if call.name == tool:
@@ -195,7 +195,7 @@ async def test_notice_followup_joins_the_gold_and_executes(scenario: Scenario) -
         world = pack().new_world(0)
         dispatch = chain([stressor], world)
         fired: list[str] = []
-        for t, turn in enumerate(rewritten.turns):
+        for t, turn in enumerate(rewritten.goals):
             for c, gold in enumerate(turn.gold):
                 ctx = CallContext(turn=t, goal=t, call_index=c)
                 result = await dispatch(ToolCall(id=f"o{c}", name=gold.name, arguments=dict(gold.arguments)), ctx)
@@ -255,7 +255,7 @@ async def test_failure_and_limitation_attach_reference_responses() -> None:
     scenario = row("failure.message_relay_down")
     task = sites("send_message")[0][0]
     rewritten = build(scenario).on_task(task)
-    for old, new in zip(task.turns, rewritten.turns, strict=True):
+    for old, new in zip(task.goals, rewritten.goals, strict=True):
         uses = any(c.name == "send_message" for p in old.paths() for c in p)
         assert new.reference_response == (scenario.reference_response if uses else old.reference_response)
         assert new.gold == old.gold

@@ -15,7 +15,7 @@ from sim.episode.runtime import chain
 from sim.run.runner import execute
 from worlds.domains.multidomain.pack import MultiDomainPack
 from worlds.stressors.catalog import builtin_scenarios, select, stressor_class
-from worlds.stressors.coverage import affected_turns
+from worlds.stressors.coverage import affected_goals
 from worlds.stressors.scenario import Scenario
 from worlds.stressors.types.perturb import OPERATORS, Perturb, protected_mask
 
@@ -54,7 +54,7 @@ def strings(value: Any) -> list[str]:
 
 def renderings(task: Task) -> list[tuple[int, str]]:
     out: list[tuple[int, str]] = []
-    for t, turn in enumerate(task.turns):
+    for t, turn in enumerate(task.goals):
         u = turn.user
         out += [(t, u.explicit)] + ([(t, u.coreferential)] if u.coreferential else []) + [(t, p) for p in u.paraphrases]
     return out
@@ -70,7 +70,7 @@ def test_table_covers_every_operator_twice() -> None:
 def test_star_applies_to_every_world_and_turn() -> None:
     assert [s.name if s else None for s, _ in select(["perturb"], ["some_tool"])] == [s.name for s in ROWS]
     task = tasks()[0]
-    assert affected_turns(task, ROWS[0]) == list(range(len(task.turns)))
+    assert affected_goals(task, ROWS[0]) == list(range(len(task.goals)))
 
 
 def test_unknown_operator_is_refused() -> None:
@@ -93,15 +93,15 @@ def test_values_kept_text_changed_gold_untouched(scenario: Scenario) -> None:
     changed = total = 0
     for task in tasks():
         out = stressor.on_task(task)
-        assert out.id == task.id and len(out.turns) == len(task.turns)
-        for turn, new in zip(task.turns, out.turns, strict=True):
+        assert out.id == task.id and len(out.goals) == len(task.goals)
+        for turn, new in zip(task.goals, out.goals, strict=True):
             assert new.gold == turn.gold and new.alternatives == turn.alternatives
             assert new.gold_answer == turn.gold_answer and new.reference_response == turn.reference_response
             assert new.user.refers_to == turn.user.refers_to
         old_r, new_r = renderings(task), renderings(out)
         assert [t for t, _ in old_r] == [t for t, _ in new_r]
         for (t, old), (_, new_text) in zip(old_r, new_r, strict=True):
-            turn = task.turns[t]
+            turn = task.goals[t]
             values = [v for path in turn.paths() for call in path for v in strings(call.arguments)]
             values += [turn.user.refers_to] if turn.user.refers_to else []
             for value in values:
@@ -155,9 +155,9 @@ async def test_oracle_scores_full_marks_and_the_user_says_the_perturbed_text(tmp
         assert ep.task is not None
         original = originals[ep.task_id]
         for e in ep.events:
-            if e.kind != "user_message" or e.turn >= len(original.turns):
+            if e.kind != "user_message" or e.turn >= len(original.goals):
                 continue
             said += 1
-            assert e.content == ep.task.turns[e.turn].user.explicit
-            perturbed += e.content != original.turns[e.turn].user.explicit
+            assert e.content == ep.task.goals[e.turn].user.explicit
+            perturbed += e.content != original.goals[e.turn].user.explicit
     assert said and perturbed == said

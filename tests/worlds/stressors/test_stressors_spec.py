@@ -117,7 +117,7 @@ def conversation(s: Scenario) -> tuple[Task, Task]:
     """A shipped conversation whose primary gold the scenario rewrites, and the rewritten task."""
     for task in pack().tasks():
         stressed = build(s).on_task(task)
-        if any(a.gold != b.gold for a, b in zip(task.turns, stressed.turns, strict=True)):
+        if any(a.gold != b.gold for a, b in zip(task.goals, stressed.goals, strict=True)):
             return task, stressed
     raise AssertionError(f"{s.name}: no shipped conversation uses {s.tools}")
 
@@ -130,7 +130,7 @@ async def replay(
     w = world()
     stressor.on_spec(w.specs(), w.instructions())
     dispatch = chain([stressor], w)
-    calls = [c for t in task.turns[:turn] for c in t.gold] + path
+    calls = [c for t in task.goals[:turn] for c in t.gold] + path
     out = []
     for i, gold in enumerate(calls):
         ctx = CallContext(turn=0, call_index=i)
@@ -145,7 +145,7 @@ async def replay(
 async def test_rewritten_gold_replays_and_original_gold_fails(scenario: Scenario) -> None:
     original, stressed = conversation(scenario)
     assert original == pack().tasks()[pack().tasks().index(original)]  # on_task left the shared task alone
-    for t, turn in enumerate(stressed.turns):
+    for t, turn in enumerate(stressed.goals):
         for path in turn.paths():
             for gold, result, ctx in await replay(scenario, stressed, t, path):
                 assert result.ok, f"{original.id} turn {t}: {gold.name} {gold.arguments} -> {result.content}"
@@ -153,8 +153,8 @@ async def test_rewritten_gold_replays_and_original_gold_fails(scenario: Scenario
                 converts = converts and any(a in gold.arguments for a in scenario.params["args"])
                 assert ctx.fired == ([scenario.name] if converts else [])
     failed = None
-    for t in range(len(original.turns)):
-        *_, (gold, result, ctx) = await replay(scenario, original, t, original.turns[t].gold)
+    for t in range(len(original.goals)):
+        *_, (gold, result, ctx) = await replay(scenario, original, t, original.goals[t].gold)
         if not result.ok:
             failed = (gold, result, ctx)
             break
@@ -194,7 +194,7 @@ async def test_dependency_refuses_until_the_prerequisite(scenario: Scenario) -> 
     assert all(scenario.params["requires"] in specs[t].description for t in scenario.tools)
     inserted = [
         c
-        for a, b in zip(original.turns, stressed.turns, strict=True)
+        for a, b in zip(original.goals, stressed.goals, strict=True)
         for c in b.gold
         if c.name == scenario.params["requires"] and c not in a.gold
     ]
@@ -339,7 +339,7 @@ def test_a_format_whose_table_lacks_the_task_s_values_stays_out_of_the_episode()
         for t in pack.tasks()
         if any(
             c.name in row.tools and c.arguments.get("device_id", next(iter(known))) not in known
-            for turn in t.turns
+            for turn in t.goals
             for c in turn.gold
         )
     )

@@ -16,7 +16,7 @@ import pytest
 
 from sim.agents.baselines import OracleAgent
 from sim.config.run_config import RunConfig
-from sim.core import Event, GoldCall, Task, ToolCall, ToolSpec, Turn, UserIntent
+from sim.core import Event, Goal, GoldCall, Task, ToolCall, ToolSpec, UserIntent
 from sim.episode.runtime import EpisodeRuntime
 from sim.llm.gateway import EpisodeLLM
 from sim.run.runner import execute
@@ -53,7 +53,7 @@ class _Turns:
 def runtime(world: str, s: ToolSearch) -> tuple[EpisodeRuntime, list[Event]]:
     w = load_world(world).new_world(0)
     tools, _ = s.on_spec(w.specs(), "")
-    task = Task(id="t", world=world, turns=[Turn(user=UserIntent(explicit="hi"), gold=[])])
+    task = Task(id="t", world=world, goals=[Goal(user=UserIntent(explicit="hi"), gold=[])])
     events: list[Event] = []
     rt = EpisodeRuntime(w, [s], tools, task, cast(EpisodeLLM, _Turns()), events.append, lambda: 0.0, 50)
     rt.start_turn(0)
@@ -245,7 +245,7 @@ async def test_a_gold_call_needs_no_search_when_already_callable() -> None:
     task = Task(
         id="t",
         world="smart_home",
-        turns=[Turn(user=UserIntent(explicit="rooms"), gold=[GoldCall(name="list_rooms")] * 2)],
+        goals=[Goal(user=UserIntent(explicit="rooms"), gold=[GoldCall(name="list_rooms")] * 2)],
     )
     s = stressor()
     rt, events = runtime("smart_home", s)

@@ -43,7 +43,7 @@ def test_most_smart_home_requests_find_their_core_tools_in_the_top_9(tmp_path: P
     pack = load_world("smart_home")
     s = stressor(tmp_path)
     s.on_spec(pack.new_world(0).specs(), "")
-    turns = [turn for task in pack.tasks() for turn in task.turns if any(c.role == "core" for c in turn.gold)]
+    turns = [turn for task in pack.tasks() for turn in task.goals if any(c.role == "core" for c in turn.gold)]
     core = [({c.name for c in t.gold if c.role == "core"}, t.user.explicit) for t in turns]
     found = [names <= {n for n, _ in s.search(request, 9)} for names, request in core]
     assert sum(found) / len(found) >= 0.8

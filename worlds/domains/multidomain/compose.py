@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from sim.core import GoldCall, Task, ToolCall, Turn, UserIntent
+from sim.core import Goal, GoldCall, Task, ToolCall, UserIntent
 from worlds.domains.multidomain.domains import DOMAIN_MODULES
 from worlds.domains.multidomain.intents import Focus, Intent, Primitive, combine
 from worlds.domains.multidomain.pack import CONVERSATIONS, DATA_DIR, MultiDomainPack
@@ -77,9 +77,9 @@ async def _try_intent(world: MultiDomainWorld, intent: Intent) -> list[Any] | No
     return contents
 
 
-def _turn(intent: Intent, contents: list[Any], previous: Focus | None) -> Turn:
+def _goal(intent: Intent, contents: list[Any], previous: Focus | None) -> Goal:
     refers_back = previous is not None and intent.focus is not None and intent.focus.key == previous.key
-    return Turn(
+    return Goal(
         user=UserIntent(
             explicit=intent.explicit,
             coreferential=intent.coreferential if refers_back else None,
@@ -98,7 +98,7 @@ async def compose_one(
     rng = random.Random(f"{seed}:{index}")
     world = pack.new_world(0)
     domains = rng.sample(sorted(primitives), k=min(len(primitives), rng.choice((2, 3, 3))))
-    turns: list[Turn] = []
+    goals: list[Goal] = []
     used: list[str] = []
     focus: Focus | None = None
     domain = rng.choice(domains)
@@ -122,25 +122,25 @@ async def compose_one(
                     intent = both
             if contents is None and (contents := await _try_intent(world, intent)) is None:
                 continue
-            turns.append(_turn(intent, contents, focus if follow else None))
+            goals.append(_goal(intent, contents, focus if follow else None))
             used.append(intent.primitive)
             focus = intent.focus
             break
     tags = ["multi-turn", *sorted({p.split(".")[0] for u in used for p in u.split("+")})]
     if any("+" in u for u in used):
         tags.append("compound")
-    if any(t.user.coreferential for t in turns):
+    if any(t.user.coreferential for t in goals):
         tags.append("coreference")
-    if any(t.gold_answer for t in turns):
+    if any(t.gold_answer for t in goals):
         tags.append("question")
-    if any(t.alternatives for t in turns):
+    if any(t.alternatives for t in goals):
         tags.append("alt-path")
     return Task(
         id=f"md-{index:03d}",
         world=WORLD_NAME,
         description="Intents: " + ", ".join(used),
         tags=tags,
-        turns=turns,
+        goals=goals,
     )
 
 
@@ -163,9 +163,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     tmp = args.out.with_suffix(".tmp")
     tmp.write_text(text, encoding="utf-8")
     tmp.replace(args.out)  # never a half-written dataset
-    turns = sum(len(t.turns) for t in tasks)
-    calls = sum(len(turn.gold) for t in tasks for turn in t.turns)
-    shape = f"{turns / len(tasks):.2f} turns each, {calls / turns:.2f} calls per turn"
+    goals = sum(len(t.goals) for t in tasks)
+    calls = sum(len(goal.gold) for t in tasks for goal in t.goals)
+    shape = f"{goals / len(tasks):.2f} goals each, {calls / goals:.2f} calls per goal"
     print(f"{len(tasks)} conversations, {shape} -> {args.out}")
     return 0
 

@@ -36,7 +36,7 @@ def gold_calls(pack: WorldPack, tool: str) -> Iterator[tuple[list[GoldCall], Gol
     calls before it (earlier turns' primary paths, then its own path's): worlds have prerequisites."""
     for task in pack.tasks():
         before: list[GoldCall] = []
-        for turn in task.turns:
+        for turn in task.goals:
             for path in [turn.gold, *turn.alternatives]:
                 for i, call in enumerate(path):
                     if call.name == tool:

@@ -67,14 +67,14 @@ class Prerequisite(ScenarioStressor):
         Earlier turns count only when every one of their paths made the prerequisite (the oracle may take any)."""
         covered: set[Key] = set()
         turns = []
-        for turn in task.turns:
+        for turn in task.goals:
             paths = [self._path(list(p), covered) for p in turn.paths()]
             per_path = [{self._key(c.arguments) for c in p if c.name == self.requires} for p in paths]
             covered |= set.intersection(*per_path)
             if paths != turn.paths():
                 turn = turn.model_copy(update={"gold": paths[0], "alternatives": paths[1:]})
             turns.append(turn)
-        return task.model_copy(update={"turns": turns}) if turns != task.turns else task
+        return task.model_copy(update={"goals": turns}) if turns != task.goals else task
 
     def _path(self, path: list[GoldCall], covered: set[Key]) -> list[GoldCall]:
         have = set(covered)

@@ -1,12 +1,12 @@
 """Schema drift: the API moved on, the documentation the agent reads did not.
 
 Real services ship a new schema version while cached docs, SDKs and prompts still describe the old one. Here the
-agent keeps reading the OLD spec (``on_spec`` is the identity), while from turn ``from_turn`` (default 0) the world
+agent keeps reading the OLD spec (``on_spec`` is the identity), while from goal ``from_goal`` (default 0) the world
 side enforces the NEW schema: a call in the new schema is translated back to the world's native call and passed on;
 an old-schema call (or anything else the new schema rejects) is refused without reaching the world, with a
 validation error that names what the new schema expects, as a real 422 or 410 would. So an agent that reads its
 errors recovers; one that keeps retrying the documented schema fails those turns. Gold of the targeted tools in
-turns >= ``from_turn`` (every path) is rewritten to the new schema, so replaying it still scores.
+goals >= ``from_goal`` (every path) is rewritten to the new schema, so replaying it still scores.
 
 Row params: ``op`` and what it needs.
 - ``rename_endpoint``: ``new_name``, a tool name the agent was never shown; the old name is "moved".
@@ -17,7 +17,7 @@ Row params: ``op`` and what it needs.
   is refused: a call that leaves it out gets the new default, and the result says so (``applied_defaults``, as real
   APIs echo effective values); gold that relied on the old default gives it explicitly.
 - ``nest_params``: flat ``params`` grouped into one object parameter ``into``.
-A row with tools ``["*"]`` names only ``op`` (and optionally ``from_turn``, ``seed``): it picks its tool and the
+A row with tools ``["*"]`` names only ``op`` (and optionally ``from_goal``, ``seed``): it picks its tool and the
 rest per task (``drift_auto``).
 """
 
@@ -50,11 +50,11 @@ class _Refused(Exception):
 
 
 class SchemaDrift(ScenarioStressor):
-    """The world enforces a new schema for the targeted tools from ``from_turn`` on; the docs stay old."""
+    """The world enforces a new schema for the targeted tools from ``from_goal`` on; the docs stay old."""
 
     @classmethod
-    def affected_turns(cls, task: Task, scenario: Scenario) -> list[int]:
-        """The turns from ``from_turn`` on that call a tool the row drifts for this task (an auto row's pick)."""
+    def affected_goals(cls, task: Task, scenario: Scenario) -> list[int]:
+        """The goals from ``from_goal`` on that call a tool the row drifts for this task (an auto row's pick)."""
         return drifted_turns(task, scenario)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -77,7 +77,7 @@ class SchemaDrift(ScenarioStressor):
     def _configure(self, tools: frozenset[str], params: Mapping[str, Any]) -> None:
         self.tools = tools
         self.params = dict(params)
-        self.from_turn = int(params.get("from_turn", 0))
+        self.from_goal = int(params.get("from_goal", 0))
         self.new_name = str(params.get("new_name", ""))
         self.param = str(params.get("param", ""))
         self.new_param = str(params.get("new_param", ""))
@@ -89,7 +89,7 @@ class SchemaDrift(ScenarioStressor):
 
     async def on_call(self, call: ToolCall, ctx: CallContext, next: CallNext) -> ToolResult:
         mine = call.name in self.tools or (self.op == "rename_endpoint" and call.name == self.new_name)
-        if not mine or ctx.goal < self.from_turn:
+        if not mine or ctx.goal < self.from_goal:
             return await next(call)
         if self.op == "default_flip":
             return await self._flip_default(call, ctx, next)
@@ -191,7 +191,7 @@ class SchemaDrift(ScenarioStressor):
                 return task
             self._configure(plan.tools, plan.params)
         return rewrite_paths(
-            task, lambda turn, path: path if turn < self.from_turn else [self._to_new(c) for c in path]
+            task, lambda turn, path: path if turn < self.from_goal else [self._to_new(c) for c in path]
         )
 
     def _to_new(self, call: GoldCall) -> GoldCall:

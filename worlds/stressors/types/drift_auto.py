@@ -76,8 +76,8 @@ def plan_for(task: Task, scenario: Scenario, params: Mapping[str, Any] | None = 
     if "*" not in scenario.tools:
         return DriftPlan(frozenset(scenario.tools), params)
     specs = world_specs(task.world) or inferred_specs(task)
-    from_turn = int(params.get("from_turn", 0))
-    fits = [(tool, _fit(task, specs, tool, params, from_turn)) for tool in _candidates(task, specs, from_turn)]
+    from_goal = int(params.get("from_goal", 0))
+    fits = [(tool, _fit(task, specs, tool, params, from_goal)) for tool in _candidates(task, specs, from_goal)]
     options = [(tool, fit) for tool, fit in fits if fit is not None]
     if not options:
         return None
@@ -87,14 +87,14 @@ def plan_for(task: Task, scenario: Scenario, params: Mapping[str, Any] | None = 
 
 
 def drifted_turns(task: Task, scenario: Scenario) -> list[int]:
-    """Turns from ``from_turn`` on any of whose gold paths calls a tool the row drifts for this task."""
+    """Goals from ``from_goal`` on any of whose gold paths calls a tool the row drifts for this task."""
     plan = plan_for(task, scenario)
     if plan is None:
         return []
-    start = int(plan.params.get("from_turn", 0))
+    start = int(plan.params.get("from_goal", 0))
     return [
         t
-        for t, turn in enumerate(task.turns)
+        for t, turn in enumerate(task.goals)
         if t >= start and any(call.name in plan.tools for path in turn.paths() for call in path)
     ]
 
@@ -115,7 +115,7 @@ def inferred_specs(task: Task) -> dict[str, ToolSpec]:
     """Specs read off the gold alone, for a world the registry cannot build: JSON types of the values given,
     required = given in every call. No defaults, so the default-based operators find nothing."""
     calls: dict[str, list[GoldCall]] = {}
-    for turn in task.turns:
+    for turn in task.goals:
         for path in turn.paths():
             for call in path:
                 calls.setdefault(call.name, []).append(call)
@@ -160,18 +160,18 @@ def documented_default(prop: Mapping[str, Any]) -> Any:
 # choosing a tool ----------------------------------------------------------------------------------------------
 
 
-def _calls(task: Task, tool: str, from_turn: int = 0) -> list[GoldCall]:
-    return [c for turn in task.turns[from_turn:] for path in turn.paths() for c in path if c.name == tool]
+def _calls(task: Task, tool: str, from_goal: int = 0) -> list[GoldCall]:
+    return [c for turn in task.goals[from_goal:] for path in turn.paths() for c in path if c.name == tool]
 
 
 EXPLICIT_OPS = frozenset({"required_swap", "default_flip"})
 """Operators whose new-schema calls still match the old spec (a parameter made explicit)."""
 
 
-def _candidates(task: Task, specs: Mapping[str, ToolSpec], from_turn: int) -> list[str]:
-    """Core tools of the gold from ``from_turn`` on whose every gold call still matches the world's spec (no earlier
+def _candidates(task: Task, specs: Mapping[str, ToolSpec], from_goal: int) -> list[str]:
+    """Core tools of the gold from ``from_goal`` on whose every gold call still matches the world's spec (no earlier
     stressor rewrote it), in name order."""
-    core = {c.name for turn in task.turns[from_turn:] for path in turn.paths() for c in path if c.role == "core"}
+    core = {c.name for turn in task.goals[from_goal:] for path in turn.paths() for c in path if c.role == "core"}
     return sorted(t for t in core if t in specs and all(_conforms(c, specs[t]) for c in _calls(task, t)))
 
 
@@ -246,9 +246,9 @@ Fit = Callable[[random.Random], dict[str, Any]]
 """The operator's params for a chosen tool, drawn with the seeded rng."""
 
 
-def _fit(task: Task, specs: Mapping[str, ToolSpec], tool: str, params: Mapping[str, Any], from_turn: int) -> Fit | None:
+def _fit(task: Task, specs: Mapping[str, ToolSpec], tool: str, params: Mapping[str, Any], from_goal: int) -> Fit | None:
     """How the row's operator would drift ``tool``, or None when it cannot."""
-    spec, calls = specs[tool], _calls(task, tool, from_turn)
+    spec, calls = specs[tool], _calls(task, tool, from_goal)
     props = _properties(spec)
     given = [p for p in props if any(p in c.arguments for c in calls)]
     op = params["op"]

@@ -36,7 +36,7 @@ from worlds.stressors.scenario import Scenario, ScenarioStressor
 def needed_tools(task: Task) -> dict[str, frozenset[str]]:
     """Every tool named on any path of any turn, in first-use order, with the argument names its gold passes."""
     needed: dict[str, frozenset[str]] = {}
-    for turn in task.turns:
+    for turn in task.goals:
         for path in turn.paths():
             for call in path:
                 needed[call.name] = needed.get(call.name, frozenset()) | set(call.arguments)

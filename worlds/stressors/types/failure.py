@@ -78,7 +78,7 @@ class Failure(ScenarioStressor):
         return failure(call, cast(ToolStatus, status), variant.get("code", "system_error"), message)
 
     def on_task(self, task: Task) -> Task:
-        affected = [any(self.any_tool or c.name in self.tools for path in t.paths() for c in path) for t in task.turns]
+        affected = [any(self.any_tool or c.name in self.tools for path in t.paths() for c in path) for t in task.goals]
         return attach_reference(task, affected, self.scenario)
 
     async def on_call(self, call: ToolCall, ctx: CallContext, next: CallNext) -> ToolResult:

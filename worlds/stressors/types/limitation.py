@@ -23,7 +23,7 @@ from __future__ import annotations
 from typing import Any, cast
 
 from sim.core import CallContext, CallNext, GoldCall, Task, ToolCall, ToolResult, failure
-from sim.core.task import Turn
+from sim.core.task import Goal
 from sim.core.tools import ToolStatus
 from worlds.stressors.scenario import Scenario, ScenarioStressor
 
@@ -59,9 +59,9 @@ def attach_reference(task: Task, affected: list[bool], scenario: Scenario) -> Ta
     update = {"reference_response": reference, "criteria": list(scenario.criteria)}
     turns = [
         t.model_copy(update=update) if hit and t.reference_response is None else t
-        for t, hit in zip(task.turns, affected, strict=True)
+        for t, hit in zip(task.goals, affected, strict=True)
     ]
-    return task.model_copy(update={"turns": turns})
+    return task.model_copy(update={"goals": turns})
 
 
 class Limitation(ScenarioStressor):
@@ -113,7 +113,7 @@ class Limitation(ScenarioStressor):
             out += replacement
         return out
 
-    def _turn(self, turn: Turn) -> Turn:
+    def _turn(self, turn: Goal) -> Goal:
         paths: list[list[GoldCall]] = []
         for path in turn.paths():
             rewritten = self._rewrite(path)
@@ -124,11 +124,11 @@ class Limitation(ScenarioStressor):
         return turn.model_copy(update={"gold": paths[0], "alternatives": paths[1:]})
 
     def on_task(self, task: Task) -> Task:
-        affected = [any(self.blocks(c) for path in t.paths() for c in path) for t in task.turns]
+        affected = [any(self.blocks(c) for path in t.paths() for c in path) for t in task.goals]
         if not any(affected):
             return task
-        turns = [self._turn(t) if hit else t for t, hit in zip(task.turns, affected, strict=True)]
-        return attach_reference(task.model_copy(update={"turns": turns}), affected, self.scenario)
+        turns = [self._turn(t) if hit else t for t, hit in zip(task.goals, affected, strict=True)]
+        return attach_reference(task.model_copy(update={"goals": turns}), affected, self.scenario)
 
     async def on_call(self, call: ToolCall, ctx: CallContext, next: CallNext) -> ToolResult:
         if not (self.blocks(call) and self.targets(call)):

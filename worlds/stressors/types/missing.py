@@ -23,7 +23,7 @@ from __future__ import annotations
 from itertools import product
 from typing import Any
 
-from sim.core import Task, ToolSpec, Turn, UserIntent
+from sim.core import Goal, Task, ToolSpec, UserIntent
 from worlds.stressors.decline import declined, uses, without_paths_through
 from worlds.stressors.scenario import Scenario, ScenarioStressor
 
@@ -61,7 +61,7 @@ class MissingFunction(ScenarioStressor):
         return [s for s in specs if s.name != function] if gone else specs
 
     @classmethod
-    def affected_turns(cls, task: Task, scenario: Scenario) -> list[int]:
+    def affected_goals(cls, task: Task, scenario: Scenario) -> list[int]:
         mode = str(scenario.params.get("mode", "until_later"))
         picked = pick(task, mode, int(scenario.params.get("turn", 0)))
         if picked is None:
@@ -69,10 +69,10 @@ class MissingFunction(ScenarioStressor):
         start, function = picked
         if mode == "until_later":
             return [start, start + 1]
-        return [t for t in range(start, len(task.turns)) if uses(task.turns[t].paths(), {function})]
+        return [t for t in range(start, len(task.goals)) if uses(task.goals[t].paths(), {function})]
 
 
-def sole_function(turn: Turn) -> str | None:
+def sole_function(turn: Goal) -> str | None:
     """The one function every core call of every path of the turn makes, if there is one."""
     names = {c.name for path in turn.paths() for c in path if c.role == "core"}
     if len(names) != 1 or not all(any(c.role == "core" for c in path) for path in turn.paths()):
@@ -82,30 +82,30 @@ def sole_function(turn: Turn) -> str | None:
 
 def pick(task: Task, mode: str, nth: int = 0) -> tuple[int, str] | None:
     """(turn, function) for this task, or None when no turn qualifies."""
-    acting = [t for t, turn in enumerate(task.turns) if any(c.role == "core" for c in turn.gold)]
+    acting = [t for t, turn in enumerate(task.goals) if any(c.role == "core" for c in turn.gold)]
     if mode == "removed":
-        function = sole_function(task.turns[acting[-1]]) if acting else None
+        function = sole_function(task.goals[acting[-1]]) if acting else None
         return (acting[-1], function) if function is not None else None
     eligible = []
-    for t, turn in enumerate(task.turns[:-1]):
+    for t, turn in enumerate(task.goals[:-1]):
         function = sole_function(turn)
-        after = task.turns[t + 1]
+        after = task.goals[t + 1]
         mixed = (_support_names(turn) | _support_names(after)) & (_core_names(turn) | _core_names(after))
         if function is not None and after.outcome == "solve" and not mixed:
             eligible.append((t, function))
     return eligible[min(nth, len(eligible) - 1)] if eligible else None
 
 
-def _core_names(turn: Turn) -> set[str]:
+def _core_names(turn: Goal) -> set[str]:
     return {c.name for path in turn.paths() for c in path if c.role == "core"}
 
 
-def _support_names(turn: Turn) -> set[str]:
+def _support_names(turn: Goal) -> set[str]:
     return {c.name for path in turn.paths() for c in path if c.role == "support"}
 
 
 def _asked_again(task: Task, start: int) -> Task:
-    earlier, own = task.turns[start], task.turns[start + 1]
+    earlier, own = task.goals[start], task.goals[start + 1]
     paths = [a + b for a, b in product(earlier.paths(), own.paths())][:MAX_JOINED_PATHS]
     lead = f"Let's try my earlier request again: {earlier.user.explicit}"
     user = UserIntent(
@@ -117,8 +117,8 @@ def _asked_again(task: Task, start: int) -> Task:
     joined = own.model_copy(
         update={"user": user, "gold": paths[0], "alternatives": paths[1:], "gold_answer": answers or None}
     )
-    turns = [*task.turns[:start], declined(earlier, DECLINE_REPLY), joined, *task.turns[start + 2 :]]
-    return task.model_copy(update={"turns": turns})
+    turns = [*task.goals[:start], declined(earlier, DECLINE_REPLY), joined, *task.goals[start + 2 :]]
+    return task.model_copy(update={"goals": turns})
 
 
 STRESSOR = MissingFunction

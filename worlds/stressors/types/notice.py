@@ -52,13 +52,13 @@ class Notice(ScenarioStressor):
         if not self.params.get("required_followup"):
             return task
         turns = []
-        for turn in task.turns:
+        for turn in task.goals:
             paths = [self._with_followups(path) for path in turn.paths()]
             if paths == turn.paths():
                 turns.append(turn)
             else:
                 turns.append(turn.model_copy(update={"gold": paths[0], "alternatives": paths[1:]}))
-        return task.model_copy(update={"turns": turns})
+        return task.model_copy(update={"goals": turns})
 
     def _with_followups(self, path: list[GoldCall]) -> list[GoldCall]:
         """After each targeted call, its companion, unless the path already makes that call later on."""

@@ -38,7 +38,7 @@ class Outage(ScenarioStressor):
             raise ValueError(f"{self.name}: unknown outage mode '{self.mode}' (one of {', '.join(MODES)})")
         self.eligible: frozenset[str] = frozenset()  # backup: functions that may go down at their first call
         self.down: set[str] = set()
-        self.from_turn = 0
+        self.from_goal = 0
 
     def on_task(self, task: Task) -> Task:
         if self.mode == "backup":
@@ -47,14 +47,14 @@ class Outage(ScenarioStressor):
         picked = impossible_turn(task)
         if picked is None:
             return task
-        self.from_turn, dead = picked
+        self.from_goal, dead = picked
         self.down = set(dead)
-        return without_paths_through(task, self.from_turn, dead, DECLINE_REPLY, self.scenario.criteria)
+        return without_paths_through(task, self.from_goal, dead, DECLINE_REPLY, self.scenario.criteria)
 
     async def on_call(self, call: ToolCall, ctx: CallContext, next: CallNext) -> ToolResult:
         if self.mode == "backup" and not self.down and call.name in self.eligible:
             self.down.add(call.name)
-        if call.name in self.down and ctx.goal >= self.from_turn:
+        if call.name in self.down and ctx.goal >= self.from_goal:
             ctx.fired.append(self.name)
             return failure(
                 call,
@@ -65,22 +65,22 @@ class Outage(ScenarioStressor):
         return await next(call)
 
     @classmethod
-    def affected_turns(cls, task: Task, scenario: Scenario) -> list[int]:
+    def affected_goals(cls, task: Task, scenario: Scenario) -> list[int]:
         """backup: turns with a core call (whichever is called first goes down); impossible: the turns it makes
         impossible or takes a path from."""
         if scenario.params.get("mode", "backup") == "backup":
-            return [t for t, turn in enumerate(task.turns) if any(c.role == "core" for c in turn.gold)]
+            return [t for t, turn in enumerate(task.goals) if any(c.role == "core" for c in turn.gold)]
         picked = impossible_turn(task)
         if picked is None:
             return []
         start, dead = picked
-        return [t for t in range(start, len(task.turns)) if uses(task.turns[t].paths(), dead)]
+        return [t for t in range(start, len(task.goals)) if uses(task.goals[t].paths(), dead)]
 
 
 def survivable_functions(task: Task) -> set[str]:
     """Core functions of the task whose loss leaves every turn that needs them another path."""
-    candidates = {c.name for turn in task.turns for c in turn.gold if c.role == "core"}
-    return {name for name in candidates if all(_turn_survives(turn.paths(), name) for turn in task.turns)}
+    candidates = {c.name for turn in task.goals for c in turn.gold if c.role == "core"}
+    return {name for name in candidates if all(_turn_survives(turn.paths(), name) for turn in task.goals)}
 
 
 def _turn_survives(paths: list[list[GoldCall]], name: str) -> bool:
@@ -99,10 +99,10 @@ def _turn_survives(paths: list[list[GoldCall]], name: str) -> bool:
 def impossible_turn(task: Task) -> tuple[int, frozenset[str]] | None:
     """(turn, the functions to take down): the last turn with core calls, and every core function of its paths
     (lookups stay up: only what does the work goes down)."""
-    acting = [t for t, turn in enumerate(task.turns) if any(c.role == "core" for c in turn.gold)]
+    acting = [t for t, turn in enumerate(task.goals) if any(c.role == "core" for c in turn.gold)]
     if not acting:
         return None
-    return acting[-1], frozenset(c.name for path in task.turns[acting[-1]].paths() for c in path if c.role == "core")
+    return acting[-1], frozenset(c.name for path in task.goals[acting[-1]].paths() for c in path if c.role == "core")
 
 
 STRESSOR = Outage

@@ -169,7 +169,7 @@ class Perturb(ScenarioStressor):
     def on_task(self, task: Task) -> Task:
         rng = random.Random(f"{self.base}:{task.id}")  # the same task always gets the same wording
         turns = []
-        for index, turn in enumerate(task.turns):
+        for index, turn in enumerate(task.goals):
             intent = turn.user
             if self.written is not None:
                 # Another wording written beforehand (by a model, or the task's own), if one keeps every value.
@@ -185,7 +185,7 @@ class Perturb(ScenarioStressor):
                 refers_to=intent.refers_to,
             )
             turns.append(turn.model_copy(update={"user": user}))
-        return task.model_copy(update={"turns": turns})
+        return task.model_copy(update={"goals": turns})
 
 
 STRESSOR = Perturb

@@ -20,14 +20,14 @@ def rewrite_paths(task: Task, edit: PathEdit) -> Task:
     """The task with every solution path (primary and alternatives) of every turn passed through ``edit``."""
     turns = []
     changed = False
-    for i, turn in enumerate(task.turns):
+    for i, turn in enumerate(task.goals):
         gold = edit(i, list(turn.gold))
         alternatives = [edit(i, list(path)) for path in turn.alternatives]
         if gold != turn.gold or alternatives != turn.alternatives:
             changed = True
             turn = turn.model_copy(update={"gold": gold, "alternatives": alternatives})
         turns.append(turn)
-    return task.model_copy(update={"turns": turns}) if changed else task
+    return task.model_copy(update={"goals": turns}) if changed else task
 
 
 def edit_spec(

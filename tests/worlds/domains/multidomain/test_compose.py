@@ -32,13 +32,13 @@ async def test_every_path_of_every_turn_executes(composed: list) -> None:
 async def test_coreferential_renderings_leave_out_what_an_earlier_turn_named(composed: list) -> None:
     checked = 0
     for task in composed:
-        for t, turn in enumerate(task.turns):
+        for t, turn in enumerate(task.goals):
             if turn.user.coreferential is None:
                 continue
             entity = turn.user.refers_to
             assert entity, f"{task.id} turn {t}: a coreferential rendering must say what it refers to"
             assert entity.lower() not in turn.user.coreferential.lower()
-            assert any(entity in earlier.user.explicit for earlier in task.turns[:t])
+            assert any(entity in earlier.user.explicit for earlier in task.goals[:t])
             assert entity in turn.user.explicit
             checked += 1
     assert checked >= 5
@@ -47,8 +47,8 @@ async def test_coreferential_renderings_leave_out_what_an_earlier_turn_named(com
 def test_shipped_conversations_meet_the_dataset_targets() -> None:
     tasks = MultiDomainPack().tasks()
     assert len(tasks) >= 300
-    turns = [len(t.turns) for t in tasks]
-    calls = [len(turn.gold) for t in tasks for turn in t.turns]
+    turns = [len(t.goals) for t in tasks]
+    calls = [len(turn.gold) for t in tasks for turn in t.goals]
     assert 4 <= sum(turns) / len(turns) <= 5.5
     assert 2 <= sum(calls) / len(calls) <= 3
     assert (

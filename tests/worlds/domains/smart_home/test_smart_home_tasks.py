@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from sim.core import GoldCall, Task, ToolCall, Turn
+from sim.core import Goal, GoldCall, Task, ToolCall
 from worlds.domains.smart_home import SmartHomePack, SmartHomeWorld
 from worlds.domains.smart_home.pack import DATA_DIR
 from worlds.domains.smart_home.specs import SPECS
@@ -27,7 +27,7 @@ def core(path: list[GoldCall]) -> list[GoldCall]:
 @pytest.mark.parametrize("task", PACK.tasks(), ids=lambda t: t.id)
 async def test_every_path_succeeds_and_matches_the_primary_state(task: Task) -> None:
     world = PACK.new_world(seed=0)
-    for t, turn in enumerate(task.turns):
+    for t, turn in enumerate(task.goals):
         start = world.snapshot()
         hashes: list[str] = []
         for p, path in enumerate(turn.paths()):
@@ -43,17 +43,17 @@ async def test_every_path_succeeds_and_matches_the_primary_state(task: Task) -> 
 def test_task_set_covers_the_brief() -> None:
     tasks = PACK.tasks()
     assert [t.id for t in tasks] == [f"sh-{i:03d}" for i in range(1, 11)]
-    assert all(t.world == "smart_home" and 2 <= len(t.turns) <= 4 for t in tasks)
-    turns = [turn for t in tasks for turn in t.turns]
-    assert sum(any(turn.alternatives for turn in t.turns) for t in tasks) >= 3
+    assert all(t.world == "smart_home" and 2 <= len(t.goals) <= 4 for t in tasks)
+    turns = [turn for t in tasks for turn in t.goals]
+    assert sum(any(turn.alternatives for turn in t.goals) for t in tasks) >= 3
     assert any(a.name != "activate_scene" for turn in turns for path in turn.alternatives for a in path)
     assert sum(turn.gold_answer is not None for turn in turns) >= 3
     assert sum(turn.reference_response is not None for turn in turns) >= 2
-    assert all(turn.user.coreferential for t in tasks for turn in t.turns[1:] if turn.gold_answer is None)
+    assert all(turn.user.coreferential for t in tasks for turn in t.goals[1:] if turn.gold_answer is None)
 
 
-@pytest.mark.parametrize("turn", [turn for t in PACK.tasks() for turn in t.turns], ids=lambda _: "")
-def test_roles_follow_the_rule(turn: Turn) -> None:
+@pytest.mark.parametrize("turn", [turn for t in PACK.tasks() for turn in t.goals], ids=lambda _: "")
+def test_roles_follow_the_rule(turn: Goal) -> None:
     """Support calls are lookups; a core lookup exists only to answer the user."""
     for path in turn.paths():
         assert all(c.name in READ_ONLY for c in path if c.role == "support")
@@ -65,7 +65,7 @@ def test_roles_follow_the_rule(turn: Turn) -> None:
 
 def test_a_prerequisite_power_on_is_core_gold() -> None:
     """sh-005: the user asks only for a color; switching the lamp on first is part of the gold."""
-    first = next(t for t in PACK.tasks() if t.id == "sh-005").turns[0]
+    first = next(t for t in PACK.tasks() if t.id == "sh-005").goals[0]
     assert "on" not in first.user.explicit.split()
     assert [(c.name, c.role) for c in core(first.gold)] == [("set_power", "core"), ("set_color", "core")]
 
@@ -74,8 +74,8 @@ def test_pack_rejects_tasks_that_do_not_fit_the_world() -> None:
     base = PACK.tasks()[0]
 
     def with_gold(*gold: GoldCall) -> Task:
-        turn = base.turns[0].model_copy(update={"gold": list(gold)})
-        return base.model_copy(update={"turns": [turn]})
+        turn = base.goals[0].model_copy(update={"gold": list(gold)})
+        return base.model_copy(update={"goals": [turn]})
 
     with pytest.raises(ValueError, match="no such tool"):
         SmartHomePack([with_gold(GoldCall(name="open_garage"))])
