@@ -74,13 +74,13 @@ class AnswerMatch:
         if result.failed:
             return unscoreable(result, self.name)
         verdicts: dict[int, tuple[bool, str]] = {}
-        for goal, turn in enumerate(result.task.goals):
-            if not turn.gold_answer or not result.played(goal):
+        for g, goal in enumerate(result.task.goals):
+            if not goal.gold_answer or not result.played(g):
                 continue
-            events = agent_events(result, goal)
+            events = agent_events(result, g)
             question = " / ".join(ev.content or "" for ev in events if ev.kind == "user_message")
             reply = next((ev.content or "" for ev in reversed(events) if ev.kind == "agent_message"), "")
-            verdicts[goal] = await self.rater.correct(question, turn.gold_answer, reply)
+            verdicts[g] = await self.rater.correct(question, goal.gold_answer, reply)
         if not verdicts:
             return score_for(result, self.name, value=None)
         return score_for(

@@ -44,15 +44,15 @@ class LLMValues:
 
 def _pairs(matcher: ArgMatcher, result: EpisodeResult) -> Iterator[tuple[str, str, str]]:
     schemas = {s.name: s.parameters for s in result.tools}
-    for goal, turn in enumerate(result.task.goals):
-        golds = [g for path in turn.paths() for g in path]
+    for g, goal in enumerate(result.task.goals):
+        golds = [c for path in goal.paths() for c in path]
         for ev in result.events:
-            if ev.kind != "tool_call" or ev.call is None or ev.replayed or ev.goal_index != goal:
+            if ev.kind != "tool_call" or ev.call is None or ev.replayed or ev.goal_index != g:
                 continue
             call = ev.call
             props = schema_properties(schemas.get(call.name))
             agent = normalise(call.arguments)
-            for gold in (g for g in golds if g.name == call.name):
+            for gold in (c for c in golds if c.name == call.name):
                 expected = normalise(gold.arguments)
                 for key, value in agent.items():
                     if matcher.mode_for(call.name, key) != "llm" or not free_text(props.get(key)):

@@ -78,27 +78,27 @@ def _message(content: object) -> str:
 def error_cases(result: EpisodeResult) -> list[ErrorCase]:
     """The goals of a played episode that the error-handling judge scores, in order."""
     cases = []
-    for goal, turn in enumerate(result.task.goals):
-        if not turn.reference_response or not result.played(goal):
+    for g, goal in enumerate(result.task.goals):
+        if not goal.reference_response or not result.played(g):
             continue
-        events = agent_events(result, goal)
+        events = agent_events(result, g)
         failures = [
             f"{ev.call.name if ev.call else '?'}: {ev.result.status} — {_message(ev.result.content)}"
             for ev in events
             if ev.kind == "tool_result" and ev.result is not None and not ev.result.ok and ev.scenarios
         ]
-        if not failures and turn.outcome != "decline":
+        if not failures and goal.outcome != "decline":
             continue  # no stressor failed a call on this goal (a wrong id the agent then fixed is not one)
         request = " / ".join(ev.content or "" for ev in events if ev.kind == "user_message")
         reply = next((ev.content or "" for ev in reversed(events) if ev.kind == "agent_message"), "")
         cases.append(
             ErrorCase(
-                goal=goal,
+                goal=g,
                 request=_clip(request),
                 error=_clip("; ".join(failures) or "nothing available can do this"),
                 reply=_clip(reply),
-                reference=turn.reference_response,
-                criteria=tuple(turn.criteria) or GENERIC_CRITERIA,
+                reference=goal.reference_response,
+                criteria=tuple(goal.criteria) or GENERIC_CRITERIA,
             )
         )
     return cases
