@@ -1,5 +1,5 @@
 """``python -m sim`` is the ``squall`` command."""
 
-from sim.cli.main import main
+from sim.cli.app import main
 
 main()

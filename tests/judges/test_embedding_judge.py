@@ -9,7 +9,7 @@ from typer.testing import CliRunner
 
 from judges.arg_match import ArgMatcher
 from judges.core_api import judge_turns
-from sim.cli.main import app
+from sim.cli.app import app
 from sim.core import EpisodeResult, GoldCall, ToolSpec
 from sim.core.embedding import Embedder, embedding_available
 from tests.support import traces

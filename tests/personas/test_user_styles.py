@@ -210,7 +210,7 @@ def test_shipped_personas_load_and_a_bad_file_names_the_field(tmp_path: Path) ->
 def test_personas_command_lists_and_validates(tmp_path: Path) -> None:
     from typer.testing import CliRunner
 
-    from sim.cli.main import app
+    from sim.cli.app import app
 
     listed = CliRunner().invoke(app, ["personas", "list"])
     assert listed.exit_code == 0 and "busy_parent" in listed.output and "underspecified" in listed.output

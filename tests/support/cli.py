@@ -8,7 +8,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from sim.cli.main import app, run_cli
+from sim.cli.app import app, run_cli
 
 runner = CliRunner()
 

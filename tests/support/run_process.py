@@ -8,7 +8,7 @@ import sys
 import time
 from pathlib import Path
 
-from tests.support.live_files import complete_lines
+from tests.support.live_files import complete_lines as lines  # the run may be mid-line
 from tests.support.mockllm_server import REPO_ROOT
 
 TRIALS = 2
@@ -19,11 +19,6 @@ def squall_process(args: list[str]) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
         [sys.executable, "-m", "sim", *args], cwd=REPO_ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
     )
-
-
-def lines(path: Path) -> list[str]:
-    """The whole lines written so far (the run may be mid-line)."""
-    return complete_lines(path)
 
 
 # Slow, real HTTP agent: each model request takes ~0.15 s, so a run is still going when interrupted.

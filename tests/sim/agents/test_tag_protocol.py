@@ -17,7 +17,7 @@ from sim.agents import tag_protocol
 from sim.agents.text_agent import TextProtocolAgent, transcript
 from sim.agents.text_parse import Action, FinalAnswer, ParseError, parse_step
 from sim.agents.text_prompt import render_observation, render_parse_error, render_system_prompt
-from sim.cli.main import run_cli
+from sim.cli.app import run_cli
 from sim.config.run_config import RunConfig, load_config
 from sim.core import Event, ModelRequest, ModelResponse, Task, ToolCall, ToolResult, ToolSpec
 from sim.episode.loop import EpisodeLimits, EpisodeSpec, run_episode

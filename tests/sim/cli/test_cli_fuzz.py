@@ -40,7 +40,7 @@ import tomli_w
 from hypothesis import HealthCheck, Phase, event, given, settings
 from hypothesis import strategies as st
 
-from sim.cli.main import run_cli
+from sim.cli.app import run_cli
 from worlds.domains.smart_home.pack import DATA_DIR
 
 pytestmark = pytest.mark.slow

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from sim.cli.main import run_cli
+from sim.cli.app import run_cli
 
 
 def _run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from sim.cli.main import app
+from sim.cli.app import app
 
 
 def run(tmp_path: Path, run_id: str, *extra: str) -> dict[str, object]:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from sim.cli.main import app
+from sim.cli.app import app
 from sim.report.markdown import markdown_summary
 
 

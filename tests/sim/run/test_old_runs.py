@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from sim.cli.main import run_cli
+from sim.cli.app import run_cli
 from sim.core import EpisodeResult, Score, Task
 from worlds.task_files import load_tasks
 

@@ -143,7 +143,7 @@ def test_ray_not_installed_is_one_line_and_writes_nothing(tmp_path: Path, monkey
 
 
 def test_the_inprocess_backend_never_imports_ray() -> None:
-    code = "import sys, sim.cli.main, sim.run.runner; sys.exit('ray' in sys.modules)"
+    code = "import sys, sim.cli.app, sim.run.runner; sys.exit('ray' in sys.modules)"
     assert subprocess.run([sys.executable, "-c", code], check=False).returncode == 0
 
 

@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from judges.arg_match import ArgMatcher
 from judges.core_api import CoreApiAccuracy
 from personas.scripted import ScriptedUser
-from sim.cli.main import app
+from sim.cli.app import app
 from sim.config.run_config import ConfigError, RunConfig, resolve_config
 from sim.core import AgentRuntime, EpisodeResult, Event, ToolCall, ToolSpec
 from sim.episode.gold_history import Setup, gold_reply

@@ -17,7 +17,7 @@ from typing import Any
 from typer.testing import CliRunner
 
 from sim.bench.mock_process import REPO_ROOT, stop_pid
-from sim.cli.main import app
+from sim.cli.app import app
 
 runner = CliRunner()
 

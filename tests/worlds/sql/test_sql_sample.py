@@ -9,7 +9,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from sim.cli.main import app
+from sim.cli.app import app
 from worlds.registry import load_world
 from worlds.sql.sample import SAMPLE_DIR, import_sample
 from worlds.sql.sample.build import SOURCE, TARGET, build

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from sim.cli.main import app
+from sim.cli.app import app
 from tests.support.paths import SPIDER
 from worlds.sql.execute import QueryResult
 from worlds.sql.importer import ImportedWorld, import_world

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from sim.cli.main import app
+from sim.cli.app import app
 from sim.core import ToolCall
 from tests.support.sql_chains import check_chains
 from worlds.registry import load_world

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from sim.cli.main import app
+from sim.cli.app import app
 from tests.support.paths import SPIDER
 from tests.support.sql_chains import check_chains
 from worlds.registry import load_world

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from sim.cli.main import app
+from sim.cli.app import app
 from sim.config.run_config import RunConfig
 from sim.core import CallContext, Goal, GoldCall, Task, ToolCall, ToolSpec, UserIntent
 from sim.episode.runtime import chain

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from sim.cli.main import app
+from sim.cli.app import app
 from sim.core import ModelRequest
 from tests.support.mockllm_server import mock_llm_server
 from worlds.registry import load_world

@@ -13,7 +13,7 @@ from typing import Any
 
 from typer.testing import CliRunner
 
-from sim.cli.main import app
+from sim.cli.app import app
 from sim.core import ModelRequest, ModelResponse
 from tests.support.mockllm_server import mock_llm_server
 from worlds.registry import load_world

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from sim.cli.main import run_cli
+from sim.cli.app import run_cli
 from sim.config.run_config import RunConfig
 from sim.judging.stressor_summary import split_episode_id
 from sim.report.terminal import render
