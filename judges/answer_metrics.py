@@ -1,23 +1,24 @@
 """The run summary's numbers for exact answers and call sequences, summed in one pass.
 
-- completion (``completion`` judge): answer turns whose final reply gave the exact answer, Wilson CI; None (n/a)
-  when no turn had an answer;
+- completion (``completion`` judge): answer goals whose final reply gave the exact answer, Wilson CI; None (n/a)
+  when no goal had an answer;
 - answer facts (``answer_facts`` judge): question goals whose final reply stated every fact of the gold answer,
   Wilson CI; None (n/a) without one;
 - call F1 (``call_f1`` judge): intent and slot precision/recall/F1, micro over every scored episode's counts;
-- error categories (``call_f1``): the BFCL-style category of each wrong turn;
-- stuck (``call_f1``): scored episodes and turns in which the agent was stuck, by reason;
-- out of budget (from the episodes, failed ones included): episodes that hit the agent's step limit, the run's
-  turn limit, or the working-time budget (timeout).
-Per scored episode only a few numbers are kept (``AnswerVerdict``); categories are interned strings.
+  error categories: the BFCL-style category of each wrong goal; stuck: scored episodes and goals in which the
+  agent was stuck, by reason.
+Per scored episode only a few numbers are kept (the verdict types below); categories are interned strings.
 """
 
 from __future__ import annotations
 
 import sys
+from collections.abc import Mapping
 from typing import Any, NamedTuple
 
+from judges.reduction import EpisodeFacts, Reduction, RunFacts
 from judges.stats import rate, wilson
+from judges.summary_view import Section, ci_text, pct, share_section
 from sim.core import Score
 
 CATEGORIES = (
@@ -40,7 +41,7 @@ STUCK_REASONS = ("repeated_failure", "repeated_call", "no_progress")
 
 
 def completion_verdict(score: Score) -> tuple[int, int] | None:
-    """(right, answer turns) of a completion score; None without an answer turn or on a judge fault."""
+    """(right, judged goals) of a per-goal right/wrong score; None without a judged goal or on a judge fault."""
     if score.value is None:
         return None
     judged = [v for v in score.per_goal if v is not None]
@@ -52,7 +53,7 @@ class CallVerdict(NamedTuple):
 
     counts: tuple[int, ...]  # intent tp, pred, gold; slot tp, pred, gold
     categories: tuple[str, ...]
-    stuck: tuple[str, ...]  # reason of each stuck turn
+    stuck: tuple[str, ...]  # reason of each stuck goal
 
 
 def call_verdict(score: Score) -> CallVerdict | None:
@@ -70,67 +71,122 @@ def _prf(tp: int, pred: int, gold: int) -> dict[str, float | None]:
     return {"precision": rate(tp, pred), "recall": rate(tp, gold), "f1": rate(2 * tp, pred + gold)}
 
 
-class AnswerTally:
-    """Sums for the keys above; ``add_episode`` for every episode, ``add`` for scored ones."""
+class CompletionSummary(Reduction[tuple[int, int]]):
+    judge = "completion"
+    label = "completion (exact answer)"
 
     def __init__(self) -> None:
-        self.completion = [0, 0, 0]  # right turns, answer turns, episodes with an answer turn
-        self.facts = [0, 0]  # right question goals, question goals (answer_facts)
+        self.totals = [0, 0, 0]  # right goals, answer goals, episodes with an answer goal
+
+    def verdict(self, score: Score) -> tuple[int, int] | None:
+        return completion_verdict(score)
+
+    def add(self, verdict: tuple[int, int], episode: EpisodeFacts) -> None:
+        self.totals[0] += verdict[0]
+        self.totals[1] += verdict[1]
+        self.totals[2] += 1
+
+    def result(self, run: RunFacts) -> dict[str, Any]:
+        right, goals, episodes = self.totals
+        return {
+            "completion": rate(right, goals),
+            "completion_ci95": wilson(right, goals),
+            "completion_turns": goals,
+            "completion_episodes": episodes,
+        }
+
+    @staticmethod
+    def rows(summary: Mapping[str, Any]) -> list[list[str]]:
+        n = summary.get("completion_turns")
+        if not n:
+            return []
+        return [["completion (exact answer)", pct(summary.get("completion")), ci_text(summary.get("completion_ci95")),
+                 f"{n} answer turns"]]  # fmt: skip
+
+
+class AnswerFactsSummary(Reduction[tuple[int, int]]):
+    judge = "answer_facts"
+    label = "answer facts (gold answer stated)"
+
+    def __init__(self) -> None:
+        self.totals = [0, 0]  # right question goals, question goals
+
+    def verdict(self, score: Score) -> tuple[int, int] | None:
+        return completion_verdict(score)
+
+    def add(self, verdict: tuple[int, int], episode: EpisodeFacts) -> None:
+        self.totals = [self.totals[0] + verdict[0], self.totals[1] + verdict[1]]
+
+    def result(self, run: RunFacts) -> dict[str, Any]:
+        right, goals = self.totals
+        return {
+            "answer_facts": rate(right, goals),
+            "answer_facts_ci95": wilson(right, goals),
+            "answer_facts_turns": goals,
+        }
+
+    @staticmethod
+    def rows(summary: Mapping[str, Any]) -> list[list[str]]:
+        n = summary.get("answer_facts_turns")
+        if not n:
+            return []
+        return [["answer facts (gold answer stated)", pct(summary.get("answer_facts")),
+                 ci_text(summary.get("answer_facts_ci95")), f"{n} question goals"]]  # fmt: skip
+
+
+class CallF1Summary(Reduction[CallVerdict]):
+    judge = "call_f1"
+    label = "call F1"
+
+    def __init__(self) -> None:
         self.counts = [0] * 6
-        self.call_episodes = 0
+        self.episodes = 0
         self.categories = dict.fromkeys(CATEGORIES, 0)
         self.stuck = dict.fromkeys(STUCK_REASONS, 0)
         self.stuck_episodes = 0
-        self.budget = {"step_limit": 0, "turn_limit": 0, "timeout": 0}
-        self.budget_episodes = 0
 
-    def add_episode(self, termination: str, step_limit: bool) -> None:
-        hits = {
-            "step_limit": step_limit,
-            "turn_limit": termination == "turn_limit",
-            "timeout": termination == "timeout",
-        }
-        for k, hit in hits.items():
-            self.budget[k] += hit
-        self.budget_episodes += any(hits.values())
+    def verdict(self, score: Score) -> CallVerdict | None:
+        return call_verdict(score)
 
-    def add(
-        self, completion: tuple[int, int] | None, call: CallVerdict | None, facts: tuple[int, int] | None = None
-    ) -> None:
-        if facts is not None:
-            self.facts = [self.facts[0] + facts[0], self.facts[1] + facts[1]]
-        if completion is not None:
-            self.completion[0] += completion[0]
-            self.completion[1] += completion[1]
-            self.completion[2] += 1
-        if call is not None:
-            self.call_episodes += 1
-            for k, n in enumerate(call.counts):
-                self.counts[k] += n
-            for c in call.categories:
-                self.categories[c] = self.categories.get(c, 0) + 1
-            for r in call.stuck:
-                self.stuck[r] = self.stuck.get(r, 0) + 1
-            self.stuck_episodes += bool(call.stuck)
+    def add(self, verdict: CallVerdict, episode: EpisodeFacts) -> None:
+        self.episodes += 1
+        for k, n in enumerate(verdict.counts):
+            self.counts[k] += n
+        for c in verdict.categories:
+            self.categories[c] = self.categories.get(c, 0) + 1
+        for r in verdict.stuck:
+            self.stuck[r] = self.stuck.get(r, 0) + 1
+        self.stuck_episodes += bool(verdict.stuck)
 
-    def result(self) -> dict[str, Any]:
-        right, turns, episodes = self.completion
+    def result(self, run: RunFacts) -> dict[str, Any]:
         c = self.counts
         return {
-            "completion": rate(right, turns),
-            "completion_ci95": wilson(right, turns),
-            "completion_turns": turns,
-            "completion_episodes": episodes,
             "call_f1": {
                 "intent": _prf(c[0], c[1], c[2]),
                 "slot": _prf(c[3], c[4], c[5]),
                 "counts": {"intent": c[:3], "slot": c[3:]},
-                "episodes": self.call_episodes,
+                "episodes": self.episodes,
             },
             "error_categories": self.categories,
             "stuck": {"episodes": self.stuck_episodes, "turns": sum(self.stuck.values()), "by_reason": self.stuck},
-            "out_of_budget": {"episodes": self.budget_episodes, **self.budget},
-            "answer_facts": rate(self.facts[0], self.facts[1]),
-            "answer_facts_ci95": wilson(self.facts[0], self.facts[1]),
-            "answer_facts_turns": self.facts[1],
         }
+
+    @staticmethod
+    def rows(summary: Mapping[str, Any]) -> list[list[str]]:
+        rows = []
+        f1 = summary.get("call_f1") or {}
+        if f1.get("episodes"):
+            for kind in ("intent", "slot"):
+                prf = f1[kind]
+                rows.append([f"{kind} F1 (P / R)", pct(prf["f1"]), f"{pct(prf['precision'])} / {pct(prf['recall'])}",
+                             f"{f1['counts'][kind][2]} gold {'calls' if kind == 'intent' else 'slots'}"])  # fmt: skip
+        stuck = summary.get("stuck") or {}
+        if stuck.get("episodes"):
+            reasons = ", ".join(f"{k} {v}" for k, v in stuck["by_reason"].items() if v)
+            rows.append(["stuck episodes", str(stuck["episodes"]), "", f"{stuck['turns']} goals: {reasons}"])
+        return rows
+
+    @staticmethod
+    def sections(summary: Mapping[str, Any]) -> list[Section]:
+        counts = summary.get("error_categories")
+        return share_section("error_categories", counts, "error categories (wrong goals)", "category")

@@ -1,12 +1,12 @@
 """Aggregate scores into a run summary, with denominators, failures and confidence intervals.
 
 Failed episodes (provider, user, harness faults, timeouts) are never averaged in: they are counted
-and listed, and every rate says what it was computed over.
+and listed, and every rate says what it was computed over. The run's own numbers are counted here; each judge's
+are its registered ``Reduction``'s (``judges.registry``): this module names no judge.
 """
 
 from __future__ import annotations
 
-import math
 import sys
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
@@ -14,21 +14,13 @@ from typing import Any, Protocol
 
 from pydantic import AliasChoices, BaseModel, Field
 
-from judges.answer_metrics import AnswerTally, CallVerdict, call_verdict, completion_verdict
-from judges.quality_metrics import (
-    AstVerdict,
-    HandlingVerdict,
-    QualityTally,
-    StateVerdict,
-    ast_verdict,
-    handling_verdict,
-    state_verdict,
-)
-from judges.stats import cluster_bootstrap, pass_hat_k, rate, wilson
-from judges.stress_metrics import DeclineVerdict, StressTally, decline_verdict, stage_verdict, turn_masks
+from judges.reduction import EpisodeFacts, Reduction, RunFacts
+from judges.registry import summaries
+from judges.run_summary import RunSummary
+from judges.stats import mean_sd, pass_hat_k, wilson
 from sim.core import FAILED_TERMINATIONS, Score, TerminationReason, Usage
 
-__all__ = ["EpisodeOutline", "ErrorMark", "pass_hat_k", "reduce_scores", "summarize", "wilson"]
+__all__ = ["EpisodeOutline", "ErrorMark", "RunSummary", "pass_hat_k", "reduce_scores", "summarize", "wilson"]
 
 
 class ResultMark(BaseModel):
@@ -38,7 +30,7 @@ class ResultMark(BaseModel):
 
 
 class ErrorMark(BaseModel):
-    """The part of an event the summary reads: faults, and which turns saw a failed tool result."""
+    """The part of an event the summary reads: faults, and which goals saw a failed tool result."""
 
     kind: str
     turn: int = 0
@@ -135,105 +127,55 @@ class EpisodeLike(Protocol):
 
 
 USAGE_KEYS = ("requests", "cached", "input_tokens", "output_tokens", "cost", "retries", "working_s", "waiting_s")
+BUDGET_KEYS = ("step_limit", "turn_limit", "timeout")
 
 
-class _Verdicts:
-    """The newest verdicts of one episode, reduced to the numbers the summary needs."""
+class EpisodeVerdicts:
+    """The newest verdict of each registered judge on one episode (by registry position), and which judges' newest
+    score is a judge fault."""
 
-    __slots__ = (
-        "answer_match",
-        "ast",
-        "calls",
-        "completion",
-        "decline",
-        "facts",
-        "faults",
-        "handling",
-        "right_turns",
-        "scored_turns",
-        "stages",
-        "state",
-        "success",
-        "turns_n",
-        "turns_sum",
-    )
+    __slots__ = ("faults", "values")
 
-    def __init__(self) -> None:
-        self.turns_sum = 0.0  # core_api_accuracy: sum and count of its per-turn values
-        self.turns_n = 0
-        self.scored_turns = self.right_turns = 0  # core_api_accuracy: its scored and right turns, as bit masks
-        self.success: float | None = None  # conversation_success
-        self.decline: DeclineVerdict | None = None
-        self.stages: tuple[str, ...] | None = None  # failure_stage: the stage of each wrong turn
-        self.faults: frozenset[str] = frozenset()  # judges whose newest verdict is a judge fault
-        self.completion: tuple[int, int] | None = None  # completion: right and answer turns
-        self.facts: tuple[int, int] | None = None  # answer_facts: right and question turns
-        self.calls: CallVerdict | None = None  # call_f1
-        self.state: StateVerdict | None = None  # state_match
-        self.handling: HandlingVerdict | None = None  # error_handling
-        self.ast: AstVerdict | None = None  # ast
-        self.answer_match: tuple[int, int] | None = None  # answer_match: right and question goals
-
-    def take(self, s: Score) -> None:
-        if s.judge == "core_api_accuracy":
-            values = [v for v in s.per_goal if v is not None]
-            self.turns_sum, self.turns_n = sum(values), len(values)
-            self.scored_turns, self.right_turns = turn_masks(s.per_goal)
-        elif s.judge == "conversation_success":
-            self.success = s.value
-        elif s.judge == "decline":
-            self.decline = decline_verdict(s)
-        elif s.judge == "failure_stage":
-            self.stages = stage_verdict(s)
-        elif s.judge == "completion":
-            self.completion = completion_verdict(s)
-        elif s.judge == "answer_facts":
-            self.facts = completion_verdict(s)
-        elif s.judge == "call_f1":
-            self.calls = call_verdict(s)
-        elif s.judge == "state_match":
-            self.state = state_verdict(s)
-        elif s.judge == "error_handling":
-            self.handling = handling_verdict(s)
-        elif s.judge == "ast":
-            self.ast = ast_verdict(s)
-        elif s.judge == "answer_match":
-            self.answer_match = completion_verdict(s)
-        if s.judge_fault:
-            self.faults = self.faults | {s.judge}
-        elif s.judge in self.faults:
-            self.faults = self.faults - {s.judge}
+    def __init__(self, size: int) -> None:
+        self.values: list[object | None] = [None] * size
+        self.faults: frozenset[str] = frozenset()
 
 
-def reduce_scores(scores: Iterable[Score]) -> dict[str, _Verdicts]:
-    """One pass over a score set: per episode, the numbers of its newest verdict per judge."""
-    verdicts: dict[str, _Verdicts] = {}
+def reduce_scores(scores: Iterable[Score], parts: Sequence[Reduction[Any]]) -> dict[str, EpisodeVerdicts]:
+    """One pass over a score set: per episode, the verdict of its newest score per judge (a re-score of the same
+    episode replaces the earlier one, a judge fault included)."""
+    position = {part.judge: i for i, part in enumerate(parts)}
+    verdicts: dict[str, EpisodeVerdicts] = {}
     for s in scores:
         v = verdicts.get(s.episode_id)
         if v is None:
-            v = verdicts[sys.intern(s.episode_id)] = _Verdicts()
-        v.take(s)  # a re-score of the same episode replaces the earlier one
+            v = verdicts[sys.intern(s.episode_id)] = EpisodeVerdicts(len(parts))
+        i = position.get(s.judge)
+        if i is not None:
+            v.values[i] = parts[i].verdict(s)
+        if s.judge_fault:
+            v.faults = v.faults | {s.judge}
+        elif s.judge in v.faults:
+            v.faults = v.faults - {s.judge}
     return verdicts
 
 
-def summarize(episodes: Iterable[EpisodeLike], scores: Iterable[Score], planned: int | None = None) -> dict[str, Any]:
+def summarize(episodes: Iterable[EpisodeLike], scores: Iterable[Score], planned: int | None = None) -> RunSummary:
     """The run summary, in one pass over each iterator. Memory: the tasks, the ids of failed and judge-faulted
     episodes, and a few numbers per scored episode — never the episodes themselves (they hold every event)."""
-    verdicts = reduce_scores(scores)
+    parts = [kind() for kind in summaries()]
+    verdicts = reduce_scores(scores, parts)
     count = 0
     failed: list[str] = []
-    turns_sum, turns_n = 0.0, 0
-    success_by_task: dict[str, list[float]] = {}  # task -> [trials with a verdict, successes]
-    accuracy_by_task: dict[str, list[float]] = {}  # task -> [right goals, scored goals] (core_api_accuracy)
     faults: Counter[str] = Counter()
     codes: Counter[str] = Counter()
     terminations: Counter[str] = Counter()
     trials = 0
+    scored_trials: set[int] = set()
     usage: dict[str, float] = dict.fromkeys(USAGE_KEYS, 0)  # ints stay ints, as a plain sum() would keep them
     usage_by_role: dict[str, dict[str, float]] = {}
-    stress = StressTally()
-    answers = AnswerTally()
-    quality = QualityTally()
+    budget = dict.fromkeys(BUDGET_KEYS, 0)
+    budget_episodes = 0
     for e in episodes:
         count += 1
         terminations[e.termination] += 1
@@ -241,7 +183,7 @@ def summarize(episodes: Iterable[EpisodeLike], scores: Iterable[Score], planned:
         _add_usage(usage, e.usage)
         for role, role_usage in e.usage_by_role.items():
             _add_usage(usage_by_role.setdefault(role, dict.fromkeys(USAGE_KEYS, 0)), role_usage)
-        failed_turns = 0  # turns in which the agent saw a failed result of its own call (injected or real)
+        failed_goals = 0  # goals in which the agent saw a failed result of its own call (injected or real)
         step_limit = False
         for ev in e.events:
             if ev.kind == "error":
@@ -251,75 +193,60 @@ def summarize(episodes: Iterable[EpisodeLike], scores: Iterable[Score], planned:
                     codes[ev.code] += 1
                     step_limit = step_limit or ev.code == "agent:step_limit"
             elif ev.kind == "tool_result" and not ev.replayed and ev.result and ev.result.status != "success":
-                failed_turns |= 1 << ev.goal_index
-        answers.add_episode(e.termination, step_limit)
+                failed_goals |= 1 << ev.goal_index
+        hits = (step_limit, e.termination == "turn_limit", e.termination == "timeout")  # failed episodes included
+        for key, hit in zip(BUDGET_KEYS, hits, strict=True):
+            budget[key] += hit
+        budget_episodes += any(hits)
         if e.failed:
             failed.append(e.episode_id)
             continue
         v = verdicts.get(e.episode_id)
         if v is None:
             continue
-        answers.add(v.completion, v.calls, v.facts)
-        quality.add(e.task_id, v.state, v.handling, v.ast, v.answer_match)
-        turns_sum, turns_n = turns_sum + v.turns_sum, turns_n + v.turns_n
-        if v.turns_n:
-            acc = accuracy_by_task.setdefault(e.task_id, [0.0, 0.0])
-            acc[0], acc[1] = acc[0] + v.turns_sum, acc[1] + v.turns_n
-        stress.add(e.trial, any(t.outcome == "decline" for t in e.task.goals), failed_turns, v)
-        if v.success is not None:
-            tally = success_by_task.setdefault(e.task_id, [0, 0.0])
-            tally[0] += 1
-            tally[1] += v.success
-    successes_n = sum(int(n) for n, _ in success_by_task.values())
-    successes = sum(c for _, c in success_by_task.values())
+        scored_trials.add(e.trial)
+        facts = EpisodeFacts(e.task_id, e.trial, any(g.outcome == "decline" for g in e.task.goals), failed_goals)
+        for part, verdict in zip(parts, v.values, strict=True):
+            if verdict is not None:
+                part.add(verdict, facts)
+    run = RunFacts(trials, tuple(sorted(scored_trials)))
     # Only the newest verdict per (judge, episode) counts: a fault re-run later is no longer a fault.
     judge_faults = sorted(episode for episode, v in verdicts.items() if v.faults)
-    return {
-        "episodes": count,
-        "planned_episodes": planned if planned is not None else count,
-        "failed_episodes": len(failed),
-        "scored_episodes": count - len(failed),
-        "core_api_accuracy": rate(turns_sum, turns_n),
-        "core_api_accuracy_ci95": wilson(turns_sum, turns_n),
-        "scored_turns": turns_n,
-        "conversation_success": rate(successes, successes_n),
-        "conversation_success_ci95": wilson(successes, successes_n),
-        "pass_hat_k": {str(k): _pass_hat_k(success_by_task, k) for k in range(1, trials + 1)} if trials > 0 else {},
-        "terminations": dict(terminations),
-        "failed_episode_ids": sorted(failed),
-        "judge_faults": len(judge_faults),  # scored episodes a judge could not score: outside its rates
-        "judge_fault_episode_ids": judge_faults,
-        "faults_by_kind": dict(faults),
-        "error_codes": dict(codes.most_common(20)),
-        "per_task": {
-            task: {"trials": int(n), "conversation_success": rate(c, int(n))}
-            for task, (n, c) in sorted(success_by_task.items())
-        },
-        "usage": {k: round(v, 4) for k, v in usage.items()},
-        "usage_by_role": {
+    judged: dict[str, Any] = {}
+    for part in parts:
+        judged |= part.result(run)
+    return RunSummary(
+        episodes=count,
+        planned_episodes=planned if planned is not None else count,
+        failed_episodes=len(failed),
+        scored_episodes=count - len(failed),
+        terminations=dict(terminations),
+        failed_episode_ids=sorted(failed),
+        judge_faults=len(judge_faults),
+        judge_fault_episode_ids=judge_faults,
+        faults_by_kind=dict(faults),
+        error_codes=dict(codes.most_common(20)),
+        usage={k: round(v, 4) for k, v in usage.items()},
+        usage_by_role={
             role: {k: round(v, 4) for k, v in usage_by_role[role].items()} for role in sorted(usage_by_role)
         },
-        **stress.result(),  # added after the keys above: the summary's older keys keep their order
-        **answers.result(),
-        # Intervals that respect clustering: tasks resampled whole (their goals and trials are not independent).
-        # Sorted by task: the store's episode order differs between executors, the interval must not.
-        "core_api_accuracy_ci95_clustered": cluster_bootstrap(
-            [(accuracy_by_task[t][0], accuracy_by_task[t][1]) for t in sorted(accuracy_by_task)]
-        ),
-        "conversation_success_ci95_clustered": cluster_bootstrap(
-            [(success_by_task[t][1], success_by_task[t][0]) for t in sorted(success_by_task)]
-        ),
-        "tasks_scored": len(accuracy_by_task),
-        **quality.result(),
-    }
+        over_trials=_over_trials(parts, run),
+        out_of_budget={"episodes": budget_episodes, **budget},
+        judged=judged,
+    )
+
+
+def _over_trials(parts: Sequence[Reduction[Any]], run: RunFacts) -> dict[str, Any]:
+    """Each judge's rate per trial (those that have one), with their mean and sample sd."""
+    spreads: dict[str, Any] = {"trials": list(run.scored_trials)}
+    for part in parts:
+        if part.has_per_trial():
+            per_trial = [part.per_trial(t) for t in run.scored_trials]
+            mean, sd = mean_sd(per_trial)
+            spreads[part.judge] = {"per_trial": per_trial, "mean": mean, "sd": sd}
+    return spreads
 
 
 def _add_usage(totals: dict[str, float], usage: Usage) -> None:
     for k in USAGE_KEYS:
         totals[k] += getattr(usage, k)
-
-
-def _pass_hat_k(tallies: dict[str, list[float]], k: int) -> float | None:
-    """``pass_hat_k`` over (trials, successes) counts per task."""
-    values = [math.comb(int(c), k) / math.comb(int(n), k) for n, c in tallies.values() if n >= k]
-    return round(sum(values) / len(values), 4) if values else None

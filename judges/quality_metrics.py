@@ -13,9 +13,13 @@ Per scored episode only a few numbers are kept.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
 from typing import Any, NamedTuple
 
+from judges.answer_metrics import completion_verdict
+from judges.reduction import EpisodeFacts, Reduction, RunFacts
 from judges.stats import cluster_bootstrap, rate, wilson
+from judges.summary_view import ci_text, pct, score_ci
 from sim.core import Score
 
 
@@ -66,82 +70,168 @@ def handling_verdict(score: Score) -> HandlingVerdict | None:
     return HandlingVerdict(tuple(int(v) for v in score.details.get("scores", {}).values()))
 
 
-class QualityTally:
+class StateMatchSummary(Reduction[StateVerdict]):
+    judge = "state_match"
+    label = "state match (world vs gold)"
+
     def __init__(self) -> None:
-        self.state_by_task: dict[str, list[int]] = {}  # task -> [right goals, goals at stake]
-        self.state_episodes = self.end_matches = self.collateral = self.unavailable = 0
-        self.handling_by_task: dict[str, list[float]] = {}  # task -> [sum of (score - 1) / 4, goals]
-        self.handling_scores: Counter[int] = Counter()
-        self.ast = [0, 0]  # clean goals, checked goals
-        self.ast_reasons: Counter[str] = Counter()
-        self.answers = [0, 0]  # answer_match: right question goals, judged ones
+        self.by_task: dict[str, list[int]] = {}  # task -> [right goals, goals at stake]
+        self.episodes = self.end_matches = self.collateral = self.unavailable = 0
 
-    def add(
-        self,
-        task_id: str,
-        state: StateVerdict | None,
-        handling: HandlingVerdict | None,
-        ast: AstVerdict | None,
-        answers: tuple[int, int] | None = None,
-    ) -> None:
-        if answers is not None:
-            self.answers[0] += answers[0]
-            self.answers[1] += answers[1]
-        if ast is not None:
-            self.ast[0] += ast.clean
-            self.ast[1] += ast.checked
-            for reason, n in ast.reasons:
-                self.ast_reasons[reason] += n
-        if state is not None:
-            if state.unavailable:
-                self.unavailable += 1
-            else:
-                tally = self.state_by_task.setdefault(task_id, [0, 0])
-                tally[0] += state.right
-                tally[1] += state.scored
-                self.state_episodes += 1
-                self.end_matches += state.end_match
-                self.collateral += state.collateral
-        if handling is not None and handling.scores:
-            tally_h = self.handling_by_task.setdefault(task_id, [0.0, 0])
-            tally_h[0] += sum((s - 1) / 4 for s in handling.scores)
-            tally_h[1] += len(handling.scores)
-            self.handling_scores.update(handling.scores)
+    def verdict(self, score: Score) -> StateVerdict | None:
+        return state_verdict(score)
 
-    def result(self) -> dict[str, Any]:
-        right = sum(r for r, _ in self.state_by_task.values())
-        goals = sum(n for _, n in self.state_by_task.values())
-        judged = sum(self.handling_scores.values())
-        total = sum(s * n for s, n in self.handling_scores.items())
-        norm = sum(t for t, _ in self.handling_by_task.values())
-        ci = cluster_bootstrap([(t, float(n)) for _, (t, n) in sorted(self.handling_by_task.items())])
+    def add(self, verdict: StateVerdict, episode: EpisodeFacts) -> None:
+        if verdict.unavailable:
+            self.unavailable += 1
+            return
+        tally = self.by_task.setdefault(episode.task_id, [0, 0])
+        tally[0] += verdict.right
+        tally[1] += verdict.scored
+        self.episodes += 1
+        self.end_matches += verdict.end_match
+        self.collateral += verdict.collateral
+
+    def result(self, run: RunFacts) -> dict[str, Any]:
+        right = sum(r for r, _ in self.by_task.values())
+        goals = sum(n for _, n in self.by_task.values())
         return {
             "state_match": rate(right, goals),
             "state_match_ci95_clustered": cluster_bootstrap(
-                [(float(r), float(n)) for _, (r, n) in sorted(self.state_by_task.items())]
+                [(float(r), float(n)) for _, (r, n) in sorted(self.by_task.items())]
             ),
             "state_goals": goals,
-            "state_episodes": self.state_episodes,
-            "state_end_match": rate(self.end_matches, self.state_episodes),
+            "state_episodes": self.episodes,
+            "state_end_match": rate(self.end_matches, self.episodes),
             "collateral_damage_episodes": self.collateral,
             "state_gold_unavailable": self.unavailable,
+        }
+
+    @staticmethod
+    def rows(summary: Mapping[str, Any]) -> list[list[str]]:
+        s = summary
+        if not s.get("state_goals"):
+            return []
+        unavailable = s.get("state_gold_unavailable") or 0
+        return [
+            ["state match (world vs gold)", pct(s["state_match"]), ci_text(s.get("state_match_ci95_clustered")),
+             f"{s['state_goals']} goals at stake" + (f"; {unavailable} episodes no gold" if unavailable else "")],
+            ["end state match", pct(s.get("state_end_match")), "", f"{s['state_episodes']} episodes"],
+            ["collateral damage", str(s.get("collateral_damage_episodes", 0)), "",
+             f"episodes of {s['state_episodes']}"],
+        ]  # fmt: skip
+
+
+class ErrorHandlingSummary(Reduction[HandlingVerdict]):
+    judge = "error_handling"
+    label = "error handling (1-5)"
+
+    def __init__(self) -> None:
+        self.by_task: dict[str, list[float]] = {}  # task -> [sum of (score - 1) / 4, goals]
+        self.scores: Counter[int] = Counter()
+
+    def verdict(self, score: Score) -> HandlingVerdict | None:
+        return handling_verdict(score)
+
+    def add(self, verdict: HandlingVerdict, episode: EpisodeFacts) -> None:
+        if not verdict.scores:
+            return
+        tally = self.by_task.setdefault(episode.task_id, [0.0, 0])
+        tally[0] += sum((s - 1) / 4 for s in verdict.scores)
+        tally[1] += len(verdict.scores)
+        self.scores.update(verdict.scores)
+
+    def result(self, run: RunFacts) -> dict[str, Any]:
+        judged = sum(self.scores.values())
+        total = sum(s * n for s, n in self.scores.items())
+        norm = sum(t for t, _ in self.by_task.values())
+        ci = cluster_bootstrap([(t, float(n)) for _, (t, n) in sorted(self.by_task.items())])
+        return {
             "error_handling_score": rate(total, judged),
             "error_handling": rate(norm, judged),
             "error_handling_ci95_clustered": ci,
             "error_handling_score_ci95_clustered": None if ci is None else [round(1 + 4 * x, 4) for x in ci],
             "error_handling_goals": judged,
-            "error_handling_scores": {str(s): self.handling_scores[s] for s in range(1, 6)} if judged else {},
-            "ast_accuracy": rate(self.ast[0], self.ast[1]),
-            "ast_accuracy_ci95": wilson(self.ast[0], self.ast[1]),
-            "ast_goals": self.ast[1],
-            "ast_errors": dict(self.ast_reasons.most_common()),
-            **(
-                {
-                    "answer_match": rate(self.answers[0], self.answers[1]),
-                    "answer_match_ci95": wilson(self.answers[0], self.answers[1]),
-                    "answer_match_goals": self.answers[1],
-                }
-                if self.answers[1]
-                else {}
-            ),
+            "error_handling_scores": {str(s): self.scores[s] for s in range(1, 6)} if judged else {},
         }
+
+    @staticmethod
+    def rows(summary: Mapping[str, Any]) -> list[list[str]]:
+        if not summary.get("error_handling_goals"):
+            return []
+        score = summary.get("error_handling_score")
+        spread = " ".join(f"{k}:{v}" for k, v in (summary.get("error_handling_scores") or {}).items())
+        return [["error handling (1-5)", "n/a" if score is None else f"{score:.2f}",
+                 score_ci(summary.get("error_handling_score_ci95_clustered")),
+                 f"{summary['error_handling_goals']} goals with a failure ({spread})"]]  # fmt: skip
+
+
+class AstSummary(Reduction[AstVerdict]):
+    judge = "ast"
+    label = "AST checks (every call clean)"
+
+    def __init__(self) -> None:
+        self.totals = [0, 0]  # clean goals, checked goals
+        self.reasons: Counter[str] = Counter()
+
+    def verdict(self, score: Score) -> AstVerdict | None:
+        return ast_verdict(score)
+
+    def add(self, verdict: AstVerdict, episode: EpisodeFacts) -> None:
+        self.totals[0] += verdict.clean
+        self.totals[1] += verdict.checked
+        for reason, n in verdict.reasons:
+            self.reasons[reason] += n
+
+    def result(self, run: RunFacts) -> dict[str, Any]:
+        clean, checked = self.totals
+        return {
+            "ast_accuracy": rate(clean, checked),
+            "ast_accuracy_ci95": wilson(clean, checked),
+            "ast_goals": checked,
+            "ast_errors": dict(self.reasons.most_common()),
+        }
+
+    @staticmethod
+    def rows(summary: Mapping[str, Any]) -> list[list[str]]:
+        if not summary.get("ast_goals"):
+            return []
+        return [["AST checks (every call clean)", pct(summary["ast_accuracy"]),
+                 ci_text(summary.get("ast_accuracy_ci95")), f"{summary['ast_goals']} goals"]]  # fmt: skip
+
+    @staticmethod
+    def notes(summary: Mapping[str, Any]) -> list[str]:
+        errors = summary.get("ast_errors") or {}
+        return ["AST errors: " + ", ".join(f"{k} {v}" for k, v in errors.items())] if errors else []
+
+
+class AnswerMatchSummary(Reduction[tuple[int, int]]):
+    judge = "answer_match"
+    label = "answers by meaning"
+
+    def __init__(self) -> None:
+        self.totals = [0, 0]  # right question goals, judged ones
+
+    def verdict(self, score: Score) -> tuple[int, int] | None:
+        return completion_verdict(score)
+
+    def add(self, verdict: tuple[int, int], episode: EpisodeFacts) -> None:
+        self.totals[0] += verdict[0]
+        self.totals[1] += verdict[1]
+
+    def result(self, run: RunFacts) -> dict[str, Any]:
+        right, goals = self.totals
+        if not goals:  # the judge is off by default: no keys then
+            return {}
+        return {
+            "answer_match": rate(right, goals),
+            "answer_match_ci95": wilson(right, goals),
+            "answer_match_goals": goals,
+        }
+
+    @staticmethod
+    def rows(summary: Mapping[str, Any]) -> list[list[str]]:
+        if not summary.get("answer_match_goals"):
+            return []
+        return [["answers by meaning", pct(summary["answer_match"]), ci_text(summary.get("answer_match_ci95")),
+                 f"{summary['answer_match_goals']} question goals"]]  # fmt: skip

@@ -57,21 +57,20 @@ def run_arm(params: dict[str, Any]) -> dict[str, Any]:
         served.stop()
     wall = marks["end"] - marks["start"]
     cpu = marks["cpu_end"] - marks["cpu_start"]
-    usage = summary["usage"]
-    codes = summary.get("error_codes") or {}
+    usage = summary.usage
     return {
-        "episodes": summary["episodes"],
-        "failed_episodes": summary["failed_episodes"],
-        "terminations": summary["terminations"],
-        "requests": usage["requests"],
-        "retries": usage["retries"],
-        "errors_429": int(codes.get("provider:rate_limited", 0)),
-        "tokens": usage["input_tokens"] + usage["output_tokens"],
+        "episodes": summary.episodes,
+        "failed_episodes": summary.failed_episodes,
+        "terminations": summary.terminations,
+        "requests": usage.requests,
+        "retries": usage.retries,
+        "errors_429": summary.error_codes.get("provider:rate_limited", 0),
+        "tokens": usage.input_tokens + usage.output_tokens,
         "wall_s": round(wall, 3),
         "cpu_s": round(cpu, 3),  # everything the harness did per request: agent, gateway, world, judges, store
-        "cpu_ms_per_request": round(1000 * cpu / max(1, usage["requests"]), 3),
+        "cpu_ms_per_request": round(1000 * cpu / max(1, usage.requests), 3),
         "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
-        "core_api_accuracy": summary["core_api_accuracy"],
+        "core_api_accuracy": summary.judged.get("core_api_accuracy"),
         **steady_state(finished, params["concurrency"], served.samples),
     }
 

@@ -24,6 +24,7 @@ import typer
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from judges.run_summary import RunSummary
     from sim.config.run_config import RunConfig
     from sim.core import Event
 
@@ -104,7 +105,7 @@ def _clip(text: str, limit: int = 300) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-async def chat_session(config: RunConfig, console: Console) -> tuple[Path, dict[str, Any]]:
+async def chat_session(config: RunConfig, console: Console) -> tuple[Path, RunSummary]:
     """Prepare, play the one episode with the person as the user, judge and store it; the run folder and
     summary."""
     from personas.human import HumanUser

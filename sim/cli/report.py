@@ -47,7 +47,7 @@ def report(
         if not no_html:
             from sim.report.html import write_html_report
 
-            chosen = summary.get("score_set")
+            chosen = summary.score_set
             written.append(write_html_report(run_dir, summary, chosen, cap=max_episodes))
             if comparison is not None and compare is not None:
                 from sim.report.compare import compare_file_name, comparison_html
@@ -60,7 +60,7 @@ def report(
     except OSError as exc:
         fail(f"{run_dir}: cannot write the HTML report: {exc.strerror or exc}")
     if as_json:  # stdout stays one JSON document; the HTML is written all the same
-        sys.stdout.write(json.dumps(summary, indent=2) + "\n")
+        sys.stdout.write(json.dumps(summary.as_dict(), indent=2, default=str) + "\n")
         return
     from sim.report.terminal import render
 

@@ -8,20 +8,13 @@ from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
 from typing import Any
 
-from judges.answer_facts import AnswerFacts
 from judges.answer_semantic import AnswerMatch
 from judges.arg_match import ArgMatcher
-from judges.ast_check import AstChecker
-from judges.call_f1 import CallF1
-from judges.clarification import ClarificationJudge
-from judges.completion import Completion
-from judges.core_api import ConversationSuccess, CoreApiAccuracy
-from judges.decline import DeclineJudge
 from judges.error_handling import BANDS, EmbeddingRater, ErrorHandlingJudge
 from judges.error_handling_llm import LLMRater
-from judges.failure_stage import FailureStage
 from judges.llm_ask import JudgeModel
-from judges.state import StateMatch
+from judges.registry import JudgeEntry, judge_entries
+from judges.run_summary import RunSummary
 from sim.config.run_config import RunConfig
 from sim.core import EpisodeResult, Judge, Score
 from sim.core.embedding import embedding_available
@@ -74,24 +67,21 @@ def judge_config_hash(settings: dict[str, Any]) -> str:
     return hashlib.sha256(json.dumps(settings, sort_keys=True).encode()).hexdigest()[:12]
 
 
-_MATCHING: tuple[
-    type[CoreApiAccuracy] | type[ConversationSuccess] | type[FailureStage] | type[CallF1] | type[AstChecker], ...
-] = (CoreApiAccuracy, ConversationSuccess, FailureStage, CallF1, AstChecker)
-"""Judges that compare arguments: built with the run's argument matcher."""
-_PLAIN: tuple[
-    type[DeclineJudge] | type[Completion] | type[ClarificationJudge] | type[AnswerFacts] | type[StateMatch], ...
-] = (DeclineJudge, Completion, ClarificationJudge, AnswerFacts, StateMatch)
-
-
 def judge_names(config: RunConfig | None = None) -> list[str]:
     """Every judge of a run (of the default config when none is given), in the order they score."""
     config = config or RunConfig()
-    names = [j.name for j in (*_MATCHING, *_PLAIN)]
-    if error_judge_mode(config) != "off":
-        names.append(ErrorHandlingJudge.name)
-    if config.answer_judge != "off":
-        names.append(AnswerMatch.name)
-    return names
+    return [entry.name for entry in judge_entries() if _runs(entry, config)]
+
+
+def _runs(entry: JudgeEntry, config: RunConfig) -> bool:
+    """Whether the run has this judge: a configured one only where its setting turns it on."""
+    if entry.build != "configured":
+        return True
+    if entry.name == ErrorHandlingJudge.name:
+        return error_judge_mode(config) != "off"
+    if entry.name == AnswerMatch.name:
+        return config.answer_judge != "off"
+    raise ValueError(f"judge {entry.name!r}: no run setting builds it")
 
 
 def _match_modes(config: RunConfig) -> set[str]:
@@ -119,15 +109,20 @@ def build_judges(config: RunConfig, judge_model: JudgeModel | None = None) -> li
         overrides=tuple(sorted(config.arg_match_params.items())),
         llm_values=LLMValues(judge_model) if "llm" in modes and judge_model is not None else None,
     )
-    judges: list[Judge] = [*(kind(matcher) for kind in _MATCHING), *(kind() for kind in _PLAIN)]
-    if errors == "embedding" and embedder is not None:
-        judges.append(ErrorHandlingJudge(EmbeddingRater(embedder)))
-    elif errors == "llm" and judge_model is not None:
-        judges.append(ErrorHandlingJudge(LLMRater(judge_model)))
-    if config.answer_judge == "embedding" and embedder is not None:
-        judges.append(AnswerMatch(EmbeddingAnswers(embedder, config.answer_threshold)))
-    elif config.answer_judge == "llm" and judge_model is not None:
-        judges.append(AnswerMatch(LLMAnswers(judge_model)))
+    judges: list[Judge] = []
+    for entry in judge_entries():  # the registry's order is the scoring order (part of the score set's hash)
+        if entry.build == "matching":
+            judges.append(entry.judge(matcher))
+        elif entry.build == "plain":
+            judges.append(entry.judge())
+        elif entry.name == ErrorHandlingJudge.name and errors == "embedding" and embedder is not None:
+            judges.append(ErrorHandlingJudge(EmbeddingRater(embedder)))
+        elif entry.name == ErrorHandlingJudge.name and errors == "llm" and judge_model is not None:
+            judges.append(ErrorHandlingJudge(LLMRater(judge_model)))
+        elif entry.name == AnswerMatch.name and config.answer_judge == "embedding" and embedder is not None:
+            judges.append(AnswerMatch(EmbeddingAnswers(embedder, config.answer_threshold)))
+        elif entry.name == AnswerMatch.name and config.answer_judge == "llm" and judge_model is not None:
+            judges.append(AnswerMatch(LLMAnswers(judge_model)))
     return judges
 
 
@@ -203,7 +198,7 @@ def _setup(store: RunStore) -> str | None:
         return None  # not a run's manifest (hand-built stores)
 
 
-def run_summary(store: RunStore, score_set: str, planned: int | None) -> dict[str, Any]:
+def run_summary(store: RunStore, score_set: str, planned: int | None) -> RunSummary:
     """The summary of one score set of a run (what summary.json and the report show).
 
     Streams the store: episodes are read as light outlines one at a time, scores reduced as they are read."""
@@ -219,14 +214,16 @@ def run_summary(store: RunStore, score_set: str, planned: int | None) -> dict[st
         stressors = None  # not a run's manifest (hand-built stores)
     except ValueError as error:  # the run's world no longer loads from here (moved, or a relative path)
         stressors = {"mode": "isolated", "unavailable": f"cannot load the run's world: {error}"}
-    return {
+    run = {
         "run_id": store.root.name,
         "setup": _setup(store),
         "score_set": score_set,
         "score_set_config": next((s["config"] for s in sets if s["judge_config"] == score_set), None),
         "score_sets": [s["judge_config"] for s in sets],
-        **summarize(store.iter_episodes(EpisodeOutline), store.iter_scores(score_set), planned),
+        # Sections a run did not have stay unset: summary.json leaves them out rather than writing null.
         **({"stressors": stressors} if stressors else {}),
         **({"users": users} if (users := user_summary(store, score_set)) else {}),
         **({"stacking": stacking} if (stacking := stacking_summary(store, score_set)) else {}),
     }
+    summary = summarize(store.iter_episodes(EpisodeOutline), store.iter_scores(score_set), planned)
+    return summary.model_copy(update=run)

@@ -14,11 +14,13 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from html import escape
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from judges.run_summary import RunSummary
 from judges.stats import paired_difference
+from judges.summary_view import pct
 from sim.report.html import table
-from sim.report.rows import headline_rows, pct
+from sim.report.sections import headline_rows
 from sim.store.run_store import EpisodeKey, RunStore, StoreError
 
 if TYPE_CHECKING:
@@ -105,9 +107,7 @@ def _ids(store: RunStore) -> set[str]:
     return {k.episode_id for k in store.iter_episodes(EpisodeKey)}
 
 
-def compare_runs(
-    this_dir: Path, this_summary: dict[str, Any], other_dir: Path, other_summary: dict[str, Any]
-) -> Comparison:
+def compare_runs(this_dir: Path, this_summary: RunSummary, other_dir: Path, other_summary: RunSummary) -> Comparison:
     """Compare two runs under each one's score set as its summary names it."""
     this, other = RunStore.open_existing(this_dir), RunStore.open_existing(other_dir)
     this_ids, other_ids = _ids(this), _ids(other)
@@ -121,8 +121,8 @@ def compare_runs(
     for metric in [*this_rows, *(m for m in other_rows if m not in this_rows)]:
         a, b = this_rows.get(metric), other_rows.get(metric)
         cmp.headline.append([metric, a[1] if a else "—", a[2] if a else "", b[1] if b else "—", b[2] if b else ""])
-    this_set = str(this_summary.get("score_set") or this.newest_score_set())
-    other_set = str(other_summary.get("score_set") or other.newest_score_set())
+    this_set = this_summary.score_set or this.newest_score_set()
+    other_set = other_summary.score_set or other.newest_score_set()
     cmp.diffs = _judge_diffs(this, this_set, other, other_set, paired)
     return cmp
 

@@ -16,8 +16,8 @@ from __future__ import annotations
 import asyncio
 from array import array
 from collections.abc import Callable, Iterator
-from typing import Any
 
+from judges.run_summary import RunSummary
 from sim.core import EpisodeResult, Judge, Score
 from sim.core.files import write_text_atomic
 from sim.episode.loop import EpisodeSpec
@@ -120,7 +120,7 @@ async def drive(
     executor: Executor,
     on_start: OnStart | None = None,
     on_episode: OnEpisode | None = None,
-) -> tuple[RunStore, dict[str, Any]]:
+) -> tuple[RunStore, RunSummary]:
     """Run every planned episode not yet stored on ``executor``; judge, store, summarise. Returns the store and
     the summary. On an error or cancellation what was queued for the store is made durable and summarised
     before the error propagates."""
@@ -169,10 +169,10 @@ async def _run(
             await executor.run(todo(run.plan, done), sink)
 
 
-def _summarise(store: RunStore, score_set: str, planned: int, failure: BaseException | None) -> dict[str, Any]:
+def _summarise(store: RunStore, score_set: str, planned: int, failure: BaseException | None) -> RunSummary:
     summary = run_summary(store, score_set, planned)
     try:
-        store.write_summary(summary)
+        store.write_summary(summary.as_dict())
         write_text_atomic(store.root / "summary.md", markdown_summary(summary))
         write_html_report(store.root, summary, score_set)
     except OSError as exc:

@@ -12,6 +12,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from judges.run_summary import RunSummary
 from sim.config.run_config import ConfigError, RunConfig, option_name
 from sim.core import EpisodeResult, Judge, Score
 from sim.core.files import write_text_atomic
@@ -40,7 +41,7 @@ def _verdict(s: Score) -> int | None:
     return None if s.judge_fault else hash((s.value, tuple(s.per_goal), tuple(s.errors)))
 
 
-async def rescore(run_dir: Path, settings_given: dict[str, Any]) -> tuple[dict[str, Any], str]:
+async def rescore(run_dir: Path, settings_given: dict[str, Any]) -> tuple[RunSummary, str]:
     """Judge every stored episode again under the run's judge settings with these overrides.
 
     Streams: episodes are read and judged one at a time (the judge queue bounds how many are held), the
@@ -60,7 +61,7 @@ async def rescore(run_dir: Path, settings_given: dict[str, Any]) -> tuple[dict[s
 
 async def _rejudge(
     store: RunStore, cfg: RunConfig, judges: list[Judge], score_set: str, earlier: dict[tuple[str, str], int | None]
-) -> tuple[dict[str, Any], str]:
+) -> tuple[RunSummary, str]:
     compared = identical = 0
 
     async def on_scored(result: EpisodeResult, scores: list[Score], fresh: bool) -> None:
@@ -80,7 +81,7 @@ async def _rejudge(
             await queue.put(result)
     episodes = queue.judged
     summary = await asyncio.to_thread(run_summary, store, score_set, store.manifest().get("planned_episodes"))
-    store.write_summary(summary)
+    store.write_summary(summary.as_dict())
     write_text_atomic(store.root / "summary.md", markdown_summary(summary))
     note = f"re-judged {episodes} episode(s)"
     if compared:
@@ -88,7 +89,7 @@ async def _rejudge(
     return summary, note
 
 
-def summary_of(run_dir: Path, score_set: str | None) -> dict[str, Any]:
+def summary_of(run_dir: Path, score_set: str | None) -> RunSummary:
     store = RunStore.open_existing(run_dir)
     chosen = store.find_score_set(score_set) if score_set else store.newest_score_set()
     return run_summary(store, chosen, store.manifest().get("planned_episodes"))

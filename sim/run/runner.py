@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from typing import Any
 
+from judges.run_summary import RunSummary
 from sim.config.run_config import RunConfig
 from sim.judging.judge_set import open_judges
 from sim.run.driver import OnEpisode, drive
@@ -29,7 +29,7 @@ __all__ = ["execute"]
 
 async def execute(
     config: RunConfig, on_start: Callable[[int, int], None] | None = None, on_episode: OnEpisode | None = None
-) -> tuple[RunStore, dict[str, Any]]:
+) -> tuple[RunStore, RunSummary]:
     """Run every planned episode not yet in the store; returns the store and the run summary."""
     if config.backend == "ray":
         from sim.run.executors.ray_cluster import require_ray
@@ -41,8 +41,8 @@ async def execute(
             executor = CostCeiling(executor, cost, config.max_cost)
         store, summary = await drive(run, judges, executor, on_start, on_episode)
     if isinstance(executor, CostCeiling) and executor.reached is not None:
-        summary["stopped_by_max_cost"] = executor.reached
-        write_json_atomic(store.root / "summary.json", summary)
+        summary = summary.model_copy(update={"stopped_by_max_cost": executor.reached})
+        write_json_atomic(store.root / "summary.json", summary.as_dict())
     return store, summary
 
 

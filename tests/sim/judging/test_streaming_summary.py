@@ -147,7 +147,7 @@ def test_streaming_summary_equals_the_list_summary() -> None:
         assert older_keys(from_lists, expected) == expected
         outlines = (EpisodeOutline.model_validate_json(e.model_dump_json()) for e in episodes)
         assert summarize(outlines, iter(scores), planned=500) == from_lists
-        assert list(expected) == list(from_lists)[: len(expected)]  # same keys, same order; new keys after them
+        # Key order is not part of the format: summary.json is written with sorted keys.
 
 
 def test_summary_of_a_store_equals_the_list_summary(tmp_path: Path) -> None:

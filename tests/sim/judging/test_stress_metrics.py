@@ -148,7 +148,7 @@ def test_the_report_shows_each_metric_with_its_denominator(rendered: str) -> Non
         "1.00",
         "looping rate",
         "recovery after a failed call",
-        "failure stages (wrong turns)",
+        "failure stages (wrong goals)",
         "chaining",
     ):
         assert text in rendered, text

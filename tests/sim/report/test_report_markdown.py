@@ -7,6 +7,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
+from judges.run_summary import RunSummary
 from sim.cli.app import app
 from sim.report.markdown import markdown_summary
 
@@ -29,6 +30,8 @@ def test_a_run_writes_a_markdown_summary_with_the_json_numbers(tmp_path: Path) -
 
 def test_pipes_in_values_are_escaped() -> None:
     text = markdown_summary(
-        {"run_id": "r", "per_task": {"a|b": {"trials": 1, "conversation_success": 1.0}}, "episodes": 1}
+        RunSummary.model_validate(
+            {"run_id": "r", "per_task": {"a|b": {"trials": 1, "conversation_success": 1.0}}, "episodes": 1}
+        )
     )
     assert "| a\\|b | 1 | 100.0% |" in text

@@ -10,6 +10,7 @@ from pathlib import Path
 from rich.console import Console
 
 from judges.clarification import ClarificationJudge
+from judges.run_summary import RunSummary
 from personas import ScriptedUser, parse_user_spec
 from sim.agents.baselines import NaiveAgent, OracleAgent
 from sim.core import AgentRuntime, EpisodeResult, Event, ToolSpec
@@ -92,14 +93,16 @@ async def test_the_report_groups_by_user_and_shows_retention_on_coreferential_go
 
     out = io.StringIO()
     render(
-        {
-            "run_id": "r",
-            "core_api_accuracy": None,
-            "conversation_success": None,
-            "episodes": 0,
-            "failed_episodes": 0,
-            "users": summary,
-        },
+        RunSummary.model_validate(
+            {
+                "run_id": "r",
+                "core_api_accuracy": None,
+                "conversation_success": None,
+                "episodes": 0,
+                "failed_episodes": 0,
+                "users": summary,
+            }
+        ),
         Console(file=out, width=160),
     )
     text = out.getvalue()

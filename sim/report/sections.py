@@ -1,0 +1,198 @@
+"""The report of a run summary as a list of ``Section``s, built here once: the terminal, Markdown and HTML renderers
+lay out the same tables with the same numbers and denominators.
+
+The headline rows and the judges' own tables come from the registered judges (``judges.registry``), each from its
+keys; the run's own tables (faults, stressors, users, usage) are built here from the ``RunSummary`` fields."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from judges.registry import summaries
+from judges.run_summary import RunSummary
+from judges.summary_view import Section, ci_text, mean_sd, pct, ratio_ci
+
+DETAILED_TYPES = ("drift", "perturb")
+"""Stressor types whose operators and scenarios get a row each beside their baseline."""
+HEADLINE_COLUMNS = ("metric", "value", "95% CI", "over")
+USER_COLUMNS = (
+    "user",
+    "goals",
+    "goal acc.",
+    "retention [95% CI]",
+    "success",
+    "turns/goal",
+    "asked",
+    "user faults",
+    "agent faults",
+)
+STRESS_COLUMNS = ("goals", "before", "after", "degradation", "retention [95% CI]")
+
+
+def page_title(summary: RunSummary) -> str:
+    return f"squall run {summary.run_id or ''}".rstrip()
+
+
+def headline_rows(summary: RunSummary) -> list[list[str]]:
+    """Every headline number the summary has, each with its interval and denominator: the judges' rows in
+    registry order, then the run's own."""
+    flat = summary.flat()
+    trials = summary.over_trials.get("trials") or []
+    rows: list[list[str]] = []
+    for part in summaries():
+        own = part.rows(flat)
+        spread = summary.over_trials.get(part.judge)
+        if len(trials) >= 2 and spread:  # beside the judge's own number
+            own.insert(min(1, len(own)), [f"{part.label}, mean ± sd", mean_sd(spread), "", f"{len(trials)} trials"])
+        rows += own
+    budget = summary.out_of_budget
+    if budget.get("episodes"):
+        parts = ", ".join(f"{k} {budget[k]}" for k in ("step_limit", "turn_limit", "timeout") if budget.get(k))
+        rows.append(["out-of-budget episodes", str(budget["episodes"]), "", parts])
+    if summary.setup:
+        rows.append(["setup", summary.setup, "", ""])
+    rows.append(["episodes finished / planned", f"{summary.episodes} / {summary.planned_episodes}", "", ""])
+    rows.append(["failed episodes (not scored)", str(summary.failed_episodes), "", ""])
+    return rows
+
+
+def build_sections(summary: RunSummary) -> list[Section]:
+    """Every table of the report, in order."""
+    flat = summary.flat()
+    parts = summaries()
+    notes = [note for part in parts for note in part.notes(flat)]
+    sections = [Section.of("headline", "headline", HEADLINE_COLUMNS, headline_rows(summary), notes)]
+    sections += _faults(summary)
+    sections += _stressors(summary.stressors)
+    sections += _stacking(summary.stacking)
+    sections += _users(summary.users)
+    for part in parts:
+        sections += part.sections(flat)
+    sections += _usage(summary)
+    return sections
+
+
+def _faults(summary: RunSummary) -> list[Section]:
+    rows = [(f"termination: {k}", str(v)) for k, v in sorted(summary.terminations.items())]
+    rows += [(f"fault: {k}", str(v)) for k, v in sorted(summary.faults_by_kind.items())]
+    if not rows:
+        return []
+    rows += [(f"  {k}", str(v)) for k, v in summary.error_codes.items()]
+    return [Section.of("faults", "terminations and faults", ("kind", "count"), rows)]
+
+
+def _stress_cells(row: dict[str, Any]) -> tuple[str, ...]:
+    retention = "-" if row.get("retention") is None else f"{row['retention']:.2f}"
+    if row.get("retention_ci95"):
+        retention += f" {ratio_ci(row['retention_ci95'])}"
+    return (
+        str(row.get("turns")),
+        pct(row.get("before")),
+        pct(row.get("after")),
+        pct(row.get("degradation")),
+        retention,
+    )
+
+
+def _stressors(stressors: dict[str, Any] | None) -> list[Section]:
+    """Isolated stressors: by type; the detailed types' operators with their scenarios; the other scenarios."""
+    if not stressors:
+        return []
+    if stressors.get("unavailable"):
+        return [Section.of("stressors", "stressors, isolated", (), (), [str(stressors["unavailable"])])]
+    left = sum((stressors.get("unpaired_episodes") or {}).values())
+    notes = [f"{left} stressed episode(s) left out: failed, or their baseline failed or is missing"] if left else []
+    out = [
+        Section.of(
+            "stressors",
+            "stressors, isolated: each alone vs the unstressed baseline, on the goals it can touch",
+            ("complexity type", *STRESS_COLUMNS),
+            [(r["name"], *_stress_cells(r)) for r in stressors.get("by_type") or ()],
+            notes,
+        )
+    ]
+    operators = [r for r in stressors.get("by_operator") or () if r.get("type") in DETAILED_TYPES]
+    scenarios = stressors.get("by_scenario") or []
+    detailed = [r for r in scenarios if r.get("type") in DETAILED_TYPES]
+    rows: list[tuple[str, ...]] = []
+    for kind in DETAILED_TYPES:
+        for op in (r for r in operators if r["type"] == kind):
+            rows.append((f"{kind}: {op['name']} ({op['scenarios']})", *_stress_cells(op)))
+            for row in (r for r in detailed if r["type"] == kind and r.get("op") == op["name"]):
+                rows.append((f"  {row['name'].removeprefix(kind + '.')}", *_stress_cells(row)))
+        rows += [(r["name"], *_stress_cells(r)) for r in detailed if r["type"] == kind and "op" not in r]
+    if rows:
+        title = "per operator and scenario: baseline (before) vs stressed (after)"
+        out.append(Section.of("stressor_operators", title, ("operator (scenarios) / scenario", *STRESS_COLUMNS), rows))
+    others = [(r["name"], *_stress_cells(r)) for r in scenarios if r.get("type") not in DETAILED_TYPES]
+    if others:
+        out.append(Section.of("stressor_scenarios", "per scenario", ("scenario", *STRESS_COLUMNS), others))
+    return out
+
+
+def _stacking(stacking: dict[str, Any] | None) -> list[Section]:
+    rows = [
+        (r["fired"], str(r["goals"]), pct(r["accuracy"]), ci_text(r["ci95"]))
+        for r in (stacking or {}).get("by_fired") or ()
+    ]
+    if not rows:
+        return []
+    title = "stressors stacked: goal accuracy by scenarios fired on the goal"
+    return [Section.of("stacking", title, ("fired", "goals", "accuracy", "95% CI"), rows)]
+
+
+def user_cells(row: dict[str, Any], baseline: str | None) -> list[str]:
+    """One user's row of the by-user table, in ``USER_COLUMNS`` order."""
+    kept = row.get("retention")
+    retention = "baseline" if row["user"] == baseline else "—"
+    if kept and kept.get("ratio") is not None:
+        retention = f"{kept['ratio']:.3f} {ratio_ci(kept.get('ci95'))}".strip()
+    return [
+        row["user"],
+        str(row["goals_scored"]),
+        pct(row["goal_accuracy"]),
+        retention,
+        pct(row["conversation_success"]),
+        "—" if row["turns_per_goal"] is None else f"{row['turns_per_goal']:.2f}",
+        f"{pct(row['clarification'])} of {row['withheld_goals']}" if row["withheld_goals"] else "—",
+        str(row["user_faults"]),
+        str(row["agent_faults"]),
+    ]
+
+
+def coreferential_line(users: dict[str, Any]) -> str | None:
+    """The explicit → coreferential retention sentence, when the run measured it."""
+    coref = users.get("explicit_to_coreferential")
+    if not coref or coref.get("ratio") is None:
+        return None
+    return (
+        f"explicit → coreferential retention ({coref['user']}): {coref['ratio']:.3f} {ratio_ci(coref.get('ci95'))} "
+        f"on {coref['paired_goals']} paired goals whose wording leans on earlier turns, {coref['tasks']} tasks"
+    )
+
+
+def _users(users: dict[str, Any] | None) -> list[Section]:
+    """Per user style: goal accuracy, retention against the explicit user, turns per goal, asking for withheld
+    values, and the simulator's own faults apart from the agent's."""
+    if not users:
+        return []
+    rows = [user_cells(r, users.get("baseline")) for r in users.get("by_user") or ()]
+    line = coreferential_line(users)
+    title = "by user (same tasks and seeds; retention vs the explicit user, paired)"
+    return [Section.of("users", title, USER_COLUMNS, rows, [line] if line else [])]
+
+
+def _usage(summary: RunSummary) -> list[Section]:
+    u = summary.usage
+    if not u.requests:
+        return []
+    rows = [
+        (role, str(r.requests), f"{r.input_tokens:,}", f"{r.output_tokens:,}", f"${r.cost:.4f}")
+        for role, r in summary.usage_by_role.items()
+        if r.requests
+    ]
+    note = (
+        f"LLM usage: {u.requests} requests, {u.input_tokens} in / {u.output_tokens} out tokens, {u.retries} retries, "
+        f"working {u.working_s:.1f}s, waiting {u.waiting_s:.1f}s, cost ${u.cost:.4f}"
+    )
+    return [Section.of("usage", "usage per role", ("role", "requests", "in", "out", "cost"), rows, [note])]
