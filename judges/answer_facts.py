@@ -136,9 +136,9 @@ def _without_dates_and_times(text: str) -> str:
     return text
 
 
-def _named(turn: Goal) -> str:
+def _named(goal: Goal) -> str:
     """What the goal's gold arguments name: entities looked up or acted on (a request's words are not facts)."""
-    return fold(" ".join(json.dumps(c.arguments, ensure_ascii=False) for path in turn.paths() for c in path))
+    return fold(" ".join(json.dumps(c.arguments, ensure_ascii=False) for path in goal.paths() for c in path))
 
 
 class AnswerFacts:
@@ -151,12 +151,12 @@ class AnswerFacts:
             return unscoreable(result, self.name)
         per_goal: list[float | None] = []
         errors: list[str] = []
-        for g, turn in enumerate(result.task.goals):
-            if not turn.gold_answer or turn.outcome == "decline":
+        for g, goal in enumerate(result.task.goals):
+            if not goal.gold_answer or goal.outcome == "decline":
                 per_goal.append(None)
                 continue
             events = agent_events(result, g)
-            facts = facts_of(turn.gold_answer, _named(turn), turn.user.explicit)
+            facts = facts_of(goal.gold_answer, _named(goal), goal.user.explicit)
             if not any(facts.values()):
                 per_goal.append(None)
                 continue

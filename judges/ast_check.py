@@ -125,9 +125,9 @@ def check_goal(
 ) -> tuple[list[tuple[str, list[str]]], list[str]] | None:
     """(per distinct attempted call: its name and errors; errors of the goal as a whole) against the best gold
     path; None when the goal has no gold call to check against."""
-    turn = result.task.goals[goal]
-    paths = [p for p in turn.paths() if any(g.role == "core" for g in p)]
-    if not paths or turn.outcome == "decline":
+    task_goal = result.task.goals[goal]
+    paths = [p for p in task_goal.paths() if any(g.role == "core" for g in p)]
+    if not paths or task_goal.outcome == "decline":
         return None
     events = agent_events(result, goal)
     dropped = superseded_calls(events)
@@ -151,7 +151,7 @@ def check_goal(
         for ev in events
         if ev.kind == "error" and ev.code and (ev.code in INVENTED_CODES or ev.code.startswith(FORMAT_CODES))
     ]
-    anywhere = {g.name for p in turn.paths() for g in p}  # a backup path's first choice is no wrong function
+    anywhere = {g.name for p in task_goal.paths() for g in p}  # a backup path's first choice is no wrong function
     best: tuple[list[tuple[str, list[str]]], list[str]] | None = None
     for path in paths:
         per_call, whole = _against_path(list(calls.values()), path, read_only, toolkit, specs, matcher, anywhere)

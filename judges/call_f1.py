@@ -1,7 +1,7 @@
 """Call F1: position-aware intent and slot precision/recall/F1 against the gold call sequence, the BFCL-style error
-category of each wrong turn, and stuck turns.
+category of each wrong goal, and stuck goals.
 
-Per turn, against each accepted path (primary, alternatives), the agent's calls as core API accuracy reads them
+Per goal, against each accepted path (primary, alternatives), the agent's calls as core API accuracy reads them
 (successful calls, in trace order; lookups only where the path has a core call of that function; calls of the
 path's support functions left out: support steps are never scored) are aligned with the path's core calls:
 - alignment: a longest common subsequence of function names (order matters: a call matches a gold call only
@@ -10,11 +10,11 @@ path's support functions left out: support steps are never scored) are aligned w
 - slots: (function, argument, value) of each call; a slot of an aligned pair is right when the argument matcher
   finds no deduction for that argument (a value equal to the schema's default counts as given); slots of
   unaligned calls are unmatched.
-The turn's counts come from the path with the best pooled F1 (primary on ties); an unplayed turn counts its gold
-as missed. The episode's numbers are micro (counts summed over turns); ``value`` is the slot F1 (None without a
+The goal's counts come from the path with the best pooled F1 (primary on ties); an unplayed goal counts its gold
+as missed. The episode's numbers are micro (counts summed over goals); ``value`` is the slot F1 (None without a
 slot on either side), the intent numbers and all counts are in ``details``.
 
-Error category of each turn core API accuracy scores and judges wrong (first deduction of ``judges.core_api``
+Error category of each goal core API accuracy scores and judges wrong (first deduction of ``judges.core_api``
 against the best path decides; ``categories`` in details): ``not_played``; ``no_call`` (no call attempted at all);
 for a gold call never made right: ``hallucinated_function`` (it called a tool outside its toolkit instead),
 ``malformed_call`` (unparseable call or arguments), ``wrong_function`` (other tools instead), ``wrong_count`` (its
@@ -24,9 +24,9 @@ arguments or state); for a successful call with wrong arguments: ``missing_arg``
 ``wrong_arg_type`` (a value of another JSON type), ``wrong_arg_value``; for a call too many: ``wrong_count`` (a tool
 the path calls) or ``extra_call`` (one it does not).
 
-Stuck turn (``stuck`` in details, the reason per turn): the same call (function and arguments) failing
+Stuck goal (``stuck`` in details, the reason per goal): the same call (function and arguments) failing
 ``LOOP_REPEATS`` times (as the decline judge defines a loop), the same successful call repeated as often (no
-progress: it keeps asking what it knows), or the step limit reached without one successful call in the turn.
+progress: it keeps asking what it knows), or the step limit reached without one successful call in the goal.
 """
 
 from __future__ import annotations
@@ -149,7 +149,7 @@ def _kind(value: Any) -> str:
 def category(
     result: EpisodeResult, index: int, errors: list[str], aligned: list[tuple[ToolCall, GoldCall, list[str]]]
 ) -> str:
-    """The BFCL-style category of a wrong turn, from core API accuracy's deductions on the best path."""
+    """The BFCL-style category of a wrong goal, from core API accuracy's deductions on the best path."""
     if not result.played(index):
         return "not_played"
     events = agent_events(result, index)
@@ -191,7 +191,7 @@ def category(
 
 
 def stuck(result: EpisodeResult, index: int) -> str | None:
-    """Why the agent was stuck in a turn (see the module doc), or None."""
+    """Why the agent was stuck in a goal (see the module doc), or None."""
     events = agent_events(result, index)
     done = call_repeats(events)
     if any(n >= LOOP_REPEATS for (_, _, ok), n in done.items() if not ok):
@@ -203,11 +203,11 @@ def stuck(result: EpisodeResult, index: int) -> str | None:
 
 
 def turn_counts(
-    turn: Goal, calls: list[tuple[ToolCall, bool]], schemas: Schemas, matcher: ArgMatcher
+    goal: Goal, calls: list[tuple[ToolCall, bool]], schemas: Schemas, matcher: ArgMatcher
 ) -> tuple[int, Counts, list[tuple[ToolCall, GoldCall, list[str]]]]:
     """The best path's index, counts and aligned pairs."""
     ranked = []
-    for index, path in enumerate(turn.paths()):
+    for index, path in enumerate(goal.paths()):
         counts, aligned = align(scored_calls(path, calls), [g for g in path if g.role == "core"], schemas, matcher)
         ranked.append((counts.pooled_f1(), -index, counts, aligned))
     _f1, neg_index, counts, aligned = max(ranked, key=lambda r: (r[0], r[1]))
@@ -215,7 +215,7 @@ def turn_counts(
 
 
 class CallF1:
-    """Intent and slot P/R/F1 of the agent's calls against the gold sequence; error categories; stuck turns."""
+    """Intent and slot P/R/F1 of the agent's calls against the gold sequence; error categories; stuck goals."""
 
     name = "call_f1"
 
@@ -231,15 +231,15 @@ class CallF1:
         per_goal: list[float | None] = []
         categories: list[str | None] = []
         verdicts = judge_turns(result, self.matcher)
-        for i, (turn, verdict) in enumerate(zip(result.task.goals, verdicts, strict=True)):
+        for i, (goal, verdict) in enumerate(zip(result.task.goals, verdicts, strict=True)):
             calls = agent_calls(result, i) if result.played(i) else []
-            index, counts, aligned = turn_counts(turn, calls, schemas, self.matcher)
+            index, counts, aligned = turn_counts(goal, calls, schemas, self.matcher)
             total.add(counts)
             per_goal.append(prf(counts.slot_tp, counts.slot_pred, counts.slot_gold)["f1"])
             label = None
-            if any(c.role == "core" for c in turn.gold) and not verdict.correct:  # core API accuracy's wrong turns
-                path = turn.paths()[index]
-                alone = turn.model_copy(update={"gold": path, "alternatives": []})
+            if any(c.role == "core" for c in goal.gold) and not verdict.correct:  # core API accuracy's wrong goals
+                path = goal.paths()[index]
+                alone = goal.model_copy(update={"gold": path, "alternatives": []})
                 label = category(result, i, judge_turn(alone, calls, schemas, self.matcher).errors, aligned)
             categories.append(label)
         stuck_turns = {

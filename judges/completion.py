@@ -1,4 +1,4 @@
-"""Completion: for each turn with an exact answer (``Goal.answer``), does the agent's final reply of the turn give it?
+"""Completion: for each goal with an exact answer (``Goal.answer``), does the agent's final reply of the goal give it?
 
 The answer is normalised into rows of atoms (``judges.answer_normalise``). A reply matches in one of two ways:
 
@@ -12,7 +12,7 @@ The answer is normalised into rows of atoms (``judges.answer_normalise``). A rep
     - numbers, when the answer has one: every number the reply states is an answer number — except numbers the
       user said (the question's "older than 30"), the count of answer rows ("the two singers"), numbers inside
       answer strings, list markers, and the word "one" (a pronoun as often as a count);
-    - values the agent saw: a string from the agent's tool results (this turn and earlier) that sits in the same
+    - values the agent saw: a string from the agent's tool results (this goal and earlier) that sits in the same
       field as an answer value (same key path, list positions ignored: the rest of the column the answer came
       from) and is not an answer value, must not be named — a reply listing every row of a table fails a one-row
       answer. Values the user said, and parts of answer values, are exempt; a number seen so is extra too;
@@ -229,7 +229,7 @@ def _show(a: Atom) -> str:
 
 
 def turn_contexts(result: EpisodeResult) -> dict[int, tuple[str | None, ReplyContext]]:
-    """Per played turn: the agent's final reply (None: it gave none), and what it had in view by then.
+    """Per played goal: the agent's final reply (None: it gave none), and what it had in view by then.
 
     One pass over the events; each result is read into leaves once (replayed gold results count: the agent saw
     them)."""
@@ -243,7 +243,7 @@ def turn_contexts(result: EpisodeResult) -> dict[int, tuple[str | None, ReplyCon
         if turn >= 0:
             contexts[turn] = (replies.get(turn), ReplyContext(fold("\n".join(said)), leaves=frozenset(seen)))
 
-    for ev in sorted(result.events, key=lambda ev: ev.goal_index):  # stable: a turn's events keep their order
+    for ev in sorted(result.events, key=lambda ev: ev.goal_index):  # stable: a goal's events keep their order
         if ev.goal_index != turn:
             close()
             turn = ev.goal_index
@@ -258,7 +258,7 @@ def turn_contexts(result: EpisodeResult) -> dict[int, tuple[str | None, ReplyCon
 
 
 class Completion:
-    """Fraction of the task's answer turns whose final reply gives the exact answer; None without such a turn."""
+    """Fraction of the task's answer goals whose final reply gives the exact answer; None without such a goal."""
 
     name = "completion"
 

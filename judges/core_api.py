@@ -1,7 +1,7 @@
-"""Core API accuracy per turn, and conversation success (every turn right).
+"""Core API accuracy per goal, and conversation success (every goal right).
 
-A turn is right when the set of core calls the agent made equals the core calls of some accepted
-solution path of that turn. What counts as an agent's core call:
+A goal is right when the set of core calls the agent made equals the core calls of some accepted
+solution path of that goal. What counts as an agent's core call:
 - only calls that succeeded (a call the world refused changed nothing; error handling is judged apart);
 - read-only lookups are support calls and ignored, unless the path itself has a core call of that
   function (a lookup that answers the user's question is core) and the call is not one of the path's own support
@@ -39,9 +39,9 @@ class TurnVerdict:
     errors: list[str] = field(default_factory=list)
 
 
-def judge_turn(turn: Goal, calls: list[tuple[ToolCall, bool]], schemas: Schemas, matcher: ArgMatcher) -> TurnVerdict:
+def judge_turn(goal: Goal, calls: list[tuple[ToolCall, bool]], schemas: Schemas, matcher: ArgMatcher) -> TurnVerdict:
     best: TurnVerdict | None = None
-    for index, path in enumerate(turn.paths()):
+    for index, path in enumerate(goal.paths()):
         errors = _compare(path, calls, schemas, matcher)
         if not errors:
             return TurnVerdict(correct=True, path=index)
@@ -62,7 +62,7 @@ def _compare(
         return a.name == g.name and matcher.match(a.arguments, g.arguments, schemas.get(g.name), g.name, g.accepted)[0]
 
     # A lookup counts when its function answers as a core call, unless it is one of the path's support lookups
-    # (the same function can look up one entity and answer about another in one turn).
+    # (the same function can look up one entity and answer about another in one goal).
     made = [
         c
         for c, read_only in calls
@@ -89,16 +89,16 @@ def _compare(
 def judge_turns(result: EpisodeResult, matcher: ArgMatcher) -> list[TurnVerdict]:
     schemas = {s.name: s.parameters for s in result.tools}
     verdicts = []
-    for i, turn in enumerate(result.task.goals):
+    for i, goal in enumerate(result.task.goals):
         if not result.played(i):
             verdicts.append(TurnVerdict(correct=False, errors=["turn:not_played"]))
         else:
-            verdicts.append(judge_turn(turn, agent_calls(result, i), schemas, matcher))
+            verdicts.append(judge_turn(goal, agent_calls(result, i), schemas, matcher))
     return verdicts
 
 
 class CoreApiAccuracy:
-    """Fraction of the task's turns with core gold calls whose core calls were right."""
+    """Fraction of the task's goals with core gold calls whose core calls were right."""
 
     name = "core_api_accuracy"
 
@@ -111,7 +111,7 @@ class CoreApiAccuracy:
         await self.matcher.prepare(result)  # a judge model's verdicts on value pairs (llm mode), asked once
         verdicts = judge_turns(result, self.matcher)
         # Turns whose gold has no core call test answers, not API calls: outside this metric's denominator.
-        applicable = [any(c.role == "core" for c in turn.gold) for turn in result.task.goals]
+        applicable = [any(c.role == "core" for c in goal.gold) for goal in result.task.goals]
         per_goal: list[float | None] = [
             (1.0 if v.correct else 0.0) if ok else None for v, ok in zip(verdicts, applicable, strict=True)
         ]
@@ -127,7 +127,7 @@ class CoreApiAccuracy:
 
 
 class ConversationSuccess:
-    """1.0 when every turn's core calls were right (and every decline turn declined right), else 0.0."""
+    """1.0 when every goal's core calls were right (and every decline goal declined right), else 0.0."""
 
     name = "conversation_success"
 
@@ -139,10 +139,10 @@ class ConversationSuccess:
             return unscoreable(result, self.name)
         await self.matcher.prepare(result)  # a judge model's verdicts on value pairs (llm mode), asked once
         verdicts = judge_turns(result, self.matcher)
-        # A decline turn is right only when the agent also said so, without looping or inventing a call.
+        # A decline goal is right only when the agent also said so, without looping or inventing a call.
         right = [
-            v.correct and (turn.outcome != "decline" or judge_decline_turn(result, i).correct)
-            for i, (v, turn) in enumerate(zip(verdicts, result.task.goals, strict=True))
+            v.correct and (goal.outcome != "decline" or judge_decline_turn(result, i).correct)
+            for i, (v, goal) in enumerate(zip(verdicts, result.task.goals, strict=True))
         ]
         ok = all(right)
         first_wrong = next((i for i, r in enumerate(right) if not r), None)

@@ -1,8 +1,8 @@
-"""Decline turns: nothing the agent may call does what the user asks (a function is missing, every path is down).
+"""Decline goals: nothing the agent may call does what the user asks (a function is missing, every path is down).
 
-A decline turn is handled right when the agent
+A decline goal is handled right when the agent
 - does nothing that acts (no successful call that is not a lookup),
-- invents no call (no function outside the toolkit it was given at that turn),
+- invents no call (no function outside the toolkit it was given at that goal),
 - does not loop (no step-limit stop; no identical call failing ``LOOP_REPEATS`` times or more),
 - and tells the user it cannot be done: its reply says so (``gives_up``, a phrase test; an LLM judge of the reply
   can replace it where a model is configured).
@@ -41,7 +41,7 @@ class DeclineVerdict:
 
 
 def judge_decline_turn(result: EpisodeResult, turn: int) -> DeclineVerdict:
-    """The verdict on one decline turn of a played episode."""
+    """The verdict on one decline goal of a played episode."""
     events = agent_events(result, turn)
     if not result.played(turn):
         return DeclineVerdict(correct=False, gave_up=False, errors=["turn:not_played"])
@@ -60,12 +60,12 @@ def judge_decline_turn(result: EpisodeResult, turn: int) -> DeclineVerdict:
 
 
 class DeclineJudge:
-    """Fraction of the task's decline turns handled right; None for a task without one."""
+    """Fraction of the task's decline goals handled right; None for a task without one."""
 
     name = "decline"
 
     async def score(self, result: EpisodeResult) -> Score:
-        turns = [t for t, turn in enumerate(result.task.goals) if turn.outcome == "decline"]
+        turns = [t for t, goal in enumerate(result.task.goals) if goal.outcome == "decline"]
         if result.failed:
             return unscoreable(result, self.name)
         if not turns:
@@ -74,7 +74,7 @@ class DeclineJudge:
         per_goal: list[float | None] = [
             (1.0 if verdicts[t].correct else 0.0) if t in verdicts else None for t in range(len(result.task.goals))
         ]
-        # Counted in decline turns: 1 = gave up at the first one; None = never did.
+        # Counted in decline goals: 1 = gave up at the first one; None = never did.
         to_give_up = next((i + 1 for i, t in enumerate(turns) if verdicts[t].gave_up), None)
         return score_for(
             result,

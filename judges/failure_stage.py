@@ -1,9 +1,9 @@
-"""Failure-stage taxonomy: for every turn core API accuracy judges wrong, the first stage that went wrong.
+"""Failure-stage taxonomy: for every goal core API accuracy judges wrong, the first stage that went wrong.
 
 Along a solution path, the first core call core API accuracy does not find right decides, by what the agent did
-with that tool in the turn:
-- ``search``: the tool was not in the agent's toolkit at that turn (``EpisodeResult.tools_at``: an endpoint that
-  moved, a function missing this turn, one only a tool search finds) and the agent never called it;
+with that tool in the goal:
+- ``search``: the tool was not in the agent's toolkit at that goal (``EpisodeResult.tools_at``: an endpoint that
+  moved, a function missing this goal, one only a tool search finds) and the agent never called it;
 - ``identification``: the tool was available and the agent never called it (a state-changing call of a tool
   the path does not have, instead, counts here too);
 - ``chaining``: it called the tool but its calls failed for a missing or out-of-order prerequisite or an id
@@ -13,9 +13,9 @@ with that tool in the turn:
   refusals of the arguments given);
 - ``execution``: right tool, refused for reasons outside the call (outage, rate limit, timeout, an injected
   failure), never got through;
-- ``not_played``: the conversation ended before the turn.
+- ``not_played``: the conversation ended before the goal.
 A core call the agent never made, after a support step of the path failed in that turn (and never succeeded),
-takes that step's stage: the agent stopped there. A turn with alternative paths is judged on the path the agent
+takes that step's stage: the agent stopped there. A goal with alternative paths is judged on the path the agent
 was on: the one whose tools it called most, then the one it got furthest along, then the primary. Deductions
 come from ``judges.core_api`` (each gold call judged on its own), never re-derived here.
 """
@@ -44,7 +44,7 @@ MIN_CARRIED = 4
 
 @dataclass
 class _TurnTrace:
-    """What the agent did in one turn, by tool name."""
+    """What the agent did in one goal, by tool name."""
 
     called: set[str] = field(default_factory=set)
     succeeded: set[str] = field(default_factory=set)
@@ -97,9 +97,9 @@ def _carried(key: str, gold: GoldCall, trace: _TurnTrace) -> bool:
 
 @dataclass
 class _Turn:
-    """One wrong turn, with what judging a gold call against the agent's calls needs."""
+    """One wrong goal, with what judging a gold call against the agent's calls needs."""
 
-    turn: Goal
+    goal: Goal
     calls: list[tuple[ToolCall, bool]]
     schemas: Schemas
     matcher: ArgMatcher
@@ -109,7 +109,7 @@ class _Turn:
     def errors(self, path: list[GoldCall], others: list[GoldCall] | None = None) -> list[str]:
         """core_api's deductions for ``path`` alone, leaving out the agent's calls that are right for ``others``
         (a tool the path calls twice: the call made for one is not a wrong call of the other)."""
-        alone = self.turn.model_copy(update={"gold": path, "alternatives": []})
+        alone = self.goal.model_copy(update={"gold": path, "alternatives": []})
         calls = [c for c in self.calls if not any(self._same(c[0], o) for o in others or ())]
         return judge_turn(alone, calls, self.schemas, self.matcher).errors
 
@@ -123,7 +123,7 @@ class _Turn:
 
 
 def _failed_step(step: GoldCall, t: _Turn) -> str | None:
-    """The stage of a support step that went wrong in the turn: called and never through, or not findable."""
+    """The stage of a support step that went wrong in the goal: called and never through, or not findable."""
     kinds = t.trace.codes.get(step.name)
     if kinds and step.name not in t.trace.succeeded:
         return min(kinds, key=STAGES.index)
@@ -157,18 +157,18 @@ def _path_stage(path: list[GoldCall], t: _Turn) -> tuple[str, int]:
             return _called_stage(gold, errors, t), right
         steps = (_failed_step(s, t) for s in path[:k] if s.role == "support")
         return next((s for s in steps if s), "search" if gold.name not in t.toolkit else "identification"), right
-    # Every core call right on its own: a state-changing call the path does not have made the turn wrong.
+    # Every core call right on its own: a state-changing call the path does not have made the goal wrong.
     core = {g.name for g in path if g.role == "core"}
     extras = [e.rpartition(":")[2] for e in t.errors(path) if e.startswith("core:extra:")]
     return ("identification" if any(name not in core for name in extras) else "tool_use"), right
 
 
-def turn_stage(result: EpisodeResult, index: int, turn: Goal, matcher: ArgMatcher) -> str:
-    """The stage of a turn core API accuracy judged wrong."""
+def turn_stage(result: EpisodeResult, index: int, goal: Goal, matcher: ArgMatcher) -> str:
+    """The stage of a goal core API accuracy judged wrong."""
     if not result.played(index):
         return "not_played"
     t = _Turn(
-        turn=turn,
+        goal=goal,
         calls=agent_calls(result, index),
         schemas={s.name: s.parameters for s in result.tools},
         matcher=matcher,
@@ -178,17 +178,17 @@ def turn_stage(result: EpisodeResult, index: int, turn: Goal, matcher: ArgMatche
     # The path the agent was on: the one whose tools it called most, then the one it got furthest along, then
     # the primary (core API accuracy reports its deductions against it).
     ranked = []
-    for index, path in enumerate(turn.paths()):
+    for index, path in enumerate(goal.paths()):
         stage, right = _path_stage(path, t)
         ranked.append((sum(g.name in t.trace.called for g in path), right, -index, stage))
     return max(ranked)[3]
 
 
 class FailureStage:
-    """Per turn: None when right or not scored by core API accuracy, else the stage that went wrong.
+    """Per goal: None when right or not scored by core API accuracy, else the stage that went wrong.
 
     ``value`` is None (a taxonomy, not a rate); the stages are in ``details['stages']`` and as
-    ``turn<i>:stage:<stage>`` codes in ``errors``."""
+    ``goal<i>:stage:<stage>`` codes in ``errors``."""
 
     name = "failure_stage"
 
@@ -200,9 +200,9 @@ class FailureStage:
             return unscoreable(result, self.name)
         await self.matcher.prepare(result)  # a judge model's verdicts on value pairs (llm mode), asked once
         stages: list[str | None] = []
-        for i, (turn, verdict) in enumerate(zip(result.task.goals, judge_turns(result, self.matcher), strict=True)):
-            scored = any(c.role == "core" for c in turn.gold)  # core API accuracy's denominator
-            stages.append(turn_stage(result, i, turn, self.matcher) if scored and not verdict.correct else None)
+        for i, (goal, verdict) in enumerate(zip(result.task.goals, judge_turns(result, self.matcher), strict=True)):
+            scored = any(c.role == "core" for c in goal.gold)  # core API accuracy's denominator
+            stages.append(turn_stage(result, i, goal, self.matcher) if scored and not verdict.correct else None)
         return score_for(
             result,
             self.name,

@@ -1,4 +1,4 @@
-"""What judges read of a trace, per turn (the agent's own events and successful calls, its repeated calls), and the
+"""What judges read of a trace, per goal (the agent's own events and successful calls, its repeated calls), and the
 one way every judge labels its verdict."""
 
 from __future__ import annotations

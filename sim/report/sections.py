@@ -195,4 +195,5 @@ def _usage(summary: RunSummary) -> list[Section]:
         f"LLM usage: {u.requests} requests, {u.input_tokens} in / {u.output_tokens} out tokens, {u.retries} retries, "
         f"working {u.working_s:.1f}s, waiting {u.waiting_s:.1f}s, cost ${u.cost:.4f}"
     )
-    return [Section.of("usage", "usage per role", ("role", "requests", "in", "out", "cost"), rows, [note])]
+    columns = ("role", "requests", "in", "out", "cost") if rows else ()  # older summaries have no roles
+    return [Section.of("usage", "usage per role" if rows else "usage", columns, rows, [note])]
