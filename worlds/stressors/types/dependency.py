@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sim.core import CallContext, CallNext, GoldCall, Task, ToolCall, ToolResult, ToolSpec, failure
+from sim.core import CallContext, CallNext, CallOutcome, GoldCall, Task, ToolCall, ToolSpec, failure
 from worlds.stressors.scenario import ScenarioStressor
 from worlds.stressors.types.spec_edit import edit_spec
 
@@ -45,21 +45,17 @@ class Prerequisite(ScenarioStressor):
             edit_spec(s, f"{s.description} {self._rule()}") if s.name in self.tools else s for s in specs
         ], instructions
 
-    async def on_call(self, call: ToolCall, ctx: CallContext, next: CallNext) -> ToolResult:
+    async def on_call(self, call: ToolCall, ctx: CallContext, next: CallNext) -> CallOutcome:
         if call.name in self.tools and self._key(call.arguments) not in self.done and self.targets(call):
-            ctx.fired.append(self.name)
-            return failure(
-                call,
-                "failed",
-                "prerequisite_missing",
-                f"{call.name} needs {self.requires} first in this session: {self.reason}.",
-            )
-        result = await next(call)
+            message = f"{call.name} needs {self.requires} first in this session: {self.reason}."
+            return CallOutcome.answered(failure(call, "failed", "prerequisite_missing", message), self.name)
+        outcome = await next(call)
         # A look-alike's own lookup (it answers a decoy from real data) is not the agent calling the prerequisite.
-        on_its_behalf = any(name.startswith("lookalike.") for name in ctx.fired)
-        if call.name == self.requires and result.ok and not on_its_behalf:
+        fired = (*ctx.outer_fired, *outcome.fired)
+        on_its_behalf = any(name.startswith("lookalike.") for name in fired)
+        if call.name == self.requires and outcome.result.ok and not on_its_behalf:
             self.done.add(self._key(call.arguments))
-        return result
+        return outcome
 
     def on_task(self, task: Task) -> Task:
         """Insert the prerequisite where a path reaches a targeted call it has not had yet.

@@ -27,7 +27,7 @@ import re
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from sim.core import CallContext, CallNext, GoldCall, Task, ToolCall, ToolResult, failure
+from sim.core import CallContext, CallNext, CallOutcome, GoldCall, Task, ToolCall, failure
 from worlds.stressors.scenario import Scenario, ScenarioStressor
 from worlds.stressors.types.drift_auto import drifted_turns, plan_for
 from worlds.stressors.types.notice import with_field
@@ -87,13 +87,12 @@ class SchemaDrift(ScenarioStressor):
 
     # what the agent observes -------------------------------------------------------------------------------
 
-    async def on_call(self, call: ToolCall, ctx: CallContext, next: CallNext) -> ToolResult:
+    async def on_call(self, call: ToolCall, ctx: CallContext, next: CallNext) -> CallOutcome:
         mine = call.name in self.tools or (self.op == "rename_endpoint" and call.name == self.new_name)
         if not mine or ctx.goal < self.from_goal:
             return await next(call)
         if self.op == "default_flip":
             return await self._flip_default(call, ctx, next)
-        ctx.fired.append(self.name)
         try:
             native = self._to_native(call)
         except _Refused as refused:
@@ -101,20 +100,21 @@ class SchemaDrift(ScenarioStressor):
                 "not_found" if self.op == "rename_endpoint" else "invalid_arguments"
             )
             code = "endpoint_moved" if self.op == "rename_endpoint" else "schema_mismatch"
-            return failure(call, status, code, str(refused))
-        return await next(native)
+            return CallOutcome.answered(failure(call, status, code, str(refused)), self.name)
+        return await next(native, fired=self.name)
 
-    async def _flip_default(self, call: ToolCall, ctx: CallContext, next: CallNext) -> ToolResult:
+    async def _flip_default(self, call: ToolCall, ctx: CallContext, next: CallNext) -> CallOutcome:
         """An explicit value passes as it is; a left-out one gets the NEW default, echoed in the result."""
         if self.param in call.arguments:
             return await next(call)
-        ctx.fired.append(self.name)
         new_default = self.params["new_default"]
-        result = await next(call.model_copy(update={"arguments": {**call.arguments, self.param: new_default}}))
+        with_default = call.model_copy(update={"arguments": {**call.arguments, self.param: new_default}})
+        outcome = await next(with_default, fired=self.name)
+        result = outcome.result
         content = result.content
         applied = content.get("applied_defaults") if isinstance(content, dict) else None
         applied = {**(applied if isinstance(applied, dict) else {}), self.param: new_default}
-        return result.model_copy(update={"content": with_field(content, "applied_defaults", applied)})
+        return outcome.replaced(result.model_copy(update={"content": with_field(content, "applied_defaults", applied)}))
 
     def _to_native(self, call: ToolCall) -> ToolCall:
         """The world's own call for a new-schema call; raises _Refused for anything else."""

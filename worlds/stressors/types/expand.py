@@ -27,7 +27,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from sim.core import CallContext, CallNext, Task, ToolCall, ToolResult, ToolSpec
+from sim.core import CallContext, CallNext, CallOutcome, Task, ToolCall, ToolSpec
 from worlds.stressors.expand.answers import synthetic_answer
 from worlds.stressors.expand.toolkit import Toolkit, choose_toolkit, pool_for
 from worlds.stressors.scenario import Scenario, ScenarioStressor
@@ -71,12 +71,12 @@ class ToolkitExpansion(ScenarioStressor):
         self.sources = {s.name: s for s in specs}
         return list(self.toolkit.specs), instructions
 
-    async def on_call(self, call: ToolCall, ctx: CallContext, next: CallNext) -> ToolResult:
+    async def on_call(self, call: ToolCall, ctx: CallContext, next: CallNext) -> CallOutcome:
         candidate = self.toolkit.offered.get(call.name)
         if candidate is not None:
-            ctx.fired.append(self.name)
             self.issued += 1
-            return synthetic_answer(call, candidate, self.sources.get(candidate.source), self.issued)
+            answer = synthetic_answer(call, candidate, self.sources.get(candidate.source), self.issued)
+            return CallOutcome.answered(answer, self.name)
         return await next(call)
 
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import Any, cast
 
-from sim.core import CallContext, CallNext, GoldCall, Task, ToolCall, ToolResult, failure
+from sim.core import CallContext, CallNext, CallOutcome, GoldCall, Task, ToolCall, failure
 from sim.core.task import Goal
 from sim.core.tools import ToolStatus
 from worlds.stressors.scenario import Scenario, ScenarioStressor
@@ -130,13 +130,13 @@ class Limitation(ScenarioStressor):
         turns = [self._turn(t) if hit else t for t, hit in zip(task.goals, affected, strict=True)]
         return attach_reference(task.model_copy(update={"goals": turns}), affected, self.scenario)
 
-    async def on_call(self, call: ToolCall, ctx: CallContext, next: CallNext) -> ToolResult:
+    async def on_call(self, call: ToolCall, ctx: CallContext, next: CallNext) -> CallOutcome:
         if not (self.blocks(call) and self.targets(call)):
             return await next(call)
-        ctx.fired.append(self.name)
         message = str(self.params["message"]).format_map(_Arguments(call.arguments))
         status = cast(ToolStatus, self.params.get("status", "failed"))
-        return failure(call, status, str(self.params.get("code", "not_supported")), message)
+        refusal = failure(call, status, str(self.params.get("code", "not_supported")), message)
+        return CallOutcome.answered(refusal, self.name)
 
 
 class _Arguments(dict[str, Any]):

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sim.core import CallContext, CallNext, GoldCall, Task, ToolCall, ToolResult
+from sim.core import CallContext, CallNext, CallOutcome, GoldCall, Task, ToolCall
 from worlds.stressors.scenario import ScenarioStressor
 
 
@@ -75,14 +75,13 @@ class Notice(ScenarioStressor):
                 out.append(companion)
         return out
 
-    async def on_call(self, call: ToolCall, ctx: CallContext, next: CallNext) -> ToolResult:
-        result = await next(call)
+    async def on_call(self, call: ToolCall, ctx: CallContext, next: CallNext) -> CallOutcome:
+        outcome = await next(call)
+        result = outcome.result
         if not result.ok or not self.targets(call):
-            return result
-        ctx.fired.append(self.name)
-        field = str(self.params.get("field", "notice"))
-        content = with_field(result.content, field, str(self.params["text"]))
-        return result.model_copy(update={"content": content})
+            return outcome
+        content = with_field(result.content, str(self.params.get("field", "notice")), str(self.params["text"]))
+        return outcome.replaced(result.model_copy(update={"content": content}), self.name)
 
 
 STRESSOR = Notice

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sim.core import CallContext, CallNext, GoldCall, Task, ToolCall, ToolResult, failure
+from sim.core import CallContext, CallNext, CallOutcome, GoldCall, Task, ToolCall, failure
 from worlds.stressors.decline import uses, without_paths_through
 from worlds.stressors.scenario import Scenario, ScenarioStressor
 
@@ -51,17 +51,12 @@ class Outage(ScenarioStressor):
         self.down = set(dead)
         return without_paths_through(task, self.from_goal, dead, DECLINE_REPLY, self.scenario.criteria)
 
-    async def on_call(self, call: ToolCall, ctx: CallContext, next: CallNext) -> ToolResult:
+    async def on_call(self, call: ToolCall, ctx: CallContext, next: CallNext) -> CallOutcome:
         if self.mode == "backup" and not self.down and call.name in self.eligible:
             self.down.add(call.name)
         if call.name in self.down and ctx.goal >= self.from_goal:
-            ctx.fired.append(self.name)
-            return failure(
-                call,
-                "unavailable",
-                "service_unavailable",
-                f"503 Service Unavailable: {call.name} is currently unavailable. Try a different function.",
-            )
+            message = f"503 Service Unavailable: {call.name} is currently unavailable. Try a different function."
+            return CallOutcome.answered(failure(call, "unavailable", "service_unavailable", message), self.name)
         return await next(call)
 
     @classmethod
