@@ -120,7 +120,7 @@ class ScenarioStressor:
     def on_spec(self, specs: list[ToolSpec], instructions: str) -> tuple[list[ToolSpec], str]:
         return specs, instructions
 
-    def on_tools(self, turn: int, specs: list[ToolSpec]) -> list[ToolSpec]:
+    def on_tools(self, goal: int, specs: list[ToolSpec]) -> list[ToolSpec]:
         return specs
 
     async def on_call(self, call: ToolCall, ctx: CallContext, next: CallNext) -> CallOutcome:

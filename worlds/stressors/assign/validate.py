@@ -33,15 +33,15 @@ class Rejected(Exception):
 
 def gold_calls(pack: WorldPack, tool: str) -> Iterator[tuple[list[GoldCall], GoldCall]]:
     """Each gold call of ``tool`` in the world's conversations (primary paths, then alternatives), with the gold
-    calls before it (earlier turns' primary paths, then its own path's): worlds have prerequisites."""
+    calls before it (earlier goals' primary paths, then its own path's): worlds have prerequisites."""
     for task in pack.tasks():
         before: list[GoldCall] = []
-        for turn in task.goals:
-            for path in [turn.gold, *turn.alternatives]:
+        for goal in task.goals:
+            for path in [goal.gold, *goal.alternatives]:
                 for i, call in enumerate(path):
                     if call.name == tool:
                         yield before + path[:i], call
-            before += turn.gold
+            before += goal.gold
 
 
 async def check_draft(

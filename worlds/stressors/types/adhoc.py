@@ -222,7 +222,7 @@ class AdHocFormat(ScenarioStressor):
 
     def on_task(self, task: Task) -> Task:
         try:
-            return rewrite_paths(task, lambda _turn, path: [self._gold(c) for c in path])
+            return rewrite_paths(task, lambda _goal, path: [self._gold(c) for c in path])
         except KeyError:
             # A value the row's table has no entry for (a world whose tools share names with the row's, not its
             # ids): the format cannot be stated for this task, so the scenario stays out of the episode.

@@ -2,7 +2,7 @@
 has succeeded earlier in the episode (a session that must sync the clock, load the payment profile...).
 
 The spec says so; the stressor tracks, per episode, which prerequisites have succeeded; gold gets the
-prerequisite inserted (role support) before the first targeted call of each turn that is not already covered,
+prerequisite inserted (role support) before the first targeted call of each goal that is not already covered,
 so replaying gold still scores and replaying the original gold fails on the targeted call.
 
 Row params: ``requires`` (the prerequisite tool), ``copy_args`` (arguments the prerequisite must share with the
@@ -60,17 +60,17 @@ class Prerequisite(ScenarioStressor):
     def on_task(self, task: Task) -> Task:
         """Insert the prerequisite where a path reaches a targeted call it has not had yet.
 
-        Earlier turns count only when every one of their paths made the prerequisite (the oracle may take any)."""
+        Earlier goals count only when every one of their paths made the prerequisite (the oracle may take any)."""
         covered: set[Key] = set()
-        turns = []
-        for turn in task.goals:
-            paths = [self._path(list(p), covered) for p in turn.paths()]
+        goals = []
+        for goal in task.goals:
+            paths = [self._path(list(p), covered) for p in goal.paths()]
             per_path = [{self._key(c.arguments) for c in p if c.name == self.requires} for p in paths]
             covered |= set.intersection(*per_path)
-            if paths != turn.paths():
-                turn = turn.model_copy(update={"gold": paths[0], "alternatives": paths[1:]})
-            turns.append(turn)
-        return task.model_copy(update={"goals": turns}) if turns != task.goals else task
+            if paths != goal.paths():
+                goal = goal.model_copy(update={"gold": paths[0], "alternatives": paths[1:]})
+            goals.append(goal)
+        return task.model_copy(update={"goals": goals}) if goals != task.goals else task
 
     def _path(self, path: list[GoldCall], covered: set[Key]) -> list[GoldCall]:
         have = set(covered)

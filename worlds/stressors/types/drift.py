@@ -5,7 +5,7 @@ agent keeps reading the OLD spec (``on_spec`` is the identity), while from goal 
 side enforces the NEW schema: a call in the new schema is translated back to the world's native call and passed on;
 an old-schema call (or anything else the new schema rejects) is refused without reaching the world, with a
 validation error that names what the new schema expects, as a real 422 or 410 would. So an agent that reads its
-errors recovers; one that keeps retrying the documented schema fails those turns. Gold of the targeted tools in
+errors recovers; one that keeps retrying the documented schema fails those goals. Gold of the targeted tools in
 goals >= ``from_goal`` (every path) is rewritten to the new schema, so replaying it still scores.
 
 Row params: ``op`` and what it needs.
@@ -29,7 +29,7 @@ from typing import Any, Literal
 
 from sim.core import CallContext, CallNext, CallOutcome, GoldCall, Task, ToolCall, failure
 from worlds.stressors.scenario import Scenario, ScenarioStressor
-from worlds.stressors.types.drift_auto import drifted_turns, plan_for
+from worlds.stressors.types.drift_auto import drifted_goals, plan_for
 from worlds.stressors.types.notice import with_field
 from worlds.stressors.types.spec_edit import rewrite_paths
 
@@ -55,7 +55,7 @@ class SchemaDrift(ScenarioStressor):
     @classmethod
     def affected_goals(cls, task: Task, scenario: Scenario) -> list[int]:
         """The goals from ``from_goal`` on that call a tool the row drifts for this task (an auto row's pick)."""
-        return drifted_turns(task, scenario)
+        return drifted_goals(task, scenario)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -191,7 +191,7 @@ class SchemaDrift(ScenarioStressor):
                 return task
             self._configure(plan.tools, plan.params)
         return rewrite_paths(
-            task, lambda turn, path: path if turn < self.from_goal else [self._to_new(c) for c in path]
+            task, lambda goal, path: path if goal < self.from_goal else [self._to_new(c) for c in path]
         )
 
     def _to_new(self, call: GoldCall) -> GoldCall:

@@ -1,7 +1,7 @@
 """Toolkit expansion: a closed world of ``size`` tools, where the ones the task needs sit among related-but-different
 ones.
 
-The toolkit holds exactly ``max(size, needed)`` tools: every tool the task names on any solution path of any turn
+The toolkit holds exactly ``max(size, needed)`` tools: every tool the task names on any solution path of any goal
 (core and support, primary and backup paths), then the most related tools of the world's pool, in a seeded order so
 the needed ones are not always first. The pool is the world's other tools plus synthetic neighbours (a scheduled or
 dry-run version of an action, the history or export of a lookup...): from the world's shipped catalog, filtered so
@@ -34,10 +34,10 @@ from worlds.stressors.scenario import Scenario, ScenarioStressor
 
 
 def needed_tools(task: Task) -> dict[str, frozenset[str]]:
-    """Every tool named on any path of any turn, in first-use order, with the argument names its gold passes."""
+    """Every tool named on any path of any goal, in first-use order, with the argument names its gold passes."""
     needed: dict[str, frozenset[str]] = {}
-    for turn in task.goals:
-        for path in turn.paths():
+    for goal in task.goals:
+        for path in goal.paths():
             for call in path:
                 needed[call.name] = needed.get(call.name, frozenset()) | set(call.arguments)
     return needed

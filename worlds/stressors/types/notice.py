@@ -4,7 +4,7 @@ Real APIs attach such notes ('values are from the nearest station', 'a price cha
 The result itself stays intact; the notice is one more field. Where the row sets ``required_followup``, the
 notice asks for a call the user's intent now needs (the active weather warnings, the updated delivery
 details): the gold gains that companion call, as a core call right after the targeted one, so an agent that
-reads past the notice loses the turn.
+reads past the notice loses the goal.
 
 Params: ``text`` (the notice), ``field`` (default ``notice``), ``required_followup`` (optional
 ``{"name": tool, "arguments": {...}}`` whose string values ``"$arg"`` copy the targeted call's argument).
@@ -51,14 +51,14 @@ class Notice(ScenarioStressor):
     def on_task(self, task: Task) -> Task:
         if not self.params.get("required_followup"):
             return task
-        turns = []
-        for turn in task.goals:
-            paths = [self._with_followups(path) for path in turn.paths()]
-            if paths == turn.paths():
-                turns.append(turn)
+        goals = []
+        for goal in task.goals:
+            paths = [self._with_followups(path) for path in goal.paths()]
+            if paths == goal.paths():
+                goals.append(goal)
             else:
-                turns.append(turn.model_copy(update={"gold": paths[0], "alternatives": paths[1:]}))
-        return task.model_copy(update={"goals": turns})
+                goals.append(goal.model_copy(update={"gold": paths[0], "alternatives": paths[1:]}))
+        return task.model_copy(update={"goals": goals})
 
     def _with_followups(self, path: list[GoldCall]) -> list[GoldCall]:
         """After each targeted call, its companion, unless the path already makes that call later on."""

@@ -106,7 +106,7 @@ class ToolSearch(ScenarioStressor):
         self.texts = [signature(s) for s in self.catalog.values()]
         return [SEARCH_SPEC, INFO_SPEC, *self.catalog.values()], instructions + NOTE
 
-    def on_tools(self, turn: int, specs: list[ToolSpec]) -> list[ToolSpec]:
+    def on_tools(self, goal: int, specs: list[ToolSpec]) -> list[ToolSpec]:
         return [s for s in specs if s.name in OWN or s.name in self.found]
 
     def index(self) -> Ranker:
