@@ -3,12 +3,11 @@
 ``worlds``, ``personas`` and ``judges`` import this package and nothing else of ``sim``.
 """
 
+from sim.core.calls import CallContext, CallNext, CallOutcome
 from sim.core.model_io import MODEL_ROLES, ChatMessage, MessageRole, ModelRequest, ModelResponse, ModelRole
 from sim.core.protocols import (
     Agent,
     AgentRuntime,
-    CallContext,
-    CallNext,
     Judge,
     LLMHandle,
     Stressor,
@@ -19,6 +18,7 @@ from sim.core.protocols import (
     World,
     WorldPack,
 )
+from sim.core.stressor_chain import LastStop, through_stressors, world_stop
 from sim.core.task import CallRole, Goal, GoalOutcome, GoldCall, Task, UserIntent
 from sim.core.tools import ToolCall, ToolResult, ToolSpec, ToolStatus, failure
 from sim.core.trace import (
@@ -42,6 +42,7 @@ __all__ = [
     "AgentRuntime",
     "CallContext",
     "CallNext",
+    "CallOutcome",
     "CallRole",
     "ChatMessage",
     "EpisodeResult",
@@ -54,6 +55,7 @@ __all__ = [
     "GoldCall",
     "Judge",
     "LLMHandle",
+    "LastStop",
     "MessageRole",
     "ModelRequest",
     "ModelResponse",
@@ -77,4 +79,6 @@ __all__ = [
     "World",
     "WorldPack",
     "failure",
+    "through_stressors",
+    "world_stop",
 ]

@@ -5,12 +5,13 @@ Everything here is a structural protocol: implementations never inherit from squ
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from pydantic import BaseModel, Field
 
+from sim.core.calls import CallContext, CallNext, CallOutcome
 from sim.core.model_io import ModelRequest, ModelResponse
 from sim.core.task import Task
 from sim.core.tools import ToolCall, ToolResult, ToolSpec
@@ -49,39 +50,6 @@ class WorldPack(Protocol):
     def new_world(self, seed: int) -> World: ...
 
 
-CallNext = Callable[[ToolCall], Awaitable[ToolResult]]
-
-
-class CallContext(BaseModel):
-    """Where in the episode a call happens, for stressors that depend on it."""
-
-    turn: int = Field(description="0-based conversation turn index.")
-    goal: int = Field(
-        default=0,
-        description="0-based index of the task goal the user is pursuing: what schedules such as drift's "
-        "``from_goal`` count.",
-    )
-    call_index: int = Field(description="0-based index of this call within the episode.")
-    fired: list[str] = Field(
-        default_factory=list,
-        description="Scenario names of the stressors that changed this call or its result; a stressor appends its "
-        "own when it acts, so the trace can tell injected from real.",
-    )
-    world_call: ToolCall | None = Field(
-        default=None,
-        description="Set by the runtime: the call as it reached the world (a stressor may have renamed or rewritten "
-        "it), if it did.",
-    )
-    world_result: ToolResult | None = Field(
-        default=None, description="Set by the runtime: what the world itself returned for this call, if it was reached."
-    )
-    unknown_tool: bool = Field(
-        default=False,
-        description="Set by the runtime: the call names no tool the agent may call now and no stressor took it, so it "
-        "was refused before the world.",
-    )
-
-
 class Stressor(Protocol):
     """A per-episode, seeded perturbation. Any hook may be the identity.
 
@@ -106,8 +74,12 @@ class Stressor(Protocol):
         missing until a later goal, or become callable once a tool search found it."""
         ...
 
-    async def on_call(self, call: ToolCall, ctx: CallContext, next: CallNext) -> ToolResult:
-        """Wrap one call: pass it on with ``await next(call)``, alter it, or answer it yourself."""
+    async def on_call(self, call: ToolCall, ctx: CallContext, next: CallNext) -> CallOutcome:
+        """Wrap one call and return what became of it (``sim.core.calls``): pass it on with ``await next(call)``,
+        act and pass a rewritten call on with ``await next(call, fired=self.name)``, answer it yourself with
+        ``CallOutcome.answered(result, self.name)``, or change what came back with ``outcome.replaced(result,
+        self.name)``. Nothing is written anywhere: the outcome says which scenarios fired, so the trace can tell
+        injected from real."""
         ...
 
 

@@ -7,7 +7,7 @@ from collections.abc import Awaitable, Callable, Sequence
 
 from sim.core import (
     CallContext,
-    CallNext,
+    CallOutcome,
     Event,
     FaultKind,
     Stressor,
@@ -17,11 +17,12 @@ from sim.core import (
     ToolSpec,
     World,
     failure,
+    through_stressors,
 )
 from sim.llm.errors import StepLimitReached
 from sim.llm.gateway import EpisodeLLM
 
-Dispatch = Callable[[ToolCall, CallContext], Awaitable[ToolResult]]
+Dispatch = Callable[[ToolCall, CallContext], Awaitable[CallOutcome]]
 
 
 def chain(
@@ -33,27 +34,19 @@ def chain(
     toolkit hides this turn (missing, closed-world) must not work, while a name a stressor translates (a renamed
     endpoint) may. Without ``callable_names`` the world decides alone.
 
-    The context is bound per call (not read from shared state), so concurrent calls stay apart.
+    The context and the outcome are values made per call (not shared state), so concurrent calls stay apart.
     """
 
-    async def dispatch(call: ToolCall, ctx: CallContext) -> ToolResult:
-        def layer(i: int) -> CallNext:
-            async def run(c: ToolCall) -> ToolResult:
-                if i == len(stressors):
-                    if callable_names is not None and c.name not in (names := callable_names()):
-                        ctx.unknown_tool = True
-                        close = difflib.get_close_matches(c.name, sorted(names), n=3, cutoff=0.6)
-                        hint = f" Did you mean {' or '.join(map(repr, close))}?" if close else ""
-                        message = f"Unknown function '{c.name}'. Call one of the listed tools.{hint}"
-                        return failure(c, "not_found", "unknown_tool", message)
-                    ctx.world_call = c
-                    ctx.world_result = await world.call(c)
-                    return ctx.world_result
-                return await stressors[i].on_call(c, ctx, layer(i + 1))
+    async def last_stop(call: ToolCall) -> CallOutcome:
+        if callable_names is not None and call.name not in (names := callable_names()):
+            close = difflib.get_close_matches(call.name, sorted(names), n=3, cutoff=0.6)
+            hint = f" Did you mean {' or '.join(map(repr, close))}?" if close else ""
+            message = f"Unknown function '{call.name}'. Call one of the listed tools.{hint}"
+            return CallOutcome(result=failure(call, "not_found", "unknown_tool", message), unknown_tool=True)
+        return CallOutcome.from_world(call, await world.call(call))
 
-            return run
-
-        return await layer(0)(call)
+    async def dispatch(call: ToolCall, ctx: CallContext) -> CallOutcome:
+        return await through_stressors(stressors, call, ctx, last_stop)
 
     return dispatch
 
@@ -148,18 +141,18 @@ class EpisodeRuntime:
         shown = call.name in self._names
         if shown:  # recorded before it runs, so concurrent calls of a step keep their order in the trace
             self._record(called)
-        ctx = CallContext(turn=self.turn, goal=self.goal, call_index=index)
-        result = await self._dispatch(call, ctx)
+        outcome = await self._dispatch(call, CallContext(turn=self.turn, goal=self.goal, call_index=index))
+        result = outcome.result
         if result.call_id != call.id:
             result = result.model_copy(update={"call_id": call.id})
-        if ctx.unknown_tool and not ctx.fired:
+        if outcome.unknown_tool and not outcome.fired:
             # An invented function: the agent's fault, answered but never part of the call record.
             self.fault("agent", "agent:unknown_tool", f"{call.name}: not among the available tools", step=step)
             return result
         if not shown:  # a name a stressor took (a renamed endpoint): a lookup or not by what it reached
-            world_name = ctx.world_call.name if ctx.world_call is not None else None
+            world_name = outcome.world_call.name if outcome.world_call is not None else None
             self._record(called.model_copy(update={"read_only": self._world_read_only.get(world_name or "")}))
-        raw = ctx.world_result
+        raw = outcome.world_result
         if raw is not None and raw.call_id != call.id:
             raw = raw.model_copy(update={"call_id": call.id})
         changed = raw is not None and (raw.status, raw.content) != (result.status, result.content)
@@ -174,7 +167,7 @@ class EpisodeRuntime:
                 call=call,
                 result=result,
                 raw_result=raw if changed else None,
-                scenarios=list(ctx.fired),
+                scenarios=list(outcome.fired),
             )
         )
         return result

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from sim.core import CallContext, GoldCall, Task, ToolCall, ToolResult, World, WorldPack
+from sim.core import CallContext, CallOutcome, GoldCall, Task, ToolCall, ToolResult, World, WorldPack, through_stressors
 from worlds.registry import BUILTIN_WORLDS, load_world
 from worlds.stressors.catalog import builtin_scenarios, stressor_class
 from worlds.stressors.scenario import Scenario
@@ -106,12 +106,11 @@ async def send(
     stressor: SchemaDrift, world: World, call: ToolCall, turn: int
 ) -> tuple[ToolResult, list[str], list[ToolCall]]:
     """(what the agent observes, the scenarios that fired, the calls that reached the world)."""
-    ctx = CallContext(turn=turn, goal=turn, call_index=0)
     reached: list[ToolCall] = []
 
-    async def to_world(c: ToolCall) -> ToolResult:
+    async def to_world(c: ToolCall) -> CallOutcome:
         reached.append(c)
-        return await world.call(c)
+        return CallOutcome.from_world(c, await world.call(c))
 
-    result = await stressor.on_call(call, ctx, to_world)
-    return result, ctx.fired, reached
+    outcome = await through_stressors([stressor], call, CallContext(turn=turn, goal=turn, call_index=0), to_world)
+    return outcome.result, list(outcome.fired), reached

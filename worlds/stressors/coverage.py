@@ -1,4 +1,4 @@
-"""Which turns of a task a scenario can touch: where its effect is measured, before and after."""
+"""Which goals of a task a scenario can touch: where its effect is measured, before and after."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from worlds.stressors.scenario import Scenario
 
 
 def affected_goals(task: Task, scenario: Scenario | None) -> list[int]:
-    """Turns any of whose gold paths calls one of the scenario's tools (every turn for a '*' scenario), unless its
-    type knows better (a classmethod ``affected_goals(task, scenario)``: the turns an outage or a missing function
+    """Goals any of whose gold paths calls one of the scenario's tools (every goal for a '*' scenario), unless its
+    type knows better (a classmethod ``affected_goals(task, scenario)``: the goals an outage or a missing function
     picks for this task; a drift row's goals from its ``from_goal``, an auto one's only for the tool it picks). An
     unknown scenario (a variant no row names any more) touches nothing."""
     if scenario is None:
@@ -17,9 +17,9 @@ def affected_goals(task: Task, scenario: Scenario | None) -> list[int]:
     own = getattr(stressor_class(scenario.type), "affected_goals", None)
     if own is not None:
         return list(own(task, scenario))
-    turns = []
-    for t, turn in enumerate(task.goals):
-        names = {call.name for path in turn.paths() for call in path}
+    goals = []
+    for g, goal in enumerate(task.goals):
+        names = {call.name for path in goal.paths() for call in path}
         if "*" in scenario.tools or names & set(scenario.tools):
-            turns.append(t)
-    return turns
+            goals.append(g)
+    return goals

@@ -1,4 +1,4 @@
-"""Turns nothing can do any more: what the outage and missing-function stressors make of a task's gold."""
+"""Goals nothing can do any more: what the outage and missing-function stressors make of a task's gold."""
 
 from __future__ import annotations
 
@@ -12,10 +12,10 @@ def uses(paths: list[list[GoldCall]], names: Collection[str]) -> bool:
     return any(c.name in names for path in paths for c in path)
 
 
-def declined(turn: Goal, reply: str, criteria: Sequence[str] = ()) -> Goal:
-    """The turn as a decline turn: nothing that acts is right; ``reply`` is a good answer, ``criteria`` what the
+def declined(goal: Goal, reply: str, criteria: Sequence[str] = ()) -> Goal:
+    """The goal as a decline goal: nothing that acts is right; ``reply`` is a good answer, ``criteria`` what the
     error-handling judge checks in the agent's."""
-    return turn.model_copy(
+    return goal.model_copy(
         update={
             "gold": [],
             "alternatives": [],
@@ -30,15 +30,15 @@ def declined(turn: Goal, reply: str, criteria: Sequence[str] = ()) -> Goal:
 def without_paths_through(
     task: Task, start: int, names: Collection[str], reply: str, criteria: Sequence[str] = ()
 ) -> Task:
-    """From turn ``start`` on, solution paths through any of ``names`` dropped; a turn left with none declines."""
-    turns = list(task.goals[:start])
-    for turn in task.goals[start:]:
-        paths = turn.paths()
+    """From goal ``start`` on, solution paths through any of ``names`` dropped; a goal left with none declines."""
+    goals = list(task.goals[:start])
+    for goal in task.goals[start:]:
+        paths = goal.paths()
         alive = [p for p in paths if not uses([p], names)]
         if len(alive) == len(paths):
-            turns.append(turn)
+            goals.append(goal)
         elif alive:
-            turns.append(turn.model_copy(update={"gold": alive[0], "alternatives": alive[1:]}))
+            goals.append(goal.model_copy(update={"gold": alive[0], "alternatives": alive[1:]}))
         else:
-            turns.append(declined(turn, reply, criteria))
-    return task.model_copy(update={"goals": turns})
+            goals.append(declined(goal, reply, criteria))
+    return task.model_copy(update={"goals": goals})

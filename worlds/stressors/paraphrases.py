@@ -1,9 +1,10 @@
 """Paraphrases written beforehand, by a model: asked for, checked, stored, and read back by ``perturb``.
 
-``squall stressors paraphrase`` asks a model, once per turn, for other wordings of the user's explicit request,
+``squall stressors paraphrase`` asks a model, once per goal, for other wordings of the user's explicit request,
 and keeps only those that carry every protected span of the original verbatim (a gold argument value, the
 ``refers_to`` name, a name-like token: what ``perturb.protected_mask`` protects), so the same gold still scores.
-The file is JSONL, one row per turn: ``{"task": ID, "turn": I, "paraphrases": [...], "model": SPEC}``.
+The file is JSONL, one row per goal: ``{"task": ID, "turn": I, "paraphrases": [...], "model": SPEC}`` (``turn``: the
+goal's index, under the key files were first written with).
 A run reads it with ``--stressors perturb.paraphrase_written:file=PATH``; without a file, the task's own
 alternative wordings (``UserIntent.paraphrases``) are the candidates, under the same check.
 """
@@ -19,10 +20,10 @@ from typing import Any
 
 from sim.core import ChatMessage, Goal, ModelRequest, Task
 from sim.core.files import write_text_atomic
-from worlds.stressors.protect import protected_spans, turn_values, usable
+from worlds.stressors.protect import goal_values, protected_spans, usable
 
 Written = dict[tuple[str, int], list[str]]
-"""(task id, turn index) -> paraphrases of that turn's explicit request."""
+"""(task id, goal index) -> paraphrases of that goal's explicit request."""
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s*")
 
 
@@ -48,13 +49,13 @@ def load_written(path: Path) -> Written:
     return written
 
 
-def paraphrase_request(model: str, turn: Goal, per_turn: int, seed: int) -> ModelRequest:
-    keep = protected_spans(turn.user.explicit, turn_values(turn))
+def paraphrase_request(model: str, goal: Goal, per_turn: int, seed: int) -> ModelRequest:
+    keep = protected_spans(goal.user.explicit, goal_values(goal))
     text = (
         f"Rewrite this request to an assistant in {per_turn} different ways, as different users would say it. "
         "Keep the meaning exactly. "
         + (f"Copy these exactly as written: {'; '.join(keep)}. " if keep else "")
-        + f"One rewrite per line, nothing else.\n\nRequest: {turn.user.explicit}"
+        + f"One rewrite per line, nothing else.\n\nRequest: {goal.user.explicit}"
     )
     return ModelRequest(
         role="generator",
@@ -94,17 +95,17 @@ async def write_paraphrases(
     per_turn: int = 3,
     seed: int = 0,
 ) -> ParaphraseReport:
-    """Ask for ``per_turn`` rewordings of every turn; keep the ones that keep every value."""
+    """Ask for ``per_turn`` rewordings of every goal's request; keep the ones that keep every value."""
     report = ParaphraseReport()
     for task in tasks:
-        for index, turn in enumerate(task.goals):
+        for index, goal in enumerate(task.goals):
             report.asked += 1
-            reply = await complete(paraphrase_request(model, turn, per_turn, seed))
+            reply = await complete(paraphrase_request(model, goal, per_turn, seed))
             if reply is None:
                 report.request_failures += 1
                 continue
-            proposed = parse_lines(reply, turn.user.explicit)[:per_turn]
-            kept = usable(turn, proposed)
+            proposed = parse_lines(reply, goal.user.explicit)[:per_turn]
+            kept = usable(goal, proposed)
             report.proposed += len(proposed)
             report.kept += len(kept)
             if kept:

@@ -1,6 +1,6 @@
 """What no rewording of a user's request may change, and the check that a rewording kept it.
 
-Protected: every gold argument value of the turn (strings and numbers, case-insensitive), the ``refers_to``
+Protected: every gold argument value of the goal (strings and numbers, case-insensitive), the ``refers_to``
 name, and name-like tokens (a digit, or a capital letter not opening a sentence, bar the pronoun I). The
 ``perturb`` operators never edit a protected span; a paraphrase written elsewhere is used only if it carries every
 one of them.
@@ -65,11 +65,11 @@ def protected_mask(text: str, values: list[str]) -> Mask:
     return mask
 
 
-def turn_values(turn: Goal) -> list[str]:
-    """What no rewording of the turn may change: its gold argument values and the name it refers to."""
-    values = [v for path in turn.paths() for call in path for v in values_in(call.arguments)]
-    if turn.user.refers_to:
-        values.append(turn.user.refers_to)
+def goal_values(goal: Goal) -> list[str]:
+    """What no rewording of the goal's request may change: its gold argument values and the name it refers to."""
+    values = [v for path in goal.paths() for call in path for v in values_in(call.arguments)]
+    if goal.user.refers_to:
+        values.append(goal.user.refers_to)
     return values
 
 
@@ -94,7 +94,7 @@ def keeps_values(original: str, candidate: str, values: list[str]) -> bool:
     )
 
 
-def usable(turn: Goal, candidates: Iterable[str]) -> list[str]:
-    """The candidates that keep every protected span of the turn's explicit request."""
-    values = turn_values(turn)
-    return [c for c in candidates if keeps_values(turn.user.explicit, c, values)]
+def usable(goal: Goal, candidates: Iterable[str]) -> list[str]:
+    """The candidates that keep every protected span of the goal's explicit request."""
+    values = goal_values(goal)
+    return [c for c in candidates if keeps_values(goal.user.explicit, c, values)]

@@ -3,8 +3,9 @@
 A scenario is one row of ``data/*.jsonl``: which complexity type, which tools it targets, what it
 does (``params``, read by that type's stressor class), when it fires, and for errors the reference
 error-handling response and judging criteria. A stressor instance is built per episode from a scenario, a
-seed and optional parameter overrides (``failure:rate=0.1``); it records its name in ``ctx.fired`` each
-time it acts, so traces tell injected from real.
+seed and optional parameter overrides (``failure:rate=0.1``); each time it acts, the ``CallOutcome`` its
+``on_call`` returns names it among the scenarios that fired (``sim.core.calls``), so traces tell injected from
+real.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import Any, Literal
 
 from pydantic import Field, model_validator
 
-from sim.core import CallContext, CallNext, Task, ToolCall, ToolResult, ToolSpec
+from sim.core import CallContext, CallNext, CallOutcome, Task, ToolCall, ToolSpec
 from sim.core.tools import Frozen
 
 ComplexityType = Literal[
@@ -119,8 +120,8 @@ class ScenarioStressor:
     def on_spec(self, specs: list[ToolSpec], instructions: str) -> tuple[list[ToolSpec], str]:
         return specs, instructions
 
-    def on_tools(self, turn: int, specs: list[ToolSpec]) -> list[ToolSpec]:
+    def on_tools(self, goal: int, specs: list[ToolSpec]) -> list[ToolSpec]:
         return specs
 
-    async def on_call(self, call: ToolCall, ctx: CallContext, next: CallNext) -> ToolResult:
+    async def on_call(self, call: ToolCall, ctx: CallContext, next: CallNext) -> CallOutcome:
         return await next(call)

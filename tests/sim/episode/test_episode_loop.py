@@ -10,13 +10,13 @@ from sim.core import (
     AgentRuntime,
     CallContext,
     CallNext,
+    CallOutcome,
     ChatMessage,
     Event,
     ModelRequest,
     ModelResponse,
     Task,
     ToolCall,
-    ToolResult,
     ToolSpec,
 )
 from sim.episode.loop import EpisodeLimits, EpisodeSpec, run_episode
@@ -45,7 +45,7 @@ class SlowStressor:
     def on_tools(self, turn: int, specs: list[ToolSpec]) -> list[ToolSpec]:
         return specs
 
-    async def on_call(self, call: ToolCall, ctx: CallContext, next: CallNext) -> ToolResult:
+    async def on_call(self, call: ToolCall, ctx: CallContext, next: CallNext) -> CallOutcome:
         self.contexts.append(ctx)
         await asyncio.sleep(0.01)
         return await next(call)
@@ -146,7 +146,7 @@ class BrokenWorldCall:
     def on_tools(self, turn: int, specs: list[ToolSpec]) -> list[ToolSpec]:
         return specs
 
-    async def on_call(self, call: ToolCall, ctx: CallContext, next: CallNext) -> ToolResult:
+    async def on_call(self, call: ToolCall, ctx: CallContext, next: CallNext) -> CallOutcome:
         raise TimeoutError("socket timeout inside a world")
 
 
@@ -183,7 +183,7 @@ class RenamesAndHides:
     def on_tools(self, turn: int, specs: list[ToolSpec]) -> list[ToolSpec]:
         return [s for s in specs if s.name != "set_color"] if turn == 0 else specs
 
-    async def on_call(self, call: ToolCall, ctx: CallContext, next: CallNext) -> ToolResult:
+    async def on_call(self, call: ToolCall, ctx: CallContext, next: CallNext) -> CallOutcome:
         if call.name == "fetch_devices":
             return await next(call.model_copy(update={"name": "list_devices"}))
         return await next(call)

@@ -17,7 +17,7 @@ from sim.run.runner import execute
 from worlds.registry import load_world
 from worlds.stressors import build_stressors, builtin_scenarios
 from worlds.stressors.types.missing import pick
-from worlds.stressors.types.outage import impossible_turn
+from worlds.stressors.types.outage import impossible_goal
 
 ROWS = {s.name: s for s in builtin_scenarios() if s.type in ("outage", "missing")}
 
@@ -161,7 +161,7 @@ def test_the_toolkit_changes_per_turn_and_only_while_the_function_is_missing() -
 def test_picks_depend_on_the_task_alone_and_skip_what_later_turns_build_on() -> None:
     for task in load_world("multidomain").tasks()[:60]:
         acting = [t for t, turn in enumerate(task.goals) if any(c.role == "core" for c in turn.gold)]
-        picked = impossible_turn(task)
+        picked = impossible_goal(task)
         assert picked is not None and picked[0] == acting[-1]  # nothing after it acts
         removed = pick(task, "removed")
         assert removed is None or removed[0] == acting[-1]

@@ -18,7 +18,7 @@ from worlds.stressors.types.drift_auto import (
     NO_DEFAULT,
     claims,
     documented_default,
-    drifted_turns,
+    drifted_goals,
     evolved_name,
     flipped_defaults,
     free,
@@ -165,7 +165,7 @@ async def test_a_task_with_nothing_suitable_gets_no_drift_and_no_turns() -> None
         assert plan is None
         stressor = build(s)
         assert stressor.on_task(task) is task and stressor.tools == frozenset()
-        assert drifted_turns(task, s) == [] and affected_goals(task, s) == []
+        assert drifted_goals(task, s) == [] and affected_goals(task, s) == []
         result, fired, reached = await send(stressor, fresh("smart_home"), tool_call(unlock), 0)
         assert result.ok and fired == [] and reached == [tool_call(unlock)]
 

@@ -31,7 +31,7 @@ from tests.support.drift_cases import (
 )
 from worlds.stressors.catalog import builtin_scenarios
 from worlds.stressors.types.drift import NEEDS, OPS
-from worlds.stressors.types.drift_auto import EXPLICIT_OPS, drifted_turns
+from worlds.stressors.types.drift_auto import EXPLICIT_OPS, drifted_goals
 
 CASES = [pytest.param(c, id=f"{c.world}:{c.scenario.name}") for c in cases()]
 REFUSING = [p for p in CASES if p.values[0].op != "default_flip"]  # type: ignore[union-attr]
@@ -156,7 +156,7 @@ async def test_before_from_goal_the_old_schema_still_works(c: Case) -> None:
     assert stressed.goals[:start] == c.task.goals[:start]
 
 
-def test_a_late_row_counts_only_its_drifted_turns() -> None:
+def test_a_late_row_counts_only_its_drifted_goals() -> None:
     late = row("drift.cancel_timer_late")
     assert late.params["from_goal"] == 1
     uses = [
@@ -166,7 +166,7 @@ def test_a_late_row_counts_only_its_drifted_turns() -> None:
         if any(c.name == "cancel_timer" for p in turn.paths() for c in p)
     ]
     assert any(t == 0 for _, t in uses)  # a first-turn use exists, and is no drifted turn
-    counted = {(task.id, t) for task, _ in uses for t in drifted_turns(task, late)}
+    counted = {(task.id, t) for task, _ in uses for t in drifted_goals(task, late)}
     assert counted == {(task.id, t) for task, t in uses if t >= 1}
 
 

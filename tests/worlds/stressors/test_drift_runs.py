@@ -22,7 +22,7 @@ from sim.run.runner import execute
 from sim.store.run_store import RunStore
 from tests.support.drift_cases import ROWS, build, fresh, row, tasks
 from worlds.stressors.scenario import Scenario
-from worlds.stressors.types.drift_auto import drifted_turns
+from worlds.stressors.types.drift_auto import drifted_goals
 
 WORLDS = ("multidomain", "smart_home")
 LIMIT = 80  # conversations per world (smart_home has 10)
@@ -61,7 +61,7 @@ async def test_the_oracle_scores_one_on_every_drift_row(tmp_path_factory: pytest
     assert summary["failed_episodes"] == 0 and summary["core_api_accuracy"] == 1.0
     rows = summary["stressors"]["by_scenario"]
     assert rows and all(r["after"] == 1.0 and r["before"] == 1.0 for r in rows), rows
-    expected = {s.name for s in ROWS if any(drifted_turns(t, s) for t in tasks(world)[:LIMIT])}
+    expected = {s.name for s in ROWS if any(drifted_goals(t, s) for t in tasks(world)[:LIMIT])}
     assert {r["name"] for r in rows} == expected
     assert summary["stressors"]["unpaired_episodes"] == {}
 
@@ -121,7 +121,7 @@ async def _predicted(world: str, s: Scenario) -> tuple[int, int]:
         drift = build(s)
         new_task = drift.on_task(task)
         w = fresh(world)
-        turns, new_default = set(drifted_turns(task, s)), drift.params.get("new_default")
+        turns, new_default = set(drifted_goals(task, s)), drift.params.get("new_default")
         for t, (turn, new_turn) in enumerate(zip(task.goals, new_task.goals, strict=True)):
             made: list[tuple[ToolCall, bool]] = []
             for old, new in zip(turn.gold, new_turn.gold, strict=True):

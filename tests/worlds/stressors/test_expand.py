@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 
 from sim.cli.app import app
 from sim.config.run_config import RunConfig
-from sim.core import CallContext, Goal, GoldCall, Task, ToolCall, ToolSpec, UserIntent
+from sim.core import CallContext, Goal, GoldCall, Task, ToolCall, ToolSpec, UserIntent, through_stressors
 from sim.episode.runtime import chain
 from sim.run.runner import execute
 from worlds.registry import load_world
@@ -132,18 +132,18 @@ async def test_a_synthetic_call_is_answered_fires_and_leaves_the_world_alone(wor
     before = w.state_hash()
     for i, name in enumerate(sorted(s.toolkit.offered)):
         candidate = s.toolkit.offered[name]
-        ctx = CallContext(turn=0, call_index=i)
         call = ToolCall(id=f"c{i}", name=name, arguments=sample_arguments(candidate.spec))
-        result = await chain([s], w)(call, ctx)
+        outcome = await chain([s], w)(call, CallContext(turn=0, call_index=i))
+        result = outcome.result
         assert result.ok, (name, result)
-        assert ctx.fired == [s.name] and ctx.world_result is None and w.state_hash() == before
+        assert outcome.fired == (s.name,) and outcome.world_result is None and w.state_hash() == before
         assert candidate.spec.read_only == (candidate.answer.kind != "ack")
         if candidate.answer.kind == "ack":
             assert (
                 result.content["status"] == candidate.answer.status and f"{candidate.answer.key}_id" in result.content
             )
         kinds_seen.add(candidate.answer.kind)
-        again = await chain([s], w)(call, CallContext(turn=0, call_index=i))
+        again = (await chain([s], w)(call, CallContext(turn=0, call_index=i))).result
         assert (again.content == result.content) == (candidate.answer.kind not in ("ack", "export"))  # a new id each
     assert kinds_seen == {"ack", "preview", "listing", "export", "help"}
 
@@ -158,16 +158,14 @@ async def test_bad_arguments_hidden_tools_and_kept_tools() -> None:
     for arguments in ({}, {"nonsense": 1}):
         ctx = CallContext(turn=0, call_index=0)
         refused = await dispatch(ToolCall(id="c", name=schedule, arguments=arguments), ctx)
-        assert refused.status == "invalid_arguments" and ctx.fired == [s.name]
+        assert refused.result.status == "invalid_arguments" and refused.fired == (s.name,)
     hidden = sorted(s.toolkit.hidden)[0]
-    ctx = CallContext(turn=0, call_index=1)
-    refused = await dispatch(ToolCall(id="h", name=hidden, arguments={}), ctx)
-    assert refused.error_code == "unknown_tool" and ctx.unknown_tool and ctx.world_result is None
+    refused = await dispatch(ToolCall(id="h", name=hidden, arguments={}), CallContext(turn=0, call_index=1))
+    assert refused.result.error_code == "unknown_tool" and refused.unknown_tool and refused.world_result is None
     assert w.state_hash() == before
     assert "list_devices" in names  # needed by the task, so kept: its calls go to the world untouched
-    ctx = CallContext(turn=0, call_index=2)
-    passed = await dispatch(ToolCall(id="k", name="list_devices", arguments={}), ctx)
-    assert passed.ok and ctx.fired == [] and ctx.world_result is not None
+    passed = await dispatch(ToolCall(id="k", name="list_devices", arguments={}), CallContext(turn=0, call_index=2))
+    assert passed.result.ok and passed.fired == () and passed.world_result is not None
 
 
 def test_a_tool_an_earlier_stressor_renamed_keeps_its_documented_original() -> None:
@@ -239,15 +237,13 @@ async def test_a_world_without_a_catalog_gets_unfiltered_templated_neighbours(na
     assert len(names) == min(SIZES[name], available) and {"search_books", "borrow_book"} <= set(names)
     assert available > 20  # four tools, over five neighbours each: a small world still gets a crowd
     synthetic = next(iter(s.toolkit.offered.values()))
-    ctx = CallContext(turn=0, call_index=0)
 
     async def world_never_called(call: ToolCall) -> Any:
         raise AssertionError("a synthetic tool reached the world")
 
-    result = await s.on_call(
-        ToolCall(id="c", name=synthetic.spec.name, arguments=sample_arguments(synthetic.spec)), ctx, world_never_called
-    )
-    assert result.ok and ctx.fired == [s.name]
+    call = ToolCall(id="c", name=synthetic.spec.name, arguments=sample_arguments(synthetic.spec))
+    outcome = await through_stressors([s], call, CallContext(turn=0, call_index=0), world_never_called)
+    assert outcome.result.ok and outcome.fired == (s.name,)
 
 
 def test_a_renamed_world_with_shipped_names_falls_back_and_the_oracle_path_survives() -> None:

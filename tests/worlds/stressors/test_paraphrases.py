@@ -13,7 +13,7 @@ from tests.support.mockllm_server import mock_llm_server
 from worlds.registry import load_world
 from worlds.stressors.catalog import builtin_scenarios, stressor_class
 from worlds.stressors.paraphrases import load_written, parse_lines, write_paraphrases
-from worlds.stressors.protect import protected_spans, turn_values
+from worlds.stressors.protect import goal_values, protected_spans
 
 TASKS = load_world("smart_home").tasks()
 ROW = next(s for s in builtin_scenarios() if s.name == "perturb.paraphrase_written")
@@ -22,7 +22,7 @@ ROW = next(s for s in builtin_scenarios() if s.name == "perturb.paraphrase_writt
 def _first_turn_with_values() -> tuple[int, int]:
     for i, task in enumerate(TASKS):
         for t, turn in enumerate(task.goals):
-            if protected_spans(turn.user.explicit, turn_values(turn)):
+            if protected_spans(turn.user.explicit, goal_values(turn)):
                 return i, t
     raise AssertionError("no smart_home turn names a value")
 
@@ -30,7 +30,7 @@ def _first_turn_with_values() -> tuple[int, int]:
 async def test_only_wordings_that_keep_every_value_are_kept() -> None:
     i, t = _first_turn_with_values()
     turn = TASKS[i].goals[t]
-    spans = protected_spans(turn.user.explicit, turn_values(turn))
+    spans = protected_spans(turn.user.explicit, goal_values(turn))
     good = f"Could you please handle this for me: {' and '.join(spans)} as I asked?"
     dropped = "Please do the thing I mentioned earlier."
     asked: list[ModelRequest] = []
@@ -65,7 +65,7 @@ def test_a_bad_paraphrase_file_names_file_and_line(tmp_path: Path) -> None:
 def test_the_stressor_uses_a_written_file_and_keeps_values(tmp_path: Path) -> None:
     i, t = _first_turn_with_values()
     task, turn = TASKS[i], TASKS[i].goals[t]
-    spans = protected_spans(turn.user.explicit, turn_values(turn))
+    spans = protected_spans(turn.user.explicit, goal_values(turn))
     keeps = f"Hey, about {' and '.join(spans)}: please sort it out."
     loses = "Hey, please sort it out."
     path = tmp_path / "p.jsonl"
@@ -96,7 +96,7 @@ def test_without_a_file_the_task_s_own_wordings_are_used_when_they_keep_every_va
                 changed += 1
                 assert new.user.explicit in turn.user.paraphrases
                 lowered = new.user.explicit.lower()
-                assert all(s.lower() in lowered for s in protected_spans(turn.user.explicit, turn_values(turn)))
+                assert all(s.lower() in lowered for s in protected_spans(turn.user.explicit, goal_values(turn)))
     assert changed >= 0.8 * total, (changed, total)
 
 
@@ -115,7 +115,7 @@ def test_cli_against_the_mock_server_writes_a_file_a_run_can_use(tmp_path: Path)
     for (task_id, t), texts in written.items():
         turn = next(x for x in TASKS if x.id == task_id).goals[t]
         assert all(
-            s.lower() in p.lower() for p in texts for s in protected_spans(turn.user.explicit, turn_values(turn))
+            s.lower() in p.lower() for p in texts for s in protected_spans(turn.user.explicit, goal_values(turn))
         )
     bad = CliRunner().invoke(app, [*args, "--model", "nope:model"])
     assert bad.exit_code == 2 and "--model" in bad.output

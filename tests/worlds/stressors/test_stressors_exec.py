@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from sim.core import CallContext, GoldCall, Task, ToolCall, ToolResult, World
+from sim.core import CallContext, CallOutcome, GoldCall, Task, ToolCall, ToolResult, World
 from sim.episode.runtime import chain
 from worlds.domains.multidomain.pack import MultiDomainPack
 from worlds.gold_check import check_task
@@ -84,9 +84,9 @@ def target_call(stressor: ScenarioStressor) -> tuple[Site, ToolCall]:
     return site, ToolCall(id="c1", name=tool, arguments=dict(site[2][site[3]].arguments))
 
 
-async def run(stressor: ScenarioStressor, world: World, call: ToolCall) -> tuple[ToolResult, CallContext]:
-    ctx = CallContext(turn=0, call_index=0)
-    return await chain([stressor], world)(call, ctx), ctx
+async def run(stressor: ScenarioStressor, world: World, call: ToolCall) -> tuple[ToolResult, CallOutcome]:
+    outcome = await chain([stressor], world)(call, CallContext(turn=0, call_index=0))
+    return outcome.result, outcome
 
 
 def test_table_covers_every_type() -> None:
@@ -105,10 +105,10 @@ async def test_row_acts_on_its_tool(scenario: Scenario) -> None:
     stressor = build(scenario, rate=1.0)
     site, call = target_call(stressor)
     world = await world_at(site)
-    result, ctx = await run(stressor, world, call)
-    assert ctx.fired == [scenario.name]
+    result, outcome = await run(stressor, world, call)
+    assert outcome.fired == (scenario.name,)
     params = stressor.params
-    raw = ctx.world_result
+    raw = outcome.world_result
     if isinstance(stressor, Notice):
         assert result.ok and raw is not None
         field = params.get("field", "notice")
@@ -136,12 +136,12 @@ async def test_row_acts_on_its_tool(scenario: Scenario) -> None:
     # A call the scenario does not target passes untouched.
     other = ToolCall(id="c2", name="get_current_time", arguments={})
     if scenario.tools == ["*"]:
-        _, ctx = await run(build(scenario, rate=1.0), pack().new_world(0), other)
-        assert ctx.fired == [scenario.name]  # the wildcard targets every tool
+        _, outcome = await run(build(scenario, rate=1.0), pack().new_world(0), other)
+        assert outcome.fired == (scenario.name,)  # the wildcard targets every tool
     else:
         clean = await pack().new_world(0).call(other)
-        result, ctx = await run(build(scenario, rate=1.0), pack().new_world(0), other)
-        assert ctx.fired == [] and result == clean
+        result, outcome = await run(build(scenario, rate=1.0), pack().new_world(0), other)
+        assert outcome.fired == () and result == clean
 
 
 @pytest.mark.parametrize("scenario", [s for s in ROWS if s.type == "limitation"], ids=lambda s: s.name)
@@ -170,8 +170,8 @@ async def test_limitation_gold_takes_the_workaround(scenario: Scenario) -> None:
             assert turn.reference_response == (own or scenario.reference_response if hit else own)
             for c, gold in enumerate(turn.gold):
                 ctx = CallContext(turn=t, goal=t, call_index=c)
-                result = await dispatch(ToolCall(id=f"o{c}", name=gold.name, arguments=dict(gold.arguments)), ctx)
-                assert result.ok and ctx.fired == [], (task.id, t, gold, result.content)
+                outcome = await dispatch(ToolCall(id=f"o{c}", name=gold.name, arguments=dict(gold.arguments)), ctx)
+                assert outcome.result.ok and outcome.fired == (), (task.id, t, gold, outcome.result.content)
 
 
 @pytest.mark.parametrize("scenario", [s for s in ROWS if s.params.get("required_followup")], ids=lambda s: s.name)
@@ -198,9 +198,9 @@ async def test_notice_followup_joins_the_gold_and_executes(scenario: Scenario) -
         for t, turn in enumerate(rewritten.goals):
             for c, gold in enumerate(turn.gold):
                 ctx = CallContext(turn=t, goal=t, call_index=c)
-                result = await dispatch(ToolCall(id=f"o{c}", name=gold.name, arguments=dict(gold.arguments)), ctx)
-                assert result.ok, (task.id, gold, result.content)
-                fired += ctx.fired
+                outcome = await dispatch(ToolCall(id=f"o{c}", name=gold.name, arguments=dict(gold.arguments)), ctx)
+                assert outcome.result.ok, (task.id, gold, outcome.result.content)
+                fired += outcome.fired
         assert scenario.name in fired
 
 
@@ -246,8 +246,8 @@ async def test_failure_after_commit_changes_the_world() -> None:
     site, call = target_call(stressor)
     world = await world_at(site)
     before = world.state_hash()
-    result, ctx = await run(stressor, world, call)
-    assert result.status == "timeout" and ctx.world_result is not None and ctx.world_result.ok
+    result, outcome = await run(stressor, world, call)
+    assert result.status == "timeout" and outcome.world_result is not None and outcome.world_result.ok
     assert world.state_hash() != before  # the order went through although the agent saw a timeout
 
 

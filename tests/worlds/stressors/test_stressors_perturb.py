@@ -131,8 +131,8 @@ async def test_calls_pass_through_unchanged(scenario: Scenario) -> None:
     world = MultiDomainPack(tasks=[]).new_world(0)
     direct = await MultiDomainPack(tasks=[]).new_world(0).call(ToolCall(id="c0", name="list_timers", arguments={}))
     ctx = CallContext(turn=0, call_index=0)
-    result = await chain([build(scenario)], world)(ToolCall(id="c0", name="list_timers", arguments={}), ctx)
-    assert result == direct and ctx.fired == []
+    outcome = await chain([build(scenario)], world)(ToolCall(id="c0", name="list_timers", arguments={}), ctx)
+    assert outcome.result == direct and outcome.fired == ()
 
 
 async def test_oracle_scores_full_marks_and_the_user_says_the_perturbed_text(tmp_path: Path) -> None:

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from sim.config.run_config import RunConfig
-from sim.core import CallContext, GoldCall, Task, ToolCall, ToolResult, ToolSpec
+from sim.core import CallContext, CallOutcome, GoldCall, Task, ToolCall, ToolResult, ToolSpec
 from sim.episode.runtime import chain
 from sim.run.runner import execute
 from worlds.domains.multidomain.pack import DATA_DIR, MultiDomainPack
@@ -46,10 +46,12 @@ def build(s: Scenario) -> ScenarioStressor:
     return stressor_class(s.type)(s, 0)
 
 
-async def send(stressor: ScenarioStressor, w: MultiDomainWorld, name: str, **args: Any) -> tuple[ToolResult, list[str]]:
+async def send(
+    stressor: ScenarioStressor, w: MultiDomainWorld, name: str, **args: Any
+) -> tuple[ToolResult, tuple[str, ...]]:
     ctx = CallContext(turn=0, call_index=0)
-    result = await chain([stressor], w)(ToolCall(id="c", name=name, arguments=args), ctx)
-    return result, ctx.fired
+    outcome = await chain([stressor], w)(ToolCall(id="c", name=name, arguments=args), ctx)
+    return outcome.result, outcome.fired
 
 
 def readable(spec: ToolSpec) -> str:
@@ -122,9 +124,7 @@ def conversation(s: Scenario) -> tuple[Task, Task]:
     raise AssertionError(f"{s.name}: no shipped conversation uses {s.tools}")
 
 
-async def replay(
-    s: Scenario, task: Task, turn: int, path: list[GoldCall]
-) -> list[tuple[GoldCall, ToolResult, CallContext]]:
+async def replay(s: Scenario, task: Task, turn: int, path: list[GoldCall]) -> list[tuple[GoldCall, CallOutcome]]:
     """Primary gold of the turns before ``turn``, then ``path``, through a fresh stressor and world."""
     stressor = build(s)  # ``task`` is already the stressed one when gold is rewritten
     w = world()
@@ -134,9 +134,9 @@ async def replay(
     out = []
     for i, gold in enumerate(calls):
         ctx = CallContext(turn=0, call_index=i)
-        result = await dispatch(ToolCall(id=f"c{i}", name=gold.name, arguments=dict(gold.arguments)), ctx)
-        out.append((gold, result, ctx))
-        if not result.ok:
+        outcome = await dispatch(ToolCall(id=f"c{i}", name=gold.name, arguments=dict(gold.arguments)), ctx)
+        out.append((gold, outcome))
+        if not outcome.result.ok:
             break
     return out
 
@@ -147,21 +147,23 @@ async def test_rewritten_gold_replays_and_original_gold_fails(scenario: Scenario
     assert original == pack().tasks()[pack().tasks().index(original)]  # on_task left the shared task alone
     for t, turn in enumerate(stressed.goals):
         for path in turn.paths():
-            for gold, result, ctx in await replay(scenario, stressed, t, path):
+            for gold, outcome in await replay(scenario, stressed, t, path):
+                result = outcome.result
                 assert result.ok, f"{original.id} turn {t}: {gold.name} {gold.arguments} -> {result.content}"
                 converts = scenario.type == "adhoc" and gold.name in scenario.tools
                 converts = converts and any(a in gold.arguments for a in scenario.params["args"])
-                assert ctx.fired == ([scenario.name] if converts else [])
+                assert outcome.fired == ((scenario.name,) if converts else ())
     failed = None
     for t in range(len(original.goals)):
-        *_, (gold, result, ctx) = await replay(scenario, original, t, original.goals[t].gold)
-        if not result.ok:
-            failed = (gold, result, ctx)
+        *_, (gold, outcome) = await replay(scenario, original, t, original.goals[t].gold)
+        if not outcome.result.ok:
+            failed = (gold, outcome)
             break
     assert failed is not None, f"{original.id}: the original gold should fail under {scenario.name}"
-    gold, result, ctx = failed
-    assert gold.name in scenario.tools and ctx.fired == [scenario.name]
-    assert ctx.world_result is None  # refused before the world
+    gold, outcome = failed
+    result = outcome.result
+    assert gold.name in scenario.tools and outcome.fired == (scenario.name,)
+    assert outcome.world_result is None  # refused before the world
     expected = (
         ("invalid_arguments", "invalid_format") if scenario.type == "adhoc" else ("failed", "prerequisite_missing")
     )
@@ -201,7 +203,7 @@ async def test_dependency_refuses_until_the_prerequisite(scenario: Scenario) -> 
     assert inserted and all(c.role == "support" for c in inserted)
     # a call the scenario does not target passes untouched
     result, fired = await send(stressor, w, "list_rooms")
-    assert result.ok and fired == []
+    assert result.ok and fired == ()
 
 
 async def test_a_decoys_own_lookup_does_not_meet_a_prerequisite() -> None:
@@ -210,15 +212,14 @@ async def test_a_decoys_own_lookup_does_not_meet_a_prerequisite() -> None:
     w = world()
     decoy.on_spec(w.specs(), w.instructions())
     dispatch = chain([decoy, dependency], w)
-    ctx = CallContext(turn=0, call_index=0)
-    assert (await dispatch(ToolCall(id="a", name="get_utc_time"), ctx)).ok and ctx.fired == ["lookalike.get_utc_time"]
-    ctx = CallContext(turn=0, call_index=1)
-    refused = await dispatch(ToolCall(id="b", name="create_alarm", arguments={"time": "07:00"}), ctx)
-    assert refused.error_code == "prerequisite_missing" and ctx.fired == ["dependency.clock_before_alarm"]
-    assert (await dispatch(ToolCall(id="c", name="get_current_time"), CallContext(turn=0, call_index=2))).ok
-    ctx = CallContext(turn=0, call_index=3)
-    assert (await dispatch(ToolCall(id="d", name="create_alarm", arguments={"time": "07:00"}), ctx)).ok
-    assert ctx.fired == []
+    decoyed = await dispatch(ToolCall(id="a", name="get_utc_time"), CallContext(turn=0, call_index=0))
+    assert decoyed.result.ok and decoyed.fired == ("lookalike.get_utc_time",)
+    alarm = ToolCall(id="b", name="create_alarm", arguments={"time": "07:00"})
+    refused = await dispatch(alarm, CallContext(turn=0, call_index=1))
+    assert refused.result.error_code == "prerequisite_missing" and refused.fired == ("dependency.clock_before_alarm",)
+    assert (await dispatch(ToolCall(id="c", name="get_current_time"), CallContext(turn=0, call_index=2))).result.ok
+    allowed = await dispatch(alarm.model_copy(update={"id": "d"}), CallContext(turn=0, call_index=3))
+    assert allowed.result.ok and allowed.fired == ()
 
 
 # lookalike ------------------------------------------------------------------------------------------------
@@ -239,13 +240,13 @@ async def test_lookalike_decoy_answers_without_touching_the_world(scenario: Scen
         before = w.state_hash()
         result, fired = await send(stressor, w, decoy, **args)
         assert result.ok, result.content
-        assert fired == [scenario.name] and w.state_hash() == before
+        assert fired == (scenario.name,) and w.state_hash() == before
         again, _ = await send(stressor, w, decoy, **args)
         assert again.status == result.status  # deterministic answer shape
         bad, fired = await send(stressor, w, decoy, nonsense=1)
-        assert bad.status == "invalid_arguments" and fired == [scenario.name]
+        assert bad.status == "invalid_arguments" and fired == (scenario.name,)
     result, fired = await send(stressor, w, "list_rooms")
-    assert result.ok and fired == []
+    assert result.ok and fired == ()
     task = pack().tasks()[0]
     assert stressor.on_task(task) is task
 
@@ -295,7 +296,7 @@ async def test_ambiguous_removes_only_the_documented_detail(scenario: Scenario) 
         for arg, keys in scenario.params.get("drop", {}).items():
             assert all(k not in new[name].parameters["properties"].get(arg, {}) for k in keys)
     result, fired = await send(stressor, w, scenario.tools[0])
-    assert fired == [] and stressor.on_task(pack().tasks()[0]) is pack().tasks()[0]
+    assert fired == () and stressor.on_task(pack().tasks()[0]) is pack().tasks()[0]
     assert result.status in {"success", "invalid_arguments", "failed", "not_found"}
 
 

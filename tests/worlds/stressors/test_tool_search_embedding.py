@@ -34,7 +34,7 @@ async def test_a_paraphrase_with_no_shared_word_finds_its_tool(tmp_path: Path) -
     world = load_world("smart_home").new_world(0)
     s.on_spec(world.specs(), "")
     call = ToolCall(id="c", name=SEARCH_TOOL, arguments={"query": "make the bedroom warmer"})
-    result = await chain([s], world)(call, CallContext(turn=0, call_index=0))
+    result = (await chain([s], world)(call, CallContext(turn=0, call_index=0))).result
     assert result.ok and result.content["ranker"] == "embedding" and "note" not in result.content
     assert "set_temperature" in [r["name"] for r in result.content["results"]]
 

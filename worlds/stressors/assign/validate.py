@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from sim.core import CallContext, GoldCall, ToolCall, ToolResult, World, WorldPack
+from sim.core import CallContext, GoldCall, ToolCall, WorldPack, through_stressors, world_stop
 from worlds.stressors.catalog import stressor_class
 from worlds.stressors.scenario import LEVEL, Scenario, ScenarioStressor
 
@@ -33,15 +33,15 @@ class Rejected(Exception):
 
 def gold_calls(pack: WorldPack, tool: str) -> Iterator[tuple[list[GoldCall], GoldCall]]:
     """Each gold call of ``tool`` in the world's conversations (primary paths, then alternatives), with the gold
-    calls before it (earlier turns' primary paths, then its own path's): worlds have prerequisites."""
+    calls before it (earlier goals' primary paths, then its own path's): worlds have prerequisites."""
     for task in pack.tasks():
         before: list[GoldCall] = []
-        for turn in task.goals:
-            for path in [turn.gold, *turn.alternatives]:
+        for goal in task.goals:
+            for path in [goal.gold, *goal.alternatives]:
                 for i, call in enumerate(path):
                     if call.name == tool:
                         yield before + path[:i], call
-            before += turn.gold
+            before += goal.gold
 
 
 async def check_draft(
@@ -85,26 +85,21 @@ async def check_draft(
 
 
 async def _fires(stressor: ScenarioStressor, pack: WorldPack, tool: str, tries: int = MAX_TRIES) -> list[str]:
-    """What ``ctx.fired`` holds after a gold call of ``tool`` through the stressor and a fresh world (the
-    runtime's one-stressor chain, inline: worlds do not import the engine). Gold calls are tried in turn until
-    one fires: a conditional row (a limitation's ``when``) fires only on the calls it is about."""
+    """The scenarios that fired on a gold call of ``tool`` through the stressor and a fresh world. Gold calls are
+    tried in turn until one fires: a conditional row (a limitation's ``when``) fires only on the calls it is
+    about."""
     fired: list[str] = []
     for setup, gold in islice(gold_calls(pack, tool), tries):
         world = pack.new_world(0)
         for i, step in enumerate(setup):
             await world.call(ToolCall(id=f"assign-setup-{i}", name=step.name, arguments=dict(step.arguments)))
         ctx = CallContext(turn=0, call_index=len(setup))
-
-        async def reach_world(call: ToolCall, ctx: CallContext = ctx, world: World = world) -> ToolResult:
-            ctx.world_result = await world.call(call)
-            return ctx.world_result
-
         call = ToolCall(id="assign-check", name=gold.name, arguments=dict(gold.arguments))
         try:
-            await stressor.on_call(call, ctx, reach_world)
+            outcome = await through_stressors([stressor], call, ctx, world_stop(world))
         except Exception as error:  # as above: the type's code failing on this row is the row's fault
             raise Rejected("bad_params", f"on_call: {type(error).__name__}: {error}") from error
-        fired = list(ctx.fired)
+        fired = list(outcome.fired)
         if fired:
             return fired
     if not fired and next(gold_calls(pack, tool), None) is None:

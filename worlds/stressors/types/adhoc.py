@@ -21,7 +21,7 @@ from types import MappingProxyType
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from sim.core import CallContext, CallNext, GoldCall, Task, ToolCall, ToolResult, ToolSpec, failure
+from sim.core import CallContext, CallNext, CallOutcome, GoldCall, Task, ToolCall, ToolSpec, failure
 from worlds.stressors.scenario import ScenarioStressor
 from worlds.stressors.types.spec_edit import edit_spec, rewrite_paths
 
@@ -194,18 +194,18 @@ class AdHocFormat(ScenarioStressor):
 
     # what the agent observes -------------------------------------------------------------------------------
 
-    async def on_call(self, call: ToolCall, ctx: CallContext, next: CallNext) -> ToolResult:
+    async def on_call(self, call: ToolCall, ctx: CallContext, next: CallNext) -> CallOutcome:
         if not self.active or not any(a in call.arguments for a in self.args) or not self.targets(call):
             return await next(call)
-        ctx.fired.append(self.name)
         arguments = dict(call.arguments)
         for arg in self.args:
             if arg in arguments:
                 native = self._native(arguments[arg])
                 if native is _INVALID:
-                    return failure(call, "invalid_arguments", "invalid_format", self.format.error)
+                    refusal = failure(call, "invalid_arguments", "invalid_format", self.format.error)
+                    return CallOutcome.answered(refusal, self.name)
                 arguments[arg] = native
-        return await next(call.model_copy(update={"arguments": arguments}))
+        return await next(call.model_copy(update={"arguments": arguments}), fired=self.name)
 
     def _native(self, value: Any) -> Any:
         if isinstance(value, list):
@@ -222,7 +222,7 @@ class AdHocFormat(ScenarioStressor):
 
     def on_task(self, task: Task) -> Task:
         try:
-            return rewrite_paths(task, lambda _turn, path: [self._gold(c) for c in path])
+            return rewrite_paths(task, lambda _goal, path: [self._gold(c) for c in path])
         except KeyError:
             # A value the row's table has no entry for (a world whose tools share names with the row's, not its
             # ids): the format cannot be stated for this task, so the scenario stays out of the episode.

@@ -2,7 +2,7 @@
 has succeeded earlier in the episode (a session that must sync the clock, load the payment profile...).
 
 The spec says so; the stressor tracks, per episode, which prerequisites have succeeded; gold gets the
-prerequisite inserted (role support) before the first targeted call of each turn that is not already covered,
+prerequisite inserted (role support) before the first targeted call of each goal that is not already covered,
 so replaying gold still scores and replaying the original gold fails on the targeted call.
 
 Row params: ``requires`` (the prerequisite tool), ``copy_args`` (arguments the prerequisite must share with the
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sim.core import CallContext, CallNext, GoldCall, Task, ToolCall, ToolResult, ToolSpec, failure
+from sim.core import CallContext, CallNext, CallOutcome, GoldCall, Task, ToolCall, ToolSpec, failure
 from worlds.stressors.scenario import ScenarioStressor
 from worlds.stressors.types.spec_edit import edit_spec
 
@@ -45,36 +45,32 @@ class Prerequisite(ScenarioStressor):
             edit_spec(s, f"{s.description} {self._rule()}") if s.name in self.tools else s for s in specs
         ], instructions
 
-    async def on_call(self, call: ToolCall, ctx: CallContext, next: CallNext) -> ToolResult:
+    async def on_call(self, call: ToolCall, ctx: CallContext, next: CallNext) -> CallOutcome:
         if call.name in self.tools and self._key(call.arguments) not in self.done and self.targets(call):
-            ctx.fired.append(self.name)
-            return failure(
-                call,
-                "failed",
-                "prerequisite_missing",
-                f"{call.name} needs {self.requires} first in this session: {self.reason}.",
-            )
-        result = await next(call)
+            message = f"{call.name} needs {self.requires} first in this session: {self.reason}."
+            return CallOutcome.answered(failure(call, "failed", "prerequisite_missing", message), self.name)
+        outcome = await next(call)
         # A look-alike's own lookup (it answers a decoy from real data) is not the agent calling the prerequisite.
-        on_its_behalf = any(name.startswith("lookalike.") for name in ctx.fired)
-        if call.name == self.requires and result.ok and not on_its_behalf:
+        fired = (*ctx.outer_fired, *outcome.fired)
+        on_its_behalf = any(name.startswith("lookalike.") for name in fired)
+        if call.name == self.requires and outcome.result.ok and not on_its_behalf:
             self.done.add(self._key(call.arguments))
-        return result
+        return outcome
 
     def on_task(self, task: Task) -> Task:
         """Insert the prerequisite where a path reaches a targeted call it has not had yet.
 
-        Earlier turns count only when every one of their paths made the prerequisite (the oracle may take any)."""
+        Earlier goals count only when every one of their paths made the prerequisite (the oracle may take any)."""
         covered: set[Key] = set()
-        turns = []
-        for turn in task.goals:
-            paths = [self._path(list(p), covered) for p in turn.paths()]
+        goals = []
+        for goal in task.goals:
+            paths = [self._path(list(p), covered) for p in goal.paths()]
             per_path = [{self._key(c.arguments) for c in p if c.name == self.requires} for p in paths]
             covered |= set.intersection(*per_path)
-            if paths != turn.paths():
-                turn = turn.model_copy(update={"gold": paths[0], "alternatives": paths[1:]})
-            turns.append(turn)
-        return task.model_copy(update={"goals": turns}) if turns != task.goals else task
+            if paths != goal.paths():
+                goal = goal.model_copy(update={"gold": paths[0], "alternatives": paths[1:]})
+            goals.append(goal)
+        return task.model_copy(update={"goals": goals}) if goals != task.goals else task
 
     def _path(self, path: list[GoldCall], covered: set[Key]) -> list[GoldCall]:
         have = set(covered)

@@ -5,7 +5,7 @@ agent keeps reading the OLD spec (``on_spec`` is the identity), while from goal 
 side enforces the NEW schema: a call in the new schema is translated back to the world's native call and passed on;
 an old-schema call (or anything else the new schema rejects) is refused without reaching the world, with a
 validation error that names what the new schema expects, as a real 422 or 410 would. So an agent that reads its
-errors recovers; one that keeps retrying the documented schema fails those turns. Gold of the targeted tools in
+errors recovers; one that keeps retrying the documented schema fails those goals. Gold of the targeted tools in
 goals >= ``from_goal`` (every path) is rewritten to the new schema, so replaying it still scores.
 
 Row params: ``op`` and what it needs.
@@ -27,9 +27,9 @@ import re
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from sim.core import CallContext, CallNext, GoldCall, Task, ToolCall, ToolResult, failure
+from sim.core import CallContext, CallNext, CallOutcome, GoldCall, Task, ToolCall, failure
 from worlds.stressors.scenario import Scenario, ScenarioStressor
-from worlds.stressors.types.drift_auto import drifted_turns, plan_for
+from worlds.stressors.types.drift_auto import drifted_goals, plan_for
 from worlds.stressors.types.notice import with_field
 from worlds.stressors.types.spec_edit import rewrite_paths
 
@@ -55,7 +55,7 @@ class SchemaDrift(ScenarioStressor):
     @classmethod
     def affected_goals(cls, task: Task, scenario: Scenario) -> list[int]:
         """The goals from ``from_goal`` on that call a tool the row drifts for this task (an auto row's pick)."""
-        return drifted_turns(task, scenario)
+        return drifted_goals(task, scenario)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -87,13 +87,12 @@ class SchemaDrift(ScenarioStressor):
 
     # what the agent observes -------------------------------------------------------------------------------
 
-    async def on_call(self, call: ToolCall, ctx: CallContext, next: CallNext) -> ToolResult:
+    async def on_call(self, call: ToolCall, ctx: CallContext, next: CallNext) -> CallOutcome:
         mine = call.name in self.tools or (self.op == "rename_endpoint" and call.name == self.new_name)
         if not mine or ctx.goal < self.from_goal:
             return await next(call)
         if self.op == "default_flip":
             return await self._flip_default(call, ctx, next)
-        ctx.fired.append(self.name)
         try:
             native = self._to_native(call)
         except _Refused as refused:
@@ -101,20 +100,21 @@ class SchemaDrift(ScenarioStressor):
                 "not_found" if self.op == "rename_endpoint" else "invalid_arguments"
             )
             code = "endpoint_moved" if self.op == "rename_endpoint" else "schema_mismatch"
-            return failure(call, status, code, str(refused))
-        return await next(native)
+            return CallOutcome.answered(failure(call, status, code, str(refused)), self.name)
+        return await next(native, fired=self.name)
 
-    async def _flip_default(self, call: ToolCall, ctx: CallContext, next: CallNext) -> ToolResult:
+    async def _flip_default(self, call: ToolCall, ctx: CallContext, next: CallNext) -> CallOutcome:
         """An explicit value passes as it is; a left-out one gets the NEW default, echoed in the result."""
         if self.param in call.arguments:
             return await next(call)
-        ctx.fired.append(self.name)
         new_default = self.params["new_default"]
-        result = await next(call.model_copy(update={"arguments": {**call.arguments, self.param: new_default}}))
+        with_default = call.model_copy(update={"arguments": {**call.arguments, self.param: new_default}})
+        outcome = await next(with_default, fired=self.name)
+        result = outcome.result
         content = result.content
         applied = content.get("applied_defaults") if isinstance(content, dict) else None
         applied = {**(applied if isinstance(applied, dict) else {}), self.param: new_default}
-        return result.model_copy(update={"content": with_field(content, "applied_defaults", applied)})
+        return outcome.replaced(result.model_copy(update={"content": with_field(content, "applied_defaults", applied)}))
 
     def _to_native(self, call: ToolCall) -> ToolCall:
         """The world's own call for a new-schema call; raises _Refused for anything else."""
@@ -191,7 +191,7 @@ class SchemaDrift(ScenarioStressor):
                 return task
             self._configure(plan.tools, plan.params)
         return rewrite_paths(
-            task, lambda turn, path: path if turn < self.from_goal else [self._to_new(c) for c in path]
+            task, lambda goal, path: path if goal < self.from_goal else [self._to_new(c) for c in path]
         )
 
     def _to_new(self, call: GoldCall) -> GoldCall:

@@ -4,8 +4,8 @@ A shipped row names its tools; an auto row works on any world (multidomain, smar
 choosing, seeded by its name and the task id, one core tool of the task's gold that suits its operator, and deriving
 the new schema from the world's own spec: names and types, documented defaults (a JSON-schema ``default`` or
 "(default 'chimes')" in the description). The pick is a pure function of (task, row): the stressor makes it in
-``on_task``, and ``drifted_turns`` makes the same one, so stressor-mode isolated plans and measures exactly the
-turns the drift touches. A task with no suitable tool gets no drift at all (and no isolated unit).
+``on_task``, and ``drifted_goals`` makes the same one, so stressor-mode isolated plans and measures exactly the
+goals the drift touches. A task with no suitable tool gets no drift at all (and no isolated unit).
 
 Stacked stressors (``--stressors drift``, ``spec``) must never both act on one call: the chain hands the agent's
 call to the earlier stressor first, which would see it in the later one's schema. Picks skip tools whose gold no
@@ -86,16 +86,16 @@ def plan_for(task: Task, scenario: Scenario, params: Mapping[str, Any] | None = 
     return DriftPlan(frozenset({tool}), {**params, **fit(rng)})
 
 
-def drifted_turns(task: Task, scenario: Scenario) -> list[int]:
+def drifted_goals(task: Task, scenario: Scenario) -> list[int]:
     """Goals from ``from_goal`` on any of whose gold paths calls a tool the row drifts for this task."""
     plan = plan_for(task, scenario)
     if plan is None:
         return []
     start = int(plan.params.get("from_goal", 0))
     return [
-        t
-        for t, turn in enumerate(task.goals)
-        if t >= start and any(call.name in plan.tools for path in turn.paths() for call in path)
+        g
+        for g, goal in enumerate(task.goals)
+        if g >= start and any(call.name in plan.tools for path in goal.paths() for call in path)
     ]
 
 
@@ -115,8 +115,8 @@ def inferred_specs(task: Task) -> dict[str, ToolSpec]:
     """Specs read off the gold alone, for a world the registry cannot build: JSON types of the values given,
     required = given in every call. No defaults, so the default-based operators find nothing."""
     calls: dict[str, list[GoldCall]] = {}
-    for turn in task.goals:
-        for path in turn.paths():
+    for goal in task.goals:
+        for path in goal.paths():
             for call in path:
                 calls.setdefault(call.name, []).append(call)
     specs = {}
@@ -161,7 +161,7 @@ def documented_default(prop: Mapping[str, Any]) -> Any:
 
 
 def _calls(task: Task, tool: str, from_goal: int = 0) -> list[GoldCall]:
-    return [c for turn in task.goals[from_goal:] for path in turn.paths() for c in path if c.name == tool]
+    return [c for goal in task.goals[from_goal:] for path in goal.paths() for c in path if c.name == tool]
 
 
 EXPLICIT_OPS = frozenset({"required_swap", "default_flip"})
@@ -171,7 +171,7 @@ EXPLICIT_OPS = frozenset({"required_swap", "default_flip"})
 def _candidates(task: Task, specs: Mapping[str, ToolSpec], from_goal: int) -> list[str]:
     """Core tools of the gold from ``from_goal`` on whose every gold call still matches the world's spec (no earlier
     stressor rewrote it), in name order."""
-    core = {c.name for turn in task.goals[from_goal:] for path in turn.paths() for c in path if c.role == "core"}
+    core = {c.name for goal in task.goals[from_goal:] for path in goal.paths() for c in path if c.role == "core"}
     return sorted(t for t in core if t in specs and all(_conforms(c, specs[t]) for c in _calls(task, t)))
 
 

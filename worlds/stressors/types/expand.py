@@ -1,7 +1,7 @@
 """Toolkit expansion: a closed world of ``size`` tools, where the ones the task needs sit among related-but-different
 ones.
 
-The toolkit holds exactly ``max(size, needed)`` tools: every tool the task names on any solution path of any turn
+The toolkit holds exactly ``max(size, needed)`` tools: every tool the task names on any solution path of any goal
 (core and support, primary and backup paths), then the most related tools of the world's pool, in a seeded order so
 the needed ones are not always first. The pool is the world's other tools plus synthetic neighbours (a scheduled or
 dry-run version of an action, the history or export of a lookup...): from the world's shipped catalog, filtered so
@@ -27,17 +27,17 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from sim.core import CallContext, CallNext, Task, ToolCall, ToolResult, ToolSpec
+from sim.core import CallContext, CallNext, CallOutcome, Task, ToolCall, ToolSpec
 from worlds.stressors.expand.answers import synthetic_answer
 from worlds.stressors.expand.toolkit import Toolkit, choose_toolkit, pool_for
 from worlds.stressors.scenario import Scenario, ScenarioStressor
 
 
 def needed_tools(task: Task) -> dict[str, frozenset[str]]:
-    """Every tool named on any path of any turn, in first-use order, with the argument names its gold passes."""
+    """Every tool named on any path of any goal, in first-use order, with the argument names its gold passes."""
     needed: dict[str, frozenset[str]] = {}
-    for turn in task.goals:
-        for path in turn.paths():
+    for goal in task.goals:
+        for path in goal.paths():
             for call in path:
                 needed[call.name] = needed.get(call.name, frozenset()) | set(call.arguments)
     return needed
@@ -71,12 +71,12 @@ class ToolkitExpansion(ScenarioStressor):
         self.sources = {s.name: s for s in specs}
         return list(self.toolkit.specs), instructions
 
-    async def on_call(self, call: ToolCall, ctx: CallContext, next: CallNext) -> ToolResult:
+    async def on_call(self, call: ToolCall, ctx: CallContext, next: CallNext) -> CallOutcome:
         candidate = self.toolkit.offered.get(call.name)
         if candidate is not None:
-            ctx.fired.append(self.name)
             self.issued += 1
-            return synthetic_answer(call, candidate, self.sources.get(candidate.source), self.issued)
+            answer = synthetic_answer(call, candidate, self.sources.get(candidate.source), self.issued)
+            return CallOutcome.answered(answer, self.name)
         return await next(call)
 
 

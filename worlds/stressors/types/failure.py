@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 from typing import Any, cast, get_args
 
-from sim.core import CallContext, CallNext, Task, ToolCall, ToolResult, failure
+from sim.core import CallContext, CallNext, CallOutcome, Task, ToolCall, ToolResult, failure
 from sim.core.tools import ToolStatus
 from worlds.stressors.scenario import ScenarioStressor
 from worlds.stressors.types.limitation import attach_reference
@@ -81,13 +81,12 @@ class Failure(ScenarioStressor):
         affected = [any(self.any_tool or c.name in self.tools for path in t.paths() for c in path) for t in task.goals]
         return attach_reference(task, affected, self.scenario)
 
-    async def on_call(self, call: ToolCall, ctx: CallContext, next: CallNext) -> ToolResult:
+    async def on_call(self, call: ToolCall, ctx: CallContext, next: CallNext) -> CallOutcome:
         if self._transient_spent(call) or not self.targets(call):
             return await next(call)
-        ctx.fired.append(self.name)
-        if self.params.get("executed"):
-            await next(call)  # the world acts; its answer is lost on the way back
-        return self.error(call)
+        if self.params.get("executed"):  # the world acts; its answer is lost on the way back
+            return (await next(call, fired=self.name)).replaced(self.error(call))
+        return CallOutcome.answered(self.error(call), self.name)
 
 
 STRESSOR = Failure

@@ -17,7 +17,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from sim.core import CallContext, CallNext, ToolCall, ToolResult
+from sim.core import CallContext, CallNext, CallOutcome, ToolCall
 from worlds.stressors.scenario import ScenarioStressor
 
 ID_KEYS = frozenset({"id", "symbol"})
@@ -62,13 +62,14 @@ class Irrelevant(ScenarioStressor):
             entry[key] = value.replace("{hex}", self._hex(rng)) if isinstance(value, str) else value
         return entry
 
-    async def on_call(self, call: ToolCall, ctx: CallContext, next: CallNext) -> ToolResult:
-        result = await next(call)
+    async def on_call(self, call: ToolCall, ctx: CallContext, next: CallNext) -> CallOutcome:
+        outcome = await next(call)
+        result = outcome.result
         if not result.ok:
-            return result
+            return outcome
         key = list_key(result.content, self.params.get("list_key"))
         if key is None or not self.targets(call):
-            return result
+            return outcome
         real: list[dict[str, Any]] = list(result.content[key])
         entries: list[dict[str, Any]] = list(real)
         rng = self.rng
@@ -76,8 +77,7 @@ class Irrelevant(ScenarioStressor):
             fake = self._fake(rng.choice(real), rng)
             # The first ad leads the list, as promoted results do; the rest land anywhere.
             entries.insert(0 if n == 0 else rng.randint(0, len(entries)), fake)
-        ctx.fired.append(self.name)
-        return result.model_copy(update={"content": {**result.content, key: entries}})
+        return outcome.replaced(result.model_copy(update={"content": {**result.content, key: entries}}), self.name)
 
 
 STRESSOR = Irrelevant

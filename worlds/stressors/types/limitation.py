@@ -5,7 +5,7 @@ dismiss is disabled, dismiss one at a time', 'tracking has moved to the order de
 fails with that hint every time its condition holds; the agent must take the workaround and say what it
 could not do. So the oracle still scores 1.0, ``on_task`` rewrites every affected path of the gold onto the
 workaround (a path the row gives no workaround for is dropped: another accepted path, e.g. the one-by-one
-path beside a bulk call, carries the turn) and attaches the row's reference response to affected turns.
+path beside a bulk call, carries the goal) and attaches the row's reference response to affected goals.
 
 Params:
 - ``when``: clauses that must all hold for the call to be refused (none: always). A clause names ``arg``
@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import Any, cast
 
-from sim.core import CallContext, CallNext, GoldCall, Task, ToolCall, ToolResult, failure
+from sim.core import CallContext, CallNext, CallOutcome, GoldCall, Task, ToolCall, failure
 from sim.core.task import Goal
 from sim.core.tools import ToolStatus
 from worlds.stressors.scenario import Scenario, ScenarioStressor
@@ -52,16 +52,16 @@ def clause_holds(clause: dict[str, Any], arguments: dict[str, Any]) -> bool:
 
 
 def attach_reference(task: Task, affected: list[bool], scenario: Scenario) -> Task:
-    """The scenario's reference response and criteria on the affected turns that have no reference of their own."""
+    """The scenario's reference response and criteria on the affected goals that have no reference of their own."""
     reference = scenario.reference_response
     if not reference or not any(affected):
         return task
     update = {"reference_response": reference, "criteria": list(scenario.criteria)}
-    turns = [
-        t.model_copy(update=update) if hit and t.reference_response is None else t
-        for t, hit in zip(task.goals, affected, strict=True)
+    goals = [
+        g.model_copy(update=update) if hit and g.reference_response is None else g
+        for g, hit in zip(task.goals, affected, strict=True)
     ]
-    return task.model_copy(update={"goals": turns})
+    return task.model_copy(update={"goals": goals})
 
 
 class Limitation(ScenarioStressor):
@@ -113,30 +113,30 @@ class Limitation(ScenarioStressor):
             out += replacement
         return out
 
-    def _turn(self, turn: Goal) -> Goal:
+    def _goal(self, goal: Goal) -> Goal:
         paths: list[list[GoldCall]] = []
-        for path in turn.paths():
+        for path in goal.paths():
             rewritten = self._rewrite(path)
             if rewritten is not None and rewritten not in paths:
                 paths.append(rewritten)
-        if not paths:  # nothing survives: leave the turn as it was (a table error the tests catch)
-            return turn
-        return turn.model_copy(update={"gold": paths[0], "alternatives": paths[1:]})
+        if not paths:  # nothing survives: leave the goal as it was (a table error the tests catch)
+            return goal
+        return goal.model_copy(update={"gold": paths[0], "alternatives": paths[1:]})
 
     def on_task(self, task: Task) -> Task:
-        affected = [any(self.blocks(c) for path in t.paths() for c in path) for t in task.goals]
+        affected = [any(self.blocks(c) for path in g.paths() for c in path) for g in task.goals]
         if not any(affected):
             return task
-        turns = [self._turn(t) if hit else t for t, hit in zip(task.goals, affected, strict=True)]
-        return attach_reference(task.model_copy(update={"goals": turns}), affected, self.scenario)
+        goals = [self._goal(g) if hit else g for g, hit in zip(task.goals, affected, strict=True)]
+        return attach_reference(task.model_copy(update={"goals": goals}), affected, self.scenario)
 
-    async def on_call(self, call: ToolCall, ctx: CallContext, next: CallNext) -> ToolResult:
+    async def on_call(self, call: ToolCall, ctx: CallContext, next: CallNext) -> CallOutcome:
         if not (self.blocks(call) and self.targets(call)):
             return await next(call)
-        ctx.fired.append(self.name)
         message = str(self.params["message"]).format_map(_Arguments(call.arguments))
         status = cast(ToolStatus, self.params.get("status", "failed"))
-        return failure(call, status, str(self.params.get("code", "not_supported")), message)
+        refusal = failure(call, status, str(self.params.get("code", "not_supported")), message)
+        return CallOutcome.answered(refusal, self.name)
 
 
 class _Arguments(dict[str, Any]):

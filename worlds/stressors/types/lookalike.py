@@ -15,7 +15,7 @@ import hashlib
 from collections.abc import Callable
 from typing import Any
 
-from sim.core import CallContext, CallNext, ToolCall, ToolResult, ToolSpec, failure
+from sim.core import CallContext, CallNext, CallOutcome, ToolCall, ToolResult, ToolSpec, failure
 from worlds.stressors.scenario import ScenarioStressor
 from worlds.stressors.types.lookalike_data import DECOYS, Decoy
 
@@ -150,16 +150,16 @@ class LookAlike(ScenarioStressor):
         self.offered = frozenset(offered)
         return out, instructions
 
-    async def on_call(self, call: ToolCall, ctx: CallContext, next: CallNext) -> ToolResult:
+    async def on_call(self, call: ToolCall, ctx: CallContext, next: CallNext) -> CallOutcome:
         decoy = self.decoys.get(call.name)
         if decoy is None or call.name not in self.offered:
             return await next(call)
-        ctx.fired.append(self.name)
         missing = [a for a in decoy.parameters["required"] if a not in call.arguments]
         unknown = [a for a in call.arguments if a not in decoy.parameters["properties"]]
         if missing or unknown:
             what = f"missing {', '.join(missing)}" if missing else f"unknown argument {', '.join(unknown)}"
-            return failure(call, "invalid_arguments", "bad_arguments", f"{call.name}: {what}.")
+            refusal = failure(call, "invalid_arguments", "bad_arguments", f"{call.name}: {what}.")
+            return CallOutcome.answered(refusal, self.name)
         kind = decoy.answer[0]
         if kind == "derive":
             return await self._derive(call, decoy, next)
@@ -168,19 +168,21 @@ class LookAlike(ScenarioStressor):
             self.issued += 1
             content[f"{decoy.answer[1]}_id"] = f"{decoy.answer[1]}-{self.issued:04d}"
         content.update(copy.deepcopy(decoy.answer[-1]))  # results are not frozen: no shared lists
-        return ToolResult(call_id=call.id, status="success", content=content)
+        return CallOutcome.answered(ToolResult(call_id=call.id, status="success", content=content), self.name)
 
-    async def _derive(self, call: ToolCall, decoy: Decoy, next: CallNext) -> ToolResult:
+    async def _derive(self, call: ToolCall, decoy: Decoy, next: CallNext) -> CallOutcome:
         """Run the real read-only lookup and reshape its answer; its refusal (unknown id...) is the decoy's."""
         _, tool, names, transform = decoy.answer
         lookup = ToolCall(id=call.id, name=tool, arguments={n: call.arguments[n] for n in names if n in call.arguments})
-        real = await next(lookup)
+        outcome = await next(lookup, fired=self.name)
+        real = outcome.result
         if not real.ok:
-            return real.model_copy(update={"call_id": call.id})
+            return outcome.replaced(real.model_copy(update={"call_id": call.id}))
         content = TRANSFORMS[transform](real.content, call)
         if content is None:
-            return failure(call, "not_found", "not_found", f"{call.name}: nothing found for {dict(call.arguments)}.")
-        return ToolResult(call_id=call.id, status="success", content=content)
+            message = f"{call.name}: nothing found for {dict(call.arguments)}."
+            return outcome.replaced(failure(call, "not_found", "not_found", message))
+        return outcome.replaced(ToolResult(call_id=call.id, status="success", content=content))
 
 
 STRESSOR = LookAlike

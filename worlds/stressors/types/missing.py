@@ -1,21 +1,21 @@
 """Missing functions: a function the task needs is not in the toolkit when the user asks for it.
 
-The chosen turn is one whose every solution path does its work with one function F alone (every core call of
-every path is F: nothing else the agent could do would be part of a right answer). During that turn F is not
-among the tools the agent may call; a call to it is refused as an unknown function. The turn becomes a
-``decline`` turn: the right behaviour is to say it cannot be done (yet), not to invent a call or do something else
+The chosen goal is one whose every solution path does its work with one function F alone (every core call of
+every path is F: nothing else the agent could do would be part of a right answer). While the user pursues that goal
+F is not among the tools the agent may call; a call to it is refused as an unknown function. The goal becomes a
+``decline`` goal: the right behaviour is to say it cannot be done (yet), not to invent a call or do something else
 instead.
 
-``mode: until_later`` — the task's first such turn (``turn: n``: the n-th), but never its last. F comes back at
-the next turn, where the user asks again: that turn's request is the earlier one followed by its own, and its
-solution paths are the earlier paths followed by its own, so every later turn meets the state it was written for.
-(A pair of turns where one looks up with a function the other answers with is passed over: joined, the judge
+``mode: until_later`` — the task's first such goal (row param ``turn: n``: the n-th), but never its last. F comes
+back at the next goal, where the user asks again: that goal's request is the earlier one followed by its own, and
+its solution paths are the earlier paths followed by its own, so every later goal meets the state it was written
+for. (A pair of goals where one looks up with a function the other answers with is passed over: joined, the judge
 could not tell the lookup from the answer.)
-``mode: removed`` — the task's last turn with core calls, if it is such a turn: F is gone from then on. The last
-one because later turns were written against the state the earlier ones leave; after a turn that did nothing, a
-later acting turn might fail for reasons no missing function explains.
+``mode: removed`` — the task's last goal with core calls, if it is such a goal: F is gone from then on. The last
+one because later goals were written against the state the earlier ones leave; after a goal that did nothing, a
+later acting goal might fail for reasons no missing function explains.
 
-The choice depends on the task alone, so every trial meets the same condition and the summary knows the turns.
+The choice depends on the task alone, so every trial meets the same condition and the summary knows the goals.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ DECLINE_REPLY = (
     "ask again later."
 )
 MAX_JOINED_PATHS = 6
-"""A re-asked turn joins every earlier path with every own path; real turns have 1-3 each."""
+"""A re-asked goal joins every earlier path with every own path; real goals have 1-3 each."""
 
 
 class MissingFunction(ScenarioStressor):
@@ -42,22 +42,22 @@ class MissingFunction(ScenarioStressor):
         self.mode = str(self.params.get("mode", "until_later"))
         if self.mode not in MODES:
             raise ValueError(f"{self.name}: unknown missing-function mode '{self.mode}' (one of {', '.join(MODES)})")
-        self.missing: tuple[int, str] | None = None  # (turn, function)
+        self.missing: tuple[int, str] | None = None  # (goal, function)
 
     def on_task(self, task: Task) -> Task:
         self.missing = pick(task, self.mode, int(self.params.get("turn", 0)))
         if self.missing is None:
             return task
-        turn, function = self.missing
+        goal, function = self.missing
         if self.mode == "until_later":
-            return _asked_again(task, turn)
-        return without_paths_through(task, turn, {function}, DECLINE_REPLY, self.scenario.criteria)
+            return _asked_again(task, goal)
+        return without_paths_through(task, goal, {function}, DECLINE_REPLY, self.scenario.criteria)
 
-    def on_tools(self, turn: int, specs: list[ToolSpec]) -> list[ToolSpec]:
+    def on_tools(self, goal: int, specs: list[ToolSpec]) -> list[ToolSpec]:
         if self.missing is None:
             return specs
         start, function = self.missing
-        gone = turn == start if self.mode == "until_later" else turn >= start
+        gone = goal == start if self.mode == "until_later" else goal >= start
         return [s for s in specs if s.name != function] if gone else specs
 
     @classmethod
@@ -72,36 +72,36 @@ class MissingFunction(ScenarioStressor):
         return [t for t in range(start, len(task.goals)) if uses(task.goals[t].paths(), {function})]
 
 
-def sole_function(turn: Goal) -> str | None:
-    """The one function every core call of every path of the turn makes, if there is one."""
-    names = {c.name for path in turn.paths() for c in path if c.role == "core"}
-    if len(names) != 1 or not all(any(c.role == "core" for c in path) for path in turn.paths()):
+def sole_function(goal: Goal) -> str | None:
+    """The one function every core call of every path of the goal makes, if there is one."""
+    names = {c.name for path in goal.paths() for c in path if c.role == "core"}
+    if len(names) != 1 or not all(any(c.role == "core" for c in path) for path in goal.paths()):
         return None
     return next(iter(names))
 
 
 def pick(task: Task, mode: str, nth: int = 0) -> tuple[int, str] | None:
-    """(turn, function) for this task, or None when no turn qualifies."""
-    acting = [t for t, turn in enumerate(task.goals) if any(c.role == "core" for c in turn.gold)]
+    """(goal, function) for this task, or None when no goal qualifies."""
+    acting = [g for g, goal in enumerate(task.goals) if any(c.role == "core" for c in goal.gold)]
     if mode == "removed":
         function = sole_function(task.goals[acting[-1]]) if acting else None
         return (acting[-1], function) if function is not None else None
     eligible = []
-    for t, turn in enumerate(task.goals[:-1]):
-        function = sole_function(turn)
-        after = task.goals[t + 1]
-        mixed = (_support_names(turn) | _support_names(after)) & (_core_names(turn) | _core_names(after))
+    for g, goal in enumerate(task.goals[:-1]):
+        function = sole_function(goal)
+        after = task.goals[g + 1]
+        mixed = (_support_names(goal) | _support_names(after)) & (_core_names(goal) | _core_names(after))
         if function is not None and after.outcome == "solve" and not mixed:
-            eligible.append((t, function))
+            eligible.append((g, function))
     return eligible[min(nth, len(eligible) - 1)] if eligible else None
 
 
-def _core_names(turn: Goal) -> set[str]:
-    return {c.name for path in turn.paths() for c in path if c.role == "core"}
+def _core_names(goal: Goal) -> set[str]:
+    return {c.name for path in goal.paths() for c in path if c.role == "core"}
 
 
-def _support_names(turn: Goal) -> set[str]:
-    return {c.name for path in turn.paths() for c in path if c.role == "support"}
+def _support_names(goal: Goal) -> set[str]:
+    return {c.name for path in goal.paths() for c in path if c.role == "support"}
 
 
 def _asked_again(task: Task, start: int) -> Task:
@@ -117,8 +117,8 @@ def _asked_again(task: Task, start: int) -> Task:
     joined = own.model_copy(
         update={"user": user, "gold": paths[0], "alternatives": paths[1:], "gold_answer": answers or None}
     )
-    turns = [*task.goals[:start], declined(earlier, DECLINE_REPLY), joined, *task.goals[start + 2 :]]
-    return task.model_copy(update={"goals": turns})
+    goals = [*task.goals[:start], declined(earlier, DECLINE_REPLY), joined, *task.goals[start + 2 :]]
+    return task.model_copy(update={"goals": goals})
 
 
 STRESSOR = MissingFunction

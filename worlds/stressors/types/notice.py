@@ -4,7 +4,7 @@ Real APIs attach such notes ('values are from the nearest station', 'a price cha
 The result itself stays intact; the notice is one more field. Where the row sets ``required_followup``, the
 notice asks for a call the user's intent now needs (the active weather warnings, the updated delivery
 details): the gold gains that companion call, as a core call right after the targeted one, so an agent that
-reads past the notice loses the turn.
+reads past the notice loses the goal.
 
 Params: ``text`` (the notice), ``field`` (default ``notice``), ``required_followup`` (optional
 ``{"name": tool, "arguments": {...}}`` whose string values ``"$arg"`` copy the targeted call's argument).
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sim.core import CallContext, CallNext, GoldCall, Task, ToolCall, ToolResult
+from sim.core import CallContext, CallNext, CallOutcome, GoldCall, Task, ToolCall
 from worlds.stressors.scenario import ScenarioStressor
 
 
@@ -51,14 +51,14 @@ class Notice(ScenarioStressor):
     def on_task(self, task: Task) -> Task:
         if not self.params.get("required_followup"):
             return task
-        turns = []
-        for turn in task.goals:
-            paths = [self._with_followups(path) for path in turn.paths()]
-            if paths == turn.paths():
-                turns.append(turn)
+        goals = []
+        for goal in task.goals:
+            paths = [self._with_followups(path) for path in goal.paths()]
+            if paths == goal.paths():
+                goals.append(goal)
             else:
-                turns.append(turn.model_copy(update={"gold": paths[0], "alternatives": paths[1:]}))
-        return task.model_copy(update={"goals": turns})
+                goals.append(goal.model_copy(update={"gold": paths[0], "alternatives": paths[1:]}))
+        return task.model_copy(update={"goals": goals})
 
     def _with_followups(self, path: list[GoldCall]) -> list[GoldCall]:
         """After each targeted call, its companion, unless the path already makes that call later on."""
@@ -75,14 +75,13 @@ class Notice(ScenarioStressor):
                 out.append(companion)
         return out
 
-    async def on_call(self, call: ToolCall, ctx: CallContext, next: CallNext) -> ToolResult:
-        result = await next(call)
+    async def on_call(self, call: ToolCall, ctx: CallContext, next: CallNext) -> CallOutcome:
+        outcome = await next(call)
+        result = outcome.result
         if not result.ok or not self.targets(call):
-            return result
-        ctx.fired.append(self.name)
-        field = str(self.params.get("field", "notice"))
-        content = with_field(result.content, field, str(self.params["text"]))
-        return result.model_copy(update={"content": content})
+            return outcome
+        content = with_field(result.content, str(self.params.get("field", "notice")), str(self.params["text"]))
+        return outcome.replaced(result.model_copy(update={"content": content}), self.name)
 
 
 STRESSOR = Notice

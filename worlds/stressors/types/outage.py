@@ -2,24 +2,24 @@
 
 ``mode: backup`` — the first function of the task's solution sets the agent calls goes down (503, "try a
 different function") for the rest of the episode. Only a function the task can live without is taken: in every
-turn whose primary path uses it as a core call it must be that path's first core call, and another path must
+goal whose primary path uses it as a core call it must be that path's first core call, and another path must
 avoid it. So the outage is always survivable, and the agent is scored on finding the backup plan.
 
-``mode: impossible`` — at the task's last turn with core calls every core function on every solution path of that
-turn is down: nothing the agent can call does it, and the turn becomes a ``decline`` turn (gold: nothing that acts).
-The last one because later turns were written against the state the earlier ones leave: after a turn that did
-nothing, a later acting turn might fail for reasons no outage explains. Measures whether the agent gives up, and how
+``mode: impossible`` — at the task's last goal with core calls every core function on every solution path of that
+goal is down: nothing the agent can call does it, and the goal becomes a ``decline`` goal (gold: nothing that acts).
+The last one because later goals were written against the state the earlier ones leave: after a goal that did
+nothing, a later acting goal might fail for reasons no outage explains. Measures whether the agent gives up, and how
 soon, instead of looping on a dead service.
 
 The choice depends on the task alone (not the episode's seed), so every trial of a task meets the same
-condition and the isolated summary knows which turns it touched.
+condition and the isolated summary knows which goals it touched.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from sim.core import CallContext, CallNext, GoldCall, Task, ToolCall, ToolResult, failure
+from sim.core import CallContext, CallNext, CallOutcome, GoldCall, Task, ToolCall, failure
 from worlds.stressors.decline import uses, without_paths_through
 from worlds.stressors.scenario import Scenario, ScenarioStressor
 
@@ -44,47 +44,42 @@ class Outage(ScenarioStressor):
         if self.mode == "backup":
             self.eligible = frozenset(survivable_functions(task))
             return task
-        picked = impossible_turn(task)
+        picked = impossible_goal(task)
         if picked is None:
             return task
         self.from_goal, dead = picked
         self.down = set(dead)
         return without_paths_through(task, self.from_goal, dead, DECLINE_REPLY, self.scenario.criteria)
 
-    async def on_call(self, call: ToolCall, ctx: CallContext, next: CallNext) -> ToolResult:
+    async def on_call(self, call: ToolCall, ctx: CallContext, next: CallNext) -> CallOutcome:
         if self.mode == "backup" and not self.down and call.name in self.eligible:
             self.down.add(call.name)
         if call.name in self.down and ctx.goal >= self.from_goal:
-            ctx.fired.append(self.name)
-            return failure(
-                call,
-                "unavailable",
-                "service_unavailable",
-                f"503 Service Unavailable: {call.name} is currently unavailable. Try a different function.",
-            )
+            message = f"503 Service Unavailable: {call.name} is currently unavailable. Try a different function."
+            return CallOutcome.answered(failure(call, "unavailable", "service_unavailable", message), self.name)
         return await next(call)
 
     @classmethod
     def affected_goals(cls, task: Task, scenario: Scenario) -> list[int]:
-        """backup: turns with a core call (whichever is called first goes down); impossible: the turns it makes
+        """backup: goals with a core call (whichever is called first goes down); impossible: the goals it makes
         impossible or takes a path from."""
         if scenario.params.get("mode", "backup") == "backup":
-            return [t for t, turn in enumerate(task.goals) if any(c.role == "core" for c in turn.gold)]
-        picked = impossible_turn(task)
+            return [g for g, goal in enumerate(task.goals) if any(c.role == "core" for c in goal.gold)]
+        picked = impossible_goal(task)
         if picked is None:
             return []
         start, dead = picked
-        return [t for t in range(start, len(task.goals)) if uses(task.goals[t].paths(), dead)]
+        return [g for g in range(start, len(task.goals)) if uses(task.goals[g].paths(), dead)]
 
 
 def survivable_functions(task: Task) -> set[str]:
-    """Core functions of the task whose loss leaves every turn that needs them another path."""
-    candidates = {c.name for turn in task.goals for c in turn.gold if c.role == "core"}
-    return {name for name in candidates if all(_turn_survives(turn.paths(), name) for turn in task.goals)}
+    """Core functions of the task whose loss leaves every goal that needs them another path."""
+    candidates = {c.name for goal in task.goals for c in goal.gold if c.role == "core"}
+    return {name for name in candidates if all(_goal_survives(goal.paths(), name) for goal in task.goals)}
 
 
-def _turn_survives(paths: list[list[GoldCall]], name: str) -> bool:
-    """The turn does not need ``name``, or can do without it and loses nothing by trying it first.
+def _goal_survives(paths: list[list[GoldCall]], name: str) -> bool:
+    """The goal does not need ``name``, or can do without it and loses nothing by trying it first.
 
     Where the primary path uses it, it must be that path's first core call: otherwise an agent on the
     primary path would already have made core calls the backup path does not share.
@@ -96,10 +91,10 @@ def _turn_survives(paths: list[list[GoldCall]], name: str) -> bool:
     return others_avoid and primary_core[0] == name
 
 
-def impossible_turn(task: Task) -> tuple[int, frozenset[str]] | None:
-    """(turn, the functions to take down): the last turn with core calls, and every core function of its paths
+def impossible_goal(task: Task) -> tuple[int, frozenset[str]] | None:
+    """(goal, the functions to take down): the last goal with core calls, and every core function of its paths
     (lookups stay up: only what does the work goes down)."""
-    acting = [t for t, turn in enumerate(task.goals) if any(c.role == "core" for c in turn.gold)]
+    acting = [g for g, goal in enumerate(task.goals) if any(c.role == "core" for c in goal.gold)]
     if not acting:
         return None
     return acting[-1], frozenset(c.name for path in task.goals[acting[-1]].paths() for c in path if c.role == "core")

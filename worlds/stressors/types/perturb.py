@@ -22,7 +22,7 @@ from typing import Any
 from sim.core import Task
 from sim.core.task import UserIntent
 from worlds.stressors.paraphrases import Written, load_written
-from worlds.stressors.protect import PRONOUNS, Mask, protected_mask, turn_values, usable
+from worlds.stressors.protect import PRONOUNS, Mask, goal_values, protected_mask, usable
 from worlds.stressors.scenario import ScenarioStressor
 
 SYNONYMS: tuple[tuple[str, tuple[str, ...]], ...] = (
@@ -168,24 +168,24 @@ class Perturb(ScenarioStressor):
 
     def on_task(self, task: Task) -> Task:
         rng = random.Random(f"{self.base}:{task.id}")  # the same task always gets the same wording
-        turns = []
-        for index, turn in enumerate(task.goals):
-            intent = turn.user
+        goals = []
+        for index, goal in enumerate(task.goals):
+            intent = goal.user
             if self.written is not None:
                 # Another wording written beforehand (by a model, or the task's own), if one keeps every value.
-                options = usable(turn, self.written.get((task.id, index), intent.paraphrases))
+                options = usable(goal, self.written.get((task.id, index), intent.paraphrases))
                 chosen = rng.choice(options) if options else intent.explicit
-                turns.append(turn.model_copy(update={"user": intent.model_copy(update={"explicit": chosen})}))
+                goals.append(goal.model_copy(update={"user": intent.model_copy(update={"explicit": chosen})}))
                 continue
-            values = turn_values(turn)
+            values = goal_values(goal)
             user = UserIntent(
                 explicit=self.perturb(intent.explicit, values, rng),
                 coreferential=None if intent.coreferential is None else self.perturb(intent.coreferential, values, rng),
                 paraphrases=[self.perturb(p, values, rng) for p in intent.paraphrases],
                 refers_to=intent.refers_to,
             )
-            turns.append(turn.model_copy(update={"user": user}))
-        return task.model_copy(update={"goals": turns})
+            goals.append(goal.model_copy(update={"user": user}))
+        return task.model_copy(update={"goals": goals})
 
 
 STRESSOR = Perturb

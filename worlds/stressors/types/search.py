@@ -25,7 +25,7 @@ import difflib
 from pathlib import Path
 from typing import Any
 
-from sim.core import CallContext, CallNext, ToolCall, ToolResult, ToolSpec, failure
+from sim.core import CallContext, CallNext, CallOutcome, ToolCall, ToolResult, ToolSpec, failure
 from sim.core.frozen import thaw
 from worlds.stressors.expand.templates import signature
 from worlds.stressors.scenario import ScenarioStressor
@@ -106,7 +106,7 @@ class ToolSearch(ScenarioStressor):
         self.texts = [signature(s) for s in self.catalog.values()]
         return [SEARCH_SPEC, INFO_SPEC, *self.catalog.values()], instructions + NOTE
 
-    def on_tools(self, turn: int, specs: list[ToolSpec]) -> list[ToolSpec]:
+    def on_tools(self, goal: int, specs: list[ToolSpec]) -> list[ToolSpec]:
         return [s for s in specs if s.name in OWN or s.name in self.found]
 
     def index(self) -> Ranker:
@@ -117,13 +117,11 @@ class ToolSearch(ScenarioStressor):
         names = list(self.catalog)
         return [(names[row], score) for row, score in self.index().rank(query, k)]
 
-    async def on_call(self, call: ToolCall, ctx: CallContext, next: CallNext) -> ToolResult:
+    async def on_call(self, call: ToolCall, ctx: CallContext, next: CallNext) -> CallOutcome:
         if call.name not in OWN:
             return await next(call)
-        ctx.fired.append(self.name)
-        if call.name == SEARCH_TOOL:
-            return await self._search(call)
-        return self._info(call)
+        result = await self._search(call) if call.name == SEARCH_TOOL else self._info(call)
+        return CallOutcome.answered(result, self.name)
 
     async def _search(self, call: ToolCall) -> ToolResult:
         args = call.arguments

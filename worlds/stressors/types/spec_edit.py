@@ -1,7 +1,7 @@
 """Helpers the specification-level stressors share: copy-on-write edits of specs and of gold paths.
 
 Specs and tasks are shared by every episode, so nothing here edits in place: a changed spec is rebuilt from
-``thaw(spec.parameters)``, a changed turn from ``model_copy``.
+``thaw(spec.parameters)``, a changed goal from ``model_copy``.
 """
 
 from __future__ import annotations
@@ -13,21 +13,21 @@ from sim.core import GoldCall, Task, ToolSpec
 from sim.core.frozen import thaw
 
 PathEdit = Callable[[int, list[GoldCall]], list[GoldCall]]
-"""(turn index, one solution path) -> the path to keep (the same list object when nothing changed)."""
+"""(goal index, one solution path) -> the path to keep (the same list object when nothing changed)."""
 
 
 def rewrite_paths(task: Task, edit: PathEdit) -> Task:
-    """The task with every solution path (primary and alternatives) of every turn passed through ``edit``."""
-    turns = []
+    """The task with every solution path (primary and alternatives) of every goal passed through ``edit``."""
+    goals = []
     changed = False
-    for i, turn in enumerate(task.goals):
-        gold = edit(i, list(turn.gold))
-        alternatives = [edit(i, list(path)) for path in turn.alternatives]
-        if gold != turn.gold or alternatives != turn.alternatives:
+    for g, goal in enumerate(task.goals):
+        gold = edit(g, list(goal.gold))
+        alternatives = [edit(g, list(path)) for path in goal.alternatives]
+        if gold != goal.gold or alternatives != goal.alternatives:
             changed = True
-            turn = turn.model_copy(update={"gold": gold, "alternatives": alternatives})
-        turns.append(turn)
-    return task.model_copy(update={"goals": turns}) if changed else task
+            goal = goal.model_copy(update={"gold": gold, "alternatives": alternatives})
+        goals.append(goal)
+    return task.model_copy(update={"goals": goals}) if changed else task
 
 
 def edit_spec(
