@@ -3,9 +3,11 @@
 ``worlds``, ``personas`` and ``judges`` import this package and nothing else of ``sim``.
 """
 
+from sim.core.gold import EpisodeGold
 from sim.core.model_io import MODEL_ROLES, ChatMessage, MessageRole, ModelRequest, ModelResponse, ModelRole
 from sim.core.protocols import (
     Agent,
+    AgentFactory,
     AgentRuntime,
     CallContext,
     CallNext,
@@ -18,6 +20,7 @@ from sim.core.protocols import (
     UserView,
     World,
     WorldPack,
+    shared_agent,
 )
 from sim.core.task import CallRole, Goal, GoalOutcome, GoldCall, Task, UserIntent
 from sim.core.tools import ToolCall, ToolResult, ToolSpec, ToolStatus, failure
@@ -39,11 +42,13 @@ __all__ = [
     "FAILED_TERMINATIONS",
     "MODEL_ROLES",
     "Agent",
+    "AgentFactory",
     "AgentRuntime",
     "CallContext",
     "CallNext",
     "CallRole",
     "ChatMessage",
+    "EpisodeGold",
     "EpisodeResult",
     "Event",
     "EventKind",
@@ -77,4 +82,5 @@ __all__ = [
     "World",
     "WorldPack",
     "failure",
+    "shared_agent",
 ]
