@@ -81,6 +81,9 @@ class NullAgent:
 
     name = "null"
 
+    def __init__(self, gold: EpisodeGold) -> None:
+        """Built per episode like the other calibration agents; it reads nothing of the gold."""
+
     async def respond(self, history: Sequence[Event], runtime: AgentRuntime) -> str:
         return "I'm sorry, I can't help with that."
 

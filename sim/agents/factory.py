@@ -78,7 +78,7 @@ async def open_agent_factory(
         yield OracleAgent
         return
     if spec.kind == "null":
-        yield shared_agent(NullAgent())
+        yield NullAgent
         return
     if spec.kind == "naive":
         yield NaiveAgent

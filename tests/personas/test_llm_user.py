@@ -145,9 +145,7 @@ async def test_ending_right_after_the_agent_only_offered_is_premature() -> None:
     class Offers:
         name = "offers"
 
-        async def respond(
-            self, history: Sequence[Event], tools: Sequence[ToolSpec], instructions: str, runtime: AgentRuntime
-        ) -> str:
+        async def respond(self, history: Sequence[Event], runtime: AgentRuntime) -> str:
             return "I can switch it on for you. Shall I go ahead?"
 
     def agrees_and_leaves(seen: Seen) -> str | tuple[str, str]:
@@ -202,9 +200,7 @@ class AsksFirst:
         self.question = question
         self.oracle = OracleAgent()
 
-    async def respond(
-        self, history: Sequence[Event], tools: Sequence[ToolSpec], instructions: str, runtime: AgentRuntime
-    ) -> str:
+    async def respond(self, history: Sequence[Event], runtime: AgentRuntime) -> str:
         if runtime.turn == 0:
             return self.question
         return await self.oracle.respond(history, tools, instructions, runtime)

@@ -75,9 +75,7 @@ async def test_a_change_of_mind_supersedes_the_calls_made_on_the_first_value() -
 
         name = "literal"
 
-        async def respond(
-            self, history: Sequence[Event], tools: Sequence[ToolSpec], instructions: str, runtime: AgentRuntime
-        ) -> str:
+        async def respond(self, history: Sequence[Event], runtime: AgentRuntime) -> str:
             text = next(ev.content or "" for ev in reversed(history) if ev.kind == "user_message")
             gold = runtime.task.goals[runtime.goal].gold
             for step, g in enumerate(gold, 1):
@@ -95,9 +93,7 @@ async def test_a_change_of_mind_supersedes_the_calls_made_on_the_first_value() -
     assert correct(result) == [True] * 4  # the call on the first value is superseded, the corrected one counts
 
     class IgnoresCorrections(TakesUserAtWord):
-        async def respond(
-            self, history: Sequence[Event], tools: Sequence[ToolSpec], instructions: str, runtime: AgentRuntime
-        ) -> str:
+        async def respond(self, history: Sequence[Event], runtime: AgentRuntime) -> str:
             last = next(ev for ev in reversed(history) if ev.kind == "user_message")
             if last.user_act is not None and last.user_act.kind == "change_mind":
                 return "Okay."
@@ -111,9 +107,7 @@ async def test_a_question_gets_one_nudge_then_the_user_moves_on() -> None:
     class AlwaysAsks:
         name = "asks"
 
-        async def respond(
-            self, history: Sequence[Event], tools: Sequence[ToolSpec], instructions: str, runtime: AgentRuntime
-        ) -> str:
+        async def respond(self, history: Sequence[Event], runtime: AgentRuntime) -> str:
             return "Which light do you mean?"
 
     result = await play("scripted:explicit", AlwaysAsks())
@@ -127,9 +121,7 @@ async def test_a_question_about_a_persona_fact_is_answered_from_it() -> None:
     class AsksName:
         name = "asks"
 
-        async def respond(
-            self, history: Sequence[Event], tools: Sequence[ToolSpec], instructions: str, runtime: AgentRuntime
-        ) -> str:
+        async def respond(self, history: Sequence[Event], runtime: AgentRuntime) -> str:
             return "Sure — what is your name?"
 
     result = await play("scripted@chatty_retiree", AsksName())
@@ -247,9 +239,7 @@ async def test_the_plain_user_never_stays_on_a_goal_but_a_styled_one_answers_onc
     class AlwaysAsks:
         name = "asks"
 
-        async def respond(
-            self, history: Sequence[Event], tools: Sequence[ToolSpec], instructions: str, runtime: AgentRuntime
-        ) -> str:
+        async def respond(self, history: Sequence[Event], runtime: AgentRuntime) -> str:
             return "Done. Should I also dim the other lights?"
 
     plain = await play("scripted", AlwaysAsks())

@@ -47,9 +47,7 @@ class ExplicitOnly:
 
     name = "explicit-only"
 
-    async def respond(
-        self, history: Sequence[Event], tools: Sequence[ToolSpec], instructions: str, runtime: AgentRuntime
-    ) -> str:
+    async def respond(self, history: Sequence[Event], runtime: AgentRuntime) -> str:
         said = next(ev.content for ev in reversed(history) if ev.kind == "user_message")
         if said == runtime.task.goals[runtime.goal].user.explicit:
             return await OracleAgent().respond(history, tools, instructions, runtime)

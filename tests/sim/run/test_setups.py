@@ -37,9 +37,7 @@ class WrongOnSecondTurn:
     def __init__(self) -> None:
         self.handed: list[list[Event]] = []
 
-    async def respond(
-        self, history: Sequence[Event], tools: Sequence[ToolSpec], instructions: str, runtime: AgentRuntime
-    ) -> str:
+    async def respond(self, history: Sequence[Event], runtime: AgentRuntime) -> str:
         self.handed.append(list(history))
         gold = runtime.task.goals[runtime.turn].gold
         if runtime.turn == 1:

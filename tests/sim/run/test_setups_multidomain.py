@@ -23,9 +23,7 @@ class SkipsSecondTurn:
 
     name = "skips-turn-1"
 
-    async def respond(
-        self, history: Sequence[Event], tools: Sequence[ToolSpec], instructions: str, runtime: AgentRuntime
-    ) -> str:
+    async def respond(self, history: Sequence[Event], runtime: AgentRuntime) -> str:
         if runtime.turn != 1:
             for step, gold in enumerate(runtime.task.goals[runtime.turn].gold, start=1):
                 await runtime.call(ToolCall(id="", name=gold.name, arguments=dict(gold.arguments)), step=step)

@@ -70,9 +70,7 @@ class TriesThenGivesUp:
 
     name = "tries-then-gives-up"
 
-    async def respond(
-        self, history: Sequence[Event], tools: Sequence[ToolSpec], instructions: str, runtime: AgentRuntime
-    ) -> str:
+    async def respond(self, history: Sequence[Event], runtime: AgentRuntime) -> str:
         turn = runtime.task.goals[runtime.turn]
         if turn.outcome == "decline":
             first = _first_core(runtime)
@@ -88,9 +86,7 @@ class Loops(TriesThenGivesUp):
 
     name = "loops"
 
-    async def respond(
-        self, history: Sequence[Event], tools: Sequence[ToolSpec], instructions: str, runtime: AgentRuntime
-    ) -> str:
+    async def respond(self, history: Sequence[Event], runtime: AgentRuntime) -> str:
         if runtime.task.goals[runtime.turn].outcome != "decline":
             return await super().respond(history, tools, instructions, runtime)
         first = _first_core(runtime)
@@ -104,9 +100,7 @@ class ClaimsSuccess(TriesThenGivesUp):
 
     name = "claims-success"
 
-    async def respond(
-        self, history: Sequence[Event], tools: Sequence[ToolSpec], instructions: str, runtime: AgentRuntime
-    ) -> str:
+    async def respond(self, history: Sequence[Event], runtime: AgentRuntime) -> str:
         reply = await super().respond(history, tools, instructions, runtime)
         return "All set, done!" if runtime.task.goals[runtime.turn].outcome == "decline" else reply
 
