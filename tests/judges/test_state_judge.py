@@ -4,8 +4,8 @@ collateral damage; reads that never count; numbers compared by value."""
 from __future__ import annotations
 
 import json
-from functools import partial
 from collections.abc import Sequence
+from functools import partial
 
 import pytest
 
@@ -14,8 +14,8 @@ from personas import ScriptedUser, parse_user_spec
 from sim.agents.baselines import NaiveAgent, OracleAgent
 from sim.core import AgentFactory, AgentRuntime, EpisodeGold, EpisodeResult, Event, GoalState, ToolCall
 from sim.core.task_state import ABSENT, changed, flatten, same
-from sim.episode.gold_history import Setup
 from sim.episode.env import EpisodeEnv, EpisodeSpec
+from sim.episode.gold_history import Setup
 from sim.episode.loop import run_episode
 from sim.llm.gateway import Gateway
 from worlds.common.tables import BaseData, Tables
@@ -166,21 +166,17 @@ async def test_stored_states_are_cut_to_the_judged_paths_without_changing_a_verd
     import sim.episode.state_track
 
     pack = load_world("multidomain")
-    stressors = build_stressors(["outage", "failure.any_tool"], 4, [s.name for s in pack.new_world(0).specs()])
+    tool_names = [s.name for s in pack.new_world(0).specs()]
+    stressors = build_stressors(["outage", "failure.any_tool"], 4, tool_names)
 
     async def verdicts() -> list[tuple[float | None, list[float | None], list[str], int]]:
         out = []
         for index in range(12):
             for agent in (NaiveAgent, OracleAgent):
                 task = pack.tasks()[index]
-                env = EpisodeEnv(
-                    pack,
-                    agent,
-                    ScriptedUser(parse_user_spec("scripted")),
-                    Gateway(),
-                    ("a", "u"),
-                    tuple(build_stressors(["outage", "failure.any_tool"], 4, [s.name for s in pack.new_world(0).specs()])),
-                )
+                user = ScriptedUser(parse_user_spec("scripted"))
+                episode_stressors = build_stressors(["outage", "failure.any_tool"], 4, tool_names)
+                env = EpisodeEnv(pack, agent, user, Gateway(), ("a", "u"), tuple(episode_stressors))
                 result = await run_episode(EpisodeSpec(task=task, trial=0, seed=4), env)
                 score = await StateMatch().score(result)
                 size = len(json.dumps([s.model_dump() for s in result.goal_states]))
