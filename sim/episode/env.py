@@ -52,7 +52,7 @@ class EpisodeEnv:
     stressors are the episode's own, the rest is the session's)."""
 
     pack: WorldPack
-    agent: AgentFactory
+    make_agent: AgentFactory
     """Builds the episode's agent from its gold (``sim.core.AgentFactory``)."""
     user: User
     gateway: Gateway

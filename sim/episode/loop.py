@@ -30,7 +30,7 @@ from sim.episode.gold_history import isolated_history
 from sim.episode.prepare import PreparedEpisode, prepare_episode
 from sim.episode.recorder import EventRecorder
 
-__all__ = ["EpisodeEnv", "EpisodeLimits", "EpisodeSpec", "run_episode"]  # the specs' old home, still imported here
+__all__ = ["EpisodeLimits", "EpisodeSpec", "run_episode"]  # the specs lived here; sim.run still imports them here
 
 
 async def run_episode(spec: EpisodeSpec, env: EpisodeEnv) -> EpisodeResult:

@@ -62,5 +62,5 @@ def prepare_episode(
     runtime = EpisodeRuntime(
         world, env.stressors, tools, instructions, llm, rec.add, rec.clock, env.limits.max_steps, spec.seed
     )
-    agent = env.agent(EpisodeGold(task, spec.task, goal_now))
+    agent = env.make_agent(EpisodeGold(task, spec.task, goal_now))
     return PreparedEpisode(world, task, tools, instructions, gold_history, states, llm, waits, runtime, agent)
