@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from sim.core import AgentRuntime, Event, ToolCall, ToolSpec
+from sim.core import AgentRuntime, EpisodeGold, Event, ToolCall
 from worlds.stressors.types.search import INFO_TOOL
 
 
@@ -29,15 +29,16 @@ class OracleAgent:
 
     name = "oracle"
 
-    async def respond(
-        self, history: Sequence[Event], tools: Sequence[ToolSpec], instructions: str, runtime: AgentRuntime
-    ) -> str:
-        turn = runtime.task.goals[runtime.goal]
+    def __init__(self, gold: EpisodeGold) -> None:
+        self._gold = gold
+
+    async def respond(self, history: Sequence[Event], runtime: AgentRuntime) -> str:
+        turn = self._gold.current()
         said = next((ev for ev in reversed(history) if ev.kind == "user_message"), None)
         act = said.user_act if said is not None else None
         if act is not None and act.withheld:
             return f"Before I do that: what {' and '.join(w.replace('_', ' ') for w in act.withheld)} do you want?"
-        if _done_already(history, runtime.goal):
+        if _done_already(history, self._gold.goal):
             return turn.gold_answer or "Done."
         if turn.outcome == "decline":  # nothing it may call does it: say so, call nothing
             return turn.reference_response or "Sorry, I can't do that right now."
@@ -80,9 +81,10 @@ class NullAgent:
 
     name = "null"
 
-    async def respond(
-        self, history: Sequence[Event], tools: Sequence[ToolSpec], instructions: str, runtime: AgentRuntime
-    ) -> str:
+    def __init__(self, gold: EpisodeGold) -> None:
+        """Built per episode like the other calibration agents; it reads nothing of the gold."""
+
+    async def respond(self, history: Sequence[Event], runtime: AgentRuntime) -> str:
         return "I'm sorry, I can't help with that."
 
 
@@ -97,10 +99,11 @@ class NaiveAgent:
 
     name = "naive"
 
-    async def respond(
-        self, history: Sequence[Event], tools: Sequence[ToolSpec], instructions: str, runtime: AgentRuntime
-    ) -> str:
-        turn = runtime.unstressed_task.goals[runtime.goal]
+    def __init__(self, gold: EpisodeGold) -> None:
+        self._gold = gold
+
+    async def respond(self, history: Sequence[Event], runtime: AgentRuntime) -> str:
+        turn = self._gold.current_unstressed()
         for step, gold in enumerate(turn.gold, start=1):
             if not (await runtime.call(ToolCall(id="", name=gold.name, arguments=dict(gold.arguments)), step=step)).ok:
                 return "Something went wrong."

@@ -1,4 +1,7 @@
-"""Agent spec strings -> agents under test, with whatever they need started (the local model server).
+"""Agent spec strings -> the factory of each episode's agent, with whatever it needs started (the local model server).
+
+A calibration agent (oracle, naive) is built per episode, bound to that episode's gold; a model agent is one agent
+for every episode and never sees the gold.
 
 pydantic-ai, openai and the HTTP client are imported only when the spec names a model: calibration
 runs (oracle, null) never pay for them.
@@ -12,7 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 from sim.agents.baselines import NaiveAgent, NullAgent, OracleAgent
-from sim.core import Agent
+from sim.core import Agent, AgentFactory, shared_agent
 from sim.llm.model_access import LOCAL, ModelUnavailable, open_model
 from sim.llm.model_access import resolve_model as _resolve
 
@@ -57,14 +60,14 @@ def parse_agent_spec(raw: str) -> AgentSpec:
 
 
 @asynccontextmanager
-async def open_agent(
+async def open_agent_factory(
     spec: AgentSpec,
     gateway: Gateway,
     max_tokens: int | None,
     temperature: float | None,
     text_protocol: TextProtocol = "react",
-) -> AsyncIterator[Agent]:
-    """Yield a ready agent; starts (and afterwards stops) the embedded model server when asked for.
+) -> AsyncIterator[AgentFactory]:
+    """Yield what builds each episode's agent; starts (and afterwards stops) the embedded model server when asked for.
 
     ``text_protocol`` is the prompt a ``text:`` agent is taught (react or tags); other agents ignore it.
 
@@ -72,20 +75,20 @@ async def open_agent(
     creates its run folder inside the block creates nothing for an unusable agent.
     """
     if spec.kind == "oracle":
-        yield OracleAgent()
+        yield OracleAgent
         return
     if spec.kind == "null":
-        yield NullAgent()
+        yield NullAgent
         return
     if spec.kind == "naive":
-        yield NaiveAgent()
+        yield NaiveAgent
         return
     assert spec.model is not None
     try:
         async with open_model(gateway, spec.model) as model:
             # The embedded model has a 4k context: show tools as one-line signatures.
             style: ToolStyle = "signature" if spec.model == LOCAL else "schema"
-            yield _build(spec, model, max_tokens, temperature, style, text_protocol)
+            yield shared_agent(_build(spec, model, max_tokens, temperature, style, text_protocol))
     except ModelUnavailable as exc:
         raise AgentUnavailable(str(exc)) from exc
 

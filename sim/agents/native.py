@@ -12,7 +12,7 @@ import asyncio
 from collections.abc import Sequence
 
 from sim.agents.history import to_chat_messages, tool_content
-from sim.core import AgentRuntime, ChatMessage, Event, ModelRequest, ModelResponse, ToolCall, ToolSpec
+from sim.core import AgentRuntime, ChatMessage, Event, ModelRequest, ModelResponse, ToolCall
 
 
 class NativeToolAgent:
@@ -24,10 +24,8 @@ class NativeToolAgent:
         self._max_tokens = max_tokens
         self._temperature = temperature
 
-    async def respond(
-        self, history: Sequence[Event], tools: Sequence[ToolSpec], instructions: str, runtime: AgentRuntime
-    ) -> str:
-        messages = to_chat_messages(history, instructions)
+    async def respond(self, history: Sequence[Event], runtime: AgentRuntime) -> str:
+        messages = to_chat_messages(history, runtime.instructions)
         while True:  # the episode's step budget (enforced by runtime.llm) ends a runaway loop
             toolset = runtime.current_tools()
             request = ModelRequest(

@@ -22,7 +22,7 @@ from sim.agents.text_prompt import (
     render_parse_error,
     render_system_prompt,
 )
-from sim.core import AgentRuntime, ChatMessage, Event, ModelRequest, ToolCall, ToolSpec
+from sim.core import AgentRuntime, ChatMessage, Event, ModelRequest, ToolCall
 
 STOP = ("\nObservation:",)
 """Stop before the model invents its own observation (ReAct; tags stop at ``tag_protocol.STOP``)."""
@@ -49,13 +49,11 @@ class TextProtocolAgent:
         self._max_tokens = max_tokens
         self._temperature = temperature
 
-    async def respond(
-        self, history: Sequence[Event], tools: Sequence[ToolSpec], instructions: str, runtime: AgentRuntime
-    ) -> str:
+    async def respond(self, history: Sequence[Event], runtime: AgentRuntime) -> str:
         toolset = runtime.current_tools()
         names = [t.name for t in toolset]
         protocol = self._protocol
-        system = render_system_prompt(instructions, toolset, self._tool_style, protocol)
+        system = render_system_prompt(runtime.instructions, toolset, self._tool_style, protocol)
         messages = transcript(history, system, protocol)
         while True:  # the episode's step budget (enforced by runtime.llm) ends a runaway loop
             request = ModelRequest(

@@ -4,9 +4,11 @@
 """
 
 from sim.core.calls import CallContext, CallNext, CallOutcome
+from sim.core.gold import EpisodeGold
 from sim.core.model_io import MODEL_ROLES, ChatMessage, MessageRole, ModelRequest, ModelResponse, ModelRole
 from sim.core.protocols import (
     Agent,
+    AgentFactory,
     AgentRuntime,
     Judge,
     LLMHandle,
@@ -17,6 +19,7 @@ from sim.core.protocols import (
     UserView,
     World,
     WorldPack,
+    shared_agent,
 )
 from sim.core.stressor_chain import LastStop, through_stressors, world_stop
 from sim.core.task import CallRole, Goal, GoalOutcome, GoldCall, Task, UserIntent
@@ -39,12 +42,14 @@ __all__ = [
     "FAILED_TERMINATIONS",
     "MODEL_ROLES",
     "Agent",
+    "AgentFactory",
     "AgentRuntime",
     "CallContext",
     "CallNext",
     "CallOutcome",
     "CallRole",
     "ChatMessage",
+    "EpisodeGold",
     "EpisodeResult",
     "Event",
     "EventKind",
@@ -79,6 +84,7 @@ __all__ = [
     "World",
     "WorldPack",
     "failure",
+    "shared_agent",
     "through_stressors",
     "world_stop",
 ]

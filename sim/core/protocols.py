@@ -5,13 +5,14 @@ Everything here is a structural protocol: implementations never inherit from squ
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from pydantic import BaseModel, Field
 
 from sim.core.calls import CallContext, CallNext, CallOutcome
+from sim.core.gold import EpisodeGold
 from sim.core.model_io import ModelRequest, ModelResponse
 from sim.core.task import Task
 from sim.core.tools import ToolCall, ToolResult, ToolSpec
@@ -95,7 +96,8 @@ class LLMHandle(Protocol):
 
 
 class AgentRuntime(Protocol):
-    """What an agent under test may touch during one turn."""
+    """What an agent under test may touch during one turn. It carries no task: the user says what is wanted, and only
+    calibration agents are handed the gold, by their factory (``AgentFactory``)."""
 
     @property
     def turn(self) -> int:
@@ -103,18 +105,8 @@ class AgentRuntime(Protocol):
         ...
 
     @property
-    def goal(self) -> int:
-        """0-based index of the task goal (``task.goals``) the user is pursuing. Only calibration agents use it."""
-        ...
-
-    @property
-    def task(self) -> Task:
-        """The (stressed) task. Only calibration agents such as the oracle may read it."""
-        ...
-
-    @property
-    def unstressed_task(self) -> Task:
-        """The task before stressor rewrites (formats, prerequisites). Only calibration agents may read it."""
+    def instructions(self) -> str:
+        """The system instructions the agent starts from: the world's, as the stressors' ``on_spec`` left them."""
         ...
 
     @property
@@ -146,11 +138,23 @@ class Agent(Protocol):
 
     name: str
 
-    async def respond(
-        self, history: Sequence[Event], tools: Sequence[ToolSpec], instructions: str, runtime: AgentRuntime
-    ) -> str:
+    async def respond(self, history: Sequence[Event], runtime: AgentRuntime) -> str:
         """Act on the conversation so far (ending with the user's latest message) and return the reply."""
         ...
+
+
+AgentFactory = Callable[[EpisodeGold], Agent]
+"""The agent of one episode, built from its gold: a calibration agent binds to it, a model agent ignores it (one
+agent serves every episode: ``shared_agent``)."""
+
+
+def shared_agent(agent: Agent) -> AgentFactory:
+    """The factory of an agent that never reads the gold: the same agent for every episode."""
+
+    def same(_gold: EpisodeGold) -> Agent:
+        return agent
+
+    return same
 
 
 class UserView(BaseModel):

@@ -60,8 +60,17 @@ class LoopLag:
             self._total += max(0.0, loop.time() - before - self.interval_s)
 
 
+class WorkingTimeExceeded(TimeoutError):
+    """The deadline's own expiry: its working-time budget is spent. Any other TimeoutError came from inside the
+    block (a world, user or agent) and goes through unchanged."""
+
+    def __init__(self, budget_s: float) -> None:
+        super().__init__(f"episode exceeded {budget_s}s of working time")
+
+
 class WorkingTimeDeadline:
-    """``async with`` block cancelled once its working time (wall time - waiting - loop lag) exceeds the budget."""
+    """``async with`` block cancelled once its working time (wall time - waiting - loop lag) exceeds the budget; it
+    then raises ``WorkingTimeExceeded``."""
 
     def __init__(self, budget_s: float, waiting: Callable[[], float], lag: Callable[[], float] = lambda: 0.0):
         self.budget_s = budget_s
@@ -98,4 +107,9 @@ class WorkingTimeDeadline:
     ) -> None:
         if self._handle is not None:
             self._handle.cancel()
-        await self._timeout.__aexit__(exc_type, exc, tb)
+        try:
+            await self._timeout.__aexit__(exc_type, exc, tb)
+        except TimeoutError as expired:  # asyncio.timeout turns its cancellation into a TimeoutError
+            raise WorkingTimeExceeded(self.budget_s) from expired
+        if isinstance(exc, TimeoutError) and self.expired():  # the block's own TimeoutError as the budget ran out
+            raise WorkingTimeExceeded(self.budget_s) from exc

@@ -1,261 +1,216 @@
-"""The episode loop: user ⇄ agent ⇄ world, with limits and categorised failures."""
+"""The episode loop: user ⇄ agent ⇄ world, in three phases.
+
+1. Prepare (``sim.episode.prepare``): the world, the stressed task and docs, the runtime, the agent.
+2. Converse: the user opens, then one turn at a time (user message, agent reply, user answer) until the user ends,
+   a limit is reached or a fault ends the episode.
+3. Finish: the final state, the task states for the state judge, and the ``EpisodeResult`` built once, as a value.
+
+Every exception the loop catches is judged by one table (``sim.episode.faults``): whose fault, which code, and
+whether the episode ends.
+"""
 
 from __future__ import annotations
 
-import asyncio
-import time
-import traceback
-from collections.abc import Callable
-
-from pydantic import BaseModel, Field
+from typing import Any
 
 from sim.core import (
-    Agent,
     EpisodeResult,
     Event,
-    FaultKind,
-    Stressor,
-    Task,
+    EventKind,
+    GoalState,
     TerminationReason,
-    User,
     UserContext,
     UserMessage,
     UserView,
-    WorldPack,
 )
-from sim.episode.deadline import WaitClock, WorkingTimeDeadline
-from sim.episode.gold_history import GoldHistory, GoldReplayError, Setup, isolated_history
-from sim.episode.runtime import EpisodeRuntime
-from sim.episode.state_track import StateTracker
-from sim.llm.errors import ContextLengthExceeded, ProviderError, StepLimitReached, is_model_misbehaviour
-from sim.llm.gateway import EpisodeLLM, Gateway
+from sim.episode.deadline import WorkingTimeDeadline
+from sim.episode.env import EpisodeEnv, EpisodeLimits, EpisodeSpec
+from sim.episode.faults import Fault, Stage, classify
+from sim.episode.gold_history import isolated_history
+from sim.episode.prepare import PreparedEpisode, prepare_episode
+from sim.episode.recorder import EventRecorder
+
+__all__ = ["EpisodeLimits", "EpisodeSpec", "run_episode"]  # the specs lived here; sim.run still imports them here
 
 
-class EpisodeLimits(BaseModel):
-    """Budgets for one episode."""
-
-    max_steps: int = Field(default=15, ge=1, description="Model requests (and tool calls) per turn.")
-    max_turns: int = Field(default=20, ge=1, description="User turns per episode.")
-    timeout_s: float = Field(default=600.0, gt=0, description="Wall-clock budget per episode.")
-
-
-class EpisodeSpec(BaseModel):
-    """One planned episode: a task, a trial number and the seed everything is built from."""
-
-    task: Task
-    trial: int
-    seed: int
-    variant: str = ""
-    """Stressor-mode isolated: the scenario this episode runs alone ('' = the unstressed baseline, or any
-    episode of a cumulative run)."""
-    stressors: tuple[str, ...] | None = None
-    """The stressor items of this episode; None: the run's."""
-    user: str = ""
-    """The user spec of this episode when the run has several ('' = the run's one user)."""
-
-    @property
-    def episode_id(self) -> str:
-        base = f"{self.task.id}@{self.variant}" if self.variant else self.task.id
-        return f"{base}~{self.user}#{self.trial}" if self.user else f"{base}#{self.trial}"
-
-
-class _Recorder:
-    def __init__(self, watch: Callable[[Event], None] | None = None) -> None:
-        self.events: list[Event] = []
-        self._start = time.monotonic()
-        self._watch = watch
-
-    def clock(self) -> float:
-        return round(time.monotonic() - self._start, 4)
-
-    def add(self, event: Event) -> None:
-        self.events.append(event)
-        if self._watch is not None:
-            self._watch(event)
-
-
-async def run_episode(
-    spec: EpisodeSpec,
-    pack: WorldPack,
-    agent: Agent,
-    user: User,
-    stressors: list[Stressor],
-    gateway: Gateway,
-    limits: EpisodeLimits,
-    labels: tuple[str, str],
-    loop_lag: Callable[[], float] = lambda: 0.0,
-    setup: Setup = "cumulative",
-    watch: Callable[[Event], None] | None = None,
-) -> EpisodeResult:
-    """Play one episode to the end and return its full record. Never raises except on cancellation.
-
-    ``setup``: cumulative hands the agent its own history; isolated hands it the gold one
-    (``sim.episode.gold_history``).
-    ``watch`` sees every event as it is recorded (``squall chat`` shows tool calls as they happen)."""
-    rec = _Recorder(watch)
-    result = EpisodeResult(
-        episode_id=spec.episode_id,
-        task_id=spec.task.id,
-        trial=spec.trial,
-        variant=spec.variant,
-        seed=spec.seed,
-        world=pack.name,
-        agent=labels[0],
-        user=labels[1],
-        stressors=[s.name for s in stressors],
-        task=spec.task,
-        tools=[],
-    )
+async def run_episode(spec: EpisodeSpec, env: EpisodeEnv) -> EpisodeResult:
+    """Play one episode to the end and return its full record. Never raises except on cancellation."""
+    rec = EventRecorder(env.watch)
+    progress = _Progress()
     try:
-        world = pack.new_world(spec.seed)
-        task = spec.task
-        # Innermost first: the first stressor sees the agent's call first (sim.episode.runtime.chain), so it is the
-        # last to rewrite the gold and the docs, which must be in the form that reaches it.
-        for s in reversed(stressors):
-            task = s.on_task(task)
-        specs, instructions = world.specs(), world.instructions()
-        for s in reversed(stressors):
-            specs, instructions = s.on_spec(specs, instructions)
-        gold = GoldHistory(pack, spec.seed, task, specs, rec.add, rec.clock) if setup == "isolated" else None
-        states = StateTracker.for_world(pack, spec.seed, task, world, unstressed=spec.task)
-    except Exception:  # a broken world or stressor fails this episode, not the whole run
-        detail = traceback.format_exc(limit=8)[-2000:]
-        result.events = [Event(kind="error", turn=0, fault="harness", code="harness:setup_failed", content=detail)]
-        result.termination = "harness_error"
-        return result
-    result.task, result.tools, result.instructions = task, specs, instructions
-    llm = EpisodeLLM(gateway, limits.max_steps, rec.add, rec.clock)
-    waits = WaitClock()
-    llm.waiting = waits.waiting
-    runtime = EpisodeRuntime(
-        world, stressors, specs, task, llm, rec.add, rec.clock, limits.max_steps, spec.seed, unstressed_task=spec.task
-    )
-
-    goal = 0
-
-    def error(turn: int, fault: FaultKind, code: str, detail: str) -> None:
-        rec.add(Event(kind="error", turn=turn, goal=goal, t=rec.clock(), fault=fault, code=code, content=detail))
-
-    termination: TerminationReason = "completed"
-    turn = 0
-    goals = len(task.goals)
-    deadline = WorkingTimeDeadline(limits.timeout_s, waits.total, loop_lag)
-    try:
-        async with deadline:
-            message: UserMessage | None
-            try:
-                message = await user.open(task, UserContext(seed=spec.seed, llm=llm))
-            except ProviderError as exc:  # the user model's endpoint failed after retries: not the user's doing
-                error(0, "provider", exc.code, str(exc))
-                message, termination = None, "provider_error"
-            except Exception as exc:
-                error(0, "user", "user:open_failed", _describe(exc))
-                message, termination = None, "user_error"
-            while message is not None:
-                if turn >= limits.max_turns:
-                    termination = "turn_limit"
-                    break
-                if not 0 <= message.goal < goals:
-                    error(turn, "user", "user:no_such_goal", f"goal {message.goal} of a task with {goals} goals")
-                    termination = "user_error"
-                    break
-                new_goal, goal = message.goal != goal, message.goal
-                for code, detail in message.slips:  # the simulator's own faults, caught and retried
-                    error(turn, "user", code, detail)
-                if message.ends:
-                    break
-                if new_goal and states is not None:
-                    states.end(world)
-                if new_goal and gold is not None:  # the world as the gold leaves it for this goal
-                    await gold.before_turn(goal, world)
-                if states is not None and not states.in_goal:
-                    states.begin(goal, world)
-                rec.add(
-                    Event(
-                        kind="user_message",
-                        turn=turn,
-                        goal=goal,
-                        t=rec.clock(),
-                        content=message.text,
-                        user_act=message.act,
-                    )
-                )
-                runtime.start_turn(turn, goal)
-                history = isolated_history(rec.events, goal) if gold is not None else list(rec.events)
-                reply = ""
-                try:
-                    reply = await agent.respond(history, runtime.current_tools(), instructions, runtime)
-                except StepLimitReached as exc:
-                    error(turn, "agent", "agent:step_limit", str(exc))
-                except ContextLengthExceeded as exc:
-                    error(turn, "agent", "agent:context_length", str(exc))
-                except ProviderError as exc:
-                    error(turn, "provider", exc.code, str(exc))
-                    termination = "provider_error"
-                    break
-                except Exception as exc:
-                    if not is_model_misbehaviour(exc):
-                        raise
-                    error(turn, "agent", "agent:unexpected_behavior", _describe(exc))
-                rec.add(
-                    Event(
-                        kind="agent_message",
-                        turn=turn,
-                        goal=goal,
-                        t=rec.clock(),
-                        content=reply,
-                        usage=llm.turn_usage.model_copy(),
-                    )
-                )
-                result.turns_played = turn + 1
-                result.goals_played = max(result.goals_played or 0, goal + 1)
-                try:
-                    message = await user.reply(UserView(turn=turn, agent_message=reply))
-                except ProviderError as exc:
-                    error(turn, "provider", exc.code, str(exc))
-                    termination = "provider_error"
-                    break
-                except Exception as exc:
-                    error(turn, "user", "user:reply_failed", _describe(exc))
-                    termination = "user_error"
-                    break
-                turn += 1
-    except TimeoutError as exc:
-        if deadline.expired():
-            error(turn, "harness", "harness:timeout", f"episode exceeded {limits.timeout_s}s of working time")
-            termination = "timeout"
-        else:  # a TimeoutError from a world, user or agent, not our budget
-            error(turn, "harness", "harness:exception", _describe(exc))
-            termination = "harness_error"
-    except asyncio.CancelledError:
-        raise
-    except GoldReplayError as exc:
-        error(turn, "harness", "harness:gold_replay_failed", str(exc))
-        termination = "harness_error"
+        prepared = prepare_episode(spec, env, rec, lambda: progress.goal)
     except Exception as exc:
-        error(turn, "harness", "harness:exception", traceback.format_exc(limit=8)[-2000:] or _describe(exc))
-        termination = "harness_error"
-    if result.goals_played is None:
-        result.goals_played = 0
-    result.events = rec.events
-    result.goal_tools = runtime.goal_tools
-    result.termination = termination
-    result.usage = llm.usage
-    result.usage_by_role = llm.usage_by_role()
-    result.duration_s = rec.clock()
-    try:
-        result.final_state_hash = world.state_hash()
-    except Exception as exc:
-        error(turn, "harness", "harness:state_hash_failed", _describe(exc))
-        result.termination = "harness_error"
-    if states is not None:
+        fault = _judged("setup", exc)
+        # No clock, no goal: nothing had started (the trace of a failed setup has always read so).
+        event = Event(kind="error", turn=0, fault=fault.kind, code=fault.code, content=fault.detail)
+        return EpisodeResult(
+            **_identity(spec, env), task=spec.task, tools=[], events=[event], termination=fault.ends or "harness_error"
+        )
+    conversation = _Conversation(spec, env, rec, prepared, progress)
+    await conversation.play()
+    return await conversation.finish()
+
+
+class _Progress:
+    """How far the conversation got: the loop's own state, read by the result at the end (and by a calibration
+    agent's gold, for the goal)."""
+
+    def __init__(self) -> None:
+        self.turn = 0
+        self.goal = 0
+        self.turns_played = 0
+        self.goals_played = 0
+        self.termination: TerminationReason = "completed"
+
+
+class _Conversation:
+    """One prepared episode in play."""
+
+    def __init__(
+        self, spec: EpisodeSpec, env: EpisodeEnv, rec: EventRecorder, prepared: PreparedEpisode, progress: _Progress
+    ) -> None:
+        self._spec, self._env, self._rec, self._ep, self._progress = spec, env, rec, prepared, progress
+
+    # --- phase 2: the conversation ---
+
+    async def play(self) -> None:
+        deadline = WorkingTimeDeadline(self._env.limits.timeout_s, self._ep.waits.total, self._env.loop_lag)
         try:
-            states.end(world)
-            result.goal_states = await states.states()
-        except Exception as exc:  # the state judge then has nothing to judge; the other judges still score
-            error(turn, "judge", "judge:state_replay_failed", _describe(exc))
-    return result
+            async with deadline:
+                message = await self._open()
+                while message is not None:
+                    message = await self._play_turn(message)
+        except Exception as exc:  # the deadline, a broken world or gold, a harness bug: never the run's end
+            self._record(_judged("episode", exc))
+
+    async def _open(self) -> UserMessage | None:
+        try:
+            return await self._env.user.open(self._ep.task, UserContext(seed=self._spec.seed, llm=self._ep.llm))
+        except Exception as exc:
+            self._record(_judged("user_open", exc))
+            return None
+
+    async def _play_turn(self, message: UserMessage) -> UserMessage | None:
+        """One conversation turn: the user's message, the agent's reply, the user's answer (None: the end)."""
+        progress, goals = self._progress, len(self._ep.task.goals)
+        if progress.turn >= self._env.limits.max_turns:
+            progress.termination = "turn_limit"
+            return None
+        if not 0 <= message.goal < goals:
+            detail = f"goal {message.goal} of a task with {goals} goals"
+            self._record(Fault("user", "user:no_such_goal", detail, "user_error"))
+            return None
+        new_goal, progress.goal = message.goal != progress.goal, message.goal
+        for code, detail in message.slips:  # the simulator's own faults, caught and retried
+            self._record(Fault("user", code, detail, None))
+        if message.ends:
+            return None
+        await self._enter_goal(new_goal)
+        self._add("user_message", content=message.text, user_act=message.act)
+        self._ep.runtime.start_turn(progress.turn, progress.goal)
+        reply = await self._agent_reply()
+        if reply is None:
+            return None
+        self._add("agent_message", content=reply, usage=self._ep.llm.turn_usage.model_copy())
+        progress.turns_played = progress.turn + 1
+        progress.goals_played = max(progress.goals_played, progress.goal + 1)
+        try:
+            answer = await self._env.user.reply(UserView(turn=progress.turn, agent_message=reply))
+        except Exception as exc:
+            self._record(_judged("user_reply", exc))
+            return None
+        progress.turn += 1
+        return answer
+
+    async def _enter_goal(self, new_goal: bool) -> None:
+        """Close the goal the user left and open the one it is on: task states, and in the isolated setup the world
+        as the gold leaves it for this goal."""
+        ep, world = self._ep, self._ep.world
+        if new_goal and ep.states is not None:
+            ep.states.end(world)
+        if new_goal and ep.gold_history is not None:
+            await ep.gold_history.before_turn(self._progress.goal, world)
+        if ep.states is not None and not ep.states.in_goal:
+            ep.states.begin(self._progress.goal, world)
+
+    async def _agent_reply(self) -> str | None:
+        """The agent's reply: '' when a fault ended its turn, None when one ended the episode."""
+        events = self._rec.events
+        history = isolated_history(events, self._progress.goal) if self._ep.gold_history is not None else list(events)
+        try:
+            return await self._ep.agent.respond(history, self._ep.runtime)
+        except Exception as exc:
+            fault = classify("agent", exc)
+            if fault is None:  # not the agent's doing: a harness fault, judged by the conversation's handler
+                raise
+            self._record(fault)
+            return None if fault.ends is not None else ""
+
+    # --- phase 3: the record ---
+
+    async def finish(self) -> EpisodeResult:
+        ep, progress = self._ep, self._progress
+        duration_s, usage, by_role = self._rec.clock(), ep.llm.usage, ep.llm.usage_by_role()
+        final_state_hash: str | None = None
+        try:
+            final_state_hash = ep.world.state_hash()
+        except Exception as exc:
+            self._record(_judged("final_state", exc))
+        goal_states: list[GoalState] = []
+        if ep.states is not None:
+            try:
+                ep.states.end(ep.world)
+                goal_states = await ep.states.states()
+            except Exception as exc:
+                self._record(_judged("gold_states", exc))
+        return EpisodeResult(
+            **_identity(self._spec, self._env),
+            task=ep.task,
+            tools=ep.tools,
+            instructions=ep.instructions,
+            events=self._rec.events,
+            goal_tools=ep.runtime.goal_tools,
+            termination=progress.termination,
+            turns_played=progress.turns_played,
+            goals_played=progress.goals_played,
+            usage=usage,
+            usage_by_role=by_role,
+            duration_s=duration_s,
+            final_state_hash=final_state_hash,
+            goal_states=goal_states,
+        )
+
+    # --- the record of events ---
+
+    def _record(self, fault: Fault) -> None:
+        """Record a fault at the turn and goal the conversation is on; a fault that ends the episode says how."""
+        self._add("error", fault=fault.kind, code=fault.code, content=fault.detail)
+        if fault.ends is not None:
+            self._progress.termination = fault.ends
+
+    def _add(self, kind: EventKind, **fields: Any) -> None:
+        progress = self._progress
+        self._rec.add(Event(kind=kind, turn=progress.turn, goal=progress.goal, t=self._rec.clock(), **fields))
 
 
-def _describe(exc: BaseException) -> str:
-    return f"{type(exc).__name__}: {exc}"[:1000]
+def _judged(stage: Stage, exc: Exception) -> Fault:
+    """The fault of a stage whose table rows take any exception."""
+    fault = classify(stage, exc)
+    if fault is None:
+        raise RuntimeError(f"sim.episode.faults: no row takes {type(exc).__name__} at stage {stage!r}") from exc
+    return fault
+
+
+def _identity(spec: EpisodeSpec, env: EpisodeEnv) -> dict[str, Any]:
+    """The fields that name the episode, the same whether or not it could be played."""
+    return {
+        "episode_id": spec.episode_id,
+        "task_id": spec.task.id,
+        "trial": spec.trial,
+        "variant": spec.variant,
+        "seed": spec.seed,
+        "world": env.pack.name,
+        "agent": env.labels[0],
+        "user": env.labels[1],
+        "stressors": [s.name for s in env.stressors],
+    }

@@ -11,7 +11,6 @@ from sim.core import (
     Event,
     FaultKind,
     Stressor,
-    Task,
     ToolCall,
     ToolResult,
     ToolSpec,
@@ -52,23 +51,22 @@ def chain(
 
 
 class EpisodeRuntime:
-    """Implements AgentRuntime for one episode; the episode loop moves it from turn to turn."""
+    """Implements AgentRuntime for one episode; the episode loop moves it from turn to turn. ``goal`` (the goal the
+    user is on, for the trace) is the loop's, not part of what an agent may read."""
 
     def __init__(
         self,
         world: World,
         stressors: Sequence[Stressor],
         specs: Sequence[ToolSpec],
-        task: Task,
+        instructions: str,
         llm: EpisodeLLM,
         record: Callable[[Event], None],
         clock: Callable[[], float],
         max_calls_per_turn: int,
         seed: int = 0,
-        unstressed_task: Task | None = None,
     ) -> None:
-        self.task = task
-        self.unstressed_task = unstressed_task or task
+        self.instructions = instructions
         self.llm = llm
         self.seed = seed
         self.turn = 0

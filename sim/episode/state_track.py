@@ -21,9 +21,33 @@ from sim.core import GoalState, GoldCall, Task, ToolCall, World, WorldPack
 from sim.core.task_state import moved, task_state
 
 GOLD_CACHE_SIZE = 4096
-_GOLD_CACHE: OrderedDict[tuple[int, str], tuple[WorldPack, list[dict[str, Any] | None]]] = OrderedDict()
-"""(pack, fingerprint of the task's gold) -> the gold's states after each goal: least recently used dropped first.
-The pack is kept in the value, so its id cannot be taken by another pack while the entry lives."""
+GoalStates = list[dict[str, Any] | None]
+"""The gold world's changes after each goal (None from a goal whose gold could not be replayed)."""
+
+
+class GoldStateCache:
+    """(pack, fingerprint of the task's gold) -> the gold's states after each goal: least recently used dropped first.
+
+    Owned by whoever plays many episodes of one pack (a run's session) and handed to each episode, so episodes of
+    the same task and stressed gold replay it once. The pack is kept in the value, so its id cannot be taken by
+    another pack while the entry lives."""
+
+    def __init__(self, size: int = GOLD_CACHE_SIZE) -> None:
+        self._size = size
+        self._entries: OrderedDict[tuple[int, str], tuple[WorldPack, GoalStates]] = OrderedDict()
+
+    def get(self, pack: WorldPack, fingerprint: str) -> GoalStates | None:
+        key = (id(pack), fingerprint)
+        hit = self._entries.get(key)
+        if hit is None or hit[0] is not pack:
+            return None
+        self._entries.move_to_end(key)
+        return hit[1]
+
+    def put(self, pack: WorldPack, fingerprint: str, states: GoalStates) -> None:
+        self._entries[(id(pack), fingerprint)] = (pack, states)
+        if len(self._entries) > self._size:
+            self._entries.popitem(last=False)
 
 
 def _compact(state: GoalState, whole: bool) -> GoalState:
@@ -48,8 +72,17 @@ def _compact(state: GoalState, whole: bool) -> GoalState:
 
 
 class StateTracker:
-    def __init__(self, pack: WorldPack, seed: int, task: Task, world: World, unstressed: Task | None = None) -> None:
+    def __init__(
+        self,
+        pack: WorldPack,
+        seed: int,
+        task: Task,
+        world: World,
+        unstressed: Task | None = None,
+        cache: GoldStateCache | None = None,
+    ) -> None:
         self._pack, self._seed = pack, seed
+        self._cache = cache
         self._task = task
         self._unstressed = unstressed if unstressed is not None and len(unstressed.goals) == len(task.goals) else None
         self._open: tuple[int, dict[str, Any]] | None = None
@@ -57,10 +90,17 @@ class StateTracker:
 
     @classmethod
     def for_world(
-        cls, pack: WorldPack, seed: int, task: Task, world: World, unstressed: Task | None = None
+        cls,
+        pack: WorldPack,
+        seed: int,
+        task: Task,
+        world: World,
+        unstressed: Task | None = None,
+        cache: GoldStateCache | None = None,
     ) -> StateTracker | None:
-        """A tracker when the world offers a task state, else None (nothing to judge): build trackers this way."""
-        return cls(pack, seed, task, world, unstressed) if task_state(world) is not None else None
+        """A tracker when the world offers a task state, else None (nothing to judge): build trackers this way.
+        ``cache``: the gold states of earlier episodes (None: every episode replays its own gold)."""
+        return cls(pack, seed, task, world, unstressed, cache) if task_state(world) is not None else None
 
     @property
     def in_goal(self) -> bool:
@@ -91,26 +131,23 @@ class StateTracker:
             out.append(_compact(state, whole=i == len(self._agent) - 1))
         return out
 
-    async def _gold_states(self, last: int) -> list[dict[str, Any] | None]:
+    async def _gold_states(self, last: int) -> GoalStates:
         """The gold's changes after each goal up to ``last``. Where every world of the pack is the same whatever the
-        seed, the whole task's are computed once and kept for the episodes of the same task and stressed gold."""
-        if not getattr(self._pack, "same_world_every_seed", False):
+        seed, the whole task's are computed once and kept in the cache for the episodes of the same task and
+        stressed gold."""
+        if self._cache is None or not getattr(self._pack, "same_world_every_seed", False):
             return await self._replay_goals(last)
-        key = (id(self._pack), self._fingerprint())
-        hit = _GOLD_CACHE.get(key)
-        if hit is None or hit[0] is not self._pack:
-            hit = (self._pack, await self._replay_goals(len(self._task.goals) - 1))
-            _GOLD_CACHE[key] = hit
-            if len(_GOLD_CACHE) > GOLD_CACHE_SIZE:
-                _GOLD_CACHE.popitem(last=False)
-        else:
-            _GOLD_CACHE.move_to_end(key)
-        return [None if a is None else dict(a) for a in hit[1][: last + 1]]
+        fingerprint = self._fingerprint()
+        states = self._cache.get(self._pack, fingerprint)
+        if states is None:
+            states = await self._replay_goals(len(self._task.goals) - 1)
+            self._cache.put(self._pack, fingerprint, states)
+        return [None if a is None else dict(a) for a in states[: last + 1]]
 
-    async def _replay_goals(self, last: int) -> list[dict[str, Any] | None]:
+    async def _replay_goals(self, last: int) -> GoalStates:
         gold_world = self._pack.new_world(self._seed)
         gold: dict[str, Any] | None = self._now(gold_world)
-        after: list[dict[str, Any] | None] = []
+        after: GoalStates = []
         for g in range(last + 1):
             if gold is not None:
                 gold = await self._replay_goal(gold_world, g)

@@ -11,12 +11,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from personas import UserSpec, build_user, parse_user_specs
-from sim.agents.factory import AgentSpec, AgentUnavailable, open_agent
+from sim.agents.factory import AgentSpec, AgentUnavailable, open_agent_factory
 from sim.config.gateway import build_gateway
 from sim.config.run_config import RunConfig
 from sim.core import EpisodeResult, Event, User, WorldPack
 from sim.episode.deadline import LoopLag
-from sim.episode.loop import EpisodeLimits, EpisodeSpec, run_episode
+from sim.episode.env import EpisodeEnv, EpisodeLimits, EpisodeSpec
+from sim.episode.loop import run_episode
+from sim.episode.state_track import GoldStateCache
 from sim.llm.model_access import ModelUnavailable, open_model
 from sim.run.executors import EpisodeRunner
 from worlds.stressors import build_stressors
@@ -52,7 +54,7 @@ async def episode_session(
         stack.push_async_callback(gateway.aclose)
         try:
             agent = await stack.enter_async_context(
-                open_agent(agent_spec, gateway, config.max_tokens, config.temperature, config.text_protocol)
+                open_agent_factory(agent_spec, gateway, config.max_tokens, config.temperature, config.text_protocol)
             )
         except AgentUnavailable as exc:
             raise config.problem("agent", str(exc)) from exc
@@ -62,7 +64,8 @@ async def episode_session(
         limits = EpisodeLimits(
             max_steps=config.max_steps, max_turns=config.max_turns, timeout_s=config.episode_timeout_s
         )
-        agent_label = agent.name if agent_spec.model is None else config.agent
+        agent_label = agent_spec.label if agent_spec.model is None else config.agent
+        gold_states = GoldStateCache()  # the gold's task states, shared by this process's episodes
         tool_names = [s.name for s in pack.new_world(0).specs()]  # scenarios apply only to tools the world has
         users = {u.label: u for u in parse_user_specs(config.user)}
         only_user = next(iter(users.values()))
@@ -79,18 +82,19 @@ async def episode_session(
             items = config.stressors if spec.stressors is None else spec.stressors
             stressors = build_stressors(items, spec.seed, tool_names)
             labels = (agent_label, user_spec.label)
-            return await run_episode(
-                spec,
+            env = EpisodeEnv(
                 pack,
                 agent,
                 user,
-                stressors,
                 gateway,
-                limits,
                 labels,
-                loop_lag.total,
+                tuple(stressors),
+                limits,
                 setup=config.setup,
+                loop_lag=loop_lag.total,
                 watch=watch,
+                gold_states=gold_states,
             )
+            return await run_episode(spec, env)
 
         yield EpisodeSession(run_one, lambda: gateway.totals.cost)

@@ -4,6 +4,7 @@ goal of smart-home task 0: turn the living-room ceiling light on at 50% brightne
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 
 import pytest
 
@@ -11,8 +12,9 @@ from judges.arg_match import ArgMatcher
 from judges.ast_check import AstChecker, json_type, reason_of
 from personas import ScriptedUser, parse_user_spec
 from sim.agents.baselines import OracleAgent
-from sim.core import AgentRuntime, Event, Score, ToolCall, ToolSpec
-from sim.episode.loop import EpisodeLimits, EpisodeSpec, run_episode
+from sim.core import AgentFactory, AgentRuntime, EpisodeGold, Event, Score, ToolCall
+from sim.episode.env import EpisodeEnv, EpisodeSpec
+from sim.episode.loop import run_episode
 from sim.llm.gateway import Gateway
 from worlds.registry import load_world
 
@@ -27,14 +29,13 @@ class Scripted:
 
     name = "scripted-calls"
 
-    def __init__(self, calls: Sequence[tuple[str, dict[str, object]] | None]) -> None:
+    def __init__(self, calls: Sequence[tuple[str, dict[str, object]] | None], gold: EpisodeGold) -> None:
         self.calls = calls
+        self.gold = gold
 
-    async def respond(
-        self, history: Sequence[Event], tools: Sequence[ToolSpec], instructions: str, runtime: AgentRuntime
-    ) -> str:
-        if runtime.goal != 0:
-            return await OracleAgent().respond(history, tools, instructions, runtime)
+    async def respond(self, history: Sequence[Event], runtime: AgentRuntime) -> str:
+        if self.gold.goal != 0:
+            return await OracleAgent(self.gold).respond(history, runtime)
         for step, call in enumerate(self.calls, 1):
             if call is None:
                 runtime.fault("agent", "agent:parse_error:bad_json", "Expecting ',' delimiter", step=step)
@@ -44,16 +45,8 @@ class Scripted:
 
 
 async def check(calls: Sequence[tuple[str, dict[str, object]] | None]) -> Score:
-    result = await run_episode(
-        EpisodeSpec(task=HOME.tasks()[0], trial=0, seed=1),
-        HOME,
-        Scripted(calls),
-        ScriptedUser(parse_user_spec("scripted")),
-        [],
-        Gateway(),
-        EpisodeLimits(),
-        ("a", "u"),
-    )
+    env = EpisodeEnv(HOME, partial(Scripted, calls), ScriptedUser(parse_user_spec("scripted")), Gateway(), ("a", "u"))
+    result = await run_episode(EpisodeSpec(task=HOME.tasks()[0], trial=0, seed=1), env)
     return await AstChecker(ArgMatcher()).score(result)
 
 
@@ -124,45 +117,37 @@ class FollowsTheDocsFirst:
 
     name = "docs-first"
 
-    def __init__(self, first: dict[str, ToolCall]) -> None:
+    def __init__(self, first: dict[str, ToolCall], gold: EpisodeGold) -> None:
         self.first = first
+        self.gold = gold
 
-    async def respond(
-        self, history: Sequence[Event], tools: Sequence[ToolSpec], instructions: str, runtime: AgentRuntime
-    ) -> str:
-        if runtime.goal != 0:
-            return await OracleAgent().respond(history, tools, instructions, runtime)
-        for step, gold in enumerate(runtime.task.goals[0].gold, 1):
+    async def respond(self, history: Sequence[Event], runtime: AgentRuntime) -> str:
+        if self.gold.goal != 0:
+            return await OracleAgent(self.gold).respond(history, runtime)
+        for step, gold in enumerate(self.gold.task.goals[0].gold, 1):
             if gold.name in self.first:
                 await runtime.call(self.first[gold.name], step=step)
             await runtime.call(ToolCall(id="", name=gold.name, arguments=dict(gold.arguments)), step=step)
         return "Done."
 
 
-async def stressed(pack_name: str, scenario: str, task: object, agent: object) -> list[Score]:
+async def stressed(pack_name: str, scenario: str, task: object, agent: AgentFactory) -> list[Score]:
     from judges.core_api import CoreApiAccuracy
     from worlds.stressors.catalog import build_stressors
 
     pack = load_world(pack_name)
     tools = [s.name for s in pack.new_world(0).specs()]
-    result = await run_episode(
-        EpisodeSpec(task=task, trial=0, seed=1),  # type: ignore[arg-type]
-        pack,
-        agent,  # type: ignore[arg-type]
-        ScriptedUser(parse_user_spec("scripted")),
-        build_stressors([scenario], 1, tools),
-        Gateway(),
-        EpisodeLimits(),
-        ("a", "u"),
-    )
+    user = ScriptedUser(parse_user_spec("scripted"))
+    env = EpisodeEnv(pack, agent, user, Gateway(), ("a", "u"), tuple(build_stressors([scenario], 1, tools)))
+    result = await run_episode(EpisodeSpec(task=task, trial=0, seed=1), env)  # type: ignore[arg-type]
     return [await AstChecker(ArgMatcher()).score(result), await CoreApiAccuracy(ArgMatcher()).score(result)]
 
 
 async def test_a_call_a_drifted_server_refused_is_not_an_error_of_the_agent() -> None:
     task = next(t for t in HOME.tasks() if any(c.name == "activate_scene" for c in t.goals[0].gold))
     scene = next(c for c in task.goals[0].gold if c.name == "activate_scene")
-    agent = FollowsTheDocsFirst(
-        {"activate_scene_v2": ToolCall(id="", name="activate_scene", arguments=scene.arguments)}
+    agent = partial(
+        FollowsTheDocsFirst, {"activate_scene_v2": ToolCall(id="", name="activate_scene", arguments=scene.arguments)}
     )
     ast, core = await stressed("smart_home", "drift.scene_v2", task, agent)
     assert core.per_goal[0] == 1.0 and ast.per_goal[0] == 1.0 and goal0(ast) == []
@@ -176,7 +161,7 @@ async def test_a_call_a_limitation_refused_is_not_a_wrong_count() -> None:
         if any(c.name == "get_weather_forecast" and (c.arguments.get("days") or 0) > 3 for c in t.goals[0].gold)
     )
     asked = next(c for c in task.goals[0].gold if c.name == "get_weather_forecast")
-    agent = FollowsTheDocsFirst({asked.name: ToolCall(id="", name=asked.name, arguments=asked.arguments)})
+    agent = partial(FollowsTheDocsFirst, {asked.name: ToolCall(id="", name=asked.name, arguments=asked.arguments)})
     ast, core = await stressed("multidomain", "limitation.forecast_three_days", task, agent)
     assert core.per_goal[0] == 1.0 and ast.per_goal[0] == 1.0 and goal0(ast) == []
 

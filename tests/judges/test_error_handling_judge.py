@@ -17,9 +17,10 @@ from judges.error_handling import BANDS, EmbeddingRater, ErrorCase, ErrorHandlin
 from judges.error_handling_llm import JudgeOutputError, LLMRater, parse_verdict
 from personas import ScriptedUser, parse_user_spec
 from sim.agents.baselines import NaiveAgent, OracleAgent
-from sim.core import EpisodeResult
+from sim.core import AgentFactory, EpisodeResult
 from sim.core.embedding import Embedder, embedding_available
-from sim.episode.loop import EpisodeLimits, EpisodeSpec, run_episode
+from sim.episode.env import EpisodeEnv, EpisodeSpec
+from sim.episode.loop import run_episode
 from sim.judging.judge_set import judge
 from sim.llm.gateway import Gateway
 from sim.llm.transports.pydantic_ai import PydanticAITransport
@@ -38,24 +39,17 @@ CASE = ErrorCase(
 )
 
 
-async def play(agent: object, stressors: tuple[str, ...] = ()) -> EpisodeResult:
+async def play(agent: AgentFactory, stressors: tuple[str, ...] = ()) -> EpisodeResult:
     task = HOME.tasks()[0]
     tools = [s.name for s in HOME.new_world(0).specs()]
-    return await run_episode(
-        EpisodeSpec(task=task, trial=0, seed=3),
-        HOME,
-        agent,  # type: ignore[arg-type]
-        ScriptedUser(parse_user_spec("scripted")),
-        build_stressors(list(stressors), 3, tools),
-        Gateway(),
-        EpisodeLimits(),
-        ("a", "u"),
-    )
+    user = ScriptedUser(parse_user_spec("scripted"))
+    env = EpisodeEnv(HOME, agent, user, Gateway(), ("a", "u"), tuple(build_stressors(list(stressors), 3, tools)))
+    return await run_episode(EpisodeSpec(task=task, trial=0, seed=3), env)
 
 
 async def test_only_goals_where_the_agent_met_a_failure_are_judged() -> None:
-    assert error_cases(await play(OracleAgent())) == []  # nothing failed
-    stressed = await play(OracleAgent(), ("outage.impossible",))
+    assert error_cases(await play(OracleAgent)) == []  # nothing failed
+    stressed = await play(OracleAgent, ("outage.impossible",))
     cases = error_cases(stressed)
     assert cases and all(c.reference and c.criteria for c in cases)
     declined = [g for g, t in enumerate(stressed.task.goals) if t.outcome == "decline"]
@@ -119,7 +113,7 @@ async def test_a_judge_model_that_never_answers_usably_is_a_judge_fault_not_a_lo
     with pytest.raises(JudgeOutputError):
         await rater.rate(CASE)
     assert len(seen) == 3  # the first answer and two retries
-    result = await play(NaiveAgent(), ("outage.impossible",))
+    result = await play(NaiveAgent, ("outage.impossible",))
     [score] = await judge(result, [ErrorHandlingJudge(rater)], "set")
     assert score.judge_fault and score.errors == ["judge:JudgeOutputError"]
 
@@ -159,12 +153,12 @@ def test_a_malformed_labelled_set_names_the_file_line_and_field(tmp_path: Path) 
 @pytest.mark.embedding
 async def test_the_embedding_judge_tells_the_reference_reply_from_a_false_success(embedder: Embedder) -> None:
     judge_ = ErrorHandlingJudge(EmbeddingRater(embedder))
-    good = await judge_.score(await play(OracleAgent(), ("outage.impossible",)))  # says the reference response
-    bad = await judge_.score(await play(NaiveAgent(), ("outage.impossible",)))
+    good = await judge_.score(await play(OracleAgent, ("outage.impossible",)))  # says the reference response
+    bad = await judge_.score(await play(NaiveAgent, ("outage.impossible",)))
     assert good.value == 1.0 and set(good.details["scores"].values()) == {5}
     assert bad.value is not None and bad.value < good.value
     assert any(e.endswith(("score_1", "score_2")) for e in bad.errors)
-    again = await judge_.score(await play(NaiveAgent(), ("outage.impossible",)))
+    again = await judge_.score(await play(NaiveAgent, ("outage.impossible",)))
     assert again == bad  # embedded one text at a time: the same verdict every time
 
 
@@ -219,7 +213,7 @@ async def test_squall_score_with_an_llm_judge_over_http_rates_every_failure_goal
 
 
 async def test_a_failure_no_stressor_made_is_not_an_error_handling_goal() -> None:
-    stressed = await play(OracleAgent(), ("outage.impossible",))
+    stressed = await play(OracleAgent, ("outage.impossible",))
     cases = error_cases(stressed)
     assert cases
     # The same trace with the injected failures made the world's own (no scenario fired): nothing to judge, apart

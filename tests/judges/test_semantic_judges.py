@@ -12,9 +12,10 @@ from judges.llm_ask import JudgeModel
 from personas import ScriptedUser, parse_user_spec
 from sim.agents.baselines import NullAgent, OracleAgent
 from sim.config.run_config import RunConfig
-from sim.core import EpisodeResult, Event, Usage
+from sim.core import AgentFactory, EpisodeResult, Event, Usage
 from sim.core.embedding import Embedder, embedding_available
-from sim.episode.loop import EpisodeLimits, EpisodeSpec, run_episode
+from sim.episode.env import EpisodeEnv, EpisodeSpec
+from sim.episode.loop import run_episode
 from sim.judging.judge_set import build_judges, judge, judge_config
 from sim.llm.gateway import Gateway
 from sim.llm.transports.pydantic_ai import PydanticAITransport
@@ -42,17 +43,9 @@ def judge_model(answer: str | None = None, same: tuple[str, ...] = ()) -> tuple[
     return JudgeModel(lambda request: gateway.complete(request, Usage()), "judge"), asked
 
 
-async def play(pack: object, agent: object, task_index: int = 0) -> EpisodeResult:
-    return await run_episode(
-        EpisodeSpec(task=pack.tasks()[task_index], trial=0, seed=2),  # type: ignore[attr-defined]
-        pack,  # type: ignore[arg-type]
-        agent,  # type: ignore[arg-type]
-        ScriptedUser(parse_user_spec("scripted")),
-        [],
-        Gateway(),
-        EpisodeLimits(),
-        ("a", "u"),
-    )
+async def play(pack: object, agent: AgentFactory, task_index: int = 0) -> EpisodeResult:
+    env = EpisodeEnv(pack, agent, ScriptedUser(parse_user_spec("scripted")), Gateway(), ("a", "u"))  # type: ignore[arg-type]
+    return await run_episode(EpisodeSpec(task=pack.tasks()[task_index], trial=0, seed=2), env)  # type: ignore[attr-defined]
 
 
 def reworded(result: EpisodeResult, old: str, new: str) -> EpisodeResult:
@@ -67,7 +60,7 @@ def reworded(result: EpisodeResult, old: str, new: str) -> EpisodeResult:
 
 
 async def test_a_model_judges_values_exact_and_normalised_matching_refuse_and_asks_once_per_pair() -> None:
-    result = reworded(await play(HOME, OracleAgent()), "living_ceiling_light", "the living room ceiling light")
+    result = reworded(await play(HOME, OracleAgent), "living_ceiling_light", "the living room ceiling light")
     exact = {s.judge: s for s in await judge(result, build_judges(RunConfig(error_judge="off")), "x")}
     assert exact["core_api_accuracy"].value == 0.0
     model, asked = judge_model(same=("the living room ceiling light",))
@@ -80,7 +73,7 @@ async def test_a_model_judges_values_exact_and_normalised_matching_refuse_and_as
 
 
 async def test_a_model_that_says_different_keeps_the_deduction() -> None:
-    result = reworded(await play(HOME, OracleAgent()), "living_ceiling_light", "the kitchen pendant")
+    result = reworded(await play(HOME, OracleAgent), "living_ceiling_light", "the kitchen pendant")
     model, _ = judge_model(same=())
     scores = {
         s.judge: s for s in await judge(result, build_judges(RunConfig(arg_match="llm", error_judge="off"), model), "x")
@@ -92,7 +85,7 @@ async def test_a_model_that_says_different_keeps_the_deduction() -> None:
 async def test_an_llm_answer_judge_reads_the_question_the_gold_and_the_reply() -> None:
     task_index = next(i for i, t in enumerate(MD.tasks()) if any(turn.gold_answer for turn in t.goals))
     model, asked = judge_model(answer='{"correct": true, "reasons": "same price"}')
-    score = await AnswerMatch(LLMAnswers(model)).score(await play(MD, OracleAgent(), task_index))
+    score = await AnswerMatch(LLMAnswers(model)).score(await play(MD, OracleAgent, task_index))
     task = MD.tasks()[task_index]
     questions = [g for g, turn in enumerate(task.goals) if turn.gold_answer]
     assert score.value == 1.0 and [g for g, v in enumerate(score.per_goal) if v is not None] == questions
@@ -106,8 +99,8 @@ async def test_an_embedding_answer_judge_passes_the_gold_and_fails_a_refusal() -
         pytest.skip(_SKIP)
     task_index = next(i for i, t in enumerate(MD.tasks()) if any(turn.gold_answer for turn in t.goals))
     rater = EmbeddingAnswers(Embedder(), threshold=0.7)
-    right = await AnswerMatch(rater).score(await play(MD, OracleAgent(), task_index))  # replies with the gold answer
-    wrong = await AnswerMatch(rater).score(await play(MD, NullAgent(), task_index))  # declines every goal
+    right = await AnswerMatch(rater).score(await play(MD, OracleAgent, task_index))  # replies with the gold answer
+    wrong = await AnswerMatch(rater).score(await play(MD, NullAgent, task_index))  # declines every goal
     assert right.value == 1.0
     assert wrong.value == 0.0 and "answer:wrong" in " ".join(wrong.errors)
 

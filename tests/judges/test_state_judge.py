@@ -5,16 +5,18 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from functools import partial
 
 import pytest
 
 from judges.state import StateMatch, judge_goal_state
 from personas import ScriptedUser, parse_user_spec
 from sim.agents.baselines import NaiveAgent, OracleAgent
-from sim.core import AgentRuntime, EpisodeResult, Event, GoalState, ToolCall, ToolSpec
+from sim.core import AgentFactory, AgentRuntime, EpisodeGold, EpisodeResult, Event, GoalState, ToolCall
 from sim.core.task_state import ABSENT, changed, flatten, same
+from sim.episode.env import EpisodeEnv, EpisodeSpec
 from sim.episode.gold_history import Setup
-from sim.episode.loop import EpisodeLimits, EpisodeSpec, run_episode
+from sim.episode.loop import run_episode
 from sim.llm.gateway import Gateway
 from worlds.common.tables import BaseData, Tables
 from worlds.registry import load_world
@@ -23,11 +25,13 @@ from worlds.stressors.catalog import build_stressors
 HOME = load_world("smart_home")
 
 
-async def play(agent: object, task_index: int = 0, setup: Setup = "cumulative", pack: object = HOME) -> EpisodeResult:
+async def play(
+    agent: AgentFactory, task_index: int = 0, setup: Setup = "cumulative", pack: object = HOME
+) -> EpisodeResult:
     task = pack.tasks()[task_index]  # type: ignore[attr-defined]
     spec = EpisodeSpec(task=task, trial=0, seed=5)
     user = ScriptedUser(parse_user_spec("scripted"))
-    return await run_episode(spec, pack, agent, user, [], Gateway(), EpisodeLimits(), ("a", "u"), setup=setup)  # type: ignore[arg-type]
+    return await run_episode(spec, EpisodeEnv(pack, agent, user, Gateway(), ("a", "u"), setup=setup))  # type: ignore[arg-type]
 
 
 class OracleThen:
@@ -35,14 +39,14 @@ class OracleThen:
 
     name = "oracle-then"
 
-    def __init__(self, extra: ToolCall) -> None:
+    def __init__(self, extra: ToolCall, gold: EpisodeGold) -> None:
         self.extra = extra
+        self.gold = gold
+        self.oracle = OracleAgent(gold)
 
-    async def respond(
-        self, history: Sequence[Event], tools: Sequence[ToolSpec], instructions: str, runtime: AgentRuntime
-    ) -> str:
-        reply = await OracleAgent().respond(history, tools, instructions, runtime)
-        if runtime.goal == 0:
+    async def respond(self, history: Sequence[Event], runtime: AgentRuntime) -> str:
+        reply = await self.oracle.respond(history, runtime)
+        if self.gold.goal == 0:
             assert (await runtime.call(self.extra, step=20)).ok
         return reply
 
@@ -86,7 +90,7 @@ def test_a_goal_verdict_names_missing_wrong_and_collateral_paths() -> None:
 
 async def test_the_oracle_matches_the_gold_state_on_every_goal() -> None:
     for setup in ("cumulative", "isolated"):
-        result = await play(OracleAgent(), setup=setup)  # type: ignore[arg-type]
+        result = await play(OracleAgent, setup=setup)  # type: ignore[arg-type]
         assert [s.goal for s in result.goal_states] == [0, 1, 2, 3]
         score = await StateMatch().score(result)
         assert score.value == 1.0 and score.per_goal == [1.0, 1.0, 1.0, 1.0], (setup, score.errors)
@@ -94,10 +98,10 @@ async def test_the_oracle_matches_the_gold_state_on_every_goal() -> None:
 
 
 async def test_an_extra_lookup_never_counts_but_an_extra_write_is_collateral_damage() -> None:
-    looked = await StateMatch().score(await play(OracleThen(ToolCall(id="", name="list_rooms", arguments={}))))
+    looked = await StateMatch().score(await play(partial(OracleThen, ToolCall(id="", name="list_rooms", arguments={}))))
     assert looked.value == 1.0  # a state hash of the call log would have failed it
     write = ToolCall(id="", name="set_power", arguments={"device_id": "kitchen_coffee_maker", "on": True})
-    damaged = await StateMatch().score(await play(OracleThen(write)))
+    damaged = await StateMatch().score(await play(partial(OracleThen, write)))
     assert damaged.per_goal[0] == 0.0 and damaged.per_goal[1:] == [1.0, 1.0, 1.0]
     assert "goal0:state:collateral" in damaged.errors
     assert damaged.details["goals"]["0"] == {"collateral": ["devices/kitchen_coffee_maker.power"]}
@@ -108,7 +112,7 @@ async def test_an_extra_lookup_never_counts_but_an_extra_write_is_collateral_dam
 async def test_an_agent_that_does_nothing_misses_the_changes_but_state_is_what_is_judged() -> None:
     from sim.agents.baselines import NullAgent
 
-    score = await StateMatch().score(await play(NullAgent()))
+    score = await StateMatch().score(await play(NullAgent))
     assert score.per_goal[:3] == [0.0, 0.0, 0.0] and "goal0:state:missing_change" in score.errors
     # The last goal turns the light off again: a light never turned on is off, as the gold leaves it.
     assert score.per_goal[3] == 1.0 and score.details["end_match"] is False
@@ -116,14 +120,14 @@ async def test_an_agent_that_does_nothing_misses_the_changes_but_state_is_what_i
 
 async def test_the_naive_agent_is_judged_on_the_multidomain_world_too() -> None:
     pack = load_world("multidomain")
-    oracle = await StateMatch().score(await play(OracleAgent(), pack=pack))
-    naive = await StateMatch().score(await play(NaiveAgent(), pack=pack))
+    oracle = await StateMatch().score(await play(OracleAgent, pack=pack))
+    naive = await StateMatch().score(await play(NaiveAgent, pack=pack))
     assert oracle.value == 1.0
     assert naive.value is not None
 
 
 async def test_worlds_without_a_task_state_are_not_judged() -> None:
-    result = await play(OracleAgent())
+    result = await play(OracleAgent)
     bare = result.model_copy(update={"goal_states": []})  # a trace from before states, or a read-only SQL world
     assert (await StateMatch().score(bare)).value is None
 
@@ -144,13 +148,13 @@ async def test_a_deletion_in_the_multidomain_world_reaches_the_trace_and_the_ver
     task = next(
         t for t in pack.tasks() for turn in t.goals for c in turn.gold if c.name.startswith(("delete", "remove"))
     )
-    oracle = await play(OracleAgent(), task_index=pack.tasks().index(task), pack=pack)
+    oracle = await play(OracleAgent, task_index=pack.tasks().index(task), pack=pack)
     deleted = [p for s in oracle.goal_states for p, v in s.gold_after.items() if v == ABSENT]  # type: ignore[union-attr]
     assert deleted, "the gold deletes a row"
     assert (await StateMatch().score(oracle)).value == 1.0
     from sim.agents.baselines import NullAgent
 
-    idle = await StateMatch().score(await play(NullAgent(), task_index=pack.tasks().index(task), pack=pack))
+    idle = await StateMatch().score(await play(NullAgent, task_index=pack.tasks().index(task), pack=pack))
     assert "goal" in " ".join(idle.errors) and any(
         deleted[0] in paths for g in idle.details["goals"].values() for paths in g.values()
     )
@@ -162,23 +166,18 @@ async def test_stored_states_are_cut_to_the_judged_paths_without_changing_a_verd
     import sim.episode.state_track
 
     pack = load_world("multidomain")
-    stressors = build_stressors(["outage", "failure.any_tool"], 4, [s.name for s in pack.new_world(0).specs()])
+    tool_names = [s.name for s in pack.new_world(0).specs()]
+    stressors = build_stressors(["outage", "failure.any_tool"], 4, tool_names)
 
     async def verdicts() -> list[tuple[float | None, list[float | None], list[str], int]]:
         out = []
         for index in range(12):
-            for agent in (NaiveAgent(), OracleAgent()):
+            for agent in (NaiveAgent, OracleAgent):
                 task = pack.tasks()[index]
-                result = await run_episode(
-                    EpisodeSpec(task=task, trial=0, seed=4),
-                    pack,
-                    agent,
-                    ScriptedUser(parse_user_spec("scripted")),
-                    build_stressors(["outage", "failure.any_tool"], 4, [s.name for s in pack.new_world(0).specs()]),
-                    Gateway(),
-                    EpisodeLimits(),
-                    ("a", "u"),
-                )
+                user = ScriptedUser(parse_user_spec("scripted"))
+                episode_stressors = build_stressors(["outage", "failure.any_tool"], 4, tool_names)
+                env = EpisodeEnv(pack, agent, user, Gateway(), ("a", "u"), tuple(episode_stressors))
+                result = await run_episode(EpisodeSpec(task=task, trial=0, seed=4), env)
                 score = await StateMatch().score(result)
                 size = len(json.dumps([s.model_dump() for s in result.goal_states]))
                 out.append((score.value, score.per_goal, score.errors, size))

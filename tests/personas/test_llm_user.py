@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 
 from pydantic_ai.messages import (
     ModelMessage,
@@ -20,8 +21,9 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from personas import LLMUser, parse_user_spec
 from sim.agents.baselines import OracleAgent
-from sim.core import AgentRuntime, EpisodeResult, Event, ToolSpec
-from sim.episode.loop import EpisodeLimits, EpisodeSpec, run_episode
+from sim.core import AgentFactory, AgentRuntime, EpisodeGold, EpisodeResult, Event, shared_agent
+from sim.episode.env import EpisodeEnv, EpisodeLimits, EpisodeSpec
+from sim.episode.loop import run_episode
 from sim.llm.gateway import Gateway
 from sim.llm.transports.pydantic_ai import PydanticAITransport
 from worlds.registry import load_world
@@ -86,21 +88,13 @@ def cooperative(seen: Seen) -> str | tuple[str, str]:
     return ("tool", "end_conversation")
 
 
-async def play(policy: Policy, agent: object | None = None, spec: str = "llm") -> tuple[EpisodeResult, UserModel]:
+async def play(policy: Policy, agent: AgentFactory = OracleAgent, spec: str = "llm") -> tuple[EpisodeResult, UserModel]:
     model = UserModel(policy)
     gateway = Gateway()
     gateway.register(MODEL, PydanticAITransport(FunctionModel(model)))
     user = LLMUser(parse_user_spec(spec), MODEL)
-    result = await run_episode(
-        EpisodeSpec(task=TASK, trial=0, seed=7),
-        PACK,
-        agent or OracleAgent(),
-        user,
-        [],
-        gateway,
-        EpisodeLimits(max_turns=12),
-        ("oracle", spec),
-    )
+    env = EpisodeEnv(PACK, agent, user, gateway, ("oracle", spec), limits=EpisodeLimits(max_turns=12))
+    result = await run_episode(EpisodeSpec(task=TASK, trial=0, seed=7), env)
     await gateway.aclose()
     return result, model
 
@@ -145,9 +139,7 @@ async def test_ending_right_after_the_agent_only_offered_is_premature() -> None:
     class Offers:
         name = "offers"
 
-        async def respond(
-            self, history: Sequence[Event], tools: Sequence[ToolSpec], instructions: str, runtime: AgentRuntime
-        ) -> str:
+        async def respond(self, history: Sequence[Event], runtime: AgentRuntime) -> str:
             return "I can switch it on for you. Shall I go ahead?"
 
     def agrees_and_leaves(seen: Seen) -> str | tuple[str, str]:
@@ -161,16 +153,9 @@ async def test_ending_right_after_the_agent_only_offered_is_premature() -> None:
     model = UserModel(agrees_and_leaves)
     gateway = Gateway()
     gateway.register(MODEL, PydanticAITransport(FunctionModel(model)))
-    result = await run_episode(
-        EpisodeSpec(task=one_goal, trial=0, seed=7),
-        PACK,
-        Offers(),
-        LLMUser(parse_user_spec("llm"), MODEL),
-        [],
-        gateway,
-        EpisodeLimits(max_turns=2),
-        ("offers", "llm"),
-    )
+    user = LLMUser(parse_user_spec("llm"), MODEL)
+    env = EpisodeEnv(PACK, shared_agent(Offers()), user, gateway, ("offers", "llm"), limits=EpisodeLimits(max_turns=2))
+    result = await run_episode(EpisodeSpec(task=one_goal, trial=0, seed=7), env)
     await gateway.aclose()
     faults = [ev.content or "" for ev in result.events if ev.kind == "error" and ev.code == "user:premature_end"]
     assert faults and "only offered" in faults[0]
@@ -198,16 +183,14 @@ class AsksFirst:
 
     name = "asks"
 
-    def __init__(self, question: str) -> None:
+    def __init__(self, question: str, gold: EpisodeGold) -> None:
         self.question = question
-        self.oracle = OracleAgent()
+        self.oracle = OracleAgent(gold)
 
-    async def respond(
-        self, history: Sequence[Event], tools: Sequence[ToolSpec], instructions: str, runtime: AgentRuntime
-    ) -> str:
+    async def respond(self, history: Sequence[Event], runtime: AgentRuntime) -> str:
         if runtime.turn == 0:
             return self.question
-        return await self.oracle.respond(history, tools, instructions, runtime)
+        return await self.oracle.respond(history, runtime)
 
 
 def answers_from_facts(invent_first: bool) -> Policy:
@@ -230,7 +213,8 @@ def answers_from_facts(invent_first: bool) -> Policy:
 
 
 async def test_a_clarifying_question_is_answered_from_the_persona_facts() -> None:
-    result, model = await play(answers_from_facts(False), AsksFirst("Which city are you in?"), "llm@busy_parent")
+    asks_city = partial(AsksFirst, "Which city are you in?")
+    result, model = await play(answers_from_facts(False), asks_city, "llm@busy_parent")
     said = user_messages(result)
     assert said[1].content == "My city is Lisbon." and said[1].goal == 0
     assert said[1].user_act is not None and said[1].user_act.kind == "answer"
@@ -239,7 +223,7 @@ async def test_a_clarifying_question_is_answered_from_the_persona_facts() -> Non
 
 
 async def test_a_question_it_cannot_answer_gets_no_invented_fact() -> None:
-    result, _ = await play(answers_from_facts(True), AsksFirst("What is your account number?"))
+    result, _ = await play(answers_from_facts(True), partial(AsksFirst, "What is your account number?"))
     said = user_messages(result)
     assert said[1].content == "Sorry, I don't know that."
     faults = [ev for ev in result.events if ev.kind == "error"]

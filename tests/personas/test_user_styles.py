@@ -14,8 +14,9 @@ from personas import ScriptedUser, parse_user_spec, parse_user_specs
 from personas.persona import PersonaError, load_persona, persona_names
 from personas.styles import asks_question, terse, value_spans
 from sim.agents.baselines import NaiveAgent, OracleAgent
-from sim.core import AgentRuntime, EpisodeResult, Event, ToolCall, ToolSpec
-from sim.episode.loop import EpisodeLimits, EpisodeSpec, run_episode
+from sim.core import AgentFactory, AgentRuntime, EpisodeGold, EpisodeResult, Event, ToolCall, shared_agent
+from sim.episode.env import EpisodeEnv, EpisodeSpec
+from sim.episode.loop import run_episode
 from sim.llm.gateway import Gateway
 from worlds.registry import load_world
 
@@ -23,18 +24,9 @@ PACK = load_world("smart_home")
 TASK = PACK.tasks()[0]  # light on at 50%, blue, 30%, off
 
 
-async def play(spec: str, agent: object | None = None, setup: str = "cumulative", seed: int = 3) -> EpisodeResult:
-    return await run_episode(
-        EpisodeSpec(task=TASK, trial=0, seed=seed),
-        PACK,
-        agent or OracleAgent(),
-        ScriptedUser(parse_user_spec(spec)),
-        [],
-        Gateway(),
-        EpisodeLimits(),
-        ("a", spec),
-        setup=setup,  # type: ignore[arg-type]
-    )
+async def play(spec: str, agent: AgentFactory = OracleAgent, setup: str = "cumulative", seed: int = 3) -> EpisodeResult:
+    env = EpisodeEnv(PACK, agent, ScriptedUser(parse_user_spec(spec)), Gateway(), ("a", spec), setup=setup)  # type: ignore[arg-type]
+    return await run_episode(EpisodeSpec(task=TASK, trial=0, seed=seed), env)
 
 
 def said(result: EpisodeResult) -> list[Event]:
@@ -64,7 +56,7 @@ async def test_an_underspecified_user_withholds_a_value_until_asked_and_the_orac
 
 
 async def test_an_agent_that_guesses_is_told_the_value_anyway() -> None:
-    result = await play("scripted:underspecified", NaiveAgent())
+    result = await play("scripted:underspecified", NaiveAgent)
     answer = said(result)[1]
     assert answer.content == "Oh, I forgot to say: the level should be 50%."
 
@@ -75,11 +67,12 @@ async def test_a_change_of_mind_supersedes_the_calls_made_on_the_first_value() -
 
         name = "literal"
 
-        async def respond(
-            self, history: Sequence[Event], tools: Sequence[ToolSpec], instructions: str, runtime: AgentRuntime
-        ) -> str:
+        def __init__(self, gold: EpisodeGold) -> None:
+            self.gold = gold
+
+        async def respond(self, history: Sequence[Event], runtime: AgentRuntime) -> str:
             text = next(ev.content or "" for ev in reversed(history) if ev.kind == "user_message")
-            gold = runtime.task.goals[runtime.goal].gold
+            gold = self.gold.current().gold
             for step, g in enumerate(gold, 1):
                 args = dict(g.arguments)
                 if "level" in args and "%" in text:
@@ -87,7 +80,7 @@ async def test_a_change_of_mind_supersedes_the_calls_made_on_the_first_value() -
                 await runtime.call(ToolCall(id="", name=g.name, arguments=args), step)
             return "Done."
 
-    result = await play("scripted:changes_mind", TakesUserAtWord(), seed=1)
+    result = await play("scripted:changes_mind", TakesUserAtWord, seed=1)
     change = next(ev for ev in said(result) if ev.user_act and ev.user_act.kind == "change_mind")
     assert change.user_act is not None
     ((param, wrong),) = change.user_act.changed.items()
@@ -95,15 +88,13 @@ async def test_a_change_of_mind_supersedes_the_calls_made_on_the_first_value() -
     assert correct(result) == [True] * 4  # the call on the first value is superseded, the corrected one counts
 
     class IgnoresCorrections(TakesUserAtWord):
-        async def respond(
-            self, history: Sequence[Event], tools: Sequence[ToolSpec], instructions: str, runtime: AgentRuntime
-        ) -> str:
+        async def respond(self, history: Sequence[Event], runtime: AgentRuntime) -> str:
             last = next(ev for ev in reversed(history) if ev.kind == "user_message")
             if last.user_act is not None and last.user_act.kind == "change_mind":
                 return "Okay."
-            return await super().respond(history, tools, instructions, runtime)
+            return await super().respond(history, runtime)
 
-    ignored = await play("scripted:changes_mind", IgnoresCorrections(), seed=1)
+    ignored = await play("scripted:changes_mind", IgnoresCorrections, seed=1)
     assert correct(ignored)[change.goal_index] is False
 
 
@@ -111,15 +102,13 @@ async def test_a_question_gets_one_nudge_then_the_user_moves_on() -> None:
     class AlwaysAsks:
         name = "asks"
 
-        async def respond(
-            self, history: Sequence[Event], tools: Sequence[ToolSpec], instructions: str, runtime: AgentRuntime
-        ) -> str:
+        async def respond(self, history: Sequence[Event], runtime: AgentRuntime) -> str:
             return "Which light do you mean?"
 
-    result = await play("scripted:explicit", AlwaysAsks())
+    result = await play("scripted:explicit", shared_agent(AlwaysAsks()))
     kinds = [(ev.goal, ev.user_act.kind if ev.user_act else None) for ev in said(result)]
     assert kinds[:3] == [(0, "request"), (0, "nudge"), (1, "request")]
-    impatient = await play("scripted:impatient", AlwaysAsks())
+    impatient = await play("scripted:impatient", shared_agent(AlwaysAsks()))
     assert said(impatient)[1].content == "No more questions, just do it."
 
 
@@ -127,12 +116,10 @@ async def test_a_question_about_a_persona_fact_is_answered_from_it() -> None:
     class AsksName:
         name = "asks"
 
-        async def respond(
-            self, history: Sequence[Event], tools: Sequence[ToolSpec], instructions: str, runtime: AgentRuntime
-        ) -> str:
+        async def respond(self, history: Sequence[Event], runtime: AgentRuntime) -> str:
             return "Sure — what is your name?"
 
-    result = await play("scripted@chatty_retiree", AsksName())
+    result = await play("scripted@chatty_retiree", shared_agent(AsksName()))
     assert said(result)[1].content == "My name is Margaret Ellis."
     assert said(result)[0].content.startswith(tuple(load_persona("chatty_retiree").chatter))  # verbose by default
 
@@ -247,14 +234,12 @@ async def test_the_plain_user_never_stays_on_a_goal_but_a_styled_one_answers_onc
     class AlwaysAsks:
         name = "asks"
 
-        async def respond(
-            self, history: Sequence[Event], tools: Sequence[ToolSpec], instructions: str, runtime: AgentRuntime
-        ) -> str:
+        async def respond(self, history: Sequence[Event], runtime: AgentRuntime) -> str:
             return "Done. Should I also dim the other lights?"
 
-    plain = await play("scripted", AlwaysAsks())
+    plain = await play("scripted", shared_agent(AlwaysAsks()))
     assert [ev.goal for ev in said(plain)] == [0, 1, 2, 3]
-    styled = await play("scripted:explicit", AlwaysAsks())
+    styled = await play("scripted:explicit", shared_agent(AlwaysAsks()))
     assert [ev.goal for ev in said(styled)] == [0, 0, 1, 1, 2, 2, 3, 3]
 
 
@@ -266,16 +251,8 @@ async def test_a_goal_a_person_skips_is_not_played_rather_than_failed() -> None:
     async def ask(prompt: str) -> str | None:
         return next(lines)
 
-    result = await run_episode(
-        EpisodeSpec(task=TASK, trial=0, seed=1),
-        PACK,
-        OracleAgent(),
-        HumanUser(ask, lambda text: None),
-        [],
-        Gateway(),
-        EpisodeLimits(),
-        ("oracle", "human"),
-    )
+    env = EpisodeEnv(PACK, OracleAgent, HumanUser(ask, lambda text: None), Gateway(), ("oracle", "human"))
+    result = await run_episode(EpisodeSpec(task=TASK, trial=0, seed=1), env)
     verdicts = judge_turns(result, ArgMatcher())
     assert result.goals_played == 2 and not result.played(0) and result.played(1)
     # Goal 2 was judged (the light was never switched on in goal 1, so the world refused the colour).

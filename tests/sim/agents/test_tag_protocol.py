@@ -19,8 +19,9 @@ from sim.agents.text_parse import Action, FinalAnswer, ParseError, parse_step
 from sim.agents.text_prompt import render_observation, render_parse_error, render_system_prompt
 from sim.cli.app import run_cli
 from sim.config.run_config import RunConfig, load_config
-from sim.core import Event, ModelRequest, ModelResponse, Task, ToolCall, ToolResult, ToolSpec
-from sim.episode.loop import EpisodeLimits, EpisodeSpec, run_episode
+from sim.core import Event, ModelRequest, ModelResponse, Task, ToolCall, ToolResult, ToolSpec, shared_agent
+from sim.episode.env import EpisodeEnv, EpisodeSpec
+from sim.episode.loop import run_episode
 from sim.llm.gateway import Gateway
 from sim.llm.transports.base import Reply
 from sim.run.runner import execute
@@ -243,7 +244,8 @@ async def test_a_tags_agent_solves_a_smart_home_task_in_process() -> None:
     gateway.register("scripted", transport)
     agent = TextProtocolAgent("text:scripted", "scripted", protocol="tags")
     spec = EpisodeSpec(task=TASK, trial=0, seed=1)
-    result = await run_episode(spec, PACK, agent, ScriptedUser(), [], gateway, EpisodeLimits(), ("text", "scripted"))
+    env = EpisodeEnv(PACK, shared_agent(agent), ScriptedUser(), gateway, ("text", "scripted"))
+    result = await run_episode(spec, env)
     assert result.termination == "completed"
     faults = [e.code for e in result.events if e.kind == "error"]
     assert faults == [MIXED]  # the mixed reply is visible in the trace, and nothing else went wrong
@@ -270,7 +272,8 @@ async def test_under_react_a_template_end_token_after_an_action_is_no_fault() ->
     gateway.register("scripted", transport)
     agent = TextProtocolAgent("text:scripted", "scripted", protocol="react")
     spec = EpisodeSpec(task=TASK, trial=0, seed=1)
-    result = await run_episode(spec, PACK, agent, ScriptedUser(), [], gateway, EpisodeLimits(), ("text", "scripted"))
+    env = EpisodeEnv(PACK, shared_agent(agent), ScriptedUser(), gateway, ("text", "scripted"))
+    result = await run_episode(spec, env)
     assert result.termination == "completed"
     assert [e.code for e in result.events if e.kind == "error"] == []
     assert (await CoreApiAccuracy(ArgMatcher()).score(result)).value == 1.0

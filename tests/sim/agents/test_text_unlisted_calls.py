@@ -25,6 +25,7 @@ class Runtime:
 
     turn = 0
     seed = 0
+    instructions = ""
 
     def __init__(self, replies: list[str]) -> None:
         self.llm = ScriptedLLM(replies)
@@ -53,7 +54,7 @@ async def test_a_call_to_the_name_an_error_gave_reaches_the_runtime() -> None:
         ]
     )
     agent = TextProtocolAgent("text", "m")
-    reply = await agent.respond([], TOOLS, "", runtime)  # type: ignore[arg-type]
+    reply = await agent.respond([], runtime)  # type: ignore[arg-type]
     assert reply == "20 degrees in Paris."
     assert runtime.calls == ["get_weather", "fetch_weather"] and runtime.faults == []
     assert "20" in (runtime.llm.seen[-1].messages[-1].content or "")  # the observation of the v2 call
@@ -61,5 +62,5 @@ async def test_a_call_to_the_name_an_error_gave_reaches_the_runtime() -> None:
 
 async def test_what_is_not_a_well_formed_call_stays_a_parse_error() -> None:
     runtime = Runtime(["Action: get the weather please!!\nAction Input: {}", "Final Answer: sorry."])
-    reply = await TextProtocolAgent("text", "m").respond([], TOOLS, "", runtime)  # type: ignore[arg-type]
+    reply = await TextProtocolAgent("text", "m").respond([], runtime)  # type: ignore[arg-type]
     assert reply == "sorry." and runtime.calls == [] and runtime.faults == ["agent:parse_error:unknown_tool"]

@@ -18,8 +18,10 @@ from sim.core import (
     Task,
     ToolCall,
     ToolSpec,
+    shared_agent,
 )
-from sim.episode.loop import EpisodeLimits, EpisodeSpec, run_episode
+from sim.episode.env import EpisodeEnv, EpisodeLimits, EpisodeSpec
+from sim.episode.loop import run_episode
 from sim.llm.gateway import Gateway
 from sim.llm.transports.base import Reply, TransportError
 from worlds.registry import load_world
@@ -56,9 +58,7 @@ class ParallelAgent:
 
     name = "parallel"
 
-    async def respond(
-        self, history: Sequence[Event], tools: Sequence[ToolSpec], instructions: str, runtime: AgentRuntime
-    ) -> str:
+    async def respond(self, history: Sequence[Event], runtime: AgentRuntime) -> str:
         calls = [ToolCall(id="x", name="list_rooms") for _ in range(3)]
         await asyncio.gather(*(runtime.call(c, step=1) for c in calls))
         return "ok"
@@ -68,16 +68,16 @@ async def episode(
     agent: object, stressors: list[object] | None = None, timeout_s: float = 30.0, gateway: Gateway | None = None
 ) -> object:
     spec = EpisodeSpec(task=TASK, trial=0, seed=1)
-    return await run_episode(
-        spec,
+    env = EpisodeEnv(
         PACK,
-        agent,
+        shared_agent(agent),  # type: ignore[arg-type]
         ScriptedUser(),
-        stressors or [],
         gateway or Gateway(),
-        EpisodeLimits(timeout_s=timeout_s),
         ("a", "u"),
+        tuple(stressors or ()),  # type: ignore[arg-type]
+        EpisodeLimits(timeout_s=timeout_s),
     )
+    return await run_episode(spec, env)
 
 
 async def test_concurrent_calls_get_unique_ids_and_contexts() -> None:
@@ -109,9 +109,7 @@ class RateLimitedOnce:
 class OneRequestAgent:
     name = "one-request"
 
-    async def respond(
-        self, history: Sequence[Event], tools: Sequence[ToolSpec], instructions: str, runtime: AgentRuntime
-    ) -> str:
+    async def respond(self, history: Sequence[Event], runtime: AgentRuntime) -> str:
         request = ModelRequest(role="agent", model="scripted", messages=(ChatMessage(role="user", content="hi"),))
         return (await runtime.llm.complete(request)).text
 
@@ -197,11 +195,8 @@ class CallsThree:
     def __init__(self) -> None:
         self.toolsets: list[set[str]] = []
 
-    async def respond(
-        self, history: Sequence[Event], tools: Sequence[ToolSpec], instructions: str, runtime: AgentRuntime
-    ) -> str:
+    async def respond(self, history: Sequence[Event], runtime: AgentRuntime) -> str:
         self.toolsets.append({t.name for t in runtime.current_tools()})
-        assert {t.name for t in tools} == self.toolsets[-1]
         await runtime.call(ToolCall(id="", name="fetch_devices", arguments={}), step=1)
         await runtime.call(ToolCall(id="", name="set_color", arguments={"device_id": "x", "color": "blue"}), step=1)
         await runtime.call(ToolCall(id="", name="open_garage", arguments={}), step=1)

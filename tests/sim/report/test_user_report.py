@@ -13,8 +13,9 @@ from judges.clarification import ClarificationJudge
 from judges.run_summary import RunSummary
 from personas import ScriptedUser, parse_user_spec
 from sim.agents.baselines import NaiveAgent, OracleAgent
-from sim.core import AgentRuntime, EpisodeResult, Event, ToolSpec
-from sim.episode.loop import EpisodeLimits, EpisodeSpec, run_episode
+from sim.core import AgentFactory, AgentRuntime, EpisodeGold, EpisodeResult, Event
+from sim.episode.env import EpisodeEnv, EpisodeSpec
+from sim.episode.loop import run_episode
 from sim.judging.judge_set import judge, judge_config_hash
 from sim.judging.user_summary import user_summary
 from sim.llm.gateway import Gateway
@@ -25,19 +26,17 @@ from worlds.registry import load_world
 PACK = load_world("smart_home")
 
 
-async def play(task_index: int, user: str, agent: object, trial: int = 0) -> EpisodeResult:
+async def play(task_index: int, user: str, agent: AgentFactory, trial: int = 0) -> EpisodeResult:
     task = PACK.tasks()[task_index]
     spec = EpisodeSpec(task=task, trial=trial, seed=11 + trial, user=user)
-    return await run_episode(
-        spec, PACK, agent, ScriptedUser(parse_user_spec(user)), [], Gateway(), EpisodeLimits(), ("a", user)
-    )
+    return await run_episode(spec, EpisodeEnv(PACK, agent, ScriptedUser(parse_user_spec(user)), Gateway(), ("a", user)))
 
 
 async def test_clarification_rewards_asking_and_catches_guessing() -> None:
     judge_ = ClarificationJudge()
-    asked = await judge_.score(await play(0, "scripted:underspecified", OracleAgent()))
-    guessed = await judge_.score(await play(0, "scripted:underspecified", NaiveAgent()))
-    plain = await judge_.score(await play(0, "scripted", OracleAgent()))
+    asked = await judge_.score(await play(0, "scripted:underspecified", OracleAgent))
+    guessed = await judge_.score(await play(0, "scripted:underspecified", NaiveAgent))
+    plain = await judge_.score(await play(0, "scripted", OracleAgent))
     assert asked.value == 1.0 and asked.per_goal == [1.0, 1.0, 1.0, None]  # goal 4 ("turn it off") has no value
     assert guessed.value == 0.0 and "goal0:clarify:guessed:set_brightness" in guessed.errors
     assert plain.value is None
@@ -48,12 +47,13 @@ class ExplicitOnly:
 
     name = "explicit-only"
 
-    async def respond(
-        self, history: Sequence[Event], tools: Sequence[ToolSpec], instructions: str, runtime: AgentRuntime
-    ) -> str:
+    def __init__(self, gold: EpisodeGold) -> None:
+        self.gold = gold
+
+    async def respond(self, history: Sequence[Event], runtime: AgentRuntime) -> str:
         said = next(ev.content for ev in reversed(history) if ev.kind == "user_message")
-        if said == runtime.task.goals[runtime.goal].user.explicit:
-            return await OracleAgent().respond(history, tools, instructions, runtime)
+        if said == self.gold.current().user.explicit:
+            return await OracleAgent(self.gold).respond(history, runtime)
         return "Sorry, which device do you mean?"
 
 
@@ -69,7 +69,7 @@ async def test_the_report_groups_by_user_and_shows_retention_on_coreferential_go
     judges = build_judges(RunConfig(agent="oracle"))
     for user in ("scripted:explicit", "scripted:coreferential"):
         for t in range(len(PACK.tasks())):
-            result = await play(t, user, ExplicitOnly())
+            result = await play(t, user, ExplicitOnly)
             store.append_episode(result)
             store.append_scores(await judge(result, judges, score_set))
     summary = user_summary(store, score_set)
@@ -111,7 +111,7 @@ async def test_the_report_groups_by_user_and_shows_retention_on_coreferential_go
 
 async def test_user_faults_are_counted_apart_from_agent_faults(tmp_path: Path) -> None:
     store = RunStore.create(tmp_path / "run", {"config_hash": "h", "config": {}})
-    result = await play(0, "scripted", OracleAgent())
+    result = await play(0, "scripted", OracleAgent)
     slip = Event(kind="error", turn=0, goal=0, fault="user", code="user:assistant_like", content="Sure, I've done it")
     bad_call = Event(kind="error", turn=0, goal=0, fault="agent", code="agent:unknown_tool", content="x")
     store.append_episode(result.model_copy(update={"events": [slip, bad_call, *result.events]}))

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -15,9 +14,10 @@ from judges.core_api import CoreApiAccuracy
 from personas.scripted import ScriptedUser
 from sim.cli.app import app
 from sim.config.run_config import ConfigError, RunConfig, resolve_config
-from sim.core import AgentRuntime, EpisodeResult, Event, ToolCall, ToolSpec
+from sim.core import AgentFactory, AgentRuntime, EpisodeGold, EpisodeResult, Event, ToolCall
+from sim.episode.env import EpisodeEnv, EpisodeSpec
 from sim.episode.gold_history import Setup, gold_reply
-from sim.episode.loop import EpisodeLimits, EpisodeSpec, run_episode
+from sim.episode.loop import run_episode
 from sim.llm.gateway import Gateway
 from sim.run.runner import execute
 from sim.store.run_store import StoreError
@@ -36,12 +36,17 @@ class WrongOnSecondTurn:
 
     def __init__(self) -> None:
         self.handed: list[list[Event]] = []
+        self.gold: EpisodeGold | None = None
 
-    async def respond(
-        self, history: Sequence[Event], tools: Sequence[ToolSpec], instructions: str, runtime: AgentRuntime
-    ) -> str:
+    def for_episode(self, gold: EpisodeGold) -> WrongOnSecondTurn:
+        """The agent factory: this one agent, bound to the episode's gold (so a test can read what it was handed)."""
+        self.gold = gold
+        return self
+
+    async def respond(self, history: Sequence[Event], runtime: AgentRuntime) -> str:
         self.handed.append(list(history))
-        gold = runtime.task.goals[runtime.turn].gold
+        assert self.gold is not None
+        gold = self.gold.task.goals[runtime.turn].gold
         if runtime.turn == 1:
             devices = dict.fromkeys(c.arguments["device_id"] for c in gold if "device_id" in c.arguments)
             # Off, or on where the gold itself switches the device off: never the right call.
@@ -56,9 +61,9 @@ class WrongOnSecondTurn:
         return "Done."
 
 
-async def play(agent: Any, setup: Setup, task_index: int = 0) -> EpisodeResult:
+async def play(agent: AgentFactory, setup: Setup, task_index: int = 0) -> EpisodeResult:
     spec = EpisodeSpec(task=PACK.tasks()[task_index], trial=0, seed=3)
-    return await run_episode(spec, PACK, agent, ScriptedUser(), [], Gateway(), EpisodeLimits(), ("a", "u"), setup=setup)
+    return await run_episode(spec, EpisodeEnv(PACK, agent, ScriptedUser(), Gateway(), ("a", "u"), setup=setup))
 
 
 @pytest.mark.parametrize("setup", SETUPS)
@@ -80,7 +85,7 @@ async def test_a_mistake_in_turn_two_contaminates_later_turns_only_in_cumulative
     for setup in SETUPS:
         per_goal = []
         for i in range(len(PACK.tasks())):
-            result = await play(WrongOnSecondTurn(), setup, i)
+            result = await play(WrongOnSecondTurn().for_episode, setup, i)
             assert result.termination == "completed"
             score = await judge.score(result)
             assert score.per_goal[0] == 1.0 and score.per_goal[1] != 1.0  # the same in both setups
@@ -98,7 +103,7 @@ async def test_a_mistake_in_turn_two_contaminates_later_turns_only_in_cumulative
 
 async def test_isolated_hands_the_gold_history_and_judges_skip_it() -> None:
     agent = WrongOnSecondTurn()
-    result = await play(agent, "isolated")
+    result = await play(agent.for_episode, "isolated")
     task = result.task
     handed = agent.handed[2]  # what the agent saw for turn 2, after its mistake in turn 1
     assert [e.kind for e in handed].count("user_message") == 3
@@ -122,7 +127,7 @@ async def test_isolated_hands_the_gold_history_and_judges_skip_it() -> None:
 
 async def test_cumulative_hands_the_agent_its_own_history() -> None:
     agent = WrongOnSecondTurn()
-    result = await play(agent, "cumulative")
+    result = await play(agent.for_episode, "cumulative")
     assert not any(e.replayed for e in result.events)
     assert agent.handed[2] == result.events[: len(agent.handed[2])]
 

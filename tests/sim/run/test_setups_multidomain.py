@@ -8,9 +8,10 @@ from collections.abc import Sequence
 from judges.arg_match import ArgMatcher
 from judges.core_api import CoreApiAccuracy
 from personas.scripted import ScriptedUser
-from sim.core import AgentRuntime, Event, ToolCall, ToolSpec
+from sim.core import AgentRuntime, EpisodeGold, Event, ToolCall
+from sim.episode.env import EpisodeEnv, EpisodeSpec
 from sim.episode.gold_history import Setup
-from sim.episode.loop import EpisodeLimits, EpisodeSpec, run_episode
+from sim.episode.loop import run_episode
 from sim.llm.gateway import Gateway
 from worlds.registry import load_world
 
@@ -23,11 +24,12 @@ class SkipsSecondTurn:
 
     name = "skips-turn-1"
 
-    async def respond(
-        self, history: Sequence[Event], tools: Sequence[ToolSpec], instructions: str, runtime: AgentRuntime
-    ) -> str:
+    def __init__(self, gold: EpisodeGold) -> None:
+        self.gold = gold
+
+    async def respond(self, history: Sequence[Event], runtime: AgentRuntime) -> str:
         if runtime.turn != 1:
-            for step, gold in enumerate(runtime.task.goals[runtime.turn].gold, start=1):
+            for step, gold in enumerate(self.gold.task.goals[runtime.turn].gold, start=1):
                 await runtime.call(ToolCall(id="", name=gold.name, arguments=dict(gold.arguments)), step=step)
         return "Done."
 
@@ -37,9 +39,8 @@ async def _later_turn_scores(setup: Setup) -> list[float]:
     scores: list[float] = []
     for task in PACK.tasks()[:CONVERSATIONS]:
         spec = EpisodeSpec(task=task, trial=0, seed=0)
-        result = await run_episode(
-            spec, PACK, SkipsSecondTurn(), ScriptedUser(), [], Gateway(), EpisodeLimits(), ("a", "u"), setup=setup
-        )
+        env = EpisodeEnv(PACK, SkipsSecondTurn, ScriptedUser(), Gateway(), ("a", "u"), setup=setup)
+        result = await run_episode(spec, env)
         assert result.termination == "completed"
         scores.extend(v for v in (await judge.score(result)).per_goal[2:] if v is not None)
     return scores

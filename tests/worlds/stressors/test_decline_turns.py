@@ -10,8 +10,9 @@ import pytest
 from judges.decline import DeclineJudge, gives_up
 from personas.scripted import ScriptedUser
 from sim.config.run_config import RunConfig
-from sim.core import AgentRuntime, EpisodeResult, Event, GoldCall, Task, ToolCall, ToolSpec
-from sim.episode.loop import EpisodeLimits, EpisodeSpec, run_episode
+from sim.core import AgentFactory, AgentRuntime, EpisodeGold, EpisodeResult, Event, GoldCall, Task, ToolCall
+from sim.episode.env import EpisodeEnv, EpisodeLimits, EpisodeSpec
+from sim.episode.loop import run_episode
 from sim.llm.gateway import Gateway
 from sim.run.runner import execute
 from worlds.registry import load_world
@@ -61,8 +62,8 @@ def _episode_task(world: str, scenario: str, seed: int = 3) -> tuple[Task, list[
     raise AssertionError(f"no task of {world} gets a decline turn from {scenario}")
 
 
-def _first_core(runtime: AgentRuntime) -> GoldCall:
-    return next(c for c in runtime.unstressed_task.goals[runtime.turn].gold if c.role == "core")
+def _first_core(gold: EpisodeGold) -> GoldCall:
+    return next(c for c in gold.current_unstressed().gold if c.role == "core")
 
 
 class TriesThenGivesUp:
@@ -70,12 +71,13 @@ class TriesThenGivesUp:
 
     name = "tries-then-gives-up"
 
-    async def respond(
-        self, history: Sequence[Event], tools: Sequence[ToolSpec], instructions: str, runtime: AgentRuntime
-    ) -> str:
-        turn = runtime.task.goals[runtime.turn]
+    def __init__(self, gold: EpisodeGold) -> None:
+        self.gold = gold
+
+    async def respond(self, history: Sequence[Event], runtime: AgentRuntime) -> str:
+        turn = self.gold.current()
         if turn.outcome == "decline":
-            first = _first_core(runtime)
+            first = _first_core(self.gold)
             await runtime.call(ToolCall(id="", name=first.name, arguments=dict(first.arguments)), step=1)
             return "Sorry, that service is unavailable right now, so I can't do it. Please try again later."
         for step, gold in enumerate(turn.gold, start=1):
@@ -88,12 +90,10 @@ class Loops(TriesThenGivesUp):
 
     name = "loops"
 
-    async def respond(
-        self, history: Sequence[Event], tools: Sequence[ToolSpec], instructions: str, runtime: AgentRuntime
-    ) -> str:
-        if runtime.task.goals[runtime.turn].outcome != "decline":
-            return await super().respond(history, tools, instructions, runtime)
-        first = _first_core(runtime)
+    async def respond(self, history: Sequence[Event], runtime: AgentRuntime) -> str:
+        if self.gold.current().outcome != "decline":
+            return await super().respond(history, runtime)
+        first = _first_core(self.gold)
         for step in range(1, 100):
             await runtime.call(ToolCall(id="", name=first.name, arguments=dict(first.arguments)), step=step)
         return "Done."  # never reached: the runtime's step limit ends the turn
@@ -104,37 +104,35 @@ class ClaimsSuccess(TriesThenGivesUp):
 
     name = "claims-success"
 
-    async def respond(
-        self, history: Sequence[Event], tools: Sequence[ToolSpec], instructions: str, runtime: AgentRuntime
-    ) -> str:
-        reply = await super().respond(history, tools, instructions, runtime)
-        return "All set, done!" if runtime.task.goals[runtime.turn].outcome == "decline" else reply
+    async def respond(self, history: Sequence[Event], runtime: AgentRuntime) -> str:
+        reply = await super().respond(history, runtime)
+        return "All set, done!" if self.gold.current().outcome == "decline" else reply
 
 
-async def _episode(world: str, scenario: str, agent: object) -> EpisodeResult:
+async def _episode(world: str, scenario: str, agent: AgentFactory) -> EpisodeResult:
     """One episode of the first task the scenario gives a decline turn (its unstressed task: ``result.task`` is not)."""
     task, stressors = _episode_task(world, scenario)
     spec = EpisodeSpec(task=task, trial=0, seed=3, variant=scenario, stressors=(scenario,))
-    return await run_episode(
-        spec, load_world(world), agent, ScriptedUser(), stressors, Gateway(), EpisodeLimits(max_steps=6), ("a", "u")
-    )  # type: ignore[arg-type]
+    limits = EpisodeLimits(max_steps=6)
+    env = EpisodeEnv(load_world(world), agent, ScriptedUser(), Gateway(), ("a", "u"), tuple(stressors), limits)  # type: ignore[arg-type]
+    return await run_episode(spec, env)
 
 
 @pytest.mark.parametrize("world", ["smart_home", "multidomain"])
 async def test_in_impossible_mode_giving_up_is_right_and_looping_or_claiming_success_is_not(world: str) -> None:
     judge = DeclineJudge()
-    gives = await judge.score(await _episode(world, "outage.impossible", TriesThenGivesUp()))
+    gives = await judge.score(await _episode(world, "outage.impossible", TriesThenGivesUp))
     assert gives.value == 1.0 and gives.details["turns_to_give_up"] == 1
-    looping = await _episode(world, "outage.impossible", Loops())
+    looping = await _episode(world, "outage.impossible", Loops)
     assert any(e.code == "agent:step_limit" for e in looping.events)
     looped = await judge.score(looping)
     assert looped.value == 0.0 and looped.details["looped_turns"] and looped.details["turns_to_give_up"] is None
-    claimed = await judge.score(await _episode(world, "outage.impossible", ClaimsSuccess()))
+    claimed = await judge.score(await _episode(world, "outage.impossible", ClaimsSuccess))
     assert claimed.value == 0.0 and any(e.endswith("decline:no_give_up") for e in claimed.errors)
 
 
 async def test_a_missing_function_is_refused_as_invented_and_comes_back_next_turn() -> None:
-    result = await _episode("multidomain", "missing.until_later", TriesThenGivesUp())
+    result = await _episode("multidomain", "missing.until_later", TriesThenGivesUp)
     turn, function = pick(_episode_task("multidomain", "missing.until_later")[0], "until_later") or (None, None)
     assert turn is not None and result.task.goals[turn].outcome == "decline"
     # Its call was refused before the world, as a function the agent does not have, and not recorded as a call.

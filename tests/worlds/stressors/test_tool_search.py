@@ -16,7 +16,7 @@ import pytest
 
 from sim.agents.baselines import OracleAgent
 from sim.config.run_config import RunConfig
-from sim.core import Event, Goal, GoldCall, Task, ToolCall, ToolSpec, UserIntent
+from sim.core import EpisodeGold, Event, Goal, GoldCall, Task, ToolCall, ToolSpec, UserIntent
 from sim.episode.runtime import EpisodeRuntime
 from sim.llm.gateway import EpisodeLLM
 from sim.run.runner import execute
@@ -53,9 +53,8 @@ class _Turns:
 def runtime(world: str, s: ToolSearch) -> tuple[EpisodeRuntime, list[Event]]:
     w = load_world(world).new_world(0)
     tools, _ = s.on_spec(w.specs(), "")
-    task = Task(id="t", world=world, goals=[Goal(user=UserIntent(explicit="hi"), gold=[])])
     events: list[Event] = []
-    rt = EpisodeRuntime(w, [s], tools, task, cast(EpisodeLLM, _Turns()), events.append, lambda: 0.0, 50)
+    rt = EpisodeRuntime(w, [s], tools, "", cast(EpisodeLLM, _Turns()), events.append, lambda: 0.0, 50)
     rt.start_turn(0)
     return rt, events
 
@@ -249,7 +248,6 @@ async def test_a_gold_call_needs_no_search_when_already_callable() -> None:
     )
     s = stressor()
     rt, events = runtime("smart_home", s)
-    rt.task = task
-    await OracleAgent().respond([], rt.current_tools(), "", rt)
+    await OracleAgent(EpisodeGold(task, task)).respond([], rt)
     calls = [e.call.name for e in events if e.kind == "tool_call" and e.call is not None]
     assert calls == [INFO_TOOL, "list_rooms", "list_rooms"]

@@ -1,0 +1,66 @@
+"""The episode's first phase: the world, the stressed task and docs, the gold's helpers, the runtime and the agent.
+
+Anything here that raises is a broken world, stressor or agent factory: the loop records it as a setup fault of
+this episode (``sim.episode.faults``), never of the run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from sim.core import Agent, EpisodeGold, Task, ToolSpec, World
+from sim.episode.deadline import WaitClock
+from sim.episode.env import EpisodeEnv, EpisodeSpec
+from sim.episode.gold_history import GoldHistory
+from sim.episode.recorder import EventRecorder
+from sim.episode.runtime import EpisodeRuntime
+from sim.episode.state_track import StateTracker
+from sim.llm.gateway import EpisodeLLM
+
+
+@dataclass(frozen=True)
+class PreparedEpisode:
+    """What the conversation is played in: built once, before the user's first message."""
+
+    world: World
+    task: Task
+    """The task after the stressors' rewrites: the gold the judges score against."""
+    tools: list[ToolSpec]
+    """The tool docs the agent is shown (after ``on_spec``)."""
+    instructions: str
+    gold_history: GoldHistory | None
+    """The isolated setup's gold world and history (None: cumulative)."""
+    states: StateTracker | None
+    """The task states around each goal, for the state judge (None: the world has no task state)."""
+    llm: EpisodeLLM
+    waits: WaitClock
+    runtime: EpisodeRuntime
+    agent: Agent
+
+
+def prepare_episode(
+    spec: EpisodeSpec, env: EpisodeEnv, rec: EventRecorder, goal_now: Callable[[], int]
+) -> PreparedEpisode:
+    """Build the episode; ``goal_now`` answers the goal the user is on (what a calibration agent's gold reads)."""
+    world = env.pack.new_world(spec.seed)
+    task = spec.task
+    # Innermost first: the first stressor sees the agent's call first (sim.episode.runtime.chain), so it is the
+    # last to rewrite the gold and the docs, which must be in the form that reaches it.
+    for s in reversed(env.stressors):
+        task = s.on_task(task)
+    tools, instructions = world.specs(), world.instructions()
+    for s in reversed(env.stressors):
+        tools, instructions = s.on_spec(tools, instructions)
+    gold_history = None
+    if env.setup == "isolated":
+        gold_history = GoldHistory(env.pack, spec.seed, task, tools, rec.add, rec.clock)
+    states = StateTracker.for_world(env.pack, spec.seed, task, world, unstressed=spec.task, cache=env.gold_states)
+    llm = EpisodeLLM(env.gateway, env.limits.max_steps, rec.add, rec.clock)
+    waits = WaitClock()
+    llm.waiting = waits.waiting
+    runtime = EpisodeRuntime(
+        world, env.stressors, tools, instructions, llm, rec.add, rec.clock, env.limits.max_steps, spec.seed
+    )
+    agent = env.make_agent(EpisodeGold(task, spec.task, goal_now))
+    return PreparedEpisode(world, task, tools, instructions, gold_history, states, llm, waits, runtime, agent)
