@@ -15,7 +15,7 @@ from sim.core import WorldPack
 
 def describe(pack: WorldPack) -> dict[str, Any]:
     toolkit = getattr(pack, "toolkit", None)
-    specs = pack.new_world(0).specs()
+    specs = pack.tool_specs()
     domain_of = {name: tool.domain for name, tool in toolkit.tools.items()} if toolkit is not None else {}
     tools = [
         {

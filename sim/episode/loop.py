@@ -21,12 +21,14 @@ from sim.core import (
     UserContext,
     UserMessage,
     UserView,
+    WorldContext,
     WorldPack,
 )
 from sim.episode.deadline import WaitClock, WorkingTimeDeadline
 from sim.episode.gold_history import GoldHistory, GoldReplayError, Setup, isolated_history
 from sim.episode.runtime import EpisodeRuntime
 from sim.episode.state_track import StateTracker
+from sim.episode.world_llm import WorldLLM
 from sim.llm.errors import ContextLengthExceeded, ProviderError, StepLimitReached, is_model_misbehaviour
 from sim.llm.gateway import EpisodeLLM, Gateway
 
@@ -106,8 +108,13 @@ async def run_episode(
         task=spec.task,
         tools=[],
     )
+    llm = EpisodeLLM(gateway, limits.max_steps, rec.add, rec.clock)
+    waits = WaitClock()
+    llm.waiting = waits.waiting
     try:
-        world = pack.new_world(spec.seed)
+        # Every world of the episode (the agent's, the isolated setup's, the state judge's gold) from one context.
+        context = WorldContext(task=spec.task, llm=WorldLLM(llm))
+        world = pack.new_world(spec.seed, context)
         task = spec.task
         # Innermost first: the first stressor sees the agent's call first (sim.episode.runtime.chain), so it is the
         # last to rewrite the gold and the docs, which must be in the form that reaches it.
@@ -116,17 +123,14 @@ async def run_episode(
         specs, instructions = world.specs(), world.instructions()
         for s in reversed(stressors):
             specs, instructions = s.on_spec(specs, instructions)
-        gold = GoldHistory(pack, spec.seed, task, specs, rec.add, rec.clock) if setup == "isolated" else None
-        states = StateTracker.for_world(pack, spec.seed, task, world, unstressed=spec.task)
+        gold = GoldHistory(pack, spec.seed, task, specs, rec.add, rec.clock, context) if setup == "isolated" else None
+        states = StateTracker.for_world(pack, spec.seed, task, world, unstressed=spec.task, context=context)
     except Exception:  # a broken world or stressor fails this episode, not the whole run
         detail = traceback.format_exc(limit=8)[-2000:]
         result.events = [Event(kind="error", turn=0, fault="harness", code="harness:setup_failed", content=detail)]
         result.termination = "harness_error"
         return result
     result.task, result.tools, result.instructions = task, specs, instructions
-    llm = EpisodeLLM(gateway, limits.max_steps, rec.add, rec.clock)
-    waits = WaitClock()
-    llm.waiting = waits.waiting
     runtime = EpisodeRuntime(
         world, stressors, specs, task, llm, rec.add, rec.clock, limits.max_steps, spec.seed, unstressed_task=spec.task
     )

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from typing import Any
 
-from sim.core import GoalState, GoldCall, Task, ToolCall, World, WorldPack
+from sim.core import GoalState, GoldCall, SharedWorldPack, Task, ToolCall, World, WorldContext, WorldPack
 from sim.core.task_state import moved, task_state
 
 GOLD_CACHE_SIZE = 4096
@@ -48,8 +48,16 @@ def _compact(state: GoalState, whole: bool) -> GoalState:
 
 
 class StateTracker:
-    def __init__(self, pack: WorldPack, seed: int, task: Task, world: World, unstressed: Task | None = None) -> None:
-        self._pack, self._seed = pack, seed
+    def __init__(
+        self,
+        pack: WorldPack,
+        seed: int,
+        task: Task,
+        world: World,
+        unstressed: Task | None = None,
+        context: WorldContext | None = None,
+    ) -> None:
+        self._pack, self._seed, self._context = pack, seed, context
         self._task = task
         self._unstressed = unstressed if unstressed is not None and len(unstressed.goals) == len(task.goals) else None
         self._open: tuple[int, dict[str, Any]] | None = None
@@ -57,10 +65,17 @@ class StateTracker:
 
     @classmethod
     def for_world(
-        cls, pack: WorldPack, seed: int, task: Task, world: World, unstressed: Task | None = None
+        cls,
+        pack: WorldPack,
+        seed: int,
+        task: Task,
+        world: World,
+        unstressed: Task | None = None,
+        context: WorldContext | None = None,
     ) -> StateTracker | None:
-        """A tracker when the world offers a task state, else None (nothing to judge): build trackers this way."""
-        return cls(pack, seed, task, world, unstressed) if task_state(world) is not None else None
+        """A tracker when the world offers a task state, else None (nothing to judge): build trackers this way.
+        ``context``: the one the episode built its world from; the gold's world is built from it too."""
+        return cls(pack, seed, task, world, unstressed, context) if task_state(world) is not None else None
 
     @property
     def in_goal(self) -> bool:
@@ -94,7 +109,7 @@ class StateTracker:
     async def _gold_states(self, last: int) -> list[dict[str, Any] | None]:
         """The gold's changes after each goal up to ``last``. Where every world of the pack is the same whatever the
         seed, the whole task's are computed once and kept for the episodes of the same task and stressed gold."""
-        if not getattr(self._pack, "same_world_every_seed", False):
+        if not (isinstance(self._pack, SharedWorldPack) and self._pack.same_world_every_seed):
             return await self._replay_goals(last)
         key = (id(self._pack), self._fingerprint())
         hit = _GOLD_CACHE.get(key)
@@ -108,7 +123,7 @@ class StateTracker:
         return [None if a is None else dict(a) for a in hit[1][: last + 1]]
 
     async def _replay_goals(self, last: int) -> list[dict[str, Any] | None]:
-        gold_world = self._pack.new_world(self._seed)
+        gold_world = self._pack.new_world(self._seed, self._context)
         gold: dict[str, Any] | None = self._now(gold_world)
         after: list[dict[str, Any] | None] = []
         for g in range(last + 1):

@@ -63,7 +63,7 @@ async def episode_session(
             max_steps=config.max_steps, max_turns=config.max_turns, timeout_s=config.episode_timeout_s
         )
         agent_label = agent.name if agent_spec.model is None else config.agent
-        tool_names = [s.name for s in pack.new_world(0).specs()]  # scenarios apply only to tools the world has
+        tool_names = [s.name for s in pack.tool_specs()]  # scenarios apply only to tools the world has
         users = {u.label: u for u in parse_user_specs(config.user)}
         only_user = next(iter(users.values()))
         user_model: str | None = None
