@@ -244,8 +244,6 @@ async def run_episode(
     result.events = rec.events
     result.goal_tools = runtime.goal_tools
     result.termination = termination
-    result.usage = llm.usage
-    result.usage_by_role = llm.usage_by_role()
     result.duration_s = rec.clock()
     try:
         result.final_state_hash = world.state_hash()
@@ -258,6 +256,9 @@ async def run_episode(
             result.goal_states = await states.states()
         except Exception as exc:  # the state judge then has nothing to judge; the other judges still score
             error(turn, "judge", "judge:state_replay_failed", _describe(exc))
+    # Read after the gold's state replay: a world a model writes for asks it there too, and that is the episode's.
+    result.usage = llm.usage
+    result.usage_by_role = llm.usage_by_role()
     return result
 
 
