@@ -124,11 +124,11 @@ def generated_tools() -> list[ToolSpec]:
 
 
 def toolset(world: str, large: bool) -> list[ToolSpec]:
-    specs = list(load_world(world).new_world(0).specs())
+    specs = load_world(world).tool_specs()
     if not large:
         return specs
     extra = [*specs, *(c.spec for c in templated_candidates(specs, [s.name for s in specs]))]
-    other = list(load_world("smart_home").new_world(0).specs()) if world != "smart_home" else []
+    other = load_world("smart_home").tool_specs() if world != "smart_home" else []
     extra += [*other, *(c.spec for c in templated_candidates(other, [s.name for s in other]))]
     extra += generated_tools()
     return list({s.name: s for s in extra}.values())  # the world's own tools win a name clash

@@ -1,21 +1,29 @@
 """What a world offers, as data: domains, tools, the dependency graph and dataset statistics.
 
-Works for any pack: a pack with a ``toolkit`` (the multi-domain world) gives domains and the graph; any
-other has one domain named after it and no declared graph.
+Works for any pack: a ``ToolkitPack`` (the multi-domain world) gives domains and the graph; any other has one
+domain named after it and no declared graph.
 """
 
 from __future__ import annotations
 
 import statistics
 from collections import Counter
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 from sim.core import WorldPack
+from worlds.common.toolbook import Toolkit
+
+
+@runtime_checkable
+class ToolkitPack(Protocol):
+    """A pack whose tools come from a ``Toolkit``: each tool's domain and prerequisites are known."""
+
+    toolkit: Toolkit
 
 
 def describe(pack: WorldPack) -> dict[str, Any]:
-    toolkit = getattr(pack, "toolkit", None)
-    specs = pack.new_world(0).specs()
+    toolkit = pack.toolkit if isinstance(pack, ToolkitPack) else None
+    specs = pack.tool_specs()
     domain_of = {name: tool.domain for name, tool in toolkit.tools.items()} if toolkit is not None else {}
     tools = [
         {

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from sim.core import GoldCall, Task, ToolCall, World, WorldPack
+from sim.core import GoldCall, Task, ToolCall, World, WorldContext, WorldPack
 
 CHECK_SEED = 0
 """Seed of the worlds gold plans run in; a world whose gold depends on its seed is itself a bug."""
@@ -25,7 +25,8 @@ async def check_gold_by_execution(pack: WorldPack, tasks: Sequence[Task] | None 
     """Replay every path of every turn of ``tasks`` (default: the pack's); returns the calls executed."""
     executed = 0
     for task in pack.tasks() if tasks is None else tasks:
-        executed += await check_task(pack.new_world(CHECK_SEED), task)
+        # Built for the task, as its episodes' worlds are; no model handle outside an episode.
+        executed += await check_task(pack.new_world(CHECK_SEED, WorldContext(task=task)), task)
     return executed
 
 

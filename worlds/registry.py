@@ -3,11 +3,13 @@
 A spec is a built-in name (``smart_home``), a ``.json``/``.jsonl`` task file whose tasks all name one
 built-in world, or a directory holding ``world.toml``::
 
+    kind = "domain"            # optional: which loader reads the folder (WORLD_KINDS); default "domain"
     domain = "smart_home"      # built-in world whose home and tools to use
     tasks = "tasks.jsonl"      # optional, relative to the directory; default: the domain's own tasks
 
 or, for a world generated from a text-to-SQL set by ``squall import``, ``kind = "sql"`` (``worlds.sql.folder``);
 or ``http://127.0.0.1:PORT``, a SQL world served by ``squall serve`` (``worlds.sql.rest_client``).
+A new kind of world folder (another benchmark's import) is a module with its loader and one ``WORLD_KINDS`` line.
 """
 
 from __future__ import annotations
@@ -53,7 +55,48 @@ BUILTIN_WORLDS: MappingProxyType[str, PackFactory] = MappingProxyType(
 )
 """Built-in world name -> pack factory. A plain constant: adding a world means editing this line."""
 
-_TOML_KEYS = frozenset({"domain", "tasks"})
+_DOMAIN_KEYS = ("domain", "kind", "tasks")
+
+KindLoader = Callable[[Path, dict[str, Any]], WorldPack]
+"""Reads a world folder whose world.toml (parsed) names this kind. Raises ValueError naming the file and field."""
+
+
+def _sql_folder(directory: Path, config: dict[str, Any]) -> WorldPack:
+    from worlds.sql.folder import load_world_folder
+
+    return load_world_folder(directory, config)
+
+
+def _domain_folder(directory: Path, config: dict[str, Any]) -> WorldPack:
+    """A built-in domain's home and tools, with its own tasks or the folder's."""
+    toml_path = directory / "world.toml"
+    unknown = sorted(set(config).difference(_DOMAIN_KEYS))
+    if unknown:
+        raise WorldLoadError(f"{toml_path}: unknown key(s) {', '.join(unknown)}; allowed: {', '.join(_DOMAIN_KEYS)}")
+    domain = config.get("domain")
+    if not isinstance(domain, str):
+        raise WorldLoadError(f"{toml_path}: 'domain' must name a built-in world: {', '.join(known_worlds())}")
+    if domain not in BUILTIN_WORLDS:
+        raise WorldLoadError(f"{toml_path}: unknown domain '{domain}'; known worlds: {', '.join(known_worlds())}")
+    tasks_entry = config.get("tasks")
+    if tasks_entry is None:
+        return _build(domain, None, origin=str(toml_path))
+    if not isinstance(tasks_entry, str):
+        raise WorldLoadError(f"{toml_path}: 'tasks' must be a path relative to {directory}")
+    tasks_path = directory / tasks_entry
+    if not tasks_path.is_file():
+        raise WorldLoadError(f"{toml_path}: tasks file {tasks_path} does not exist")
+    tasks = _tasks(tasks_path)
+    named = _single_world(tasks_path, tasks)
+    if named != domain:
+        raise WorldLoadError(f"{tasks_path}: tasks are for world '{named}' but {toml_path} says domain '{domain}'")
+    return _build(domain, tasks, origin=str(tasks_path))
+
+
+DEFAULT_KIND = "domain"
+WORLD_KINDS: MappingProxyType[str, KindLoader] = MappingProxyType({"domain": _domain_folder, "sql": _sql_folder})
+"""world.toml ``kind`` -> the loader of such folders (no ``kind``: ``DEFAULT_KIND``). A plain constant, as
+``BUILTIN_WORLDS``: a new kind is one line here, and naming one kind imports no other's package."""
 
 
 def known_worlds() -> list[str]:
@@ -103,36 +146,14 @@ def _load_dir(directory: Path) -> WorldPack:
         config: dict[str, Any] = tomllib.loads(toml_path.read_text(encoding="utf-8"))
     except (OSError, ValueError, RecursionError) as error:  # unreadable, not UTF-8, invalid or absurd TOML
         raise WorldLoadError(f"{toml_path}: {error or type(error).__name__}") from error
-    if config.get("kind") == "sql":
-        return _sql_folder(directory, config)
-    unknown = sorted(set(config) - _TOML_KEYS)
-    if unknown:
-        raise WorldLoadError(f"{toml_path}: unknown key(s) {', '.join(unknown)}; allowed: domain, tasks")
-    domain = config.get("domain")
-    if not isinstance(domain, str):
-        raise WorldLoadError(f"{toml_path}: 'domain' must name a built-in world: {', '.join(known_worlds())}")
-    if domain not in BUILTIN_WORLDS:
-        raise WorldLoadError(f"{toml_path}: unknown domain '{domain}'; known worlds: {', '.join(known_worlds())}")
-    tasks_entry = config.get("tasks")
-    if tasks_entry is None:
-        return _build(domain, None, origin=str(toml_path))
-    if not isinstance(tasks_entry, str):
-        raise WorldLoadError(f"{toml_path}: 'tasks' must be a path relative to {directory}")
-    tasks_path = directory / tasks_entry
-    if not tasks_path.is_file():
-        raise WorldLoadError(f"{toml_path}: tasks file {tasks_path} does not exist")
-    tasks = _tasks(tasks_path)
-    named = _single_world(tasks_path, tasks)
-    if named != domain:
-        raise WorldLoadError(f"{tasks_path}: tasks are for world '{named}' but {toml_path} says domain '{domain}'")
-    return _build(domain, tasks, origin=str(toml_path))
-
-
-def _sql_folder(directory: Path, config: dict[str, Any]) -> WorldPack:
-    from worlds.sql.folder import load_world_folder
-
+    kind = config.get("kind", DEFAULT_KIND)
+    loader = WORLD_KINDS.get(kind) if isinstance(kind, str) else None
+    if loader is None:
+        raise WorldLoadError(f"{toml_path}: unknown kind {kind!r}; known kinds: {', '.join(sorted(WORLD_KINDS))}")
     try:
-        return load_world_folder(directory, config)
+        return loader(directory, config)
+    except WorldLoadError:
+        raise
     except ValueError as error:
         raise WorldLoadError(str(error)) from error
 

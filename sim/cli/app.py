@@ -26,7 +26,7 @@ from sim.cli.common import (
     param_modes,
     user_errors,
 )
-from sim.cli.import_source import import_command
+from sim.cli.import_source import import_app
 from sim.cli.judges import judges_app
 from sim.cli.personas import personas_app
 from sim.cli.report import report as report_command
@@ -52,7 +52,7 @@ app.add_typer(worlds_app, name="worlds")
 app.add_typer(stressors_app, name="stressors")
 app.add_typer(personas_app, name="personas")
 app.add_typer(judges_app, name="judges")
-app.command("import")(import_command)
+app.add_typer(import_app, name="import")
 app.command("serve")(serve_command)
 app.command("chat")(chat_command)
 

@@ -117,7 +117,7 @@ async def chat_session(config: RunConfig, console: Console) -> tuple[Path, RunSu
 
     run = await prepare(config)
     terminal = TerminalInput(console)
-    tools = [s.name for s in run.pack.new_world(0).specs()]
+    tools = [s.name for s in run.pack.tool_specs()]
     loop = asyncio.get_running_loop()
     main = asyncio.current_task()
     interrupts = 0

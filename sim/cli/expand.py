@@ -78,7 +78,7 @@ def main(argv: Sequence[str] | None = None, encoder: Encoder | None = None) -> i
     stale = []
     for spec in args.world or known_worlds():
         pack = load_world(spec)
-        specs = pack.new_world(0).specs()
+        specs = pack.tool_specs()
         path = catalog_path(pack.name, args.out)
         old = _existing(path)
         extra: list[Candidate] = [] if args.fresh else model_written(old)

@@ -1,7 +1,11 @@
-"""`squall import spider|bird --db-dir DIR --questions FILE --out PATH`: a world folder from a text-to-SQL set.
+"""`squall import SOURCE ...`: a world folder from another benchmark's files; ``IMPORTERS`` says which SOURCEs.
 
-Every question whose solution paths reproduce its SQL's result becomes a task; the rest are listed with reasons
-in ``import_report.json``. Bad input prints one line naming the file, item and field, exits 2, and writes nothing.
+Each source is its own subcommand with its own options, so a new benchmark is a module with its command (the
+world folder it writes names a ``kind`` in ``worlds.registry.WORLD_KINDS``) and one ``IMPORTERS`` line.
+
+Today's sources are text-to-SQL sets (`squall import spider|bird --db-dir DIR --questions FILE --out PATH`): every
+question whose solution paths reproduce its SQL's result becomes a task; the rest are listed with reasons in
+``import_report.json``. Bad input prints one line naming the file, item and field, exits 2, and writes nothing.
 """
 
 from __future__ import annotations
@@ -10,8 +14,10 @@ import asyncio
 import json
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -25,41 +31,102 @@ if TYPE_CHECKING:
     from worlds.sql.importer import ImportedWorld
 
 
-def import_command(
-    source: Annotated[str, typer.Argument(help="Format of the set: spider | bird.")],
-    db_dir: Annotated[Path, typer.Option("--db-dir", help="Folder with <db_id>/<db_id>.sqlite per database.")],
-    questions: Annotated[Path, typer.Option("--questions", help="JSON list of question/SQL pairs (e.g. dev.json).")],
-    out: Annotated[Path, typer.Option("--out", help="World folder to write (run it with --world PATH).")],
-    name: Annotated[str | None, typer.Option("--name", help="World name (default: the folder's name).")] = None,
-    db: Annotated[list[str] | None, typer.Option("--db", help="Only questions on this database (repeatable).")] = None,
-    obfuscate: Annotated[
-        bool, typer.Option("--obfuscate", help="Name functions function_<n> and arguments <greek>_<greek>.")
-    ] = False,
-    augment: Annotated[
-        int, typer.Option("--augment", min=0, help="Extra tasks per question with literals swapped (same column).")
-    ] = 0,
-    seed: Annotated[int, typer.Option("--seed", help="Seed of obfuscation and augmentation.")] = 0,
-    force: Annotated[bool, typer.Option("--force", help="Replace an existing --out folder.")] = False,
-    style: Annotated[
-        str,
-        typer.Option(
-            "--style",
-            help="API style: per_question (one function per query) | sel (selectors and "
-            "getters per table) | slot (generic retrieve/filter/sort/... tools chained by labels).",
-        ),
-    ] = "per_question",
-    describe_model: Annotated[
-        str | None,
-        typer.Option(
-            "--describe-model",
-            help="Model spec (e.g. openai-chat:NAME@BASE_URL) asked for each function's description; "
-            "kept only when it checks out against the code, else the offline one stays.",
-        ),
-    ] = None,
-    cache: CacheOption = "read-write",
-    cache_dir: CacheDirOption = DEFAULT_CACHE_DIR,
+DbDirOption = Annotated[Path, typer.Option("--db-dir", help="Folder with <db_id>/<db_id>.sqlite per database.")]
+QuestionsOption = Annotated[Path, typer.Option("--questions", help="JSON list of question/SQL pairs (e.g. dev.json).")]
+OutOption = Annotated[Path, typer.Option("--out", help="World folder to write (run it with --world PATH).")]
+NameOption = Annotated[str | None, typer.Option("--name", help="World name (default: the folder's name).")]
+DbOption = Annotated[list[str] | None, typer.Option("--db", help="Only questions on this database (repeatable).")]
+ObfuscateOption = Annotated[
+    bool, typer.Option("--obfuscate", help="Name functions function_<n> and arguments <greek>_<greek>.")
+]
+AugmentOption = Annotated[
+    int, typer.Option("--augment", min=0, help="Extra tasks per question with literals swapped (same column).")
+]
+SeedOption = Annotated[int, typer.Option("--seed", help="Seed of obfuscation and augmentation.")]
+ForceOption = Annotated[bool, typer.Option("--force", help="Replace an existing --out folder.")]
+StyleOption = Annotated[
+    str,
+    typer.Option(
+        "--style",
+        help="API style: per_question (one function per query) | sel (selectors and "
+        "getters per table) | slot (generic retrieve/filter/sort/... tools chained by labels).",
+    ),
+]
+DescribeModelOption = Annotated[
+    str | None,
+    typer.Option(
+        "--describe-model",
+        help="Model spec (e.g. openai-chat:NAME@BASE_URL) asked for each function's description; "
+        "kept only when it checks out against the code, else the offline one stays.",
+    ),
+]
+
+
+def sql_importer(source: str, title: str) -> Callable[..., None]:
+    """The `squall import SOURCE` command of a text-to-SQL format ``worlds.sql.formats`` reads."""
+
+    def command(
+        db_dir: DbDirOption,
+        questions: QuestionsOption,
+        out: OutOption,
+        name: NameOption = None,
+        db: DbOption = None,
+        obfuscate: ObfuscateOption = False,
+        augment: AugmentOption = 0,
+        seed: SeedOption = 0,
+        force: ForceOption = False,
+        style: StyleOption = "per_question",
+        describe_model: DescribeModelOption = None,
+        cache: CacheOption = "read-write",
+        cache_dir: CacheDirOption = DEFAULT_CACHE_DIR,
+    ) -> None:
+        options = (name, db, obfuscate, augment, seed, force, style, describe_model, cache, cache_dir)
+        import_sql(source, db_dir, questions, out, *options)
+
+    command.__doc__ = f"A world of read-only query functions with verified tasks from a {title} question set."
+    return command
+
+
+IMPORTERS: MappingProxyType[str, Callable[..., None]] = MappingProxyType(
+    {
+        "spider": sql_importer("spider", "Spider (dev.json: db_id, question, query)"),
+        "bird": sql_importer("bird", "BIRD (dev.json: db_id, question, SQL, evidence)"),
+    }
+)
+"""SOURCE -> its `squall import SOURCE` command. A plain constant: a new source is one line here."""
+
+
+def _import_app() -> typer.Typer:
+    group = typer.Typer(
+        help="Import another benchmark's files as a world folder (run it with --world PATH).",
+        no_args_is_help=True,
+        add_completion=False,
+    )
+    for source, command in IMPORTERS.items():
+        group.command(source)(command)
+    return group
+
+
+import_app = _import_app()
+
+
+def import_sql(
+    source: str,
+    db_dir: Path,
+    questions: Path,
+    out: Path,
+    name: str | None,
+    db: list[str] | None,
+    obfuscate: bool,
+    augment: int,
+    seed: int,
+    force: bool,
+    style: str,
+    describe_model: str | None,
+    cache: str,
+    cache_dir: Path,
 ) -> None:
-    """Generate a world of read-only query functions with verified tasks from a text-to-SQL question set."""
+    """Import a text-to-SQL set of format ``source`` into the world folder ``out`` (the options as the command's)."""
     from worlds.sql.folder import write_world
     from worlds.sql.formats import FORMATS, FormatError
     from worlds.sql.importer import ImportOptions, import_world

@@ -15,9 +15,9 @@ from pydantic import Field
 
 from sim.core.tools import Frozen, ToolCall, ToolSpec
 
-ModelRole = Literal["agent", "user", "judge", "generator"]
+ModelRole = Literal["agent", "user", "judge", "generator", "world"]
 """Who is asking. Only ``agent`` requests count against the agent's per-turn step budget."""
-MODEL_ROLES: tuple[ModelRole, ...] = ("agent", "user", "judge", "generator")
+MODEL_ROLES: tuple[ModelRole, ...] = ("agent", "user", "judge", "generator", "world")
 
 MessageRole = Literal["system", "user", "assistant", "tool"]
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from pydantic import BaseModel, Field
 
@@ -41,6 +41,39 @@ class World(Protocol):
     def state_hash(self) -> str: ...
 
 
+@runtime_checkable
+class TaskStateWorld(Protocol):
+    """A world the state judge can judge (an optional capability; found with ``isinstance``)."""
+
+    def task_state(self) -> dict[str, Any]:
+        """What the task is about, flat, as changes from the world's base data (``sim.core.task_state``)."""
+        ...
+
+
+@dataclass(frozen=True)
+class WorldContext:
+    """What an episode hands the world it builds, beside the seed.
+
+    One value rather than more parameters: what an episode may give its world can grow without touching every
+    pack's ``new_world``, and a world that needs none of it ignores one argument."""
+
+    task: Task | None = None
+    """The task the episode plays, as its file has it (before stressors rewrite the gold): a world may build
+    per-task tools, initial state and instructions from it. None: no episode (listing tools, tests)."""
+    llm: LLMHandle | None = None
+    """For worlds whose responses a model writes: requests through it are charged to role ``world`` and never
+    count as agent steps. None outside an episode."""
+
+
+@runtime_checkable
+class SharedWorldPack(Protocol):
+    """A pack that may declare every world it builds the same (an optional capability; found with ``isinstance``)."""
+
+    same_world_every_seed: bool
+    """True: nothing random and nothing per task, so whatever the seed and task every world starts alike; what
+    the engine computes from one world (the gold's states) is shared across episodes."""
+
+
 class WorldPack(Protocol):
     """Frozen world data loaded once per run; builds a fresh World per episode."""
 
@@ -48,7 +81,16 @@ class WorldPack(Protocol):
 
     def tasks(self) -> list[Task]: ...
 
-    def new_world(self, seed: int) -> World: ...
+    def tool_specs(self) -> list[ToolSpec]:
+        """Every tool a world of this pack may offer, whatever the task: the run-level toolkit (which tools
+        stressor scenarios may target, what ``squall worlds`` lists). A world built for one task offers these or
+        fewer."""
+        ...
+
+    def new_world(self, seed: int, context: WorldContext | None = None) -> World:
+        """A fresh world for one episode (``context``: its task and model handle; None builds the task-free
+        world every pack can build, for tools and tests)."""
+        ...
 
 
 class Stressor(Protocol):

@@ -69,6 +69,12 @@ class Goal(Frozen):
         description="The exact answer the final reply must give, where there is one (a query's result: records or "
         "values); the completion judge compares it after deterministic normalisation. None: no exact answer.",
     )
+    tools: list[str] | None = Field(
+        default=None,
+        description="The functions the agent may call while the user pursues this goal, by the world's names; None: "
+        "the episode's toolkit. A world function left out is missing for this goal: not offered, and a call to it is "
+        "refused as an unknown tool. Every gold and alternative call of the goal must be listed.",
+    )
     outcome: GoalOutcome = Field(
         default="solve",
         description="solve: the gold paths do it. decline: nothing the agent can call does it (a function is "

@@ -5,7 +5,7 @@ from the world's base data (the same for every world of its pack and seed). Path
 (``devices/lamp-1.brightness``, ``orders/o-7.status``); ``ABSENT`` marks a path the base has that is gone (a deleted
 row); a path not listed is as at the base (``at``, ``moved``). Bookkeeping (clocks, logs, ids the session has seen,
 counters) is left out, so two call sequences that leave the world alike compare alike however they got there — reads
-never count. Worlds without the method (read-only SQL worlds) are not state-judged.
+never count. Worlds without the method (read-only SQL worlds; ``TaskStateWorld`` tells) are not state-judged.
 """
 
 from __future__ import annotations
@@ -14,14 +14,15 @@ from collections.abc import Mapping
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
+from sim.core.protocols import TaskStateWorld
+
 ABSENT = "<absent>"
 """The value of a path that does not exist in a state (JSON-safe, so it survives the trace)."""
 
 
 def task_state(world: object) -> dict[str, Any] | None:
     """The world's flat task state, or None when the world does not offer one."""
-    method = getattr(world, "task_state", None)
-    return None if method is None else dict(method())
+    return dict(world.task_state()) if isinstance(world, TaskStateWorld) else None
 
 
 def flatten(value: Any, prefix: str = "") -> dict[str, Any]:

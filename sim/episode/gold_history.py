@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import Literal
 
-from sim.core import Event, Goal, Task, ToolCall, ToolSpec, World, WorldPack
+from sim.core import Event, Goal, Task, ToolCall, ToolSpec, World, WorldContext, WorldPack
 
 Setup = Literal["cumulative", "isolated"]
 
@@ -59,8 +59,9 @@ class GoldHistory:
         specs: Sequence[ToolSpec],
         record: Callable[[Event], None],
         clock: Callable[[], float],
+        context: WorldContext | None = None,
     ) -> None:
-        self._world = pack.new_world(seed)
+        self._world = pack.new_world(seed, context)  # built as the agent's world is: same task, same handle
         self._task = task
         self._read_only = {s.name: s.read_only for s in specs}
         self._record = record

@@ -150,7 +150,7 @@ class _Conversation:
 
     async def finish(self) -> EpisodeResult:
         ep, progress = self._ep, self._progress
-        duration_s, usage, by_role = self._rec.clock(), ep.llm.usage, ep.llm.usage_by_role()
+        duration_s = self._rec.clock()
         final_state_hash: str | None = None
         try:
             final_state_hash = ep.world.state_hash()
@@ -163,6 +163,8 @@ class _Conversation:
                 goal_states = await ep.states.states()
             except Exception as exc:
                 self._record(_judged("gold_states", exc))
+        # Read after the gold's state replay: a world a model writes for asks it there too, and that is the episode's.
+        usage, by_role = ep.llm.usage, ep.llm.usage_by_role()
         return EpisodeResult(
             **_identity(self._spec, self._env),
             task=ep.task,

@@ -9,13 +9,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from sim.core import Agent, EpisodeGold, Task, ToolSpec, World
+from sim.core import Agent, EpisodeGold, Task, ToolSpec, World, WorldContext
 from sim.episode.deadline import WaitClock
 from sim.episode.env import EpisodeEnv, EpisodeSpec
 from sim.episode.gold_history import GoldHistory
 from sim.episode.recorder import EventRecorder
 from sim.episode.runtime import EpisodeRuntime
 from sim.episode.state_track import StateTracker
+from sim.episode.world_llm import WorldLLM
 from sim.llm.gateway import EpisodeLLM
 
 
@@ -43,7 +44,12 @@ def prepare_episode(
     spec: EpisodeSpec, env: EpisodeEnv, rec: EventRecorder, goal_now: Callable[[], int]
 ) -> PreparedEpisode:
     """Build the episode; ``goal_now`` answers the goal the user is on (what a calibration agent's gold reads)."""
-    world = env.pack.new_world(spec.seed)
+    llm = EpisodeLLM(env.gateway, env.limits.max_steps, rec.add, rec.clock)
+    waits = WaitClock()
+    llm.waiting = waits.waiting
+    # Every world of the episode (the agent's, the isolated setup's, the state judge's gold) from one context.
+    context = WorldContext(task=spec.task, llm=WorldLLM(llm))
+    world = env.pack.new_world(spec.seed, context)
     task = spec.task
     # Innermost first: the first stressor sees the agent's call first (sim.episode.runtime.chain), so it is the
     # last to rewrite the gold and the docs, which must be in the form that reaches it.
@@ -54,13 +60,13 @@ def prepare_episode(
         tools, instructions = s.on_spec(tools, instructions)
     gold_history = None
     if env.setup == "isolated":
-        gold_history = GoldHistory(env.pack, spec.seed, task, tools, rec.add, rec.clock)
-    states = StateTracker.for_world(env.pack, spec.seed, task, world, unstressed=spec.task, cache=env.gold_states)
-    llm = EpisodeLLM(env.gateway, env.limits.max_steps, rec.add, rec.clock)
-    waits = WaitClock()
-    llm.waiting = waits.waiting
-    runtime = EpisodeRuntime(
-        world, env.stressors, tools, instructions, llm, rec.add, rec.clock, env.limits.max_steps, spec.seed
+        gold_history = GoldHistory(env.pack, spec.seed, task, tools, rec.add, rec.clock, context)
+    states = StateTracker.for_world(
+        env.pack, spec.seed, task, world, unstressed=spec.task, cache=env.gold_states, context=context
     )
+    runtime = EpisodeRuntime(
+        world, env.stressors, tools, instructions, llm, rec.add, rec.clock, env.limits.max_steps, spec.seed,
+        goal_toolkits={g: goal.tools for g, goal in enumerate(task.goals) if goal.tools is not None},
+    )  # fmt: skip
     agent = env.make_agent(EpisodeGold(task, spec.task, goal_now))
     return PreparedEpisode(world, task, tools, instructions, gold_history, states, llm, waits, runtime, agent)

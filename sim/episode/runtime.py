@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import difflib
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
 
 from sim.core import (
     CallContext,
@@ -65,7 +65,10 @@ class EpisodeRuntime:
         clock: Callable[[], float],
         max_calls_per_turn: int,
         seed: int = 0,
+        goal_toolkits: Mapping[int, Collection[str]] | None = None,
     ) -> None:
+        """``goal_toolkits``: goal -> the world functions the task data allows in it (``Goal.tools``); other goals
+        offer the whole toolkit."""
         self.instructions = instructions
         self.llm = llm
         self.seed = seed
@@ -85,6 +88,9 @@ class EpisodeRuntime:
         # What the world says of its own tools: a call the agent makes by a name it was never shown (a renamed
         # endpoint) is a lookup or not by the tool it reached.
         self._world_read_only = {s.name: s.read_only for s in world.specs()}
+        # Task data may leave world functions out of a goal (``Goal.tools``): goal -> the world names it allows.
+        self._goal_allowed = {g: frozenset(names) for g, names in (goal_toolkits or {}).items()}
+        self._fixed_toolkit = not self._stressors and not self._goal_allowed
         self._read_only = {s.name: s.read_only for s in specs}
         self._calls_in_turn = 0
         self._call_index = 0
@@ -102,10 +108,14 @@ class EpisodeRuntime:
         self._refresh_tools()
 
     def _refresh_tools(self) -> None:
-        """Ask the stressors for the tools callable now (turn start, and after every call)."""
-        if not self._stressors:  # the hot path of unstressed runs: nothing can change the toolkit
+        """The tools callable now (turn start, and after every call): the goal's own list from the task data
+        (innermost: what the world offers for this goal), then the stressors."""
+        if self._fixed_toolkit:  # the hot path of unstressed runs: nothing can change the toolkit
             return
         tools = self._episode_tools
+        allowed = self._goal_allowed.get(self.goal)
+        if allowed is not None:  # a name the world lacks (a stressor's look-alike or renamed tool) is the stressors'
+            tools = [t for t in tools if t.name in allowed or t.name not in self._world_read_only]
         for s in reversed(self._stressors):  # innermost first, like on_spec: the outermost layer has the last word
             tools = s.on_tools(self.goal, tools)
         if len(tools) != len(self._tools) or any(a is not b for a, b in zip(tools, self._tools, strict=True)):

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from typing import Any
 
-from sim.core import GoalState, GoldCall, Task, ToolCall, World, WorldPack
+from sim.core import GoalState, GoldCall, SharedWorldPack, Task, ToolCall, World, WorldContext, WorldPack
 from sim.core.task_state import moved, task_state
 
 GOLD_CACHE_SIZE = 4096
@@ -80,8 +80,9 @@ class StateTracker:
         world: World,
         unstressed: Task | None = None,
         cache: GoldStateCache | None = None,
+        context: WorldContext | None = None,
     ) -> None:
-        self._pack, self._seed = pack, seed
+        self._pack, self._seed, self._context = pack, seed, context
         self._cache = cache
         self._task = task
         self._unstressed = unstressed if unstressed is not None and len(unstressed.goals) == len(task.goals) else None
@@ -97,10 +98,12 @@ class StateTracker:
         world: World,
         unstressed: Task | None = None,
         cache: GoldStateCache | None = None,
+        context: WorldContext | None = None,
     ) -> StateTracker | None:
         """A tracker when the world offers a task state, else None (nothing to judge): build trackers this way.
-        ``cache``: the gold states of earlier episodes (None: every episode replays its own gold)."""
-        return cls(pack, seed, task, world, unstressed, cache) if task_state(world) is not None else None
+        ``cache``: the gold states of earlier episodes (None: every episode replays its own gold); ``context``: the
+        one the episode built its world from; the gold's world is built from it too."""
+        return cls(pack, seed, task, world, unstressed, cache, context) if task_state(world) is not None else None
 
     @property
     def in_goal(self) -> bool:
@@ -133,9 +136,9 @@ class StateTracker:
 
     async def _gold_states(self, last: int) -> GoalStates:
         """The gold's changes after each goal up to ``last``. Where every world of the pack is the same whatever the
-        seed, the whole task's are computed once and kept in the cache for the episodes of the same task and
+        seed and task, the whole task's are computed once and kept in the cache for the episodes of the same task and
         stressed gold."""
-        if self._cache is None or not getattr(self._pack, "same_world_every_seed", False):
+        if self._cache is None or not (isinstance(self._pack, SharedWorldPack) and self._pack.same_world_every_seed):
             return await self._replay_goals(last)
         fingerprint = self._fingerprint()
         states = self._cache.get(self._pack, fingerprint)
@@ -145,7 +148,7 @@ class StateTracker:
         return [None if a is None else dict(a) for a in states[: last + 1]]
 
     async def _replay_goals(self, last: int) -> GoalStates:
-        gold_world = self._pack.new_world(self._seed)
+        gold_world = self._pack.new_world(self._seed, self._context)
         gold: dict[str, Any] | None = self._now(gold_world)
         after: GoalStates = []
         for g in range(last + 1):

@@ -108,7 +108,7 @@ def _check_gold_replays(config: RunConfig, pack: WorldPack) -> None:
     from worlds.stressors import select
 
     try:
-        chosen = select(config.stressors or [], [s.name for s in pack.new_world(0).specs()])
+        chosen = select(config.stressors or [], [s.name for s in pack.tool_specs()])
     except ValueError:
         return  # the stressors option's own check names the problem
     clash = sorted({s.name for s, _ in chosen if s.type in REWRITE_CALLS})
@@ -129,7 +129,7 @@ def isolated_units(config: RunConfig, pack: WorldPack, tasks: Sequence[Task]) ->
 
     if not config.stressors:
         raise config.problem("stressor_mode", "isolated needs stressors to isolate (--stressors)")
-    tool_names = [s.name for s in pack.new_world(0).specs()]
+    tool_names = [s.name for s in pack.tool_specs()]
     units: list[Unit] = []
     chosen_by: dict[str, str] = {}
     for item in config.stressors:

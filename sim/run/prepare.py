@@ -88,7 +88,7 @@ async def prepare(config: RunConfig) -> PreparedRun:
                 raise config.problem("user_model", f"the llm user needs the embedded model: {reason}; run `make setup`")
         else:
             checked(config, "user_model", lambda: parse_model_spec(config.user_model))
-    tool_names = [s.name for s in pack.new_world(0).specs()]
+    tool_names = [s.name for s in pack.tool_specs()]
     checked(config, "stressors", lambda: build_stressors(config.stressors, 0, tool_names))
     if agent_spec.model == LOCAL:
         from sim.llm.local.server import local_model_available

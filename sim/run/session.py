@@ -66,7 +66,7 @@ async def episode_session(
         )
         agent_label = agent_spec.label if agent_spec.model is None else config.agent
         gold_states = GoldStateCache()  # the gold's task states, shared by this process's episodes
-        tool_names = [s.name for s in pack.new_world(0).specs()]  # scenarios apply only to tools the world has
+        tool_names = [s.name for s in pack.tool_specs()]  # scenarios apply only to tools the world has
         users = {u.label: u for u in parse_user_specs(config.user)}
         only_user = next(iter(users.values()))
         user_model: str | None = None

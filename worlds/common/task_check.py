@@ -9,8 +9,9 @@ from worlds.common.arguments import ArgumentChecker
 
 
 def check_tasks_static(tasks: Sequence[Task], world: str, checkers: Mapping[str, ArgumentChecker]) -> None:
-    """Ids unique, every task for ``world``, every gold call a well-formed call of one of its tools.
-    Raises ValueError naming the task, turn, path and call."""
+    """Ids unique, every task for ``world``, every gold call a well-formed call of one of its tools, every goal's
+    tool list (``Goal.tools``) names of its tools that keep the goal's gold callable.
+    Raises ValueError naming the task, goal, field or path and call."""
     seen: set[str] = set()
     for task in tasks:
         if task.id in seen:
@@ -19,6 +20,7 @@ def check_tasks_static(tasks: Sequence[Task], world: str, checkers: Mapping[str,
         if task.world != world:
             raise ValueError(f"task {task.id}: world is '{task.world}', not '{world}'")
         for t, turn in enumerate(task.goals):
+            _check_goal_tools(task, t, world, checkers)
             for p, path in enumerate(turn.paths()):
                 for c, call in enumerate(path):
                     where = f"task {task.id}: turns.{t} path {p} call {c} ({call.name})"
@@ -28,3 +30,18 @@ def check_tasks_static(tasks: Sequence[Task], world: str, checkers: Mapping[str,
                     problem = checker.problems(call.arguments)
                     if problem is not None:
                         raise ValueError(f"{where}: {problem[1]}")
+
+
+def _check_goal_tools(task: Task, g: int, world: str, checkers: Mapping[str, ArgumentChecker]) -> None:
+    goal = task.goals[g]
+    if goal.tools is None:
+        return
+    where = f"task {task.id}: goals.{g}.tools"
+    unknown = [name for name in goal.tools if name not in checkers]
+    if unknown:
+        raise ValueError(f"{where}: no such tool in {world}: {', '.join(unknown)}")
+    offered = set(goal.tools)
+    for p, path in enumerate(goal.paths()):
+        left_out = sorted({call.name for call in path} - offered)
+        if left_out:
+            raise ValueError(f"{where}: leaves out {', '.join(left_out)}, which path {p} of the goal calls")

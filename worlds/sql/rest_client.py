@@ -18,7 +18,7 @@ from typing import Any, cast
 
 import aiohttp
 
-from sim.core import Task, ToolCall, ToolResult, ToolSpec, failure
+from sim.core import Task, ToolCall, ToolResult, ToolSpec, WorldContext, failure
 from sim.core.tools import ToolStatus
 from worlds.sql.rest_schema import API_PREFIX, HINT_HEADER, encode_query
 
@@ -108,5 +108,8 @@ class HttpSqlPack:
     def tasks(self) -> list[Task]:
         return list(self._tasks)
 
-    def new_world(self, seed: int) -> HttpSqlWorld:
+    def tool_specs(self) -> list[ToolSpec]:
+        return list(self._specs)
+
+    def new_world(self, seed: int, context: WorldContext | None = None) -> HttpSqlWorld:
         return HttpSqlWorld(self.base_url, self.name, self._specs, self._instructions, seed=seed)

@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from sim.core import GoldCall, Task
+from sim.core import GoldCall, Task, ToolSpec, WorldContext
 from worlds.common.task_check import check_tasks_static
 from worlds.sql.execute import QueryError, QueryResult, results_equal
 from worlds.sql.literals import GenerateError
@@ -88,5 +88,8 @@ class SlotPack:
     def tasks(self) -> list[Task]:
         return list(self._tasks)
 
-    def new_world(self, seed: int) -> SlotWorld:
+    def tool_specs(self) -> list[ToolSpec]:
+        return list(self.runtime.specs)
+
+    def new_world(self, seed: int, context: WorldContext | None = None) -> SlotWorld:
         return SlotWorld(self.name, self.runtime, self._instructions, seed=seed)

@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from sim.core import Task, ToolCall, ToolResult, ToolSpec, failure
+from sim.core import Task, ToolCall, ToolResult, ToolSpec, WorldContext, failure
 from sim.core.frozen import freeze
 from worlds.common.arguments import ArgumentChecker
 from worlds.common.task_check import check_tasks_static
@@ -165,7 +165,10 @@ class SqlPack:
     def tasks(self) -> list[Task]:
         return list(self._tasks)
 
-    def new_world(self, seed: int) -> SqlWorld:
+    def tool_specs(self) -> list[ToolSpec]:
+        return list(self._runtime.specs)
+
+    def new_world(self, seed: int, context: WorldContext | None = None) -> SqlWorld:
         return SqlWorld(self.name, self._runtime, self._instructions, seed=seed)
 
     @property

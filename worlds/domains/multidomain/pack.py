@@ -10,7 +10,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from sim.core import Task
+from sim.core import Task, ToolSpec, WorldContext
 from worlds.common.tables import BaseData
 from worlds.common.task_check import check_tasks_static
 from worlds.common.toolbook import ToolBook, Toolkit
@@ -83,7 +83,7 @@ class MultiDomainPack:
 
     name: str = WORLD_NAME
     same_world_every_seed = True
-    """Nothing here is random: every seed builds the same world (replays of the gold can be shared)."""
+    """Nothing here is random: every seed and task builds the same world (replays of the gold can be shared)."""
 
     def __init__(self, tasks: Sequence[Task] | None = None, data_dir: Path = DATA_DIR) -> None:
         self._base, world = load_base(data_dir)
@@ -98,5 +98,8 @@ class MultiDomainPack:
     def tasks(self) -> list[Task]:
         return list(self._tasks)
 
-    def new_world(self, seed: int) -> MultiDomainWorld:
+    def tool_specs(self) -> list[ToolSpec]:
+        return list(self.toolkit.specs)
+
+    def new_world(self, seed: int, context: WorldContext | None = None) -> MultiDomainWorld:
         return MultiDomainWorld(self._base, self._now, self.toolkit, self._instructions, seed=seed)

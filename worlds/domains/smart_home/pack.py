@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from sim.core import Task
+from sim.core import Task, ToolSpec, WorldContext
 from worlds.common.task_check import check_tasks_static
+from worlds.domains.smart_home.specs import SPECS
 from worlds.domains.smart_home.state import HomeState
 from worlds.domains.smart_home.world import WORLD_NAME, SmartHomeWorld, argument_checkers, home_items
 from worlds.task_files import load_tasks
@@ -19,7 +20,7 @@ class SmartHomePack:
 
     name: str = WORLD_NAME
     same_world_every_seed = True
-    """Nothing in the home is random: every seed builds the same world (replays of the gold can be shared)."""
+    """Nothing in the home is random: every seed and task builds the same world (replays of the gold can be shared)."""
 
     def __init__(self, tasks: Sequence[Task] | None = None, data_dir: Path = DATA_DIR) -> None:
         """Raises ValueError (pydantic's ValidationError, or TaskFileError) when data or tasks are bad."""
@@ -36,7 +37,10 @@ class SmartHomePack:
     def tasks(self) -> list[Task]:
         return list(self._tasks)
 
-    def new_world(self, seed: int) -> SmartHomeWorld:
+    def tool_specs(self) -> list[ToolSpec]:
+        return list(SPECS)
+
+    def new_world(self, seed: int, context: WorldContext | None = None) -> SmartHomeWorld:
         return SmartHomeWorld(
             self._home.model_copy(deep=True), seed=seed, checkers=self._checkers, base_items=self._base_items
         )

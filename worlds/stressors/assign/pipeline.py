@@ -65,7 +65,7 @@ async def assign(
     if unknown:
         raise ValueError(f"unknown complexity type(s): {', '.join(unknown)}; known: {', '.join(LEVEL)}")
     table = list(builtin_scenarios() if shipped is None else shipped)
-    specs: list[ToolSpec] = list(pack.new_world(0).specs())
+    specs: list[ToolSpec] = pack.tool_specs()
     by_name = {s.name: s for s in specs}
     report = AssignReport()
 

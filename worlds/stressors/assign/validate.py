@@ -57,8 +57,7 @@ async def check_draft(
         raise Rejected("schema", f"{'.'.join(str(p) for p in first['loc']) or 'row'}: {first['msg']}") from error
     if scenario.type != kind:
         raise Rejected("wrong_type", f"asked for {kind}, got {scenario.type}")
-    world = pack.new_world(0)
-    specs = world.specs()
+    specs = pack.tool_specs()
     names = {s.name for s in specs}
     unknown = [t for t in scenario.tools if t not in names and t != "*"]
     if unknown:

@@ -108,7 +108,7 @@ def world_specs(world: str) -> dict[str, ToolSpec] | None:
     from worlds.registry import BUILTIN_WORLDS  # stressors need a world's package only when a pick reads its specs
 
     factory = BUILTIN_WORLDS.get(world)
-    return None if factory is None else {s.name: s for s in factory([]).new_world(0).specs()}
+    return None if factory is None else {s.name: s for s in factory([]).tool_specs()}
 
 
 def inferred_specs(task: Task) -> dict[str, ToolSpec]:
