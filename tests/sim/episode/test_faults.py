@@ -174,7 +174,7 @@ async def test_a_failed_setup_is_a_result_with_nothing_played() -> None:
         def tasks(self) -> list[Task]:
             return [TASK]
 
-        def new_world(self, seed: int) -> object:
+        def new_world(self, seed: int, context: object = None) -> object:
             raise FileNotFoundError("world data")
 
     env = EpisodeEnv(BrokenPack(), shared_agent(Replies()), ScriptedUser(), Gateway(), ("a", "u"))  # type: ignore[arg-type]
