@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -21,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError,
 
 from sim.config.errors import ConfigError
 from sim.config.toml_file import TomlSettings
+from sim.core.files import FILE_NAME
 from sim.llm.retry_policy import RetryPolicy
 
 if TYPE_CHECKING:
@@ -45,7 +45,7 @@ QUICKSTART: dict[str, Any] = {
 model, 4 episodes at once on the server's 4 slots (measured: 41 s on a quiet 2-core machine). Any field
 given explicitly wins."""
 
-RUN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
+RUN_ID = FILE_NAME  # a run id names the run folder
 
 MAX_PLANNED_EPISODES = 1_000_000
 """Largest plan (tasks × trials) one run accepts; a bigger one is almost surely a typo."""

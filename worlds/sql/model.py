@@ -9,6 +9,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from sim.core import Task, ToolSpec
+from sim.core.files import FILE_NAME
 from sim.core.tools import Frozen
 
 JsonType = Literal["string", "integer", "number", "array"]
@@ -37,7 +38,7 @@ class SqlFunction(Frozen):
     """A parameterised read-only query exposed as a tool."""
 
     name: str = Field(description="Tool name.")
-    db_id: str = Field(description="Database the query runs on.")
+    db_id: str = Field(pattern=rf"^{FILE_NAME.pattern}$", description="Database the query runs on (its file's name).")
     sql: str = Field(description="SQLite SELECT with `:slot` placeholders only.")
     params: list[SqlParam] = Field(default_factory=list, description="Arguments in textual order.")
     summary: str = Field(description="Description text; `⟨slot⟩` marks where an argument's name goes.")
