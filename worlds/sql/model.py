@@ -14,6 +14,14 @@ from sim.core.tools import Frozen
 
 JsonType = Literal["string", "integer", "number", "array"]
 
+LIKE_ESCAPE = "\\"
+"""The ESCAPE character of a contains-parameter's LIKE: the agent's text is text, not a pattern."""
+
+
+def escape_like(text: str) -> str:
+    """``text`` as a LIKE operand that matches itself only: ``%``, ``_`` and the escape character escaped."""
+    return text.replace(LIKE_ESCAPE, LIKE_ESCAPE * 2).replace("%", LIKE_ESCAPE + "%").replace("_", LIKE_ESCAPE + "_")
+
 
 class SqlParam(Frozen):
     """One argument of a generated function: a literal of the SQL, or the list/value an inner query produced."""
@@ -43,6 +51,11 @@ class SqlFunction(Frozen):
     params: list[SqlParam] = Field(default_factory=list, description="Arguments in textual order.")
     summary: str = Field(description="Description text; `⟨slot⟩` marks where an argument's name goes.")
     ordered: bool = Field(default=False, description="The query orders its rows (ORDER BY at the top).")
+    like_escape: bool = Field(
+        default=False,
+        description="Its contains-parameters' LIKE carries ESCAPE '\\\\' and their values are bound escaped "
+        "(imports before this field bound them raw, with SQL to match).",
+    )
 
     def spec(self) -> ToolSpec:
         properties: dict[str, Any] = {}
@@ -79,7 +92,7 @@ class SqlFunction(Frozen):
             if param.type == "array":
                 value = json.dumps(list(value))
             elif param.contains:
-                value = str(value)
+                value = escape_like(str(value)) if self.like_escape else str(value)
             bound[param.slot] = value
         return bound
 
