@@ -26,6 +26,7 @@ from pydantic import BaseModel, ValidationError
 
 from sim.core import EpisodeResult, Score
 from sim.core.files import write_text_atomic
+from sim.core.text_check import json_line
 from sim.store.run_lock import RunLock, RunLocked
 
 M = TypeVar("M", bound=BaseModel)
@@ -211,10 +212,10 @@ class RunStore:
         return data
 
     def append_episode(self, result: EpisodeResult) -> None:
-        self._append(EPISODES, [result.model_dump_json()])
+        self._append(EPISODES, [json_line(result)])
 
     def append_scores(self, scores: list[Score]) -> None:
-        self._append(SCORES, [s.model_dump_json() for s in scores])
+        self._append(SCORES, [json_line(s) for s in scores])
 
     def _append(self, name: str, lines: list[str]) -> None:
         data = "".join(line + "\n" for line in lines).encode("utf-8")
