@@ -20,6 +20,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from personas.styles import STYLES
+from sim.core.text_check import surrogate_problem
 
 PERSONA_DIR = Path(__file__).parent / "data"
 DEFAULT_PERSONA = "default"
@@ -73,6 +74,8 @@ def load_persona(name_or_path: str) -> Persona:
         raw = yaml.safe_load(path.read_text(encoding="utf-8"))
     except OSError as exc:
         raise PersonaError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+    except UnicodeDecodeError as exc:
+        raise PersonaError(f"{path}: not UTF-8 text (byte {exc.start})") from exc
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f":{mark.line + 1}" if mark is not None else ""
@@ -80,6 +83,8 @@ def load_persona(name_or_path: str) -> Persona:
     if not isinstance(raw, dict):
         raise PersonaError(f"{path}: expected a mapping of persona fields, got {type(raw).__name__}")
     raw.setdefault("name", path.stem)
+    if problem := surrogate_problem(raw):
+        raise PersonaError(f"{path}: {problem}")
     try:
         return Persona.model_validate(raw)
     except ValidationError as exc:

@@ -43,7 +43,9 @@ class UserSpec:
 def parse_user_spec(raw: str) -> UserSpec:
     """One user spec; ValueError naming what is wrong."""
     text = raw.strip()
-    head, _, persona = text.partition("@")
+    head, at, persona = text.partition("@")
+    if at and not persona.strip():
+        raise ValueError(f"user spec {raw!r}: nothing after '@'; name a persona (or leave out the '@')")
     kind, _, styles_text = head.partition(":")
     if kind not in USER_KINDS:
         raise ValueError(f"user spec {raw!r}: unknown kind {kind!r}; known: {', '.join(USER_KINDS)}")

@@ -14,6 +14,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from sim.core import Task
+from sim.core.text_check import surrogate_problem
 
 SUFFIXES = (".json", ".jsonl")
 
@@ -72,6 +73,8 @@ def _json_items(path: Path, text: str) -> Iterator[tuple[str, Any]]:
 
 
 def _validate(where: str, item: Any) -> Task:
+    if problem := surrogate_problem(item):  # else it validates, then crashes the run's first write of a trace
+        raise TaskFileError(f"{where}: {problem}")
     try:
         return Task.model_validate(item)
     except ValidationError as error:

@@ -17,11 +17,16 @@ def make_console(stderr: bool = False) -> Console:
     return Console(stderr=stderr)
 
 
+MAX_ERROR_CHARS = 2000
+
+
 def fail(message: str, code: int = 2) -> NoReturn:
     """One line on stderr: 'error: <where>: <what>'. Never a traceback."""
     from rich.markup import escape
 
     one_line = " ".join(message.split())
+    if len(one_line) > MAX_ERROR_CHARS:  # a 10 MB option value is not echoed back whole
+        one_line = f"{one_line[:MAX_ERROR_CHARS]}… ({len(one_line):,} characters in all)"
     make_console(stderr=True).print(f"[bold red]error:[/] {escape(one_line)}", highlight=False, soft_wrap=True)
     raise typer.Exit(code)
 

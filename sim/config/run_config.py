@@ -13,14 +13,14 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, StrictFloat, StrictInt, ValidationError, field_validator
 
 from sim.config.errors import ConfigError
 from sim.config.toml_file import TomlSettings
+from sim.core.files import FILE_NAME
 from sim.llm.retry_policy import RetryPolicy
 
 if TYPE_CHECKING:
@@ -45,7 +45,7 @@ QUICKSTART: dict[str, Any] = {
 model, 4 episodes at once on the server's 4 slots (measured: 41 s on a quiet 2-core machine). Any field
 given explicitly wins."""
 
-RUN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
+RUN_ID = FILE_NAME  # a run id names the run folder
 
 MAX_PLANNED_EPISODES = 1_000_000
 """Largest plan (tasks × trials) one run accepts; a bigger one is almost surely a typo."""
@@ -102,7 +102,7 @@ def option_name(field: str) -> str:
 class RunConfig(BaseModel):
     """Everything that defines a run. Every field can be set in TOML; all but ``retry`` on the command line."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)  # an infinite timeout overflows the HTTP client
 
     world: str = Field(default="smart_home", description="Built-in world name, task file, or world directory.")
     agent: str = Field(
@@ -139,23 +139,23 @@ class RunConfig(BaseModel):
         "report shows accuracy before / after, degradation and retention per scenario and per type.",
     )
     tasks: list[str] = Field(default_factory=list, description="Only these task ids (default: all).")
-    limit: int | None = Field(default=None, ge=1, description="Only the first N tasks.")
-    trials: int = Field(default=1, ge=1, le=MAX_PLANNED_EPISODES, description="Episodes per task.")
-    seed: int = Field(default=0, description="Root seed; each episode's seed derives from it.")
-    concurrency: int = Field(default=4, ge=1, le=100_000, description="Episodes in flight.")
-    endpoint_concurrency: int | None = Field(
+    limit: StrictInt | None = Field(default=None, ge=1, description="Only the first N tasks.")
+    trials: StrictInt = Field(default=1, ge=1, le=MAX_PLANNED_EPISODES, description="Episodes per task.")
+    seed: StrictInt = Field(default=0, description="Root seed; each episode's seed derives from it.")
+    concurrency: StrictInt = Field(default=4, ge=1, le=100_000, description="Episodes in flight.")
+    endpoint_concurrency: StrictInt | None = Field(
         default=None,
         ge=1,
         description="Pins the requests in flight per LLM endpoint; default: adaptive, starting at and never above "
         "the episode concurrency, cut ×0.8 per rate-limit episode.",
     )
-    tpm: int | None = Field(
+    tpm: StrictInt | None = Field(
         default=None, ge=1, description="Tokens per minute per endpoint; default: learned from x-ratelimit-* headers."
     )
-    rpm: int | None = Field(
+    rpm: StrictInt | None = Field(
         default=None, ge=1, description="Requests per minute per endpoint; default: learned from x-ratelimit-* headers."
     )
-    max_cost: float | None = Field(
+    max_cost: StrictFloat | None = Field(
         default=None, gt=0, description="USD: once spent, no new episode is admitted (those in flight finish)."
     )
     scheduler: Literal["adaptive", "static"] = Field(
@@ -174,12 +174,12 @@ class RunConfig(BaseModel):
         default=None, description="Run directory name (a name, not a path; default: a timestamp)."
     )
     resume: bool = Field(default=False, description="Continue run_id, skipping finished episodes.")
-    max_steps: int = Field(default=15, ge=1, description="Model requests (and tool calls) per turn.")
-    max_turns: int = Field(default=20, ge=1, description="User turns per episode.")
-    episode_timeout_s: float = Field(default=600.0, gt=0, description="Working-time budget per episode, seconds.")
-    request_timeout_s: float = Field(default=120.0, gt=0, description="HTTP timeout per LLM request, seconds.")
-    max_tokens: int | None = Field(default=512, ge=1, description="Completion cap per model request.")
-    temperature: float | None = Field(default=0.0, ge=0, description="Sampling temperature (None: provider's).")
+    max_steps: StrictInt = Field(default=15, ge=1, description="Model requests (and tool calls) per turn.")
+    max_turns: StrictInt = Field(default=20, ge=1, description="User turns per episode.")
+    episode_timeout_s: StrictFloat = Field(default=600.0, gt=0, description="Working-time budget per episode, seconds.")
+    request_timeout_s: StrictFloat = Field(default=120.0, gt=0, description="HTTP timeout per LLM request, seconds.")
+    max_tokens: StrictInt | None = Field(default=512, ge=1, description="Completion cap per model request.")
+    temperature: StrictFloat | None = Field(default=0.0, ge=0, description="Sampling temperature (None: provider's).")
     setup: Literal["cumulative", "isolated"] = Field(
         default="cumulative",
         description="cumulative: the agent lives with its own calls across the conversation; isolated: before each "
@@ -197,7 +197,7 @@ class RunConfig(BaseModel):
         description="Per-parameter match modes that differ from arg_match: 'tool.param', '*.param' or 'tool.*' -> "
         "mode (the most specific wins).",
     )
-    embedding_threshold: float = Field(default=0.8, gt=0, le=1, description="Cosine threshold in embedding mode.")
+    embedding_threshold: StrictFloat = Field(default=0.8, gt=0, le=1, description="Cosine threshold in embedding mode.")
     error_judge: Literal["embedding", "llm", "off"] = Field(
         default="embedding",
         description="How replies after a failure are scored 1-5 against the reference response: embedding "
@@ -213,7 +213,7 @@ class RunConfig(BaseModel):
         description="Question goals' final replies against the gold answer, by meaning (answer_match): embedding "
         "(MiniLM similarity >= answer_threshold), llm (--judge-model), or off (answer_facts checks facts anyway).",
     )
-    answer_threshold: float = Field(
+    answer_threshold: StrictFloat = Field(
         default=0.7, gt=0, le=1, description="Cosine threshold of --answer-judge embedding."
     )
     backend: Literal["inprocess", "ray"] = Field(
@@ -226,7 +226,7 @@ class RunConfig(BaseModel):
         description="--backend ray: address of an existing Ray cluster (e.g. 10.0.0.5:6379); default: a local "
         "cluster bound to 127.0.0.1, started for the run and shut down after it. Ignored by inprocess.",
     )
-    ray_workers: int | None = Field(
+    ray_workers: StrictInt | None = Field(
         default=None,
         ge=1,
         le=10_000,

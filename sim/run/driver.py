@@ -125,17 +125,20 @@ async def drive(
     the summary. On an error or cancellation what was queued for the store is made durable and summarised
     before the error propagates."""
     store = run.resumed or RunStore.create(run.root, manifest(run.config, run.run_id, len(run.plan)))
-    point_latest(store)
-    if store.newest_score_set() != run.score_set:
-        store.add_score_set(run.score_set, run.judge_settings, "run")
     failure: BaseException | None = None
     try:
-        await _run(run, store, judges, executor, on_start, on_episode)
-    except BaseException as exc:
-        failure = exc
-        raise
+        point_latest(store)
+        if store.newest_score_set() != run.score_set:
+            store.add_score_set(run.score_set, run.judge_settings, "run")
+        try:
+            await _run(run, store, judges, executor, on_start, on_episode)
+        except BaseException as exc:
+            failure = exc
+            raise
+        finally:
+            summary = await asyncio.to_thread(_summarise, store, run.score_set, len(run.plan), failure)
     finally:
-        summary = await asyncio.to_thread(_summarise, store, run.score_set, len(run.plan), failure)
+        store.close()  # the summary is written: another process may write this run now
     return store, summary
 
 

@@ -46,15 +46,18 @@ async def rescore(run_dir: Path, settings_given: dict[str, Any]) -> tuple[RunSum
 
     Streams: episodes are read and judged one at a time (the judge queue bounds how many are held), the
     scores go through the store writer; only a fingerprint of each earlier verdict of this set is kept."""
-    store = RunStore.open_existing(run_dir)
     overrides = {k: v for k, v in settings_given.items() if v is not None}
-    cfg = _config(store, overrides)
+    cfg = _config(RunStore.open_existing(run_dir), overrides)
     settings = judge_config(cfg)
     score_set = judge_config_hash(settings)
-    earlier = {(s.episode_id, s.judge): _verdict(s) for s in store.iter_scores(score_set)}
-    async with open_judges(cfg) as judges:
-        store.add_score_set(score_set, settings, "score")
-        summary, note = await _rejudge(store, cfg, judges, score_set, earlier)
+    store = RunStore.open_to_write(run_dir)  # after the settings check: a bad option locks nothing
+    try:
+        earlier = {(s.episode_id, s.judge): _verdict(s) for s in store.iter_scores(score_set)}
+        async with open_judges(cfg) as judges:
+            store.add_score_set(score_set, settings, "score")
+            summary, note = await _rejudge(store, cfg, judges, score_set, earlier)
+    finally:
+        store.close()
     described = ", ".join(f"{k}={v}" for k, v in settings.items() if k not in ("judges", "version"))
     return summary, f"score set {score_set} ({described}): {note}"
 

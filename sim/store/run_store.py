@@ -26,6 +26,8 @@ from pydantic import BaseModel, ValidationError
 
 from sim.core import EpisodeResult, Score
 from sim.core.files import write_text_atomic
+from sim.core.text_check import json_line
+from sim.store.run_lock import RunLock, RunLocked
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -116,8 +118,15 @@ class RunStore:
     """One run directory. Its direct ``append_*`` methods write and fsync at once (one record, one fsync);
     a run writes through ``StoreWriter`` instead, which owns the appends while it is open."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, lock: RunLock | None = None) -> None:
         self.root = root
+        self._lock = lock
+        """Held by a store opened to write (create, resume, open_to_write): one writer per run folder."""
+
+    def close(self) -> None:
+        """Give the run folder back to other writers (the process's exit does too)."""
+        if self._lock is not None:
+            self._lock.release()
 
     @classmethod
     def check_new(cls, root: Path) -> None:
@@ -134,34 +143,63 @@ class RunStore:
         cls.check_new(root)
         try:
             root.mkdir(parents=True, exist_ok=True)
-            write_json_atomic(root / MANIFEST, manifest)
         except OSError as exc:
             raise StoreError(f"{root}: cannot create the run directory: {exc.strerror or exc}") from exc
-        return cls(root)
+        lock = _lock(root)
+        try:
+            cls.check_new(root)  # again under the lock: another process may have created this run meanwhile
+            write_json_atomic(root / MANIFEST, manifest)
+        except OSError as exc:
+            lock.release()
+            raise StoreError(f"{root}: cannot create the run directory: {exc.strerror or exc}") from exc
+        except BaseException:
+            lock.release()
+            raise
+        return cls(root, lock)
 
     @classmethod
     def resume(cls, root: Path, config_hash: str) -> RunStore:
         manifest_path = root / MANIFEST
         if not manifest_path.exists():
             raise StoreError(f"{root}: nothing to resume (no {MANIFEST})")
+        lock = _lock(root)  # before the tails are cut: another writer may be mid-line
         try:
-            manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            raise StoreError(f"{manifest_path}: unreadable manifest: {exc}") from exc
-        if manifest.get("config_hash") != config_hash:
-            raise StoreError(
-                f"{manifest_path}: config_hash {manifest.get('config_hash')} differs from this run's {config_hash}; "
-                "resume with the same settings (world, agent, user, stressors, seed, trials, limit, judges)"
-            )
-        for name in (EPISODES, SCORES, SCORE_SETS):
-            _cut_partial_tail(root / name)
-        return cls(root)
+            try:
+                manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+            except (OSError, ValueError) as exc:
+                raise StoreError(f"{manifest_path}: unreadable manifest: {exc}") from exc
+            if manifest.get("config_hash") != config_hash:
+                raise StoreError(
+                    f"{manifest_path}: config_hash {manifest.get('config_hash')} differs from this run's "
+                    f"{config_hash}; resume with the same settings (world, agent, user, stressors, seed, trials, "
+                    "limit, judges)"
+                )
+            for name in (EPISODES, SCORES, SCORE_SETS):
+                _cut_partial_tail(root / name)
+        except BaseException:
+            lock.release()
+            raise
+        return cls(root, lock)
 
     @classmethod
     def open_existing(cls, root: Path) -> RunStore:
+        """A stored run to read (reports, comparisons): takes no lock, so it reads beside a running writer."""
         if not (root / MANIFEST).exists():
             raise StoreError(f"{root}: not a squall run directory (no {MANIFEST})")
         return cls(root)
+
+    @classmethod
+    def open_to_write(cls, root: Path) -> RunStore:
+        """A stored run to append to (``squall score``): locked like a resume, partial tails cut."""
+        cls.open_existing(root)  # a run folder, or a clear error
+        lock = _lock(root)
+        try:
+            for name in (SCORES, SCORE_SETS):
+                _cut_partial_tail(root / name)
+        except BaseException:
+            lock.release()
+            raise
+        return cls(root, lock)
 
     def manifest(self) -> dict[str, Any]:
         path = self.root / MANIFEST
@@ -174,10 +212,10 @@ class RunStore:
         return data
 
     def append_episode(self, result: EpisodeResult) -> None:
-        self._append(EPISODES, [result.model_dump_json()])
+        self._append(EPISODES, [json_line(result)])
 
     def append_scores(self, scores: list[Score]) -> None:
-        self._append(SCORES, [s.model_dump_json() for s in scores])
+        self._append(SCORES, [json_line(s) for s in scores])
 
     def _append(self, name: str, lines: list[str]) -> None:
         data = "".join(line + "\n" for line in lines).encode("utf-8")
@@ -255,3 +293,12 @@ class RunStore:
             what = "no" if not found else "more than one"
             raise StoreError(f"{self.root}: {what} score set matches '{prefix}'; sets: {', '.join(sets) or 'none'}")
         return found[0]
+
+
+def _lock(root: Path) -> RunLock:
+    try:
+        return RunLock(root)
+    except RunLocked as exc:
+        raise StoreError(str(exc)) from None
+    except OSError as exc:
+        raise StoreError(f"{root}: cannot lock the run directory: {exc.strerror or exc}") from exc

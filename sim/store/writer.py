@@ -34,6 +34,7 @@ from types import TracebackType
 from typing import Self
 
 from sim.core import EpisodeResult, Score
+from sim.core.text_check import json_line
 from sim.store.run_store import EPISODES, SCORES, RunStore, StoreError, append_all, open_append
 
 _FILE_ORDER = (EPISODES, SCORES)  # within a batch: episodes durable before the scores that follow them
@@ -264,7 +265,7 @@ class StoreWriter:
 
 
 def _line(record: EpisodeResult | Score) -> bytes:
-    return record.model_dump_json().encode("utf-8") + b"\n"
+    return json_line(record).encode("utf-8") + b"\n"
 
 
 def _describe(error: BaseException) -> str:

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from sim.core.files import is_file_name
+
 SourceFormat = Literal["spider", "bird"]
 FORMATS: tuple[SourceFormat, ...] = ("spider", "bird")
 _SQL_FIELD: dict[SourceFormat, str] = {"spider": "query", "bird": "SQL"}
@@ -54,6 +56,11 @@ def read_questions(path: Path, source: SourceFormat) -> list[Question]:
         for name, value in fields.items():
             if not isinstance(value, str) or not value.strip():
                 raise FormatError(f"{where}: field '{name}' must be a non-empty string")
+        if not is_file_name(fields["db_id"]):  # it names a folder and a file: never a path out of them
+            raise FormatError(
+                f"{where}: field 'db_id': {str(fields['db_id'])[:80]!r} is not a database name (letters, digits, "
+                "'.', '_', '-'; no path)"
+            )
         evidence = item.get("evidence", "")
         if not isinstance(evidence, str):
             raise FormatError(f"{where}: field 'evidence' must be a string")

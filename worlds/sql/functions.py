@@ -48,7 +48,11 @@ def build_function(
         params.append(param.model_copy(update={"name": _unique(param.name, used)}))
     summary = _summary(tree, db_id, sql)
     ordered = bool(tree.args.get("order"))
-    return SqlFunction(name=_name(tree, params), db_id=db_id, sql=sql, params=params, summary=summary, ordered=ordered)
+    like_escape = any(p.contains for p in params)  # literals.parametrise put ESCAPE on their LIKE
+    return SqlFunction(
+        name=_name(tree, params), db_id=db_id, sql=sql, params=params, summary=summary, ordered=ordered,
+        like_escape=like_escape,
+    )  # fmt: skip
 
 
 def _unique(name: str, used: set[str]) -> str:

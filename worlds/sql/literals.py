@@ -18,6 +18,7 @@ from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
 from worlds.sql.execute import Column
+from worlds.sql.model import LIKE_ESCAPE
 
 Schema = dict[str, dict[str, Column]]
 
@@ -117,8 +118,24 @@ def parametrise(tree: exp.Expr, schema: Schema) -> Parametrised:
             percent = exp.Literal.string("%")
             placeholder = exp.DPipe(this=exp.DPipe(this=percent, expression=placeholder), expression=percent.copy())
         node.replace(placeholder)
+        if lit.contains:
+            _escape_like(placeholder)
         literals.append(lit)
     return Parametrised(tree=tree, literals=literals)
+
+
+def _escape_like(placeholder: exp.Expr) -> None:
+    """``x LIKE '%' || :p || '%' ESCAPE '\\'``: the agent's text is matched as text, its ``%`` and ``_`` escaped when
+    bound (``SqlFunction.bindings``), so a ``%`` never returns every row. The LIKE node is moved under the ESCAPE,
+    not copied: literals found inside it keep their place in the tree."""
+    like = placeholder.parent
+    while like is not None and not isinstance(like, exp.Like | exp.ILike):
+        like = like.parent
+    if like is None:
+        return
+    escape = exp.Escape(expression=exp.Literal.string(LIKE_ESCAPE))
+    like.replace(escape)
+    escape.set("this", like)
 
 
 def _python_value(literal: exp.Literal) -> Any:

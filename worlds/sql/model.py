@@ -9,9 +9,18 @@ from typing import Any, Literal
 from pydantic import Field
 
 from sim.core import Task, ToolSpec
+from sim.core.files import FILE_NAME
 from sim.core.tools import Frozen
 
 JsonType = Literal["string", "integer", "number", "array"]
+
+LIKE_ESCAPE = "\\"
+"""The ESCAPE character of a contains-parameter's LIKE: the agent's text is text, not a pattern."""
+
+
+def escape_like(text: str) -> str:
+    """``text`` as a LIKE operand that matches itself only: ``%``, ``_`` and the escape character escaped."""
+    return text.replace(LIKE_ESCAPE, LIKE_ESCAPE * 2).replace("%", LIKE_ESCAPE + "%").replace("_", LIKE_ESCAPE + "_")
 
 
 class SqlParam(Frozen):
@@ -37,11 +46,16 @@ class SqlFunction(Frozen):
     """A parameterised read-only query exposed as a tool."""
 
     name: str = Field(description="Tool name.")
-    db_id: str = Field(description="Database the query runs on.")
+    db_id: str = Field(pattern=rf"^{FILE_NAME.pattern}$", description="Database the query runs on (its file's name).")
     sql: str = Field(description="SQLite SELECT with `:slot` placeholders only.")
     params: list[SqlParam] = Field(default_factory=list, description="Arguments in textual order.")
     summary: str = Field(description="Description text; `⟨slot⟩` marks where an argument's name goes.")
     ordered: bool = Field(default=False, description="The query orders its rows (ORDER BY at the top).")
+    like_escape: bool = Field(
+        default=False,
+        description="Its contains-parameters' LIKE carries ESCAPE '\\\\' and their values are bound escaped "
+        "(imports before this field bound them raw, with SQL to match).",
+    )
 
     def spec(self) -> ToolSpec:
         properties: dict[str, Any] = {}
@@ -78,7 +92,7 @@ class SqlFunction(Frozen):
             if param.type == "array":
                 value = json.dumps(list(value))
             elif param.contains:
-                value = str(value)
+                value = escape_like(str(value)) if self.like_escape else str(value)
             bound[param.slot] = value
         return bound
 

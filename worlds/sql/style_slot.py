@@ -23,6 +23,7 @@ from sim.core import ToolCall, ToolResult, ToolSpec, failure
 from worlds.common.arguments import ArgumentChecker
 from worlds.sql.execute import QueryError, QueryResult, open_readonly, read_schema, run_query
 from worlds.sql.literals import identifier_word
+from worlds.sql.model import LIKE_ESCAPE, escape_like
 
 OPERATORS = {"=": "=", "!=": "!=", ">": ">", ">=": ">=", "<": "<", "<=": "<=", "contains": "LIKE"}
 FUNCTIONS = ("count", "sum", "avg", "min", "max")
@@ -193,9 +194,12 @@ class SlotWorld:
             if op not in OPERATORS:
                 raise SlotError("unknown_operator", f"No operator '{op}'; operators: {', '.join(OPERATORS)}.")
             slot = f"v{len(node.params)}"
-            test = f"'%' || :{slot} || '%'" if op == "contains" else f":{slot}"
+            value = arguments["value"]
+            test = f":{slot}"
+            if op == "contains":  # a substring, never a pattern: '%' in the value matches a '%'
+                test, value = f"'%' || :{slot} || '%' ESCAPE '{LIKE_ESCAPE}'", escape_like(str(value))
             sql = f"SELECT * {source} WHERE {quote(column)} {OPERATORS[op]} {test}"
-            return Node(node.db_id, sql, (*node.params, (slot, arguments["value"])), node.columns)
+            return Node(node.db_id, sql, (*node.params, (slot, value)), node.columns)
         if tool == "sort":
             column = _column(node, arguments["column"])
             order = " DESC" if arguments.get("descending") else ""

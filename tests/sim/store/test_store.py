@@ -34,6 +34,7 @@ def test_partial_tail_is_skipped_then_cut_on_resume(tmp_path: Path) -> None:
     with (tmp_path / "r" / EPISODES).open("a") as f:
         f.write(result(1).model_dump_json()[:40])  # what a kill -9 mid-write leaves
     assert store.done_ids() == {"t0#0"}
+    store.close()  # the writer is gone (as after the kill)
     resumed = RunStore.resume(tmp_path / "r", "h")
     resumed.append_episode(result(2))
     lines = (tmp_path / "r" / EPISODES).read_text().splitlines()

@@ -4,9 +4,11 @@
 from __future__ import annotations
 
 import json
+import shutil
 import sqlite3
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from sim.cli.app import app
@@ -95,3 +97,37 @@ def test_bad_input_names_the_place_and_writes_nothing(tmp_path: Path) -> None:
     code, text = invoke("import", "sparql", "--db-dir", ".", "--questions", str(questions), "--out", str(out))
     assert code == 2 and "sparql" in text
     assert not out.exists() and [p.name for p in tmp_path.iterdir()] == ["dev.json"]
+
+
+def test_a_database_id_is_a_name_never_a_path(tmp_path: Path) -> None:
+    """A shared question file must not pick where the import reads or writes: ``db_id`` names a folder and a file."""
+    outside = tmp_path / "T" / "y"
+    outside.mkdir(parents=True)
+    shutil.copyfile(SAMPLE_DIR / "database" / "library" / "library.sqlite", outside / "y.sqlite")
+    before = (outside / "y.sqlite").read_bytes()
+    db_dir = tmp_path / "a" / "b" / "c"
+    db_dir.mkdir(parents=True)
+    questions = tmp_path / "dev.json"
+    args = ["import", "spider", "--db-dir", str(db_dir), "--questions", str(questions)]
+    for hostile in ("../../../T/y", "/abs", "..", ".hidden", "a/b", "x\x00y"):
+        questions.write_text(json.dumps([{"db_id": hostile, "question": "q", "query": "SELECT 1"}]))
+        out = tmp_path / "out"
+        code, text = invoke(*args, "--out", str(out))
+        assert code == 2 and "dev.json[0]: field 'db_id'" in text and "not a database name" in text, (hostile, text)
+        assert not out.exists()
+    assert (outside / "y.sqlite").read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["T", "a", "dev.json"]
+
+
+def test_a_world_folder_whose_functions_name_a_path_is_refused(tmp_path: Path) -> None:
+    out = tmp_path / "w"
+    code, text = invoke(
+        "import", "spider", "--db-dir", str(SAMPLE_DIR / "database"), "--questions",
+        str(SAMPLE_DIR / "questions.json"), "--out", str(out),
+    )  # fmt: skip
+    assert code == 0, text
+    functions = json.loads((out / "functions.json").read_text())
+    functions[0]["db_id"] = "../../elsewhere"
+    (out / "functions.json").write_text(json.dumps(functions))
+    with pytest.raises(ValueError, match=r"functions\.json: 0\.db_id"):
+        load_world(str(out))
