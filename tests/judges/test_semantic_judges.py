@@ -12,7 +12,7 @@ from judges.llm_ask import JudgeModel
 from personas import ScriptedUser, parse_user_spec
 from sim.agents.baselines import NullAgent, OracleAgent
 from sim.config.run_config import RunConfig
-from sim.core import EpisodeResult, Event, Usage
+from sim.core import EpisodeResult, Event
 from sim.core.embedding import Embedder, embedding_available
 from sim.episode.loop import EpisodeLimits, EpisodeSpec, run_episode
 from sim.judging.judge_set import build_judges, judge, judge_config
@@ -39,7 +39,7 @@ def judge_model(answer: str | None = None, same: tuple[str, ...] = ()) -> tuple[
 
     gateway = Gateway()
     gateway.register("judge", PydanticAITransport(FunctionModel(reply)))
-    return JudgeModel(lambda request: gateway.complete(request, Usage()), "judge"), asked
+    return JudgeModel(gateway.complete, "judge"), asked
 
 
 async def play(pack: object, agent: object, task_index: int = 0) -> EpisodeResult:

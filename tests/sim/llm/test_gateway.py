@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from contextlib import nullcontext
 
 import pytest
 from pydantic_ai.exceptions import ModelHTTPError, ModelRateLimitError, UnexpectedModelBehavior
@@ -10,9 +11,11 @@ from pydantic_ai.messages import ModelMessage
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from sim.core import ChatMessage, Event, ModelRequest, ModelResponse, Usage
+from sim.llm.admission.scheduled import ScheduledAdmission
 from sim.llm.admission.scheduler import EndpointLimits, Scheduler
 from sim.llm.errors import ContextLengthExceeded, ProviderError, StepLimitReached, classify
-from sim.llm.gateway import EpisodeLLM, Gateway, RetryPolicy
+from sim.llm.gateway import EpisodeLLM, Gateway
+from sim.llm.retry_policy import RetryPolicy
 from sim.llm.transports.base import Reply, TransportError
 from sim.llm.transports.pydantic_ai import PydanticAITransport
 
@@ -59,10 +62,10 @@ class Scripted:
         return None
 
 
-def gateway_with(transport: object, sleep: FakeSleep | None = None, **kwargs: object) -> Gateway:
+def gateway_with(transport: object, sleep: FakeSleep | None = None, retry: RetryPolicy | None = None) -> Gateway:
     sleep = sleep or FakeSleep()
     scheduler = Scheduler(EndpointLimits(concurrency=16), clock=sleep.clock, sleep=sleep)
-    gw = Gateway(sleep=sleep, scheduler=scheduler, **kwargs)  # type: ignore[arg-type]
+    gw = Gateway(ScheduledAdmission(scheduler, retry), sleep=sleep)
     gw.register("scripted", transport)  # type: ignore[arg-type]
     return gw
 
@@ -71,22 +74,38 @@ def ask(role: str = "agent") -> ModelRequest:
     return ModelRequest(role=role, model="scripted", messages=(ChatMessage(role="user", content="hi"),))  # type: ignore[arg-type]
 
 
-async def complete(gw: Gateway, usage: Usage | None = None) -> str:
-    return (await gw.complete(ask(), usage or Usage())).text
+class Account:
+    """A caller that keeps what it is told: each request's usage and the retries."""
+
+    def __init__(self) -> None:
+        self.charged: list[Usage] = []
+        self.retries: list[str] = []
+
+    def charge(self, request: ModelRequest, usage: Usage) -> None:
+        self.charged.append(usage)
+
+    def retrying(self, code: str, detail: str) -> None:
+        self.retries.append(code)
+
+    waiting = staticmethod(nullcontext)
+
+
+async def complete(gw: Gateway, caller: Account | None = None) -> str:
+    return (await gw.complete(ask(), caller or Account())).text
 
 
 async def test_retry_after_is_honoured_and_counted_as_waiting() -> None:
     sleep = FakeSleep()
     transport = Scripted([rate_limited(2.0), rate_limited(3.5)])
     gw = gateway_with(transport, sleep=sleep)
-    usage = Usage()
-    retries: list[str] = []
-    assert (await gw.complete(ask(), usage, lambda code, detail: retries.append(code))).text == "ok"
+    account = Account()
+    assert await complete(gw, account) == "ok"
     assert transport.attempts == 3
     assert sleep.calls == [2.0, 3.5]
-    assert usage.retries == 2
+    [usage] = account.charged  # one value per request
+    assert (usage.requests, usage.retries, usage.input_tokens, usage.output_tokens) == (1, 2, 10, 2)
     assert usage.waiting_s >= 5.5
-    assert retries == ["provider:rate_limited", "provider:rate_limited"]
+    assert account.retries == ["provider:rate_limited", "provider:rate_limited"]
 
 
 async def test_long_retry_after_is_honoured_in_full_and_backoff_used_without_it() -> None:
