@@ -16,7 +16,7 @@ from sim.llm.errors import ContextLengthExceeded, ProviderError
 from sim.llm.gateway import EpisodeLLM, Gateway
 from sim.llm.retry_policy import RetryPolicy
 from sim.llm.transports.base import Reply, TransportError
-from tests.sim.llm.test_gateway import Account, FakeSleep, Scripted, ask, complete, rate_limited, server_error
+from tests.support.gateway_parts import Account, FakeSleep, Scripted, ask, complete, rate_limited, server_error
 
 
 def test_usage_adds_as_a_value_field_by_field() -> None:
