@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any, Literal
 
-from pydantic import AliasChoices, BaseModel, Field, model_validator
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, model_validator
 
 from sim.core.task import Task
 from sim.core.tools import Frozen, ToolCall, ToolResult, ToolSpec
@@ -29,7 +29,9 @@ FAILED_TERMINATIONS: frozenset[str] = frozenset(
 
 
 class Usage(BaseModel):
-    """LLM usage and time, summed over the calls it covers."""
+    """LLM usage and time, summed over the calls it covers. A value: totals are sums (``a + b``), never edited."""
+
+    model_config = ConfigDict(frozen=True)  # extra keys stay ignored: stored runs of any age load
 
     requests: int = Field(default=0, description="Model responses received.")
     input_tokens: int = Field(default=0, description="Prompt tokens, as the provider reported them.")
@@ -40,9 +42,18 @@ class Usage(BaseModel):
     working_s: float = Field(default=0.0, description="Seconds spent in requests that produced a response.")
     waiting_s: float = Field(default=0.0, description="Seconds spent waiting: slots, Retry-After, backoff.")
 
-    def add(self, other: Usage) -> None:
-        for name in type(self).model_fields:
-            setattr(self, name, getattr(self, name) + getattr(other, name))
+    def __add__(self, other: Usage) -> Usage:
+        # Field by field rather than a loop over model_fields: this runs several times per model request.
+        return Usage(
+            requests=self.requests + other.requests,
+            input_tokens=self.input_tokens + other.input_tokens,
+            output_tokens=self.output_tokens + other.output_tokens,
+            cost=self.cost + other.cost,
+            retries=self.retries + other.retries,
+            cached=self.cached + other.cached,
+            working_s=self.working_s + other.working_s,
+            waiting_s=self.waiting_s + other.waiting_s,
+        )
 
 
 class UserAct(Frozen):

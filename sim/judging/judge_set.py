@@ -142,10 +142,8 @@ async def open_judge_model(config: RunConfig) -> AsyncIterator[JudgeModel]:
     """``config.judge_model``, through a gateway of its own: judges run in this process whatever the backend, so
     their model calls go from here (role ``judge``, the run's limits, retries and cache)."""
     from sim.config.gateway import build_gateway
-    from sim.core import ModelRequest, ModelResponse, Usage
     from sim.llm.model_access import ModelUnavailable, open_model
 
-    usage = Usage()
     async with AsyncExitStack() as stack:
         gateway = build_gateway(config)
         stack.push_async_callback(gateway.aclose)
@@ -153,11 +151,7 @@ async def open_judge_model(config: RunConfig) -> AsyncIterator[JudgeModel]:
             model = await stack.enter_async_context(open_model(gateway, config.judge_model))
         except ModelUnavailable as exc:
             raise config.problem("judge_model", str(exc)) from exc
-
-        async def complete(request: ModelRequest) -> ModelResponse:
-            return await gateway.complete(request, usage)
-
-        yield JudgeModel(complete, model, seed=config.seed)
+        yield JudgeModel(gateway.complete, model, seed=config.seed)  # judging keeps no usage account
 
 
 async def judge(result: EpisodeResult, judges: list[Judge], score_set: str) -> list[Score]:

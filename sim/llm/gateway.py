@@ -1,34 +1,37 @@
 """The one door every model call goes through: transports, per-endpoint admission, retries, accounting.
 
 A run owns exactly one Gateway. Every call is a ``ModelRequest`` value, so the gateway can resolve its
-transport, admit it under the endpoint's limits, retry it, and charge its usage to the right role.
-Each episode talks to it through an ``EpisodeLLM`` handle, which counts only agent-role requests
-against the agent's per-turn step budget and attributes usage and waiting time per role.
+transport, admit it under the endpoint's limits, retry it, and tell its caller what it spent. What varies is
+chosen once, when the gateway is built: the admission policy (squall's scheduler or the static baseline) and
+whether a response cache answers first. Each episode talks to it through an ``EpisodeLLM`` handle, which
+counts only agent-role requests against the agent's per-turn step budget and sums usage per role.
 """
 
 from __future__ import annotations
 
 import asyncio
-import random
-import time
 from collections.abc import Awaitable, Callable
-from contextlib import AbstractContextManager, nullcontext
+from contextlib import nullcontext
 from typing import TYPE_CHECKING
 
 from sim.core import MODEL_ROLES, Event, ModelRequest, ModelResponse, Usage
+from sim.llm.admission.policy import AdmissionPolicy
+from sim.llm.admission.scheduled import ScheduledAdmission
 from sim.llm.admission.scheduler import EndpointLimits, Scheduler
-from sim.llm.errors import ContextLengthExceeded, ProviderError, StepLimitReached
+from sim.llm.cached_completer import CachedCompleter
+from sim.llm.completer import Caller, Completer, Route, Untracked, Waiting
+from sim.llm.errors import StepLimitReached
 from sim.llm.model_spec import parse_model_spec
-from sim.llm.retry_policy import RetryPolicy
-from sim.llm.transports.base import Reply, Transport, TransportError
+from sim.llm.retrying import RetryingCompleter
+from sim.llm.transports.base import Transport
 
 if TYPE_CHECKING:
     import aiohttp
 
     from sim.llm.cache import ResponseCache
 
-OnRetry = Callable[[str, str], None]
-Waiting = Callable[[], AbstractContextManager[None]]
+UNTRACKED = Untracked()
+_DEFAULT_CONNECTIONS = 16
 
 
 class Gateway:
@@ -36,43 +39,39 @@ class Gateway:
 
     def __init__(
         self,
-        concurrency_per_endpoint: int = 16,
-        retry: RetryPolicy | None = None,
-        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
-        seed: int = 0,
-        request_timeout_s: float = 120.0,
-        static: bool = False,
+        admission: AdmissionPolicy | None = None,
+        *,
         cache: ResponseCache | None = None,
-        scheduler: Scheduler | None = None,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+        request_timeout_s: float = 120.0,
     ) -> None:
-        self.concurrency_per_endpoint = concurrency_per_endpoint
-        self.static = static
-        """The peer way, for comparison: a fixed connection limit and blind backoff (Retry-After ignored)."""
-        self.scheduler = scheduler or Scheduler(
-            EndpointLimits(concurrency=concurrency_per_endpoint), max_concurrency=concurrency_per_endpoint
+        self.admission = admission or ScheduledAdmission(
+            Scheduler(EndpointLimits(concurrency=_DEFAULT_CONNECTIONS), max_concurrency=_DEFAULT_CONNECTIONS)
         )
-        """Admission per endpoint: adaptive connection limit, TPM/RPM budgets, rate-limit pauses."""
-        self.retry = retry or RetryPolicy()
-        self.request_timeout_s = request_timeout_s
-        self._sleep = sleep
-        self._slots: dict[str, asyncio.Semaphore] = {}
-        self._jitter = random.Random(seed)
-        self._transports: dict[str, Transport] = {}
-        self._session: aiohttp.ClientSession | None = None
+        """How attempts are admitted and retried: squall's scheduler, or the static baseline for comparison."""
         self.cache = cache
         """Shared by every role; a hit makes no endpoint request and is counted as ``cached``, not as a request."""
+        self.request_timeout_s = request_timeout_s
+        retrying = RetryingCompleter(self.admission, sleep)
+        self._completer: Completer = retrying if cache is None else CachedCompleter(retrying, cache)
+        self._transports: dict[str, Transport] = {}
+        self._routes: dict[str, Route] = {}
+        self._session: aiohttp.ClientSession | None = None
         self.totals = Usage()
+        """Everything the run's episode handles spent (the cost ceiling reads it)."""
 
     def register(self, model: str, transport: Transport) -> None:
         """Serve ``model`` with this transport (scripted models in tests, embedded servers)."""
         self._transports[model] = transport
+        self._routes.pop(model, None)
 
     def registered(self) -> list[str]:
-        """The models served by a registered (not built) transport."""
+        """The models with a transport, registered or built."""
         return list(self._transports)
 
     def unregister(self, model: str) -> None:
         self._transports.pop(model, None)
+        self._routes.pop(model, None)
 
     def transport(self, model: str) -> Transport:
         """The transport for a model spec, built on first use. Raises ValueError (bad spec, unknown provider,
@@ -80,6 +79,14 @@ class Gateway:
         found = self._transports.get(model)
         if found is None:
             found = self._transports[model] = self._build_transport(model)
+        return found
+
+    def route(self, model: str) -> Route:
+        """The model's transport and the endpoint that admits its requests (kept: parsing the spec per request
+        would cost every request)."""
+        found = self._routes.get(model)
+        if found is None:
+            found = self._routes[model] = Route(self.transport(model), parse_model_spec(model).endpoint)
         return found
 
     def http(self) -> aiohttp.ClientSession:
@@ -103,7 +110,7 @@ class Gateway:
         return PydanticAITransport(infer_model(spec.raw))
 
     async def aclose(self) -> None:
-        await self.scheduler.aclose()
+        await self.admission.aclose()
         if self.cache is not None:
             await self.cache.aclose()
         for transport in self._transports.values():
@@ -111,139 +118,14 @@ class Gateway:
         if self._session is not None:
             await self._session.close()
 
-    def _slot(self, endpoint: str) -> asyncio.Semaphore:
-        if endpoint not in self._slots:
-            self._slots[endpoint] = asyncio.Semaphore(self.concurrency_per_endpoint)
-        return self._slots[endpoint]
+    async def complete(self, request: ModelRequest, caller: Caller = UNTRACKED) -> ModelResponse:
+        """The model's answer, from the cache or the endpoint, retried as the admission policy says.
 
-    async def complete(
-        self, request: ModelRequest, usage: Usage, on_retry: OnRetry | None = None, waiting: Waiting = nullcontext
-    ) -> ModelResponse:
-        """Run one request with a slot on its endpoint, retrying rate limits and transient faults.
-
-        Rate limits wait as long as the provider asks (Retry-After), within a time budget of their own;
-        other transient faults back off within ``max_attempts``. Time spent waiting for a slot or before a
-        retry is charged to ``usage.waiting_s`` and runs inside ``waiting()`` (the episode does not count it
-        against its deadline); time inside requests goes to ``usage.working_s``. Raises ProviderError when
-        it gives up, ContextLengthExceeded when the request is too long for the model.
+        ``caller.charge`` is told once what the request spent (usage as a value: tokens, retries, working and
+        waiting time), whether it was answered, gave up or was cancelled. Raises ProviderError when it gives up,
+        ContextLengthExceeded when the request is too long for the model, ValueError for a model it cannot reach.
         """
-        transport = self.transport(request.model)
-        if self.cache is not None:
-            hit = await self.cache.get(request)
-            if hit is not None:
-                usage.cached += 1
-                return hit
-        endpoint = parse_model_spec(request.model).endpoint
-        tokens = 0 if self.static else self.scheduler.estimate_tokens(request)
-        policy = self.retry
-        attempts = malformed = limited = 0
-        rate_limited_s = 0.0
-        while True:
-            reply, error, paused = await self._attempt(transport, request, endpoint, tokens, usage, waiting, limited)
-            if reply is not None:
-                response = reply.response
-                usage.requests += 1
-                usage.input_tokens += response.input_tokens
-                usage.output_tokens += response.output_tokens
-                usage.cost += response.cost
-                if self.cache is not None:
-                    await self.cache.put(request, response)
-                return response
-            assert error is not None
-            if error.kind == "context_length":
-                raise ContextLengthExceeded(str(error)) from error
-            if self.static:
-                attempts += 1
-                delay = self._blind_backoff(attempts)
-                give_up = error.kind == "fatal" or attempts >= policy.max_attempts
-            elif error.kind == "rate_limit":
-                limited += 1
-                # The scheduler pauses the endpoint (Retry-After, reset headers or backoff): the next admission
-                # waits it out, so there is nothing to sleep here; the policy still bounds how long we wait.
-                delay = paused
-                rate_limited_s += delay
-                give_up = delay > policy.max_retry_after_s or rate_limited_s > policy.rate_limit_budget_s
-            else:
-                attempts += 1
-                malformed += error.kind == "malformed"
-                delay = self._delay(attempts, error.retry_after_s, cap=True)
-                give_up = error.kind == "fatal" or attempts >= policy.max_attempts or malformed >= policy.max_malformed
-            if give_up:
-                raise ProviderError(
-                    error.code, f"{error} (gave up after {attempts + limited} failed attempt(s))"
-                ) from error
-            usage.retries += 1
-            if on_retry is not None:
-                on_retry(error.code, f"{error}; retry in {delay:.2f}s")
-            if self.static or error.kind != "rate_limit":
-                with waiting():
-                    await self._sleep(delay)
-                usage.waiting_s += delay
-
-    async def _attempt(
-        self,
-        transport: Transport,
-        request: ModelRequest,
-        endpoint: str,
-        tokens: int,
-        usage: Usage,
-        waiting: Waiting,
-        retries: int,
-    ) -> tuple[Reply | None, TransportError | None, float]:
-        """One admitted attempt: (reply, None, 0) or (None, error, the pause a rate limit set)."""
-        if self.static:
-            slot = self._slot(endpoint)
-            queued = time.monotonic()
-            with waiting():
-                await slot.acquire()
-            usage.waiting_s += time.monotonic() - queued
-            try:
-                return await self._send(transport, request, usage)
-            finally:
-                slot.release()
-        permit = self.scheduler.admit(endpoint, tokens, request.max_tokens, retry=retries > 0)
-        with waiting():
-            await permit.acquire()
-        usage.waiting_s += permit.waited_s
-        try:
-            reply, error, _ = await self._send(transport, request, usage)
-            if reply is not None:
-                permit.completed(reply.response.input_tokens, reply.response.output_tokens, reply.headers)
-                return reply, None, 0.0
-            assert error is not None
-            if error.kind == "rate_limit":
-                return None, error, permit.rate_limited(error.retry_after_s, error.headers)
-            if error.kind == "malformed":
-                permit.completed(0, 0, error.headers)  # billed, usage unknown: the reservation stands
-            else:
-                permit.failed()
-            return None, error, 0.0
-        finally:
-            permit.release()  # without an outcome (cancelled, a bug) it counts as failed
-
-    @staticmethod
-    async def _send(
-        transport: Transport, request: ModelRequest, usage: Usage
-    ) -> tuple[Reply | None, TransportError | None, float]:
-        started = time.monotonic()
-        try:
-            return await transport.send(request), None, 0.0
-        except TransportError as exc:
-            return None, exc, 0.0
-        finally:
-            usage.working_s += time.monotonic() - started
-
-    def _blind_backoff(self, attempt: int) -> float:
-        """Exponential backoff from 1 s with jitter, capped at a minute, whatever the provider said."""
-        return min(2.0 ** (attempt - 1) * (0.5 + self._jitter.random()), 60.0)
-
-    def _delay(self, attempt: int, retry_after: float | None, cap: bool = False) -> float:
-        """Retry-After as asked (a transient error's is capped like a backoff); else jittered exponential backoff."""
-        policy = self.retry
-        if retry_after is not None:
-            return min(max(retry_after, 0.0), policy.max_retry_after_s if cap else float("inf"))
-        backoff = policy.base_delay_s * 2 ** (attempt - 1)
-        return min(backoff * (0.5 + self._jitter.random()), policy.max_delay_s)
+        return await self._completer.complete(request, self.route(request.model), caller)
 
 
 class EpisodeLLM:
@@ -279,20 +161,22 @@ class EpisodeLLM:
             if self.steps >= self.max_steps:
                 raise StepLimitReached(f"more than {self.max_steps} model requests in turn {self.turn}")
             self.steps += 1
-        call = Usage()
-        try:
-            return await self.gateway.complete(request, call, self._on_retry, self.waiting)
-        finally:
-            accounts = [self.usage, self.by_role.setdefault(request.role, Usage()), self.gateway.totals]
-            if request.role == "agent":
-                accounts.append(self.turn_usage)
-            for account in accounts:
-                account.add(call)
+        return await self.gateway.complete(request, self)
+
+    def charge(self, request: ModelRequest, usage: Usage) -> None:
+        """Each request's usage, added to the episode's, its role's, the turn's (agent only) and the run's totals."""
+        role = request.role
+        self.usage += usage
+        spent = self.by_role.get(role)
+        self.by_role[role] = usage if spent is None else spent + usage
+        if role == "agent":
+            self.turn_usage += usage
+        self.gateway.totals += usage
 
     def usage_by_role(self) -> dict[str, Usage]:
         return {role: self.by_role[role] for role in MODEL_ROLES if role in self.by_role}
 
-    def _on_retry(self, code: str, detail: str) -> None:
+    def retrying(self, code: str, detail: str) -> None:
         self._record(
             Event(
                 kind="error",

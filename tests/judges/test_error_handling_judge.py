@@ -93,9 +93,7 @@ def _gateway(answers: list[str]) -> tuple[Gateway, list[list[ModelMessage]]]:
 
 async def test_the_llm_rater_asks_again_after_a_malformed_verdict() -> None:
     gateway, seen = _gateway(["I think it is good.", '{"score": 4, "reasons": "honest, no next step"}'])
-    from sim.core import Usage
-
-    rater = LLMRater(lambda request: gateway.complete(request, Usage()), "judge-model")
+    rater = LLMRater(gateway.complete, "judge-model")
     rating = await rater.rate(CASE)
     assert (rating.score, rating.reasons) == (4, "honest, no next step")
     assert len(seen) == 2
@@ -107,9 +105,7 @@ async def test_the_llm_rater_asks_again_after_a_malformed_verdict() -> None:
 
 async def test_a_judge_model_that_never_answers_usably_is_a_judge_fault_not_a_lost_episode() -> None:
     gateway, seen = _gateway(["no idea"])
-    from sim.core import Usage
-
-    rater = LLMRater(lambda request: gateway.complete(request, Usage()), "judge-model")
+    rater = LLMRater(gateway.complete, "judge-model")
     with pytest.raises(JudgeOutputError):
         await rater.rate(CASE)
     assert len(seen) == 3  # the first answer and two retries

@@ -12,7 +12,7 @@ from judges.llm_ask import JudgeModel
 from personas import ScriptedUser, parse_user_spec
 from sim.agents.baselines import NullAgent, OracleAgent
 from sim.config.run_config import RunConfig
-from sim.core import AgentFactory, EpisodeResult, Event, Usage
+from sim.core import AgentFactory, EpisodeResult, Event
 from sim.core.embedding import Embedder, embedding_available
 from sim.episode.env import EpisodeEnv, EpisodeSpec
 from sim.episode.loop import run_episode
@@ -40,7 +40,7 @@ def judge_model(answer: str | None = None, same: tuple[str, ...] = ()) -> tuple[
 
     gateway = Gateway()
     gateway.register("judge", PydanticAITransport(FunctionModel(reply)))
-    return JudgeModel(lambda request: gateway.complete(request, Usage()), "judge"), asked
+    return JudgeModel(gateway.complete, "judge"), asked
 
 
 async def play(pack: object, agent: AgentFactory, task_index: int = 0) -> EpisodeResult:

@@ -1,4 +1,4 @@
-"""How the gateway reaches a model: a transport sends one ModelRequest and returns the reply or a classified error.
+"""How the gateway reaches a model: a transport sends one ModelRequest; it returns the reply or raises a TransportError.
 
 Two kinds: a lean OpenAI Chat Completions client for every OpenAI-compatible endpoint (local servers,
 vLLM, most providers, OpenAI itself), and pydantic-ai's model layer for every other provider. Neither

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import socket
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -138,19 +139,29 @@ def test_gold_call_that_does_not_execute_is_rejected_at_load(tmp_path: Path) -> 
 
 def test_endpoint_concurrency_follows_concurrency_unless_set(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import sim.config.gateway
+    from sim.llm.admission.scheduled import ScheduledAdmission
+    from sim.llm.admission.static import StaticAdmission
 
-    seen: list[int] = []
-    real = sim.config.gateway.Gateway
+    seen: list[object] = []
+    real = sim.config.gateway.admission_policy
 
-    def spy(concurrency: int, *args: object, **kwargs: object) -> object:
-        seen.append(concurrency)
-        return real(concurrency, *args, **kwargs)  # type: ignore[arg-type]
+    def spy(*args: Any, **kwargs: Any) -> object:
+        policy = real(*args, **kwargs)
+        if isinstance(policy, StaticAdmission):
+            seen.append(policy.concurrency)
+        else:
+            assert isinstance(policy, ScheduledAdmission)
+            limits = policy.scheduler.default
+            seen.append((limits.concurrency, limits.ceiling))  # pinned connections, adaptive ceiling
+        return policy
 
-    monkeypatch.setattr(sim.config.gateway, "Gateway", spy)
-    base = ["run", "--agent", "oracle", "--limit", "1", "--out", str(tmp_path), "-q"]
-    assert squall(*base, "--concurrency", "50", "--run-id", "a")[0] == 0
-    assert squall(*base, "--concurrency", "50", "--endpoint-concurrency", "7", "--run-id", "b")[0] == 0
-    assert seen == [50, 7]
+    monkeypatch.setattr(sim.config.gateway, "admission_policy", spy)
+    base = ["run", "--agent", "oracle", "--limit", "1", "--out", str(tmp_path), "-q", "--concurrency", "50"]
+    assert squall(*base, "--run-id", "a")[0] == 0
+    assert squall(*base, "--endpoint-concurrency", "7", "--run-id", "b")[0] == 0
+    assert squall(*base, "--scheduler", "static", "--run-id", "c")[0] == 0
+    assert squall(*base, "--scheduler", "static", "--endpoint-concurrency", "7", "--run-id", "d")[0] == 0
+    assert seen == [(None, 50), (7, 50), 50, 7]
 
 
 def test_a_latest_folder_in_out_is_refused_before_anything_is_written(tmp_path: Path) -> None:

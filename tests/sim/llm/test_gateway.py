@@ -2,91 +2,41 @@
 
 from __future__ import annotations
 
-import asyncio
-
 import pytest
 from pydantic_ai.exceptions import ModelHTTPError, ModelRateLimitError, UnexpectedModelBehavior
 from pydantic_ai.messages import ModelMessage
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from sim.core import ChatMessage, Event, ModelRequest, ModelResponse, Usage
-from sim.llm.admission.scheduler import EndpointLimits, Scheduler
+from sim.core import Event
 from sim.llm.errors import ContextLengthExceeded, ProviderError, StepLimitReached, classify
-from sim.llm.gateway import EpisodeLLM, Gateway, RetryPolicy
-from sim.llm.transports.base import Reply, TransportError
+from sim.llm.gateway import EpisodeLLM, Gateway
+from sim.llm.retry_policy import RetryPolicy
+from sim.llm.transports.base import TransportError
 from sim.llm.transports.pydantic_ai import PydanticAITransport
-
-
-class FakeSleep:
-    """Virtual time: sleeping advances the clock at once (the gateway and its scheduler share it)."""
-
-    def __init__(self) -> None:
-        self.calls: list[float] = []
-        self.now = 0.0
-
-    def clock(self) -> float:
-        return self.now
-
-    async def __call__(self, seconds: float) -> None:
-        self.calls.append(round(seconds, 6))
-        self.now += seconds
-        await asyncio.sleep(0)
-
-
-def rate_limited(retry_after: float | None) -> TransportError:
-    return TransportError("rate_limit", "provider:rate_limited", "Rate limit reached", retry_after_s=retry_after)
-
-
-def server_error() -> TransportError:
-    return TransportError("transient", "provider:http_503", "overloaded")
-
-
-class Scripted:
-    """A transport that raises the given errors, in order, then answers."""
-
-    def __init__(self, errors: list[BaseException], text: str = "ok") -> None:
-        self.errors = errors
-        self.text = text
-        self.attempts = 0
-
-    async def send(self, request: ModelRequest) -> Reply:
-        self.attempts += 1
-        if self.errors:
-            raise self.errors.pop(0)
-        return Reply(ModelResponse(text=self.text, input_tokens=10, output_tokens=2))
-
-    async def aclose(self) -> None:
-        return None
-
-
-def gateway_with(transport: object, sleep: FakeSleep | None = None, **kwargs: object) -> Gateway:
-    sleep = sleep or FakeSleep()
-    scheduler = Scheduler(EndpointLimits(concurrency=16), clock=sleep.clock, sleep=sleep)
-    gw = Gateway(sleep=sleep, scheduler=scheduler, **kwargs)  # type: ignore[arg-type]
-    gw.register("scripted", transport)  # type: ignore[arg-type]
-    return gw
-
-
-def ask(role: str = "agent") -> ModelRequest:
-    return ModelRequest(role=role, model="scripted", messages=(ChatMessage(role="user", content="hi"),))  # type: ignore[arg-type]
-
-
-async def complete(gw: Gateway, usage: Usage | None = None) -> str:
-    return (await gw.complete(ask(), usage or Usage())).text
+from tests.support.gateway_parts import (
+    Account,
+    FakeSleep,
+    Scripted,
+    ask,
+    complete,
+    gateway_with,
+    rate_limited,
+    server_error,
+)
 
 
 async def test_retry_after_is_honoured_and_counted_as_waiting() -> None:
     sleep = FakeSleep()
     transport = Scripted([rate_limited(2.0), rate_limited(3.5)])
     gw = gateway_with(transport, sleep=sleep)
-    usage = Usage()
-    retries: list[str] = []
-    assert (await gw.complete(ask(), usage, lambda code, detail: retries.append(code))).text == "ok"
+    account = Account()
+    assert await complete(gw, account) == "ok"
     assert transport.attempts == 3
     assert sleep.calls == [2.0, 3.5]
-    assert usage.retries == 2
+    [usage] = account.charged  # one value per request
+    assert (usage.requests, usage.retries, usage.input_tokens, usage.output_tokens) == (1, 2, 10, 2)
     assert usage.waiting_s >= 5.5
-    assert retries == ["provider:rate_limited", "provider:rate_limited"]
+    assert account.retries == ["provider:rate_limited", "provider:rate_limited"]
 
 
 async def test_long_retry_after_is_honoured_in_full_and_backoff_used_without_it() -> None:

@@ -1,0 +1,72 @@
+"""The gateway's retry loop: each attempt admitted by the admission policy, sent, its failure classified, retried
+as the policy says; the request's usage handed to its caller once, as a value, however the request ends."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable
+
+from sim.core import ModelRequest, ModelResponse, Usage
+from sim.llm.admission.policy import AdmissionPolicy
+from sim.llm.completer import Caller, Route
+from sim.llm.errors import ContextLengthExceeded
+from sim.llm.transports.base import TransportError
+
+
+class RetryingCompleter:
+    """Time inside transport sends is working time; time waiting for admission or before a retry is waiting time
+    (spent inside ``caller.waiting()``, so an episode does not count it against its deadline)."""
+
+    def __init__(self, admission: AdmissionPolicy, sleep: Callable[[float], Awaitable[None]] = asyncio.sleep) -> None:
+        self._admission = admission
+        self._sleep = sleep
+
+    async def complete(self, request: ModelRequest, route: Route, caller: Caller) -> ModelResponse:
+        """Raises ProviderError when the policy gives up, ContextLengthExceeded when the request is too long for
+        the model (the agent's fault: never retried)."""
+        transport = route.transport
+        admission = self._admission.open(request, route.endpoint)
+        answer: ModelResponse | None = None
+        retries = 0
+        working_s = waiting_s = 0.0
+        try:
+            while True:
+                waiting_s += await admission.enter(caller.waiting)
+                started = time.monotonic()
+                try:
+                    reply = await transport.send(request)
+                except TransportError as error:
+                    if error.kind == "context_length":
+                        raise ContextLengthExceeded(str(error)) from error  # leave() counts it as a failed attempt
+                    retry = admission.failed(error)  # raises ProviderError when it gives up
+                    failure = error
+                else:
+                    admission.succeeded(reply)
+                    answer = reply.response
+                    return answer
+                finally:
+                    working_s += time.monotonic() - started
+                    admission.leave()
+                retries += 1
+                caller.retrying(failure.code, f"{failure}; retry in {retry.delay_s:.2f}s")
+                if retry.sleep:
+                    with caller.waiting():
+                        await self._sleep(retry.delay_s)
+                    waiting_s += retry.delay_s
+        finally:
+            caller.charge(request, _spent(answer, retries, working_s, waiting_s))
+
+
+def _spent(answer: ModelResponse | None, retries: int, working_s: float, waiting_s: float) -> Usage:
+    if answer is None:  # given up, refused or cancelled: the time and the retries still count
+        return Usage(retries=retries, working_s=working_s, waiting_s=waiting_s)
+    return Usage(
+        requests=1,
+        input_tokens=answer.input_tokens,
+        output_tokens=answer.output_tokens,
+        cost=answer.cost,
+        retries=retries,
+        working_s=working_s,
+        waiting_s=waiting_s,
+    )
