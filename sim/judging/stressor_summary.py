@@ -13,7 +13,7 @@ Streams the score set; holds a few numbers per episode.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Mapping
 from typing import Any
 
 from judges.stats import paired_cluster_bootstrap
@@ -70,7 +70,7 @@ def stressor_summary(store: RunStore, score_set: str) -> dict[str, Any] | None:
                 _add(sums[variant], [b, a, 1])
                 _add(by_task[variant][task_id], [b, a, 1])
     by_scenario = [
-        {**_row(name, scenarios.get(name), *values), **_paired(by_task[name].values())}
+        {**_row(name, scenarios.get(name), *values), **_paired(by_task[name])}
         for name, values in sorted(sums.items())
     ]
     by_type: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0, 0.0])
@@ -89,7 +89,7 @@ def stressor_summary(store: RunStore, score_set: str) -> dict[str, Any] | None:
     return {
         "mode": "isolated",
         "by_type": [
-            {**_row(kind, None, *values), **_paired(type_by_task[kind].values())}
+            {**_row(kind, None, *values), **_paired(type_by_task[kind])}
             for kind, values in sorted(by_type.items())
         ],
         "by_scenario": by_scenario,
@@ -101,10 +101,11 @@ def stressor_summary(store: RunStore, score_set: str) -> dict[str, Any] | None:
     }
 
 
-def _paired(per_task: Iterable[list[float]]) -> dict[str, tuple[float, float] | None]:
+def _paired(per_task: Mapping[str, list[float]]) -> dict[str, tuple[float, float] | None]:
     """Intervals of the row's degradation and retention: tasks resampled with their baseline and stressed turns
-    together (``judges.stats.paired_cluster_bootstrap``)."""
-    return paired_cluster_bootstrap([(b, a, n) for b, a, n in per_task])
+    together (``judges.stats.paired_cluster_bootstrap``). In task order: the store's score order differs from run to
+    run (episodes finish in any order), and the seeded bootstrap must not."""
+    return paired_cluster_bootstrap([(b, a, n) for b, a, n in (per_task[t] for t in sorted(per_task))])
 
 
 def _add(totals: list[float], values: list[float]) -> None:

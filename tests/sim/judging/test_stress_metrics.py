@@ -152,3 +152,13 @@ def test_the_report_shows_each_metric_with_its_denominator(rendered: str) -> Non
         "chaining",
     ):
         assert text in rendered, text
+
+
+def test_isolated_intervals_do_not_depend_on_the_order_episodes_finished_in() -> None:
+    from sim.judging.stressor_summary import _paired
+
+    rows = {f"t{i}": [float(i % 3 == 0), float(i % 2), 1.0] for i in range(12)}
+    backwards = dict(reversed(list(rows.items())))
+    assert list(rows) != list(backwards)
+    assert _paired(rows) == _paired(backwards)
+    assert _paired(rows)["retention_ci95"] is not None
