@@ -24,6 +24,7 @@ from sim.cli.common import (
     fail,
     make_console,
     param_modes,
+    terminate_as_interrupt,
     user_errors,
 )
 from sim.cli.import_source import import_app
@@ -209,6 +210,7 @@ def run(
         shown = "failed" if acc is None else f"{acc:.2f}"
         progress.update(bar[0], advance=1, last=f"{result.episode_id}: {shown} ({result.termination})")
 
+    terminated: list[int] = []  # SIGTERM seen (the run then exits 143, not 130)
     try:
         cfg, quickstart = resolve_config(config, overrides)
         if quickstart:
@@ -218,13 +220,13 @@ def run(
             )
         from sim.run.runner import execute
 
-        with progress:
+        with progress, terminate_as_interrupt() as terminated:
             store, summary = asyncio.run(execute(cfg, on_start, on_episode))
     except KeyboardInterrupt:
         make_console(stderr=True).print(
             "interrupted: finished episodes are saved; continue with --resume --run-id <id>"
         )
-        raise typer.Exit(130) from None
+        raise typer.Exit(143 if terminated else 130) from None
     except user_errors() as exc:
         fail(str(exc))
     render(summary, console)

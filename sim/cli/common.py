@@ -3,6 +3,10 @@ that ``squall run`` and ``squall score`` both take."""
 
 from __future__ import annotations
 
+import os
+import signal
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
@@ -68,3 +72,21 @@ def user_errors() -> tuple[type[Exception], ...]:
     from worlds.task_files import TaskFileError
 
     return (ConfigError, StoreError, WorldLoadError, TaskFileError, MockConfigError)
+
+
+@contextmanager
+def terminate_as_interrupt() -> Iterator[list[int]]:
+    """SIGTERM (a scheduler's stop, ``kill``) handled as Ctrl-C: the run finishes its bookkeeping and writes the
+    summary instead of dying at once. The handler re-sends SIGINT, so asyncio's own Ctrl-C path (cancel the run,
+    then raise KeyboardInterrupt) does the work; the yielded list is non-empty once SIGTERM came (exit 143)."""
+    received: list[int] = []
+
+    def on_term(signum: int, frame: object) -> None:
+        received.append(signum)
+        os.kill(os.getpid(), signal.SIGINT)
+
+    previous = signal.signal(signal.SIGTERM, on_term)
+    try:
+        yield received
+    finally:
+        signal.signal(signal.SIGTERM, previous)

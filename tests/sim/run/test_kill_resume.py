@@ -51,3 +51,17 @@ def test_ctrl_c_keeps_finished_episodes_and_exits_130(tmp_path: Path) -> None:
     summary = json.loads((tmp_path / "int" / "summary.json").read_text())
     assert summary["episodes"] == len(done) >= 2  # what finished is kept and summarised
     assert all(json.loads(line)["termination"] == "completed" for line in done)
+
+
+def test_sigterm_is_handled_like_ctrl_c_and_exits_143(tmp_path: Path) -> None:
+    episodes = tmp_path / "term" / "episodes.jsonl"
+    with mock_llm_server(SLOW_MOCK) as srv:
+        proc = start_and_wait(run_args(srv.url, tmp_path, "term"), episodes, at_least=2)
+        os.kill(proc.pid, signal.SIGTERM)
+        _, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 143, stderr.decode()
+    assert "--resume" in stderr.decode()
+    done = lines(episodes)
+    summary = json.loads((tmp_path / "term" / "summary.json").read_text())
+    assert summary["episodes"] == len(done) >= 2  # what finished is kept and summarised, as after Ctrl-C
+    assert len(done) < summary["planned_episodes"]
