@@ -39,10 +39,16 @@ def test_sigkill_then_resume_finds_every_episode_once(tmp_path: Path) -> None:
     assert summary["episodes"] == planned
 
 
+def long_run(url: str, out: Path, run_id: str) -> list[str]:
+    """A run far longer than the test needs (100 episodes): on a loaded machine the test may not be scheduled for
+    seconds after the run stored its first episodes, and a run that has finished meanwhile ignores the signal."""
+    return [*run_args(url, out, run_id), "--trials", "10"]
+
+
 def test_ctrl_c_keeps_finished_episodes_and_exits_130(tmp_path: Path) -> None:
     episodes = tmp_path / "int" / "episodes.jsonl"
     with mock_llm_server(SLOW_MOCK) as srv:
-        proc = start_and_wait(run_args(srv.url, tmp_path, "int"), episodes, at_least=2)
+        proc = start_and_wait(long_run(srv.url, tmp_path, "int"), episodes, at_least=2)
         os.kill(proc.pid, signal.SIGINT)
         _, stderr = proc.communicate(timeout=60)
     assert proc.returncode == 130, stderr.decode()
@@ -50,13 +56,14 @@ def test_ctrl_c_keeps_finished_episodes_and_exits_130(tmp_path: Path) -> None:
     done = lines(episodes)
     summary = json.loads((tmp_path / "int" / "summary.json").read_text())
     assert summary["episodes"] == len(done) >= 2  # what finished is kept and summarised
+    assert len(done) < summary["planned_episodes"]
     assert all(json.loads(line)["termination"] == "completed" for line in done)
 
 
 def test_sigterm_is_handled_like_ctrl_c_and_exits_143(tmp_path: Path) -> None:
     episodes = tmp_path / "term" / "episodes.jsonl"
     with mock_llm_server(SLOW_MOCK) as srv:
-        proc = start_and_wait(run_args(srv.url, tmp_path, "term"), episodes, at_least=2)
+        proc = start_and_wait(long_run(srv.url, tmp_path, "term"), episodes, at_least=2)
         os.kill(proc.pid, signal.SIGTERM)
         _, stderr = proc.communicate(timeout=60)
     assert proc.returncode == 143, stderr.decode()
