@@ -70,8 +70,7 @@ def stressor_summary(store: RunStore, score_set: str) -> dict[str, Any] | None:
                 _add(sums[variant], [b, a, 1])
                 _add(by_task[variant][task_id], [b, a, 1])
     by_scenario = [
-        {**_row(name, scenarios.get(name), *values), **_paired(by_task[name])}
-        for name, values in sorted(sums.items())
+        {**_row(name, scenarios.get(name), *values), **_paired(by_task[name])} for name, values in sorted(sums.items())
     ]
     by_type: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0, 0.0])
     type_by_task: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(lambda: [0.0, 0.0, 0.0]))
@@ -89,8 +88,7 @@ def stressor_summary(store: RunStore, score_set: str) -> dict[str, Any] | None:
     return {
         "mode": "isolated",
         "by_type": [
-            {**_row(kind, None, *values), **_paired(type_by_task[kind])}
-            for kind, values in sorted(by_type.items())
+            {**_row(kind, None, *values), **_paired(type_by_task[kind])} for kind, values in sorted(by_type.items())
         ],
         "by_scenario": by_scenario,
         "by_operator": [
