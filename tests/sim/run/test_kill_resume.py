@@ -8,6 +8,8 @@ import signal
 from collections import Counter
 from pathlib import Path
 
+import pytest
+
 from sim.judging.judge_set import judge_names
 from tests.support.mockllm_server import mock_llm_server
 from tests.support.run_process import SLOW_MOCK, lines, run_args, squall_process, start_and_wait
@@ -45,30 +47,17 @@ def long_run(url: str, out: Path, run_id: str) -> list[str]:
     return [*run_args(url, out, run_id), "--trials", "10"]
 
 
-def test_ctrl_c_keeps_finished_episodes_and_exits_130(tmp_path: Path) -> None:
+@pytest.mark.parametrize(("sent", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_ctrl_c_or_sigterm_keeps_finished_episodes_and_summarises(tmp_path: Path, sent: int, code: int) -> None:
     episodes = tmp_path / "int" / "episodes.jsonl"
     with mock_llm_server(SLOW_MOCK) as srv:
         proc = start_and_wait(long_run(srv.url, tmp_path, "int"), episodes, at_least=2)
-        os.kill(proc.pid, signal.SIGINT)
+        os.kill(proc.pid, sent)
         _, stderr = proc.communicate(timeout=60)
-    assert proc.returncode == 130, stderr.decode()
+    assert proc.returncode == code, stderr.decode()
     assert "--resume" in stderr.decode()
     done = lines(episodes)
     summary = json.loads((tmp_path / "int" / "summary.json").read_text())
     assert summary["episodes"] == len(done) >= 2  # what finished is kept and summarised
-    assert len(done) < summary["planned_episodes"]
+    assert len(done) < summary["planned_episodes"]  # cut short, not finished before the signal landed
     assert all(json.loads(line)["termination"] == "completed" for line in done)
-
-
-def test_sigterm_is_handled_like_ctrl_c_and_exits_143(tmp_path: Path) -> None:
-    episodes = tmp_path / "term" / "episodes.jsonl"
-    with mock_llm_server(SLOW_MOCK) as srv:
-        proc = start_and_wait(long_run(srv.url, tmp_path, "term"), episodes, at_least=2)
-        os.kill(proc.pid, signal.SIGTERM)
-        _, stderr = proc.communicate(timeout=60)
-    assert proc.returncode == 143, stderr.decode()
-    assert "--resume" in stderr.decode()
-    done = lines(episodes)
-    summary = json.loads((tmp_path / "term" / "summary.json").read_text())
-    assert summary["episodes"] == len(done) >= 2  # what finished is kept and summarised, as after Ctrl-C
-    assert len(done) < summary["planned_episodes"]

@@ -45,6 +45,7 @@ def test_a_function_imported_before_the_escape_binds_raw_as_its_sql_expects() ->
     function = contains_function()
     old = function.model_copy(update={"sql": function.sql.replace(" ESCAPE '\\'", ""), "like_escape": False})
     assert "ESCAPE" not in old.sql and titles(old, "Sun") == [("Half of a Yellow Sun",)]
+    assert len(titles(old, "%")) == 14  # what escaping stops: raw, a '%' matched every book
     stored = SqlFunction.model_validate({k: v for k, v in old.model_dump().items() if k != "like_escape"})
     assert stored.like_escape is False  # a functions.json without the field loads as it was written
 
