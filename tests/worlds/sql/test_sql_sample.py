@@ -99,6 +99,7 @@ def test_bad_input_names_the_place_and_writes_nothing(tmp_path: Path) -> None:
     assert not out.exists() and [p.name for p in tmp_path.iterdir()] == ["dev.json"]
 
 
+@pytest.mark.reliability
 def test_a_database_id_is_a_name_never_a_path(tmp_path: Path) -> None:
     """A shared question file must not pick where the import reads or writes: ``db_id`` names a folder and a file."""
     outside = tmp_path / "T" / "y"
@@ -119,6 +120,7 @@ def test_a_database_id_is_a_name_never_a_path(tmp_path: Path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == ["T", "a", "dev.json"]
 
 
+@pytest.mark.reliability
 def test_a_world_folder_whose_functions_name_a_path_is_refused(tmp_path: Path) -> None:
     out = tmp_path / "w"
     code, text = invoke(
