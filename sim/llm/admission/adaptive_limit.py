@@ -24,17 +24,26 @@ class AdaptiveLimit:
 
     A round lasts until as many requests finish as the limit was when it began (about one latency). The limit
     grows by ``step`` (10% when token budgets pace the endpoint) after a round in which at least ``grow_at`` of it
-    was in use and no 429 came back: growing an unsaturated limit would only raise a ceiling nobody reaches.
-    A 429 cuts it by ``cut_to`` only when the request was admitted after the last cut (``epoch``): the other 429s
-    of the same burst were caused by requests sent before the cut, and cutting for each would collapse the limit
-    to the floor.
+    was in use and 429s were no more than ``tolerance`` of it: growing an unsaturated limit would only raise a
+    ceiling nobody reaches. A 429 is overload, and cuts the limit by ``cut_to``, when the request was admitted with
+    more requests in flight (its ``level``) than any that succeeded this round or the last (the provider's capacity
+    is below that level), or once more than ``tolerance`` of a round came back 429 (every level refused: a spent
+    budget). Only 429s of requests admitted after the last cut (``epoch``) count: the rest of a burst was caused by
+    requests sent before the cut, and cutting for each would collapse the limit to the floor.
+
+    Why not cut on every 429: a trickle of 429s unrelated to load (a provider's own hiccups, other users of a
+    shared key) goes on whatever the limit, and cutting on each takes the limit to about 1.2/sqrt(share) (TCP's
+    loss-rate law): a 5% fault mix took it from 50 to 4-9. Such a 429 comes at levels that also succeed.
     """
 
     __slots__ = (
-        "_clean",
         "_grow_at",
         "_left",
+        "_limited",
+        "_limited_now",
         "_need",
+        "_ok_level",
+        "_ok_level_before",
         "_peak",
         "ceiling",
         "cut_to",
@@ -42,6 +51,7 @@ class AdaptiveLimit:
         "floor",
         "pinned",
         "step",
+        "tolerance",
         "value",
     )
 
@@ -54,18 +64,23 @@ class AdaptiveLimit:
         step: int = 1,
         grow_at: float = 0.8,
         cut_to: float = 0.8,
+        tolerance: float = 0.1,
     ) -> None:
         self.floor, self.ceiling, self.pinned, self.step, self.cut_to = floor, ceiling, pinned, step, cut_to
+        self.tolerance = tolerance
         self.value = pinned if pinned is not None else min(max(initial, floor), ceiling)
         self.epoch = 0
         """Rate-limit episodes so far; a request remembers the epoch it was admitted in."""
         self._grow_at = grow_at
+        self._ok_level = 0
         self._begin_round()
 
     def _begin_round(self) -> None:
         self._left = self.value
         self._peak = 0
-        self._clean = True
+        self._limited = 0  # 429s this round
+        self._limited_now = 0  # 429s this round for requests admitted in the current epoch
+        self._ok_level_before, self._ok_level = self._ok_level, 0  # the highest level that succeeded, per round
         self._need = math.ceil(self._grow_at * self.value)
 
     def in_use(self, in_flight: int) -> None:
@@ -79,17 +94,28 @@ class AdaptiveLimit:
         self._left -= 1
         if self._left > 0:
             return False
-        grow = self.pinned is None and self._clean and self._peak >= self._need and self.value < self.ceiling
+        clean = self._limited <= self.tolerance * self.value
+        grow = self.pinned is None and clean and self._peak >= self._need and self.value < self.ceiling
         if grow:
             self.value = min(self.value + max(self.step, self.value // 10 if paced else 0), self.ceiling)
         self._begin_round()
         return grow
 
-    def rate_limited(self, epoch: int) -> bool:
-        """A 429 for a request admitted in ``epoch``. True when it opens a new episode (the limit is cut, unless
-        pinned); False for the echoes of an episode already handled."""
-        self._clean = False
+    def succeeded(self, level: int) -> None:
+        """A request admitted at ``level`` (requests in flight, itself included) was answered: that many fit."""
+        if level > self._ok_level:
+            self._ok_level = level
+
+    def rate_limited(self, epoch: int, level: int | None = None) -> bool:
+        """A 429 for a request admitted in ``epoch`` at ``level`` (None: unknown, the round's share alone decides).
+        True when it opens a new episode (the limit is cut, unless pinned); False for the echoes of an episode
+        already handled, and for a 429 that is not overload."""
+        self._limited += 1
         if epoch != self.epoch:
+            return False
+        self._limited_now += 1
+        above = level is not None and level > max(self._ok_level, self._ok_level_before)
+        if not above and self._limited_now <= self.tolerance * self.value:
             return False
         self.epoch += 1
         if self.pinned is None:

@@ -105,7 +105,7 @@ def test_adaptive_limit_grows_only_after_saturated_clean_rounds() -> None:
 
 
 def test_adaptive_limit_cuts_once_per_episode_to_the_floor() -> None:
-    limit = AdaptiveLimit(initial=20, floor=10, ceiling=100)
+    limit = AdaptiveLimit(initial=20, floor=10, ceiling=100, tolerance=0.0)  # every 429 of a new episode cuts
     epoch = limit.epoch
     assert limit.rate_limited(epoch) and limit.value == 16
     assert not any(limit.rate_limited(epoch) for _ in range(10))  # echoes of the same burst
@@ -119,6 +119,29 @@ def test_adaptive_limit_cuts_once_per_episode_to_the_floor() -> None:
     assert limit.value == 10
     limit.in_use(10)
     assert any(limit.finished() for _ in range(10)) and limit.value == 11  # a clean saturated round does
+
+
+def test_adaptive_limit_tolerates_a_trickle_of_429s_and_cuts_on_more() -> None:
+    limit = AdaptiveLimit(initial=50, floor=1, ceiling=60)
+    assert not any(limit.rate_limited(limit.epoch) for _ in range(5))  # 10% of 50: not overload
+    assert limit.value == 50
+    limit.in_use(50)
+    assert [limit.finished() for _ in range(50)][-1] and limit.value == 51  # a saturated round within tolerance grows
+    assert not any(limit.rate_limited(limit.epoch) for _ in range(5))
+    assert limit.rate_limited(limit.epoch) and limit.value == 40  # the 6th of the round (> 5.1): cut
+    small = AdaptiveLimit(initial=8, floor=1, ceiling=60)
+    assert small.rate_limited(small.epoch) and small.value == 6  # under 1 / tolerance, one 429 cuts as before
+    small.in_use(6)
+    small.rate_limited(0)  # an echo: no cut, but over the round's tolerance (0.6)...
+    assert not any(small.finished() for _ in range(6)) and small.value == 6  # ...so no growth
+
+
+def test_adaptive_limit_cuts_on_a_429_above_every_level_that_succeeded() -> None:
+    limit = AdaptiveLimit(initial=14, floor=1, ceiling=60)
+    for level in range(1, 13):
+        limit.succeeded(level)
+    assert not limit.rate_limited(limit.epoch, level=12)  # 12 at once have been answered: not overload
+    assert limit.rate_limited(limit.epoch, level=13) and limit.value == 11  # the provider holds fewer than 13
 
 
 def test_adaptive_limit_pinned_never_moves() -> None:
