@@ -16,6 +16,8 @@ from sim.llm.admission.decision_log import DecisionLog
 from sim.llm.admission.token_bucket import MinuteWindow, TokenBucket
 
 _DURATION_PART = re.compile(r"(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|ms|h|m|s)")
+_OVERLOAD_429S = 2
+"""429s it takes to call a round overloaded: one in a round is as likely a provider's hiccup at any level."""
 _UNIT_S = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}
 
 
@@ -37,6 +39,7 @@ class AdaptiveLimit:
     """
 
     __slots__ = (
+        "_above",
         "_grow_at",
         "_left",
         "_limited",
@@ -64,7 +67,7 @@ class AdaptiveLimit:
         step: int = 1,
         grow_at: float = 0.8,
         cut_to: float = 0.8,
-        tolerance: float = 0.1,
+        tolerance: float = 0.25,
     ) -> None:
         self.floor, self.ceiling, self.pinned, self.step, self.cut_to = floor, ceiling, pinned, step, cut_to
         self.tolerance = tolerance
@@ -72,7 +75,9 @@ class AdaptiveLimit:
         self.epoch = 0
         """Rate-limit episodes so far; a request remembers the epoch it was admitted in."""
         self._grow_at = grow_at
-        self._ok_level = 0
+        self._ok_level = self._ok_level_before = 0
+        """The highest level (requests in flight, itself included) at which a request succeeded, this round and
+        the last."""
         self._begin_round()
 
     def _begin_round(self) -> None:
@@ -80,7 +85,7 @@ class AdaptiveLimit:
         self._peak = 0
         self._limited = 0  # 429s this round
         self._limited_now = 0  # 429s this round for requests admitted in the current epoch
-        self._ok_level_before, self._ok_level = self._ok_level, 0  # the highest level that succeeded, per round
+        self._above = 0  # those of them admitted above every level that succeeded
         self._need = math.ceil(self._grow_at * self.value)
 
     def in_use(self, in_flight: int) -> None:
@@ -98,6 +103,8 @@ class AdaptiveLimit:
         grow = self.pinned is None and clean and self._peak >= self._need and self.value < self.ceiling
         if grow:
             self.value = min(self.value + max(self.step, self.value // 10 if paced else 0), self.ceiling)
+        # What succeeded is remembered for this round and the next; a cut keeps it (a cut proves nothing about it).
+        self._ok_level_before, self._ok_level = self._ok_level, 0
         self._begin_round()
         return grow
 
@@ -114,8 +121,9 @@ class AdaptiveLimit:
         if epoch != self.epoch:
             return False
         self._limited_now += 1
-        above = level is not None and level > max(self._ok_level, self._ok_level_before)
-        if not above and self._limited_now <= self.tolerance * self.value:
+        proven = max(self._ok_level, self._ok_level_before)
+        self._above += level is not None and proven > 0 and level > proven
+        if self._above < _OVERLOAD_429S and self._limited_now <= max(self.tolerance * self.value, _OVERLOAD_429S):
             return False
         self.epoch += 1
         if self.pinned is None:
