@@ -323,9 +323,10 @@ class Permit:
         if not gives_up:
             ep.paused_until = max(ep.paused_until, now + wait)
         ep.stats.rate_limited += 1
+        pause_s = round(max(0.0, ep.paused_until - now), 3)
         ep.log.event(
-            "rate_limited", endpoint=ep.name, retry_after_s=retry_after_s, pause_s=round(max(0.0, ep.paused_until - now), 3),
-            new_episode=new_episode, in_flight=ep.in_flight, gives_up=gives_up,
+            "rate_limited", endpoint=ep.name, retry_after_s=retry_after_s, pause_s=pause_s, new_episode=new_episode,
+            in_flight=ep.in_flight, gives_up=gives_up,
         )  # fmt: skip
         if ep.limit.value != before:
             ep.log.event("limit_cut", endpoint=ep.name, limit=ep.limit.value, limit_before=before)

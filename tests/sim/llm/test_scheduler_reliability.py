@@ -28,7 +28,7 @@ REQUEST = ModelRequest(role="agent", model="m", messages=(ChatMessage(role="user
 
 
 class Provider:
-    """Answers after ``latency_s`` of virtual time; the first ``rejects`` requests get a 429 asking ``retry_after_s``."""
+    """Answers after ``latency_s`` of virtual time; the first ``rejects`` requests get a 429 for ``retry_after_s``."""
 
     def __init__(self, vt: VirtualTime, rejects: int, retry_after_s: float, latency_s: float = 0.5) -> None:
         self.vt, self.rejects, self.retry_after_s, self.latency_s = vt, rejects, retry_after_s, latency_s
