@@ -27,11 +27,12 @@ class AdaptiveLimit:
     A round lasts until as many requests finish as the limit was when it began (about one latency). The limit
     grows by ``step`` (10% when token budgets pace the endpoint) after a round in which at least ``grow_at`` of it
     was in use and 429s were no more than ``tolerance`` of it: growing an unsaturated limit would only raise a
-    ceiling nobody reaches. A 429 is overload, and cuts the limit by ``cut_to``, when the request was admitted with
-    more requests in flight (its ``level``) than any that succeeded this round or the last (the provider's capacity
-    is below that level), or once more than ``tolerance`` of a round came back 429 (every level refused: a spent
-    budget). Only 429s of requests admitted after the last cut (``epoch``) count: the rest of a burst was caused by
-    requests sent before the cut, and cutting for each would collapse the limit to the floor.
+    ceiling nobody reaches. 429s are overload, and cut the limit by ``cut_to``, once a round has two for requests
+    admitted with more requests in flight (their ``level``) than any that succeeded this round or the last (the
+    provider's capacity is below that level), or more than ``tolerance`` of it (and more than two) came back 429
+    (every level refused: a spent budget). Only 429s of requests admitted after the last cut (``epoch``) count:
+    the rest of a burst was caused by requests sent before the cut, and cutting for each would collapse the limit
+    to the floor.
 
     Why not cut on every 429: a trickle of 429s unrelated to load (a provider's own hiccups, other users of a
     shared key) goes on whatever the limit, and cutting on each takes the limit to about 1.2/sqrt(share) (TCP's
