@@ -45,8 +45,8 @@ def _integer(text: str) -> int | None:
 
 def _scalar(text: str, kind: str | None) -> Any:
     if kind == "integer":  # past 64 bits the text stays text: the checker refuses it, as the document says
-        value = _integer(text)
-        return text if value is None else value
+        integer = _integer(text)
+        return text if integer is None else integer
     if kind == "number" and _NUMBER.fullmatch(text):
         if _INTEGER.fullmatch(text) and INT64_MIN <= int(text) <= INT64_MAX:
             return int(text)  # past 64 bits SQLite cannot bind an int: a JSON number that large is read as a float
