@@ -36,6 +36,7 @@ HOST = "127.0.0.1"
 ALLOWED_METHODS = "GET, HEAD"
 _STATUS_CODES = MappingProxyType({"success": 200, "invalid_arguments": 400, "not_found": 404})
 _QUOTED = re.compile(r"'([^']+)'")
+_CHALLENGE = MappingProxyType({"WWW-Authenticate": 'Bearer realm="squall"'})  # RFC 9110: a 401 names its scheme
 
 Handler = Callable[[web.BaseRequest], Awaitable[web.StreamResponse]]
 
@@ -103,9 +104,6 @@ class RestApp:
         arguments = decode_query(list(request.query.items()), parameters)
         result = await self._world.call(ToolCall(id="http", name=name, arguments=arguments))
         return result_response(result, set(arguments) | set(parameters.get("properties", {})))
-
-
-_CHALLENGE = MappingProxyType({"WWW-Authenticate": 'Bearer realm="squall"'})  # RFC 9110: a 401 names its scheme
 
 
 def result_response(result: ToolResult, names: set[str]) -> web.Response:

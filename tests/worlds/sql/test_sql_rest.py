@@ -65,3 +65,16 @@ def test_an_unreachable_server_is_a_world_load_error(tmp_path: Path) -> None:
     result = runner.invoke(app, ["run", "--agent", "oracle", "--world", "http://127.0.0.1:9", "--out", str(tmp_path)])
     assert result.exit_code != 0
     assert "cannot read the served world" in result.output + (result.stderr if result.stderr_bytes else "")
+
+
+@pytest.mark.reliability
+def test_serve_refuses_to_start_where_it_cannot_leave_its_token(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    not_a_folder = tmp_path / "file"
+    not_a_folder.write_text("")
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(not_a_folder))
+    result = runner.invoke(app, ["serve", "--world", "sql_sample", "--idle-timeout", "1"])
+    assert result.exit_code == 2
+    output = result.output + (result.stderr if result.stderr_bytes else "")
+    assert "cannot leave the server's token there" in output and "Traceback" not in output
