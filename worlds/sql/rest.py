@@ -70,7 +70,9 @@ class RestApp:
             return error_response(f"{request.method} {request.path}: Not Found", "unknown_endpoint", "not_found", 404)
         if request.method not in ("GET", "HEAD"):
             message = f"{request.method} {request.path}: Method Not Allowed (allowed: {ALLOWED_METHODS})"
-            return error_response(message, "bad_request", "invalid_arguments", 405, headers={"Allow": ALLOWED_METHODS})
+            return error_response(
+                message, "method_not_allowed", "invalid_arguments", 405, headers={"Allow": ALLOWED_METHODS}
+            )
         return await handler(request)
 
     def _route(self, path: str) -> Handler | None:
