@@ -17,8 +17,8 @@ import typer
 
 from sim.cli.chat import chat_command
 from sim.cli.common import (
-    AnswerJudgeOption,
     EXIT_NOTHING_SCORED,
+    AnswerJudgeOption,
     AnswerThresholdOption,
     ErrorJudgeOption,
     JudgeModelOption,
@@ -265,6 +265,14 @@ def score(
     embedding_threshold: Annotated[
         float | None, typer.Option(help="Cosine threshold for --arg-match embedding (default: the run's).")
     ] = None,
+    resume: Annotated[
+        bool,
+        typer.Option(
+            "--resume",
+            help="Complete an interrupted score set (the one these options name, else the newest incomplete one): "
+            "judge only the episodes it lacks.",
+        ),
+    ] = False,
 ) -> None:
     """Re-judge stored episodes without calling the agent. Appends a new score set; never rewrites one."""
     from sim.run.rescore import rescore
@@ -278,7 +286,7 @@ def score(
             "answer_judge": answer_judge,
             "answer_threshold": answer_threshold,
         }
-        summary, note = asyncio.run(rescore(run_dir, overrides))
+        summary, note = asyncio.run(rescore(run_dir, overrides, resume))
     except user_errors() as exc:
         fail(str(exc))
     from sim.report.terminal import render

@@ -163,9 +163,7 @@ class RunStore:
         return cls(root, lock)
 
     @classmethod
-    def resume(
-        cls, root: Path, config_hash: str, same_run: Callable[[dict[str, Any]], bool] | None = None
-    ) -> RunStore:
+    def resume(cls, root: Path, config_hash: str, same_run: Callable[[dict[str, Any]], bool] | None = None) -> RunStore:
         """The run to continue: its manifest's ``config_hash`` must be ``config_hash``, or ``same_run`` must accept
         the manifest (a hash of an older form, which only the caller can recompute)."""
         manifest_path = root / MANIFEST
