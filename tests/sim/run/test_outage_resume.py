@@ -79,3 +79,23 @@ def test_run_help_documents_exit_3() -> None:
 
     out = " ".join(CliRunner().invoke(app, ["run", "--help"], terminal_width=200).output.split())
     assert "3 every episode failed" in out and "provider fault" in out
+
+
+def test_an_episode_played_again_is_judged_again_when_its_scores_were_lost(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A kill between an episode's new record and its scores: the old record's verdicts must not stand in for it
+    (a score does not say which record it judged), so the next resume judges the newest record again."""
+    run = tmp_path / "outage"
+    small = ["--trials", "1", "--limit", "3"]
+    assert run_cli([*_args(tmp_path, _dead_url()), *small]) == EXIT_NOTHING_SCORED
+    old_scores = (run / "scores.jsonl").read_text(encoding="utf-8")
+    with mock_llm_server({"policy": {"kind": "first_tool"}}) as srv:
+        assert run_cli([*_args(tmp_path, srv.url), *small, "--resume"]) == 0
+        judged = json.loads((run / "summary.json").read_text(encoding="utf-8"))
+        (run / "scores.jsonl").write_text(old_scores, encoding="utf-8")  # the new records' scores never landed
+        assert run_cli([*_args(tmp_path, srv.url), *small, "--resume"]) == 0
+    lines = (run / "scores.jsonl").read_text(encoding="utf-8").splitlines()
+    rejudged = Counter(json.loads(line)["episode_id"] for line in lines[len(old_scores.splitlines()) :])
+    assert len(rejudged) == 3 and len(set(rejudged.values())) == 1
+    assert json.loads((run / "summary.json").read_text(encoding="utf-8")) == judged
