@@ -26,11 +26,10 @@ def _interrupt_after(run: Path, score_set: str, episodes: int) -> None:
     seen: list[str] = []
     for line in (run / "scores.jsonl").read_text(encoding="utf-8").splitlines(keepends=True):
         score = json.loads(line)
-        if score["judge_config"] == score_set:
-            if score["episode_id"] not in seen:
-                if len(seen) == episodes:
-                    break
-                seen.append(score["episode_id"])
+        if score["judge_config"] == score_set and score["episode_id"] not in seen:
+            if len(seen) == episodes:
+                break
+            seen.append(score["episode_id"])
         kept.append(line)
     (run / "scores.jsonl").write_text("".join(kept) + '{"episode_id": "sh-0', encoding="utf-8")
 
