@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 
+from sim.cli.common import EXIT_NOTHING_SCORED
 from tests.support.mockllm_server import mock_llm_server
 from tests.support.run_process import squall_process
 
@@ -27,7 +28,7 @@ pytestmark = pytest.mark.reliability
 HANG_LIMIT_S = 180  # both runs take seconds when fixed; the first hung for 100,000 s before
 
 
-def run(mock: dict[str, Any], tmp_path: Path, *options: str) -> list[dict[str, Any]]:
+def run(mock: dict[str, Any], tmp_path: Path, *options: str, exit_code: int = 0) -> list[dict[str, Any]]:
     with mock_llm_server(mock) as server:
         proc = squall_process(
             ["run", "--agent", f"openai-chat:mock-model@{server.url}", "--limit", "4", "--concurrency", "4",
@@ -39,7 +40,7 @@ def run(mock: dict[str, Any], tmp_path: Path, *options: str) -> list[dict[str, A
             proc.kill()
             proc.communicate()
             pytest.fail(f"the run did not finish within {HANG_LIMIT_S} s")
-    assert proc.returncode == 0, err.decode()
+    assert proc.returncode == exit_code, err.decode()
     return [json.loads(line) for line in (tmp_path / "r" / "episodes.jsonl").read_text().splitlines()]
 
 
@@ -60,7 +61,8 @@ def test_a_provider_hanging_on_every_attempt_is_a_provider_timeout(tmp_path: Pat
     config = tmp_path / "run.toml"
     config.write_text("[retry]\nmax_attempts = 6\nbase_delay_s = 0.05\nmax_delay_s = 0.1\n")
     mock = {"policy": {"kind": "first_tool"}, "faults": [{"kind": "timeout", "every": 1, "hang_s": 60.0}]}
-    episodes = run(mock, tmp_path, "--config", str(config), "--request-timeout", "1", "--episode-timeout", "5")
+    options = ("--config", str(config), "--request-timeout", "1", "--episode-timeout", "5")
+    episodes = run(mock, tmp_path, *options, exit_code=EXIT_NOTHING_SCORED)  # every episode a provider fault
     assert [e["termination"] for e in episodes] == ["provider_error"] * 4
     for episode in episodes:
         faults = [(e["fault"], e["code"]) for e in episode["events"] if e["kind"] == "error"]
