@@ -7,7 +7,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from sim.core import Task, ToolCall
+from sim.core import Task, ToolCall, WorldContext
 from worlds.sql.execute import open_readonly, run_query
 from worlds.sql.style_slot import SlotWorld
 from worlds.sql.style_slot_gold import SlotPack
@@ -26,7 +26,7 @@ def replay(world: Any, task: Task) -> list[Any]:
 
 def chain_rows(pack: SqlPack | SlotPack, task: Task) -> list[tuple[Any, ...]]:
     """The rows the task's gold chain produces, read off the world (not the importer's own check)."""
-    world = pack.new_world(0)
+    world = pack.new_world(0, WorldContext(task=task))  # a join question's world starts from its joined tables
     contents = replay(world, task)
     if isinstance(world, SlotWorld):
         assert isinstance(pack, SlotPack)

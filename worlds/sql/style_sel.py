@@ -10,12 +10,14 @@ only if running it reproduces the SQL's result.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from sim.core import GoldCall
 from worlds.sql.execute import Column, QueryError, QueryResult, results_equal
 from worlds.sql.literals import GenerateError, identifier_word
 from worlds.sql.model import SqlFunction, SqlParam
+from worlds.sql.style_join import KEY, JoinedTable, public
 from worlds.sql.style_shape import Shape
 from worlds.sql.verify import Database, run_function
 
@@ -46,9 +48,16 @@ class SelLibrary:
         self._by_key: dict[tuple[str, str], SqlFunction] = {}
         self._names: set[str] = set()
         self._done: set[str] = set()
+        self._joins: dict[str, tuple[str, str]] = {}
+        """Function name -> (db_id, joined table's source key), for the functions of joined tables."""
 
-    def functions(self) -> list[SqlFunction]:
-        return list(self._by_key.values())
+    def functions(self, joins: set[tuple[str, str]] | None = None) -> list[SqlFunction]:
+        """Every function; with ``joins``, a joined table's functions only where (db_id, source) is in it."""
+        return [
+            f
+            for f in self._by_key.values()
+            if joins is None or f.name not in self._joins or self._joins[f.name] in joins
+        ]
 
     def function(self, db_id: str, key: str) -> SqlFunction:
         return self._by_key[(db_id, key)]
@@ -69,11 +78,35 @@ class SelLibrary:
             self._add(db.db_id, f"list:{table_key}", f"list_{word}_keys", SqlFunction(
                 name="", db_id=db.db_id, sql=sql, summary=summary))  # fmt: skip
             for column_key, column in columns.items():
-                self._add_column(db.db_id, table_key, column_key, column)
+                source = _Source(table_key, f"table {column.table}", column.table, identifier_word(column.table),
+                                 _quote(column.table), "rowid")  # fmt: skip
+                self._add_column(db.db_id, source, column_key, column.name, column)
 
-    def _add_column(self, db_id: str, table_key: str, column_key: str, column: Column) -> None:
-        table, word, cword = column.table, identifier_word(column.table), identifier_word(column.name)
-        where = f"{table}.{column.name}"
+    def add_join(self, db: Database, join: JoinedTable) -> str:
+        """The functions of a joined table (the initialisation step's output) on first use; its source key.
+        Its rows' keys number them in the order of the tables' rowids (``JoinedTable.sql``)."""
+        key = f"join:{join.name.lower()}"
+        if (db.db_id, f"list:{key}") in self._by_key:
+            return key
+        word = identifier_word("_".join(join.tables))
+        source = _Source(key, f"the joined table {join.name}", join.name, word, f"({join.sql(key=True)})", KEY)
+        on = "; ".join(" and ".join(f"{a} = {b}" for a, b in edge.on) for edge in join.edges)
+        summary = (
+            f"Lists the key of every row of the joined table {join.name} ({db.db_id} database): rows of "
+            f"{', '.join(join.tables)} matched on {on}. {_KEYS_OUT}"
+        )
+        sql = f"SELECT {KEY} FROM {source.sql} ORDER BY {KEY}"
+        self._add(db.db_id, f"list:{key}", f"list_{word}_keys", SqlFunction(
+            name="", db_id=db.db_id, sql=sql, summary=summary), join=key)  # fmt: skip
+        for table, name in join.sources:
+            column = db.schema[table.lower()][name.lower()]
+            self._add_column(db.db_id, source, public(table, name).lower(), public(table, name), column)
+        return key
+
+    def _add_column(self, db_id: str, source: _Source, column_key: str, name: str, column: Column) -> None:
+        """Selectors and the getter of one column (``name`` as the source spells it; ``column`` its type)."""
+        table, word, cword, where = source.name, source.word, identifier_word(name), f"{column.table}.{column.name}"
+        join = source.key if source.key.startswith("join:") else None
         numeric = is_numeric(column)
         json_type = ("integer" if "INT" in column.declared_type.upper() else "number") if numeric else "string"
         for op, suffix in _OPS.items():
@@ -81,32 +114,49 @@ class SelLibrary:
                 continue
             value = SqlParam(slot="p0", name="value", type=json_type,
                              description=f"Value {where} must be {_OP_WORDS[op]}.", column=where)  # fmt: skip
-            sql = f"SELECT rowid AS key FROM {_quote(table)} WHERE {_quote(column.name)} {op} :p0 ORDER BY rowid"
+            sql = f"SELECT {source.row} AS key FROM {source.sql} WHERE {_quote(name)} {op} :p0 ORDER BY {source.row}"
             summary = (
-                f"Selects the rows of table {table} ({db_id} database) whose {column.name} is "
+                f"Selects the rows of {source.what} ({db_id} database) whose {name} is "
                 f"{_OP_WORDS[op]} ⟨p0⟩. {_KEYS_OUT}"
             )
-            self._add(db_id, f"select:{table_key}:{column_key}:{op}", f"select_{word}_by_{cword}{suffix}",
-                      SqlFunction(name="", db_id=db_id, sql=sql, params=[value], summary=summary))  # fmt: skip
+            self._add(db_id, f"select:{source.key}:{column_key}:{op}", f"select_{word}_by_{cword}{suffix}",
+                      SqlFunction(name="", db_id=db_id, sql=sql, params=[value], summary=summary), join)  # fmt: skip
         keys = _keys_param("p0", "keys", f"Keys of {table} rows (from a select_/list_ tool).")
         sql = (
-            f"SELECT rowid AS key, {_quote(column.name)} FROM {_quote(table)} "
-            f"WHERE rowid IN (SELECT value FROM json_each(:p0)) ORDER BY rowid"
+            f"SELECT {source.row} AS key, {_quote(name)} FROM {source.sql} "
+            f"WHERE {source.row} IN (SELECT value FROM json_each(:p0)) ORDER BY {source.row}"
         )
         summary = (
-            f"Gets {column.name} of the {table} rows ({db_id} database) whose keys are in ⟨p0⟩. "
-            f"Returns records {{key, {column.name}}} in key order."
+            f"Gets {name} of the {table} rows ({db_id} database) whose keys are in ⟨p0⟩. "
+            f"Returns records {{key, {name}}} in key order."
         )
-        self._add(db_id, f"get:{table_key}:{column_key}", f"get_{word}_{cword}",
-                  SqlFunction(name="", db_id=db_id, sql=sql, params=[keys], summary=summary))  # fmt: skip
+        self._add(db_id, f"get:{source.key}:{column_key}", f"get_{word}_{cword}",
+                  SqlFunction(name="", db_id=db_id, sql=sql, params=[keys], summary=summary), join)  # fmt: skip
 
-    def _add(self, db_id: str, key: str, stem: str, function: SqlFunction) -> None:
+    def _add(self, db_id: str, key: str, stem: str, function: SqlFunction, join: str | None = None) -> None:
         name, n = stem[:MAX_NAME].rstrip("_"), 2
         base = name
         while name in self._names:
             name, n = f"{base}_{n}", n + 1
         self._names.add(name)
         self._by_key[(db_id, key)] = function.model_copy(update={"name": name})
+        if join is not None:
+            self._joins[name] = (db_id, join)
+
+
+@dataclass(frozen=True)
+class _Source:
+    """What a column's functions read: a table (rows keyed by rowid) or a joined table (keyed by ``KEY``)."""
+
+    key: str
+    """The library's key of the source: the table's lower-case name, or ``join:<tables>``."""
+    what: str
+    name: str
+    word: str
+    sql: str
+    """The FROM operand: a quoted table, or the joined table's SELECT in parentheses."""
+    row: str
+    """The expression of a row's key."""
 
 
 def _intersect(db_id: str) -> SqlFunction:
@@ -137,7 +187,10 @@ def sel_chain(shape: Shape, db: Database, library: SelLibrary, expected: QueryRe
             raise GenerateError(f"sel:{unsupported}", "the SEL tools cannot express it")
     if shape.aggregate is not None and (shape.aggregate.function, shape.aggregate.column) != ("count", "*"):
         raise GenerateError(f"sel:aggregate_{shape.aggregate.function}", "only COUNT(*) has a SEL tool")
-    table_key = shape.table.lower()
+    for unsupported, present in (("having", shape.having), ("hidden_aggregate", shape.aggregate_hidden)):
+        if present:
+            raise GenerateError(f"sel:{unsupported}", "the SEL tools cannot express it")
+    table_key = shape.table.lower() if shape.join is None else library.add_join(db, shape.join)
     calls: list[GoldCall] = []
 
     def run(key: str, arguments: dict[str, Any], role: str) -> QueryResult:
@@ -152,13 +205,15 @@ def sel_chain(shape: Shape, db: Database, library: SelLibrary, expected: QueryRe
     if not shape.conditions:
         keys = _keys(run(f"list:{table_key}", {}, "support"))
     for n, condition in enumerate(shape.conditions):
-        column = db.schema[table_key][condition.column.lower()]
+        column = _column(db, shape, condition.column)
         if condition.op not in _OPS:
             raise GenerateError("sel:operator", f"no SEL selector for '{condition.op}'")
         if condition.op != "=" and not is_numeric(column):
             raise GenerateError("sel:comparison_on_text", f"{column.table}.{column.name} {condition.op}")
         value = _typed(condition.value, column)
-        selected = _keys(run(f"select:{table_key}:{column.name.lower()}:{condition.op}", {"value": value}, "support"))
+        selected = _keys(
+            run(f"select:{table_key}:{condition.column.lower()}:{condition.op}", {"value": value}, "support")
+        )
         keys = selected if n == 0 else _keys(run("intersect", {"first": keys, "second": selected}, "support"))
     if shape.aggregate is not None:
         rows = run("count", {"keys": keys}, "core").rows
@@ -168,6 +223,12 @@ def sel_chain(shape: Shape, db: Database, library: SelLibrary, expected: QueryRe
     if not results_equal(expected, QueryResult(columns=expected.columns, rows=rows), ordered=False):
         raise GenerateError("sel:mismatch", "the SEL chain returns other rows than the SQL")
     return calls
+
+
+def _column(db: Database, shape: Shape, name: str) -> Column:
+    """The database column a shape's column name is (``table.column`` when the shape joins tables)."""
+    table, column = (shape.table, name) if shape.join is None else name.split(".", 1)
+    return db.schema[table.lower()][column.lower()]
 
 
 def _keys(result: QueryResult) -> list[int]:
