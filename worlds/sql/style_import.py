@@ -15,7 +15,8 @@ from worlds.sql.execute import QueryError, run_query
 from worlds.sql.formats import Question, SourceFormat
 from worlds.sql.literals import GenerateError, parse
 from worlds.sql.model import ImportedWorld, ImportOptions, ImportReport, Rejection
-from worlds.sql.style_sel import SelLibrary, sel_chain
+from worlds.sql.style_sel import SelLibrary
+from worlds.sql.style_sel_gold import sel_chain
 from worlds.sql.style_shape import read_shape
 from worlds.sql.style_slot import SlotRuntime
 from worlds.sql.style_slot_gold import Initial, slot_chain

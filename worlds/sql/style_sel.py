@@ -4,22 +4,22 @@ Every tool is still a fixed read-only ``SqlFunction`` (so the world, its runtime
 per-question ones): ``list_<t>_keys()``, ``select_<t>_by_<c>(value)`` (plus ``_above/_below/_at_least/_at_most``
 for numeric columns), ``get_<t>_<c>(keys)``, and per database ``intersect_keys(first, second)`` and
 ``count_keys(keys)``. A row's key is its SQLite rowid: every table has one, and it is stable in a read-only file.
-A question's gold chain (selectors, intersections, then getters or a count) is derived from its shape and kept
-only if running it reproduces the SQL's result.
+As the API-styles study binds SLOT's sort and group arguments into tools of their own, each column also has
+``sort_<t>_keys_by_<c>[_descending](keys, limit)`` and ``count_<t>_rows_per_<c>(keys)``, and each database the
+aggregates over a getter's values (``average_of_values`` ...). A question that joins tables gets the same tools
+over its joined table (the initialisation step, ``style_join``), keyed by the joined rows' number. The gold
+chains are in ``style_sel_gold``.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
-from sim.core import GoldCall
-from worlds.sql.execute import Column, QueryError, QueryResult, results_equal
-from worlds.sql.literals import GenerateError, identifier_word
+from worlds.sql.execute import Column
+from worlds.sql.literals import identifier_word
 from worlds.sql.model import SqlFunction, SqlParam
 from worlds.sql.style_join import KEY, JoinedTable, public
-from worlds.sql.style_shape import Shape
-from worlds.sql.verify import Database, run_function
+from worlds.sql.verify import Database
 
 MAX_NAME = 60
 _OPS = {"=": "", ">": "_above", "<": "_below", ">=": "_at_least", "<=": "_at_most"}
@@ -68,6 +68,8 @@ class SelLibrary:
         self._done.add(db.db_id)
         self._add(db.db_id, "intersect", "intersect_keys", _intersect(db.db_id))
         self._add(db.db_id, "count", "count_keys", _count(db.db_id))
+        for function, (stem, sql) in VALUE_FUNCTIONS.items():
+            self._add(db.db_id, f"values:{function}", stem, _values(db.db_id, stem, sql))
         for table_key, columns in db.schema.items():
             if not columns:
                 continue
@@ -132,6 +134,36 @@ class SelLibrary:
         )
         self._add(db_id, f"get:{source.key}:{column_key}", f"get_{word}_{cword}",
                   SqlFunction(name="", db_id=db_id, sql=sql, params=[keys], summary=summary), join)  # fmt: skip
+        self._add_sorts_and_counts(db_id, source, column_key, name, keys, join)
+
+    def _add_sorts_and_counts(
+        self, db_id: str, source: _Source, column_key: str, name: str, keys: SqlParam, join: str | None
+    ) -> None:
+        """The study's sort tools bound to one column and one direction, and rows counted per value (its group
+        tool bound to one column and COUNT). Ties keep key order, so every call answers the same."""
+        cword, rows = identifier_word(name), f"JOIN {source.sql} AS s ON s.{source.row} = k.value"
+        limit = SqlParam(slot="p1", name="limit", type="integer", description="How many keys to keep (-1: all).")
+        for descending, suffix in ((False, ""), (True, "_descending")):
+            order = f"s.{_quote(name)}{' DESC' if descending else ''}, s.{source.row}"
+            sql = f"SELECT k.value AS key FROM json_each(:p0) AS k {rows} ORDER BY {order} LIMIT :p1"
+            summary = (
+                f"Orders the keys ⟨p0⟩ of {source.what} rows ({db_id} database) by {name}, "
+                f"{'largest' if descending else 'smallest'} first, keeping the first ⟨p1⟩. {_KEYS_OUT}"
+            )
+            self._add(db_id, f"sort:{source.key}:{column_key}:{'desc' if descending else 'asc'}",
+                      f"sort_{source.word}_keys_by_{cword}{suffix}",
+                      SqlFunction(name="", db_id=db_id, sql=sql, params=[keys, limit], summary=summary),
+                      join)  # fmt: skip
+        sql = (
+            f"SELECT s.{_quote(name)} AS {_quote(name)}, COUNT(*) AS count FROM json_each(:p0) AS k {rows} "
+            f"GROUP BY s.{_quote(name)} ORDER BY s.{_quote(name)}"
+        )
+        summary = (
+            f"Counts the {source.what} rows ({db_id} database) with keys in ⟨p0⟩ per value of {name}. Returns "
+            f"records {{{name}, count}}, one per value."
+        )
+        self._add(db_id, f"count_per:{source.key}:{column_key}", f"count_{source.word}_rows_per_{cword}",
+                  SqlFunction(name="", db_id=db_id, sql=sql, params=[keys], summary=summary), join)  # fmt: skip
 
     def _add(self, db_id: str, key: str, stem: str, function: SqlFunction, join: str | None = None) -> None:
         name, n = stem[:MAX_NAME].rstrip("_"), 2
@@ -170,6 +202,31 @@ def _intersect(db_id: str) -> SqlFunction:
     )
 
 
+VALUE_FUNCTIONS = {
+    "avg": ("average_of_values", "AVG(value) AS average"),
+    "sum": ("sum_of_values", "SUM(value) AS sum"),
+    "min": ("min_of_values", "MIN(value) AS min"),
+    "max": ("max_of_values", "MAX(value) AS max"),
+    "count": ("count_values", "COUNT(value) AS count"),
+    "count_distinct": ("count_distinct_values", "COUNT(DISTINCT value) AS count"),
+    "distinct": ("distinct_values", "DISTINCT value AS value"),
+}
+"""The study's aggregate and distinct tools over a list of values (what a getter returned): as SQL computes
+them, nulls skipped, so a chain of getter then one of these is the query's aggregate."""
+
+
+def _values(db_id: str, stem: str, pick: str) -> SqlFunction:
+    values = SqlParam(slot="p0", name="values", type="array", items="any", description="Values a get_ tool returned.")
+    what = stem.replace("_", " ").replace(" of values", "")
+    return SqlFunction(
+        name="",
+        db_id=db_id,
+        sql=f"SELECT {pick} FROM json_each(:p0)",
+        params=[values],
+        summary=f"The {what} of ⟨p0⟩ (null values skipped), for values of the {db_id} database.",
+    )
+
+
 def _count(db_id: str) -> SqlFunction:
     return SqlFunction(
         name="",
@@ -178,73 +235,3 @@ def _count(db_id: str) -> SqlFunction:
         params=[_keys_param("p0", "keys", "The keys to count.")],
         summary=f"How many keys ⟨p0⟩ holds (rows of the {db_id} database). Returns [{{count}}].",
     )
-
-
-def sel_chain(shape: Shape, db: Database, library: SelLibrary, expected: QueryResult) -> list[GoldCall]:
-    """The verified SEL gold chain of a question of this shape; raises GenerateError when there is none."""
-    for unsupported, present in (("group_by", shape.group_by), ("order_by", shape.order), ("distinct", shape.distinct)):
-        if present:
-            raise GenerateError(f"sel:{unsupported}", "the SEL tools cannot express it")
-    if shape.aggregate is not None and (shape.aggregate.function, shape.aggregate.column) != ("count", "*"):
-        raise GenerateError(f"sel:aggregate_{shape.aggregate.function}", "only COUNT(*) has a SEL tool")
-    for unsupported, present in (("having", shape.having), ("hidden_aggregate", shape.aggregate_hidden)):
-        if present:
-            raise GenerateError(f"sel:{unsupported}", "the SEL tools cannot express it")
-    table_key = shape.table.lower() if shape.join is None else library.add_join(db, shape.join)
-    calls: list[GoldCall] = []
-
-    def run(key: str, arguments: dict[str, Any], role: str) -> QueryResult:
-        function = library.function(db.db_id, key)
-        try:
-            result = run_function(db.connection, function, arguments)
-        except QueryError as error:
-            raise GenerateError("sel:query_error", str(error)) from error
-        calls.append(GoldCall(name=function.name, arguments=arguments, role=role))
-        return result
-
-    if not shape.conditions:
-        keys = _keys(run(f"list:{table_key}", {}, "support"))
-    for n, condition in enumerate(shape.conditions):
-        column = _column(db, shape, condition.column)
-        if condition.op not in _OPS:
-            raise GenerateError("sel:operator", f"no SEL selector for '{condition.op}'")
-        if condition.op != "=" and not is_numeric(column):
-            raise GenerateError("sel:comparison_on_text", f"{column.table}.{column.name} {condition.op}")
-        value = _typed(condition.value, column)
-        selected = _keys(
-            run(f"select:{table_key}:{condition.column.lower()}:{condition.op}", {"value": value}, "support")
-        )
-        keys = selected if n == 0 else _keys(run("intersect", {"first": keys, "second": selected}, "support"))
-    if shape.aggregate is not None:
-        rows = run("count", {"keys": keys}, "core").rows
-    else:
-        got = [run(f"get:{table_key}:{c.lower()}", {"keys": keys}, "core") for c in shape.columns]
-        rows = tuple(zip(*([row[1] for row in result.rows] for result in got), strict=True))
-    if not results_equal(expected, QueryResult(columns=expected.columns, rows=rows), ordered=False):
-        raise GenerateError("sel:mismatch", "the SEL chain returns other rows than the SQL")
-    return calls
-
-
-def _column(db: Database, shape: Shape, name: str) -> Column:
-    """The database column a shape's column name is (``table.column`` when the shape joins tables)."""
-    table, column = (shape.table, name) if shape.join is None else name.split(".", 1)
-    return db.schema[table.lower()][column.lower()]
-
-
-def _keys(result: QueryResult) -> list[int]:
-    return [int(row[0]) for row in result.rows]
-
-
-def _typed(value: Any, column: Column) -> Any:
-    """The literal as the selector's JSON type wants it; a mismatch is a rejection, not a silent cast."""
-    if not is_numeric(column):
-        return value if isinstance(value, str) else str(value)
-    integer = "INT" in column.declared_type.upper()
-    if isinstance(value, str):
-        try:
-            value = int(value) if integer else float(value)
-        except ValueError as error:
-            raise GenerateError("sel:value_type", f"{value!r} for numeric {column.name}") from error
-    if integer and isinstance(value, float):
-        raise GenerateError("sel:value_type", f"{value!r} for integer {column.name}")
-    return value

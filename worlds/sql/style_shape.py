@@ -60,6 +60,9 @@ class Shape:
     having: list[Condition] = field(default_factory=list)
     """Conditions on the aggregate per group (their column is ``<aggregate>``)."""
     group_by: list[str] = field(default_factory=list)
+    group_extended: bool = False
+    """The GROUP BY was extended with the plain columns the query selects beside it (``SELECT name ... GROUP BY
+    id``): right where they depend on its key, which only running the chain shows."""
     distinct: bool = False
     order: tuple[str, bool] | None = None
     """(column, descending); the column is ``<aggregate>`` when ordering by the projected aggregate."""
@@ -114,8 +117,11 @@ def read_shape(tree: exp.Expr, schema: Schema) -> Shape:
     hidden = aggregate is None and bool(group)
     if hidden:  # the aggregate HAVING or ORDER BY names, else a count: one row per group either way
         aggregate = _hidden_aggregate(tree, column_name) or Aggregate("count", "*")
-    if aggregate is not None and plain and sorted(plain) != sorted(group):
-        raise _fail("ungrouped_columns", "plain columns beside an aggregate that are not the GROUP BY")
+    ungrouped = [c for c in plain if c not in group] if aggregate is not None else []
+    if ungrouped and not group:
+        raise _fail("ungrouped_columns", "plain columns beside an aggregate with no GROUP BY")
+    group += list(dict.fromkeys(ungrouped))  # SQLite takes them from any row of the group: the same one if they
+    # depend on the group's key (a name beside its id), which the chain's verification shows on the data
     having = _having(tree, aggregate, column_name)
     return Shape(
         table=table,
@@ -126,6 +132,7 @@ def read_shape(tree: exp.Expr, schema: Schema) -> Shape:
         aggregate_hidden=hidden,
         having=having,
         group_by=group,
+        group_extended=bool(ungrouped),
         distinct=bool(tree.args.get("distinct")),
         order=_order(tree, aggregate, column_name),
         limit=_limit(tree),

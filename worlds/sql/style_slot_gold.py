@@ -11,9 +11,9 @@ from sim.core import GoldCall, Task, ToolSpec, WorldContext
 from worlds.common.task_check import check_tasks_static
 from worlds.sql.execute import QueryError, QueryResult, results_equal
 from worlds.sql.literals import GenerateError
-from worlds.sql.style_shape import ORDER_BY_AGGREGATE, Shape
 from worlds.sql.style_join import JoinedTable
-from worlds.sql.style_slot import SlotError, SlotRuntime, SlotWorld, joined_node
+from worlds.sql.style_shape import ORDER_BY_AGGREGATE, Shape
+from worlds.sql.style_slot import Node, SlotError, SlotRuntime, SlotWorld, joined_node, quote
 
 INSTRUCTIONS = """\
 You answer questions about data in the {databases} database(s) using only the tools provided. Start with \
@@ -43,6 +43,8 @@ def slot_chain(shape: Shape, runtime: SlotRuntime, db_id: str, expected: QueryRe
     for condition in shape.conditions:
         step("filter", ref=None, column=condition.column, op=condition.op, value=condition.value)
     wanted = list(shape.columns)
+    sorted_from: list[tuple[Node, str, bool]] = []
+    """The result the sort step orders, its column and direction (for the tie check)."""
     if shape.aggregate is not None:
         aggregate = shape.aggregate
         if shape.distinct:
@@ -61,9 +63,14 @@ def slot_chain(shape: Shape, runtime: SlotRuntime, db_id: str, expected: QueryRe
             wanted = [alias, *wanted] if shape.aggregate_first else [*wanted, alias]
         if shape.order is not None:
             column = alias if shape.order[0] == ORDER_BY_AGGREGATE else shape.order[0]
-            _sort(step, column, shape.order[1], shape.limit)
+            sorted_from.append((world.last(), column, shape.order[1]))
     elif shape.order is not None:
-        _sort(step, shape.order[0], shape.order[1], shape.limit)
+        sorted_from.append((world.last(), shape.order[0], shape.order[1]))
+    if sorted_from:
+        arguments: dict[str, Any] = {"ref": None, "column": sorted_from[0][1], "descending": sorted_from[0][2]}
+        if shape.limit is not None:
+            arguments["limit"] = shape.limit
+        step("sort", **arguments)
     if list(world.last().columns) != wanted:
         step("transform", ref=None, columns=wanted)
     if shape.distinct:
@@ -75,15 +82,19 @@ def slot_chain(shape: Shape, runtime: SlotRuntime, db_id: str, expected: QueryRe
     except (SlotError, QueryError) as error:
         raise GenerateError("slot:step_error", str(error)) from error
     if not results_equal(expected, got, ordered=shape.order is not None):
+        if sorted_from and shape.limit is not None and _tied(runtime, *sorted_from[0], shape.limit):
+            raise GenerateError("slot:tied_limit", "rows tied at the LIMIT: SQLite's pick is not the chain's")
+        if shape.group_extended:
+            raise GenerateError("slot:ungrouped_columns", "columns beside the GROUP BY that its key does not fix")
         raise GenerateError("slot:mismatch", "the SLOT chain returns other rows than the SQL")
     return calls
 
 
-def _sort(step: Any, column: str, descending: bool, limit: int | None) -> None:
-    arguments: dict[str, Any] = {"ref": None, "column": column, "descending": descending}
-    if limit is not None:
-        arguments["limit"] = limit
-    step("sort", **arguments)
+def _tied(runtime: SlotRuntime, node: Node, column: str, descending: bool, limit: int) -> bool:
+    """Whether the row after the LIMIT sorts level with the last one kept (then which is kept is arbitrary)."""
+    sql = f"SELECT {quote(column)} FROM ({node.sql}) ORDER BY 1{' DESC' if descending else ''} LIMIT {limit + 1}"
+    rows = runtime.run(node, sql).rows
+    return len(rows) > limit and rows[limit - 1] == rows[limit]
 
 
 def start_note(join: JoinedTable) -> str:
