@@ -150,13 +150,14 @@ def read_join(tree: exp.Select, schema: Schema, where: list[exp.Expr]) -> tuple[
         if side == "LEFT":
             left.add(table)
         for node in _conjuncts(join.args.get("on")):
-            on[_later(node, resolve, tables)].append(_pair(node, resolve))
+            pair = _pair(node, resolve)
+            on[_later(pair, tables, node)].append(pair)
     rest: list[exp.Expr] = []
     for node in where:  # an inner join's WHERE a.x = b.y is its ON
         if _is_column_equality(node) and not left:
             pair = _pair(node, resolve)
             if pair[0].partition(".")[0] != pair[1].partition(".")[0]:
-                on[_later(node, resolve, tables)].append(pair)
+                on[_later(pair, tables, node)].append(pair)
                 continue
         rest.append(node)
     for table in tables[1:]:
@@ -168,7 +169,7 @@ def read_join(tree: exp.Select, schema: Schema, where: list[exp.Expr]) -> tuple[
 
 
 def _conjuncts(node: exp.Expr | None) -> list[exp.Expr]:
-    if node is None:
+    if node is None or (isinstance(node, exp.Boolean) and node.this is True):  # sqlglot reads a bare JOIN as ON TRUE
         return []
     if isinstance(node, exp.Paren):
         return _conjuncts(node.this)
@@ -187,9 +188,9 @@ def _pair(node: exp.Expr, resolve: Resolver) -> tuple[str, str]:
     return resolve(node.this), resolve(node.expression)
 
 
-def _later(node: exp.Expr, resolve: Resolver, tables: list[str]) -> str:
+def _later(pair: tuple[str, str], tables: list[str], node: exp.Expr) -> str:
     """The later-joined of the two tables an equality names: the edge whose ON it belongs to."""
-    a, b = (resolve(side).partition(".")[0] for side in (node.this, node.expression))
+    a, b = (side.partition(".")[0] for side in pair)
     if a == b:
         raise _fail("condition", f"{node.sql(dialect='sqlite')[:80]} names one table")
     later = max(tables.index(a), tables.index(b))
