@@ -16,6 +16,7 @@ from worlds.sql.execute import QueryResult, read_schema
 from worlds.sql.folder import SqlWorldError, load_world_folder, write_world
 from worlds.sql.importer import ImportOptions, import_world
 from worlds.sql.literals import GenerateError, parse
+from worlds.sql.nest import nested_variant
 from worlds.sql.sample import SAMPLE_DIR
 from worlds.sql.style_shape import read_shape
 from worlds.sql.style_slot import SlotRuntime
@@ -155,3 +156,28 @@ def test_a_tie_at_the_limit_is_named_not_kept_wrong(tmp_path: Path) -> None:
     with pytest.raises(GenerateError, match="slot:mismatch"):  # no tie at the cut (2 visits, then 1): just wrong
         slot_chain(two, runtime, "ties", QueryResult(("city",), (("Rome",), ("Oslo",))))
     runtime.close()
+
+
+def test_a_join_has_a_nested_variant_and_augmentation_adds_it_with_two_paths(tmp_path: Path) -> None:
+    sql = (
+        "SELECT T1.title FROM book AS T1 JOIN author AS T2 ON T1.author_id = T2.author_id "
+        "WHERE T2.country = 'Nigeria' AND T1.pages > 100"
+    )
+    schema = read_schema(LIBRARY)
+    variant = nested_variant(parse(sql, schema), schema)
+    assert variant is not None
+    assert variant.sql(dialect="sqlite") == (
+        "SELECT T1.title FROM book AS T1 WHERE T1.pages > 100 AND T1.author_id IN "
+        "(SELECT T2.author_id FROM author AS T2 WHERE T2.country = 'Nigeria')"
+    )
+    both = "SELECT T1.title, T2.name FROM book AS T1 JOIN author AS T2 ON T1.author_id = T2.author_id"
+    assert nested_variant(parse(both, schema), schema) is None  # both tables' columns are selected
+    db_dir = tmp_path / "db" / "library"
+    db_dir.mkdir(parents=True)
+    (db_dir / "library.sqlite").write_bytes(LIBRARY.read_bytes())
+    (tmp_path / "q.json").write_text(json.dumps([{"db_id": "library", "question": "Nigerian authors' long books?",
+                                                  "query": sql}]))  # fmt: skip
+    world = import_world("spider", tmp_path / "db", tmp_path / "q.json", ImportOptions(world="a", augment=1))
+    nested = [t for t in world.tasks if "nested-variant" in t.tags]
+    assert len(nested) == 1 and world.tasks[0].goals[0].alternatives == []
+    assert len(nested[0].goals[0].alternatives) == 1 and nested[0].goals[0].answer == world.tasks[0].goals[0].answer
