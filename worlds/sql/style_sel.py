@@ -22,7 +22,7 @@ from worlds.sql.style_join import KEY, JoinedTable, public
 from worlds.sql.verify import Database
 
 MAX_NAME = 60
-_OPS = {"=": "", ">": "_above", "<": "_below", ">=": "_at_least", "<=": "_at_most"}
+SELECTOR_OPS = {"=": "", ">": "_above", "<": "_below", ">=": "_at_least", "<=": "_at_most"}
 _OP_WORDS = {"=": "equal to", ">": "greater than", "<": "less than", ">=": "at least", "<=": "at most"}
 _NUMERIC = ("INT", "REAL", "FLOA", "DOUB", "DEC", "NUM")
 _KEYS_OUT = "Returns a list of records {key}, one per matching row."
@@ -111,7 +111,7 @@ class SelLibrary:
         join = source.key if source.key.startswith("join:") else None
         numeric = is_numeric(column)
         json_type = ("integer" if "INT" in column.declared_type.upper() else "number") if numeric else "string"
-        for op, suffix in _OPS.items():
+        for op, suffix in SELECTOR_OPS.items():
             if op != "=" and not numeric:
                 continue
             value = SqlParam(slot="p0", name="value", type=json_type,

@@ -12,7 +12,7 @@ from typing import Any
 from sim.core import GoldCall
 from worlds.sql.execute import Column, QueryError, QueryResult, results_equal
 from worlds.sql.literals import GenerateError
-from worlds.sql.style_sel import _OPS, SelLibrary, is_numeric
+from worlds.sql.style_sel import SELECTOR_OPS, SelLibrary, is_numeric
 from worlds.sql.style_shape import ORDER_BY_AGGREGATE, Shape
 from worlds.sql.verify import Database, run_function
 
@@ -39,7 +39,7 @@ def sel_chain(shape: Shape, db: Database, library: SelLibrary, expected: QueryRe
         keys = _keys(run(f"list:{source}", {}, "support"))
     for n, condition in enumerate(shape.conditions):
         column = _column(db, shape, condition.column)
-        if condition.op not in _OPS:
+        if condition.op not in SELECTOR_OPS:
             raise GenerateError("sel:operator", f"no SEL selector for '{condition.op}'")
         if condition.op != "=" and not is_numeric(column):
             raise GenerateError("sel:comparison_on_text", f"{column.table}.{column.name} {condition.op}")
