@@ -1,4 +1,7 @@
-"""More tasks from the same questions: a literal swapped for another value of its column.
+"""More tasks from the same questions: a join's nested variant, and a literal swapped for another value of its column.
+
+A join question whose nested variant (``nest``) returns the same rows becomes a second task with two solution
+paths, as the study's benchmark has for every question; literal swaps then apply to the variants too.
 
 Only an equality with a column (``country = 'France'``) whose value the question spells out is swapped, so the
 question can be rewritten with the new value. The new task goes through the same verification as the original
@@ -14,10 +17,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 from sim.core import Task
-from worlds.sql.execute import Column, QueryError, distinct_values
+from worlds.sql.execute import Column, QueryError, distinct_values, results_equal, run_query
 from worlds.sql.formats import Question
 from worlds.sql.functions import FunctionLibrary
+from worlds.sql.literals import GenerateError, parse
 from worlds.sql.model import Rejection
+from worlds.sql.nest import nested_variant
 from worlds.sql.verify import Database, Verified, verify_question
 
 _CANDIDATES = 20
@@ -32,8 +37,9 @@ def augment_tasks(
     seed: int,
 ) -> list[Task]:
     rng = random.Random(seed)
-    tasks: list[Task] = []
-    for question, verified in kept:
+    variants = nested_variants(kept, databases, library, world)
+    tasks: list[Task] = [_tagged(v.task, "nested variant of a join", "nested-variant") for _, v in variants]
+    for question, verified in [*kept, *variants]:
         db = databases[question.db_id]
         made = 0
         taken = {lit.value for lit in verified.template.literals}
@@ -55,13 +61,47 @@ def augment_tasks(
                 )
                 if isinstance(outcome, Rejection) or not outcome.task.goals[0].answer:
                     continue
-                note = f" (augmented: {lit.value!r} -> {value!r})"
-                update = {"tags": [*outcome.task.tags, "augmented"], "description": outcome.task.description + note}
-                tasks.append(outcome.task.model_copy(update=update))
+                tasks.append(_tagged(outcome.task, f"{lit.value!r} -> {value!r}"))
                 made += 1
                 if made >= per_question:
                     break
     return tasks
+
+
+def nested_variants(
+    kept: Sequence[tuple[Question, Verified]], databases: Mapping[str, Database], library: FunctionLibrary, world: str
+) -> list[tuple[Question, Verified]]:
+    """The two-path tasks of the single-path join questions whose nested variant returns the original's rows."""
+    found: list[tuple[Question, Verified]] = []
+    for question, verified in kept:
+        if verified.split:
+            continue
+        db = databases[question.db_id]
+        try:
+            tree = parse(question.sql, db.schema)
+        except GenerateError:
+            continue
+        variant = nested_variant(tree, db.schema)
+        if variant is None:
+            continue
+        sql = variant.sql(dialect="sqlite")
+        try:
+            same = results_equal(run_query(db.connection, question.sql), run_query(db.connection, sql),
+                                 ordered=tree.args.get("order") is not None)  # fmt: skip
+        except QueryError:
+            continue
+        if not same:
+            continue
+        nested = replace(question, sql=sql)
+        outcome = verify_question(nested, db, library, world, task_id=f"{verified.task.id}_nested")
+        if isinstance(outcome, Verified) and outcome.split and outcome.task.goals[0].answer:
+            found.append((nested, outcome))
+    return found
+
+
+def _tagged(task: Task, note: str, *tags: str) -> Task:
+    update = {"tags": [*task.tags, "augmented", *tags], "description": f"{task.description} (augmented: {note})"}
+    return task.model_copy(update=update)
 
 
 def _mention(value: object, text: str) -> re.Pattern[str] | None:

@@ -3,6 +3,7 @@
     world.toml            kind = "sql", name, functions, tasks, databases
     functions.json        the generated functions (SqlFunction)
     tasks.jsonl           one verified Task per line
+    initial.json          SLOT style, join questions: task id -> the initialisation step (joined tables)
     databases/<db>.sqlite copies of the databases the functions read
     import_report.json    kept and rejected questions, with reasons
 
@@ -23,12 +24,12 @@ from pydantic import TypeAdapter, ValidationError
 
 from worlds.sql.importer import ImportedWorld
 from worlds.sql.model import SqlFunction
-from worlds.sql.style_slot_gold import SlotPack
+from worlds.sql.style_slot_gold import Initial, SlotPack
 from worlds.sql.world import SqlPack
 from worlds.task_files import TaskFileError, load_tasks
 
 KIND = "sql"
-TOML_KEYS = frozenset({"kind", "name", "functions", "tasks", "databases", "style"})
+TOML_KEYS = frozenset({"kind", "name", "functions", "tasks", "databases", "style", "initial"})
 _FUNCTIONS = TypeAdapter(list[SqlFunction])
 
 
@@ -50,6 +51,10 @@ def write_world(world: ImportedWorld, out: Path, replace: bool = False) -> Path:
         config = {"kind": KIND, "name": world.name, "functions": "functions.json", "tasks": "tasks.jsonl"}
         if world.style == "slot":  # generic tools over the databases: no functions file; the loader dispatches on it
             config = {"kind": KIND, "name": world.name, "style": "slot", "tasks": "tasks.jsonl"}
+            if world.initial:  # join questions: each one's initialisation step, by task id
+                config["initial"] = "initial.json"
+                text = json.dumps(world.initial, indent=1, sort_keys=True)
+                (staging / "initial.json").write_text(text + "\n", encoding="utf-8")
         (staging / "world.toml").write_text(tomli_w.dumps({**config, "databases": "databases"}), encoding="utf-8")
         functions = [f.model_dump(mode="json") for f in world.functions]
         if world.style != "slot":
@@ -92,7 +97,10 @@ def load_world_folder(directory: Path, config: dict[str, Any]) -> SqlPack | Slot
             raise SqlWorldError(f"{toml_path}: '{key}' must be a non-empty string")
         entries[key] = value
     if config.get("style", "per_question") == "slot":
-        return _load_slot(directory, entries)
+        initial = config.get("initial")
+        if initial is not None and (not isinstance(initial, str) or not initial):
+            raise SqlWorldError(f"{toml_path}: 'initial' must be a non-empty string")
+        return _load_slot(directory, entries, initial)
     functions_path = directory / entries["functions"]
     try:
         functions = _FUNCTIONS.validate_json(functions_path.read_bytes())
@@ -117,14 +125,24 @@ def load_world_folder(directory: Path, config: dict[str, Any]) -> SqlPack | Slot
         raise SqlWorldError(f"{directory}: {error}") from error
 
 
-def _load_slot(directory: Path, entries: dict[str, str]) -> SlotPack:
-    """A SLOT-style world: its tools are generic, so the folder's databases are all it needs beside the tasks."""
+def _load_slot(directory: Path, entries: dict[str, str], initial_file: str | None) -> SlotPack:
+    """A SLOT-style world: its tools are generic, so the folder's databases are all it needs beside the tasks
+    and, for join questions, their initialisation steps."""
     try:
         tasks = load_tasks(directory / entries["tasks"])
     except TaskFileError as error:
         raise SqlWorldError(str(error)) from error
     databases = {path.stem: path for path in sorted((directory / entries["databases"]).glob("*.sqlite"))}
+    initial: dict[str, Initial] = {}
+    if initial_file is not None:
+        path = directory / initial_file
+        try:
+            initial = {task_id: Initial.from_json(step) for task_id, step in json.loads(path.read_text()).items()}
+        except OSError as error:
+            raise SqlWorldError(f"{path}: cannot read: {error.strerror or error}") from error
+        except (ValueError, KeyError, TypeError, AttributeError) as error:
+            raise SqlWorldError(f"{path}: not a map of task id to initialisation step: {error}") from error
     try:
-        return SlotPack(entries["name"], tasks, databases)
+        return SlotPack(entries["name"], tasks, databases, initial)
     except ValueError as error:
         raise SqlWorldError(f"{directory}: {error}") from error

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
@@ -143,3 +143,5 @@ class ImportedWorld:
     databases: dict[str, Path]
     report: ImportReport
     style: str = "per_question"
+    initial: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """SLOT style: task id -> its initialisation step (``style_slot_gold.Initial`` as JSON), for join questions."""

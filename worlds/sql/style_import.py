@@ -8,16 +8,18 @@ cannot express or reproduce it).
 from __future__ import annotations
 
 from collections import Counter
+from typing import Any
 
 from sim.core import Goal, GoldCall, Task, UserIntent
 from worlds.sql.execute import QueryError, run_query
 from worlds.sql.formats import Question, SourceFormat
 from worlds.sql.literals import GenerateError, parse
 from worlds.sql.model import ImportedWorld, ImportOptions, ImportReport, Rejection
-from worlds.sql.style_sel import SelLibrary, sel_chain
+from worlds.sql.style_sel import SelLibrary
+from worlds.sql.style_sel_gold import sel_chain
 from worlds.sql.style_shape import read_shape
 from worlds.sql.style_slot import SlotRuntime
-from worlds.sql.style_slot_gold import slot_chain
+from worlds.sql.style_slot_gold import Initial, slot_chain
 from worlds.sql.verify import Database, answer_text, answer_value
 
 STYLES = ("per_question", "sel", "slot")
@@ -32,6 +34,8 @@ def import_styled(
     slot = SlotRuntime({db_id: db.path for db_id, db in databases.items()}) if options.style == "slot" else None
     tasks: list[Task] = []
     rejections: list[Rejection] = []
+    initial: dict[str, dict[str, Any]] = {}
+    joins: set[tuple[str, str]] = set()
     for question in questions:
         db = databases[question.db_id]
         try:
@@ -49,10 +53,13 @@ def import_styled(
             rejections.append(_rejection(question, error.reason, error.detail))
             continue
         tasks.append(_task(question, gold, answer_value(expected), options))
+        if shape.join is not None:  # the initialisation step: SLOT's r1; SEL's functions of the joined table
+            initial[tasks[-1].id] = Initial(db.db_id, shape.join).to_json()
+            joins.add((db.db_id, f"join:{shape.join.name.lower()}"))
     if slot is not None:
         slot.close()
     used = {task.tags[1] for task in tasks}
-    functions = [f for f in sel.functions() if f.db_id in used]
+    functions = [f for f in sel.functions(joins) if f.db_id in used]
     report = ImportReport(
         source=source,
         questions=len(questions),
@@ -71,6 +78,7 @@ def import_styled(
         databases={db_id: db.path for db_id, db in databases.items() if slot is not None or db_id in used},
         report=report,
         style=options.style,
+        initial=initial if slot is not None else {},
     )
 
 
