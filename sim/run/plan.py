@@ -124,7 +124,7 @@ def _check_gold_replays(config: RunConfig, pack: WorldPack) -> None:
 def isolated_units(config: RunConfig, pack: WorldPack, tasks: Sequence[Task]) -> list[Unit]:
     """One unit per (selected scenario, task whose gold uses one of its tools), the scenario alone."""
     from worlds.stressors import select
-    from worlds.stressors.catalog import parse_item
+    from worlds.stressors.catalog import effective, parse_item
     from worlds.stressors.coverage import affected_goals
 
     if not config.stressors:
@@ -139,7 +139,7 @@ def isolated_units(config: RunConfig, pack: WorldPack, tasks: Sequence[Task]) ->
         except ValueError as error:
             raise config.problem("stressors", str(error)) from error
         suffix = (":" + ",".join(f"{k}={json.dumps(v)}" for k, v in overrides.items())) if overrides else ""
-        for scenario, _ in selected:
+        for scenario, given in selected:
             name = scenario.name
             if name in chosen_by:
                 raise config.problem(
@@ -147,7 +147,8 @@ def isolated_units(config: RunConfig, pack: WorldPack, tasks: Sequence[Task]) ->
                     f"{name} is selected twice (by '{chosen_by[name]}' and '{item}'); isolated runs it once",
                 )
             chosen_by[name] = item
+            touching = effective(scenario, given)  # a rate or from_goal changes which tasks it touches
             for task in tasks:
-                if affected_goals(task, scenario):
+                if affected_goals(task, touching):
                     units.append(Unit(task, variant=name, stressors=(name + suffix,)))
     return units
