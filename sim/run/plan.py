@@ -73,8 +73,6 @@ def make_plan(config: RunConfig, pack: WorldPack) -> Plan:
         tasks = [t for t in tasks if t.id in wanted]
     if config.limit is not None:
         tasks = tasks[: config.limit]
-    if config.setup == "isolated" and config.stressors:
-        _check_gold_replays(config, pack)
     units = [Unit(task) for task in tasks]
     if config.stressor_mode == "isolated":
         units = [Unit(task, stressors=()) for task in tasks] + isolated_units(config, pack, tasks)
@@ -97,28 +95,6 @@ def _user_labels(config: RunConfig) -> list[str]:
         return [spec.label for spec in parse_user_specs(config.user)]
     except ValueError as exc:
         raise config.problem("user", str(exc)) from exc
-
-
-REWRITE_CALLS = frozenset({"adhoc", "drift"})
-"""Types whose gold calls are in a form only the stressor understands (a format rule, a newer schema): the isolated
-setup replays gold straight into the world (``sim.episode.gold_history``), which would refuse them."""
-
-
-def _check_gold_replays(config: RunConfig, pack: WorldPack) -> None:
-    from worlds.stressors import select
-
-    try:
-        chosen = select(config.stressors or [], [s.name for s in pack.tool_specs()])
-    except ValueError:
-        return  # the stressors option's own check names the problem
-    clash = sorted({s.name for s, _ in chosen if s.type in REWRITE_CALLS})
-    if clash:
-        shown = ", ".join(clash[:5]) + (f" and {len(clash) - 5} more" if len(clash) > 5 else "")
-        raise config.problem(
-            "setup",
-            f"isolated replays gold calls straight into the world, and {shown} rewrite them into a form only the "
-            "stressor understands; use --setup cumulative, or leave out the adhoc and drift scenarios",
-        )
 
 
 def isolated_units(config: RunConfig, pack: WorldPack, tasks: Sequence[Task]) -> list[Unit]:
