@@ -162,3 +162,23 @@ def test_rate_only_where_the_gold_does_not_assume_the_stressor_fired() -> None:
     with pytest.raises(StressorSelectionError, match="rate cannot apply"):
         select(["limitation:rate=0.5"])
     assert all(o == {"rate": 0.1} for _, o in select(["failure:rate=0.1"]))
+
+
+def test_isolated_units_and_turns_are_only_what_a_scenario_touches(tmp_path: Path) -> None:
+    """A backup-path outage touches only tasks with a backup path (7 of the sample's 21 questions); a limitation
+    whose `when` no gold call meets touches no goal, and one that does touches only the goals it rewrites."""
+    pack = load_world("sql_sample")
+    plan = make_plan(_config(tmp_path, world="sql_sample", stressors=["outage"], stressor_mode="isolated"), pack)
+    stressed = [u for u in plan.units if u.variant]
+    assert len(plan.units) == 21 + 7 and {u.variant for u in stressed} == {"outage.backup"}
+    tasks = load_world("multidomain").tasks()
+    touched = {
+        s.name: sum(len(affected_goals(t, s)) for t in tasks) for s in builtin_scenarios() if s.type == "limitation"
+    }
+    calling = {
+        s.name: sum(1 for t in tasks for g in t.goals if any(c.name in s.tools for p in g.paths() for c in p))
+        for s in builtin_scenarios()
+        if s.type == "limitation"
+    }
+    assert 0 in touched.values() and any(0 < touched[n] < calling[n] for n in touched)
+    assert sum(touched.values()) == 148  # of 631 goals that call a limited tool
