@@ -80,8 +80,12 @@ def run(
     stressors: Annotated[
         str | None,
         typer.Option(
-            help="Comma-separated: scenario names, types, spec, exec, all or outage, each optionally NAME:key=value "
-            "(more pairs follow after commas), e.g. 'adhoc,failure:rate=0.1,transient=1'. See squall stressors list."
+            help="Comma-separated: scenario names or groups, each optionally NAME:key=value (more pairs follow after "
+            "commas), e.g. 'adhoc,failure:rate=0.1,transient=1'. Groups: a type (adhoc, failure, outage, missing...) "
+            "holds its rows, spec/exec/user a level's, all every row; no group holds outage.impossible or "
+            "missing.removed (they make a goal impossible on every task they touch: name them, with rate=SHARE of "
+            "tasks), so outage is outage.backup and missing is missing.until_later. squall stressors list shows "
+            "every group's rows."
         ),
     ] = None,
     stressor_mode: Annotated[

@@ -111,10 +111,13 @@ def test_oracle_with_its_first_function_down_completes_every_question(tmp_path: 
               "--out", str(out)],
     )  # fmt: skip
     assert result.exit_code == 0, result.output
-    result = runner.invoke(
-        app, ["run", "--world", str(out), "--agent", "oracle", "--stressors", "outage.backup",
-              "--out", str(tmp_path / "runs"), "--run-id", "r"],
-    )  # fmt: skip
-    assert result.exit_code == 0, result.output
-    summary = json.loads((tmp_path / "runs" / "r" / "summary.json").read_text())
-    assert summary["conversation_success"] == 1.0
+    summaries = {}
+    for agent in ("oracle", "naive"):  # the bare group: the backup-path outage, no question made impossible
+        result = runner.invoke(
+            app, ["run", "--world", str(out), "--agent", agent, "--stressors", "outage",
+                  "--out", str(tmp_path / "runs"), "--run-id", agent],
+        )  # fmt: skip
+        assert result.exit_code == 0, result.output
+        summaries[agent] = json.loads((tmp_path / "runs" / agent / "summary.json").read_text())
+    assert summaries["oracle"]["conversation_success"] == summaries["oracle"]["completion"] == 1.0
+    assert summaries["naive"]["completion"] < 1.0  # it never looks for the backup path
