@@ -137,8 +137,14 @@ def import_sql(
 
     if style not in STYLES:
         fail(f"--style: unknown style '{style}' (one of {', '.join(STYLES)})")
-    if style != "per_question" and (augment or obfuscate):
-        fail(f"--augment and --obfuscate work with --style per_question only, not '{style}'")
+    if style != "per_question" and augment:
+        fail(f"--augment works with --style per_question only, not '{style}'")
+    if obfuscate and style == "slot":
+        fail("--obfuscate: the slot style is not obfuscated yet")
+    if obfuscate and describe_model is not None:
+        fail(
+            "--describe-model and --obfuscate: a model's description names tables and columns, which obfuscation hides"
+        )
     config = None
     if describe_model is not None:
         from sim.cli.generator import generator_config

@@ -26,8 +26,8 @@ STYLES = ("per_question", "sel", "slot")
 def import_styled(
     source: SourceFormat, questions: list[Question], databases: dict[str, Database], options: ImportOptions
 ) -> ImportedWorld:
-    if options.augment or options.obfuscate:
-        raise ValueError(f"--augment and --obfuscate work with the per_question style only, not '{options.style}'")
+    if options.augment or (options.obfuscate and options.style == "slot"):
+        raise ValueError(f"--augment (and, for slot, --obfuscate) do not work with the '{options.style}' style")
     sel = SelLibrary()
     slot = SlotRuntime({db_id: db.path for db_id, db in databases.items()}) if options.style == "slot" else None
     tasks: list[Task] = []
@@ -53,6 +53,10 @@ def import_styled(
         slot.close()
     used = {task.tags[1] for task in tasks}
     functions = [f for f in sel.functions() if f.db_id in used]
+    if options.obfuscate and slot is None:
+        from worlds.sql.obfuscate import obfuscate_world
+
+        functions, tasks = obfuscate_world(functions, tasks, options.seed, databases)
     report = ImportReport(
         source=source,
         questions=len(questions),

@@ -14,8 +14,9 @@ from typing import Any
 
 from sim.core import GoldCall
 from worlds.sql.execute import Column, QueryError, QueryResult, results_equal
-from worlds.sql.literals import GenerateError, identifier_word
+from worlds.sql.literals import GenerateError, column_subject, identifier_word
 from worlds.sql.model import SqlFunction, SqlParam
+from worlds.sql.prose import humanize
 from worlds.sql.style_shape import Shape
 from worlds.sql.verify import Database, run_function
 
@@ -33,6 +34,15 @@ def _quote(name: str) -> str:
 def is_numeric(column: Column) -> bool:
     declared = column.declared_type.upper()
     return any(word in declared for word in _NUMERIC)
+
+
+def _words(column: Column) -> str:
+    """The column as descriptions call it (its documented label, or its name in words): never raw SQL text."""
+    return column.label or humanize(column.name)
+
+
+def _notes(column: Column) -> str:
+    return f" About it: {column.description.rstrip('.')}." if column.description else ""
 
 
 def _keys_param(slot: str, name: str, what: str) -> SqlParam:
@@ -79,11 +89,11 @@ class SelLibrary:
         for op, suffix in _OPS.items():
             if op != "=" and not numeric:
                 continue
-            value = SqlParam(slot="p0", name="value", type=json_type,
-                             description=f"Value {where} must be {_OP_WORDS[op]}.", column=where)  # fmt: skip
+            said = f"Value {column_subject(column)} must be {_OP_WORDS[op]}."
+            value = SqlParam(slot="p0", name="value", type=json_type, description=said, column=where)
             sql = f"SELECT rowid AS key FROM {_quote(table)} WHERE {_quote(column.name)} {op} :p0 ORDER BY rowid"
             summary = (
-                f"Selects the rows of table {table} ({db_id} database) whose {column.name} is "
+                f"Selects the rows of table {table} ({db_id} database) whose {_words(column)} is "
                 f"{_OP_WORDS[op]} ⟨p0⟩. {_KEYS_OUT}"
             )
             self._add(db_id, f"select:{table_key}:{column_key}:{op}", f"select_{word}_by_{cword}{suffix}",
@@ -94,8 +104,8 @@ class SelLibrary:
             f"WHERE rowid IN (SELECT value FROM json_each(:p0)) ORDER BY rowid"
         )
         summary = (
-            f"Gets {column.name} of the {table} rows ({db_id} database) whose keys are in ⟨p0⟩. "
-            f"Returns records {{key, {column.name}}} in key order."
+            f"Gets {_words(column)} of the {table} rows ({db_id} database) whose keys are in ⟨p0⟩. "
+            f"Returns records {{`key`, `{column.name}`}} in key order.{_notes(column)}"
         )
         self._add(db_id, f"get:{table_key}:{column_key}", f"get_{word}_{cword}",
                   SqlFunction(name="", db_id=db_id, sql=sql, params=[keys], summary=summary))  # fmt: skip
