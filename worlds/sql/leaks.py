@@ -41,12 +41,22 @@ def sql_leaks(text: str, sql: str | None = None) -> list[str]:
     found += [w for w in _UPPER if re.search(rf"(?<![A-Za-z0-9_]){w}(?![A-Za-z0-9_])", bare)]
     found += [m.group(0) for m in _SYNTAX.finditer(bare)]
     if sql:
-        query = [t.lower() for t in _TOKEN.findall(sql)]
+        query = _query_tokens(sql)
         grams = {tuple(query[i : i + FRAGMENT]) for i in range(len(query) - FRAGMENT + 1)}
         words = [t.lower() for t in _TOKEN.findall(bare)]
         found += [" ".join(words[i : i + FRAGMENT]) for i in range(len(words) - FRAGMENT + 1)
                   if tuple(words[i : i + FRAGMENT]) in grams]  # fmt: skip
     return found
+
+
+def _query_tokens(sql: str) -> list[str]:
+    """The query's tokens as SQLite reads them: a quoted identifier (``"Free Meal Count (K-12)"``) is one token, so
+    a description may say "free meal count" without quoting the query."""
+    try:
+        tokens = sqlglot.Dialect.get_or_raise("sqlite").tokenize(sql)
+    except SqlglotError:
+        return [t.lower() for t in _TOKEN.findall(sql)]
+    return [t.text.lower() for t in tokens]
 
 
 def query_names(sql: str) -> tuple[list[str], list[str]]:

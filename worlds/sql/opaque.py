@@ -114,7 +114,7 @@ def kind(column: Column) -> str:
     declared = column.declared_type.upper()
     if "INT" in declared:
         return "whole number"
-    return "number" if any(word in declared for word in _NUMERIC) else "text value"
+    return "number" if any(word in declared for word in _NUMERIC) else "text"
 
 
 def opaque_function(function: SqlFunction, db: OpaqueDatabase) -> SqlFunction:
@@ -131,7 +131,7 @@ def opaque_function(function: SqlFunction, db: OpaqueDatabase) -> SqlFunction:
         column = db.schema[key[0]][key[1]]
         examples = db.examples(column) if key in compared else []
         such = f", such as {', '.join(examples)}" if examples else ""
-        details.append(f"field {number} is {kind(column)}{such}")
+        details.append(f"field {number}: {kind(column)}{such}")
     fields = f" Fields: {'; '.join(details)}." if details else ""
     summary = f"{body}{fields} Data: {db.label}; the result is a list of JSON records, one per row."
     params = [p.model_copy(update={"description": _param_text(p, db)}) for p in function.params]
@@ -147,7 +147,7 @@ def _param_text(param: SqlParam, db: OpaqueDatabase) -> str:
         column = db.schema.get(table.lower(), {}).get(name.lower())
         if number is not None and column is not None:
             verb = "contained in" if param.contains else "compared with"
-            return f"A {kind(column)} {verb} field {number}."
+            return f"A value ({kind(column)}) {verb} field {number}."
     if param.description.startswith(("Maximum number of rows", "Number of leading rows")):
         return param.description
     if param.type == "array":
