@@ -39,7 +39,7 @@ _FLIP: dict[type[exp.Expr], type[exp.Expr]] = {exp.GT: exp.LT, exp.LT: exp.GT, e
 
 
 def humanize(identifier: str) -> str:
-    """``Song_Name`` -> ``song name``; ``birthYear`` -> ``birth year``; ``Free Meal Count (K-12)`` keeps its brackets."""
+    """``Song_Name`` -> ``song name``; ``birthYear`` -> ``birth year``; ``Count (K-12)`` keeps its brackets."""
     spaced = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", identifier).replace("_", " ")
     words = re.sub(r"\s*\(\s*", " (", spaced).split()
     return " ".join(w.lower() for w in words).strip() or identifier.lower()
