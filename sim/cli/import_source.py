@@ -139,8 +139,6 @@ def import_sql(
         fail(f"--style: unknown style '{style}' (one of {', '.join(STYLES)})")
     if style != "per_question" and augment:
         fail(f"--augment works with --style per_question only, not '{style}'")
-    if obfuscate and style == "slot":
-        fail("--obfuscate: the slot style is not obfuscated yet")
     if obfuscate and describe_model is not None:
         fail(
             "--describe-model and --obfuscate: a model's description names tables and columns, which obfuscation hides"

@@ -23,12 +23,13 @@ from pydantic import TypeAdapter, ValidationError
 
 from worlds.sql.importer import ImportedWorld
 from worlds.sql.model import SqlFunction
+from worlds.sql.slot_obfuscate import ObfuscatedSlotPack
 from worlds.sql.style_slot_gold import SlotPack
 from worlds.sql.world import SqlPack
 from worlds.task_files import TaskFileError, load_tasks
 
 KIND = "sql"
-TOML_KEYS = frozenset({"kind", "name", "functions", "tasks", "databases", "style"})
+TOML_KEYS = frozenset({"kind", "name", "functions", "tasks", "databases", "style", "obfuscate_seed"})
 _FUNCTIONS = TypeAdapter(list[SqlFunction])
 
 
@@ -47,9 +48,16 @@ def write_world(world: ImportedWorld, out: Path, replace: bool = False) -> Path:
         (staging / "databases").mkdir()
         for db_id, path in sorted(world.databases.items()):
             shutil.copyfile(path, staging / "databases" / f"{db_id}.sqlite")
-        config = {"kind": KIND, "name": world.name, "functions": "functions.json", "tasks": "tasks.jsonl"}
+        config: dict[str, str | int] = {
+            "kind": KIND,
+            "name": world.name,
+            "functions": "functions.json",
+            "tasks": "tasks.jsonl",
+        }
         if world.style == "slot":  # generic tools over the databases: no functions file; the loader dispatches on it
             config = {"kind": KIND, "name": world.name, "style": "slot", "tasks": "tasks.jsonl"}
+            if world.obfuscate_seed is not None:
+                config["obfuscate_seed"] = world.obfuscate_seed
         (staging / "world.toml").write_text(tomli_w.dumps({**config, "databases": "databases"}), encoding="utf-8")
         functions = [f.model_dump(mode="json") for f in world.functions]
         if world.style != "slot":
@@ -76,7 +84,7 @@ def is_sql_world(config: dict[str, Any]) -> bool:
     return config.get("kind") == KIND
 
 
-def load_world_folder(directory: Path, config: dict[str, Any]) -> SqlPack | SlotPack:
+def load_world_folder(directory: Path, config: dict[str, Any]) -> SqlPack | SlotPack | ObfuscatedSlotPack:
     """The pack of a folder whose world.toml (already parsed into ``config``) says ``kind = "sql"``."""
     toml_path = directory / "world.toml"
     unknown = sorted(set(config) - TOML_KEYS)
@@ -92,7 +100,10 @@ def load_world_folder(directory: Path, config: dict[str, Any]) -> SqlPack | Slot
             raise SqlWorldError(f"{toml_path}: '{key}' must be a non-empty string")
         entries[key] = value
     if config.get("style", "per_question") == "slot":
-        return _load_slot(directory, entries)
+        seed = config.get("obfuscate_seed")
+        if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool)):
+            raise SqlWorldError(f"{toml_path}: 'obfuscate_seed' must be an integer")
+        return _load_slot(directory, entries, seed)
     functions_path = directory / entries["functions"]
     try:
         functions = _FUNCTIONS.validate_json(functions_path.read_bytes())
@@ -117,14 +128,17 @@ def load_world_folder(directory: Path, config: dict[str, Any]) -> SqlPack | Slot
         raise SqlWorldError(f"{directory}: {error}") from error
 
 
-def _load_slot(directory: Path, entries: dict[str, str]) -> SlotPack:
-    """A SLOT-style world: its tools are generic, so the folder's databases are all it needs beside the tasks."""
+def _load_slot(directory: Path, entries: dict[str, str], seed: int | None) -> SlotPack | ObfuscatedSlotPack:
+    """A SLOT-style world: its tools are generic, so the folder's databases are all it needs beside the tasks (and,
+    obfuscated, the seed of its codes)."""
     try:
         tasks = load_tasks(directory / entries["tasks"])
     except TaskFileError as error:
         raise SqlWorldError(str(error)) from error
     databases = {path.stem: path for path in sorted((directory / entries["databases"]).glob("*.sqlite"))}
     try:
+        if seed is not None:
+            return ObfuscatedSlotPack(entries["name"], tasks, databases, seed)
         return SlotPack(entries["name"], tasks, databases)
     except ValueError as error:
         raise SqlWorldError(f"{directory}: {error}") from error

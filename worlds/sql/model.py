@@ -143,3 +143,5 @@ class ImportedWorld:
     databases: dict[str, Path]
     report: ImportReport
     style: str = "per_question"
+    obfuscate_seed: int | None = None
+    """The seed a SLOT world's codes come from (its tools are generic: the loader rebuilds the names from it)."""

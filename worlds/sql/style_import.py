@@ -26,8 +26,8 @@ STYLES = ("per_question", "sel", "slot")
 def import_styled(
     source: SourceFormat, questions: list[Question], databases: dict[str, Database], options: ImportOptions
 ) -> ImportedWorld:
-    if options.augment or (options.obfuscate and options.style == "slot"):
-        raise ValueError(f"--augment (and, for slot, --obfuscate) do not work with the '{options.style}' style")
+    if options.augment:
+        raise ValueError(f"--augment works with the per_question style only, not '{options.style}'")
     sel = SelLibrary()
     slot = SlotRuntime({db_id: db.path for db_id, db in databases.items()}) if options.style == "slot" else None
     tasks: list[Task] = []
@@ -50,6 +50,10 @@ def import_styled(
             continue
         tasks.append(_task(question, gold, answer_value(expected), options))
     if slot is not None:
+        if options.obfuscate:
+            from worlds.sql.slot_obfuscate import SlotNames
+
+            tasks = SlotNames.build(slot.specs, list(slot.tables), options.seed).rename_tasks(tasks)
         slot.close()
     used = {task.tags[1] for task in tasks}
     functions = [f for f in sel.functions() if f.db_id in used]
@@ -75,6 +79,7 @@ def import_styled(
         databases={db_id: db.path for db_id, db in databases.items() if slot is not None or db_id in used},
         report=report,
         style=options.style,
+        obfuscate_seed=options.seed if options.obfuscate and slot is not None else None,
     )
 
 

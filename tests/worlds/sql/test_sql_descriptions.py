@@ -14,6 +14,7 @@ from typer.testing import CliRunner
 
 from sim.cli.app import app
 from tests.support.paths import SPIDER
+from worlds.registry import load_world
 from worlds.sql.execute import read_schema
 from worlds.sql.importer import ImportedWorld, ImportOptions, import_world
 from worlds.sql.leaks import name_leaks, query_names, sql_leaks
@@ -182,3 +183,42 @@ def test_every_sample_query_parses_back_from_its_function() -> None:
     """The descriptions are written from the SQL the functions run; it must stay parseable."""
     for f in import_sample().functions:
         sqlglot.parse_one(f.sql, read="sqlite")
+
+
+def test_an_obfuscated_slot_world_hides_its_tools_and_tables_and_the_oracle_scores_one(tmp_path: Path) -> None:
+    out = tmp_path / "slot"
+    args = ["import", "spider", "--db-dir", str(SAMPLE_DIR / "database"), "--questions",
+            str(SAMPLE_DIR / "questions.json"), "--out", str(out), "--style", "slot", "--obfuscate"]  # fmt: skip
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    pack = load_world(str(out))
+    specs = pack.tool_specs()
+    tables = list(LIBRARY)
+    assert specs and all(s.name.startswith("function_") for s in specs)
+    for spec in specs:
+        readable = [spec.description, *spec.parameters["properties"]]
+        assert not any(name_leaks(text, tables) for text in readable), spec
+        assert not any(sql_leaks(text) for text in readable), spec
+    assert any("table_" in s.description for s in specs)  # the tables an agent may retrieve, by code
+    gold = [c for t in pack.tasks() for c in t.goals[0].gold]
+    assert all(c.name.startswith("function_") for c in gold)
+    result = runner.invoke(
+        app, ["run", "--world", str(out), "--agent", "oracle", "--out", str(tmp_path / "runs"), "--run-id", "r"]
+    )
+    assert result.exit_code == 0, result.output
+    assert json.loads((tmp_path / "runs" / "r" / "summary.json").read_text())["conversation_success"] == 1.0
+
+
+async def test_an_obfuscated_slot_refusal_lists_table_codes(tmp_path: Path) -> None:
+    from sim.core import ToolCall
+    from worlds.sql.slot_obfuscate import ObfuscatedSlotPack
+
+    pack = ObfuscatedSlotPack("s", [], {"library": SAMPLE_DIR / "database" / "library" / "library.sqlite"}, seed=3)
+    world = pack.new_world(0)
+    retrieve = pack.names.tools["retrieve"]
+    argument = pack.names.arguments["retrieve"]["table"]
+    wrong = await world.call(ToolCall(id="1", name=retrieve, arguments={argument: "nothing"}))
+    assert not wrong.ok and "table_1" in wrong.content["error"] and not name_leaks(wrong.content["error"], ["book"])
+    code = pack.names.tables["book"]
+    right = await world.call(ToolCall(id="2", name=retrieve, arguments={argument: code}))
+    assert right.ok and right.call_id == "2" and "title" in right.content["columns"]
