@@ -37,7 +37,12 @@ OutOption = Annotated[Path, typer.Option("--out", help="World folder to write (r
 NameOption = Annotated[str | None, typer.Option("--name", help="World name (default: the folder's name).")]
 DbOption = Annotated[list[str] | None, typer.Option("--db", help="Only questions on this database (repeatable).")]
 ObfuscateOption = Annotated[
-    bool, typer.Option("--obfuscate", help="Name functions function_<n> and arguments <greek>_<greek>.")
+    bool,
+    typer.Option(
+        "--obfuscate",
+        help="Name functions function_<n> and arguments <greek>_<greek>; descriptions name no table or column "
+        "(table <n>, field <n>; slot: table_<n>). Any style.",
+    ),
 ]
 AugmentOption = Annotated[
     int, typer.Option("--augment", min=0, help="Extra tasks per question with literals swapped (same column).")
@@ -137,8 +142,12 @@ def import_sql(
 
     if style not in STYLES:
         fail(f"--style: unknown style '{style}' (one of {', '.join(STYLES)})")
-    if style != "per_question" and (augment or obfuscate):
-        fail(f"--augment and --obfuscate work with --style per_question only, not '{style}'")
+    if style != "per_question" and augment:
+        fail(f"--augment works with --style per_question only, not '{style}'")
+    if obfuscate and describe_model is not None:
+        fail(
+            "--describe-model and --obfuscate: a model's description names tables and columns, which obfuscation hides"
+        )
     config = None
     if describe_model is not None:
         from sim.cli.generator import generator_config

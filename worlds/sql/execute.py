@@ -91,6 +91,10 @@ class Column:
     table: str
     name: str
     declared_type: str
+    label: str = ""
+    """A readable name for the column where the database documents one (BIRD's ``column_name``)."""
+    description: str = ""
+    """What the column holds, where documented (BIRD's ``column_description`` and ``value_description``)."""
 
 
 def read_schema(path: Path) -> dict[str, dict[str, Column]]:

@@ -55,9 +55,9 @@ def _import(
         augmented = len(extra)
     functions = library.functions()
     if options.obfuscate:
-        from worlds.sql.obfuscate import obfuscate
+        from worlds.sql.obfuscate import obfuscate_world
 
-        functions, tasks = obfuscate(functions, tasks, options.seed)
+        functions, tasks = obfuscate_world(functions, tasks, options.seed, databases)
     reasons = Counter(r.reason if r.reason != "not_split" else f"not_split:{r.detail}" for r in rejections)
     report = ImportReport(
         source=source,

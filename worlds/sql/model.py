@@ -145,3 +145,5 @@ class ImportedWorld:
     style: str = "per_question"
     initial: dict[str, dict[str, Any]] = field(default_factory=dict)
     """SLOT style: task id -> its initialisation step (``style_slot_gold.Initial`` as JSON), for join questions."""
+    obfuscate_seed: int | None = None
+    """The seed a SLOT world's codes come from (its tools are generic: the loader rebuilds the names from it)."""

@@ -28,8 +28,8 @@ STYLES = ("per_question", "sel", "slot")
 def import_styled(
     source: SourceFormat, questions: list[Question], databases: dict[str, Database], options: ImportOptions
 ) -> ImportedWorld:
-    if options.augment or options.obfuscate:
-        raise ValueError(f"--augment and --obfuscate work with the per_question style only, not '{options.style}'")
+    if options.augment:
+        raise ValueError(f"--augment works with the per_question style only, not '{options.style}'")
     sel = SelLibrary()
     slot = SlotRuntime({db_id: db.path for db_id, db in databases.items()}) if options.style == "slot" else None
     tasks: list[Task] = []
@@ -42,6 +42,9 @@ def import_styled(
             expected = run_query(db.connection, question.sql)
             shape = read_shape(parse(question.sql, db.schema), db.schema)
             if slot is not None:
+                if shape.join is not None and options.obfuscate:
+                    # SLOT's joined table names its columns `table.column`: obfuscated, it would show them.
+                    raise GenerateError("join:obfuscated", "an obfuscated SLOT world keeps no join question")
                 gold = slot_chain(shape, slot, db.db_id, expected)
             else:
                 sel.add_database(db)
@@ -57,9 +60,17 @@ def import_styled(
             initial[tasks[-1].id] = Initial(db.db_id, shape.join).to_json()
             joins.add((db.db_id, f"join:{shape.join.name.lower()}"))
     if slot is not None:
+        if options.obfuscate:
+            from worlds.sql.slot_obfuscate import SlotNames
+
+            tasks = SlotNames.build(slot.specs, list(slot.tables), options.seed).rename_tasks(tasks)
         slot.close()
     used = {task.tags[1] for task in tasks}
     functions = [f for f in sel.functions(joins) if f.db_id in used]
+    if options.obfuscate and slot is None:
+        from worlds.sql.obfuscate import obfuscate_world
+
+        functions, tasks = obfuscate_world(functions, tasks, options.seed, databases)
     report = ImportReport(
         source=source,
         questions=len(questions),
@@ -79,6 +90,7 @@ def import_styled(
         report=report,
         style=options.style,
         initial=initial if slot is not None else {},
+        obfuscate_seed=options.seed if options.obfuscate and slot is not None else None,
     )
 
 

@@ -16,8 +16,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from worlds.sql.execute import Column
-from worlds.sql.literals import identifier_word
+from worlds.sql.literals import column_subject, identifier_word
 from worlds.sql.model import SqlFunction, SqlParam
+from worlds.sql.prose import humanize
 from worlds.sql.style_join import KEY, JoinedTable, public
 from worlds.sql.verify import Database
 
@@ -35,6 +36,21 @@ def _quote(name: str) -> str:
 def is_numeric(column: Column) -> bool:
     declared = column.declared_type.upper()
     return any(word in declared for word in _NUMERIC)
+
+
+def _words(column: Column) -> str:
+    """The column as descriptions call it (its documented label, or its name in words): never raw SQL text."""
+    return column.label or humanize(column.name)
+
+
+def _notes(column: Column) -> str:
+    return f" About it: {column.description.rstrip('.')}." if column.description else ""
+
+
+def _dotted(public_name: str) -> str:
+    """A joined table's ``table.column`` in words: descriptions never print SQL's dotted names."""
+    table, _, column = public_name.partition(".")
+    return f"{humanize(column)} (of {humanize(table)})"
 
 
 def _keys_param(slot: str, name: str, what: str) -> SqlParam:
@@ -92,10 +108,10 @@ class SelLibrary:
             return key
         word = identifier_word("_".join(join.tables))
         source = _Source(key, f"the joined table {join.name}", join.name, word, f"({join.sql(key=True)})", KEY)
-        on = "; ".join(" and ".join(f"{a} = {b}" for a, b in edge.on) for edge in join.edges)
+        on = "; ".join(" and ".join(f"{_dotted(a)} equals {_dotted(b)}" for a, b in edge.on) for edge in join.edges)
         summary = (
             f"Lists the key of every row of the joined table {join.name} ({db.db_id} database): rows of "
-            f"{', '.join(join.tables)} matched on {on}. {_KEYS_OUT}"
+            f"{', '.join(join.tables)} paired so that {on}. {_KEYS_OUT}"
         )
         sql = f"SELECT {KEY} FROM {source.sql} ORDER BY {KEY}"
         self._add(db.db_id, f"list:{key}", f"list_{word}_keys", SqlFunction(
@@ -109,16 +125,18 @@ class SelLibrary:
         """Selectors and the getter of one column (``name`` as the source spells it; ``column`` its type)."""
         table, word, cword, where = source.name, source.word, identifier_word(name), f"{column.table}.{column.name}"
         join = source.key if source.key.startswith("join:") else None
+        # A joined table's columns come from several tables: say which one each is.
+        subject = _words(column) if join is None else column_subject(column)
         numeric = is_numeric(column)
         json_type = ("integer" if "INT" in column.declared_type.upper() else "number") if numeric else "string"
         for op, suffix in SELECTOR_OPS.items():
             if op != "=" and not numeric:
                 continue
-            value = SqlParam(slot="p0", name="value", type=json_type,
-                             description=f"Value {where} must be {_OP_WORDS[op]}.", column=where)  # fmt: skip
+            said = f"Value {subject} must be {_OP_WORDS[op]}."
+            value = SqlParam(slot="p0", name="value", type=json_type, description=said, column=where)
             sql = f"SELECT {source.row} AS key FROM {source.sql} WHERE {_quote(name)} {op} :p0 ORDER BY {source.row}"
             summary = (
-                f"Selects the rows of {source.what} ({db_id} database) whose {name} is "
+                f"Selects the rows of {source.what} ({db_id} database) whose {subject} is "
                 f"{_OP_WORDS[op]} ⟨p0⟩. {_KEYS_OUT}"
             )
             self._add(db_id, f"select:{source.key}:{column_key}:{op}", f"select_{word}_by_{cword}{suffix}",
@@ -129,25 +147,27 @@ class SelLibrary:
             f"WHERE {source.row} IN (SELECT value FROM json_each(:p0)) ORDER BY {source.row}"
         )
         summary = (
-            f"Gets {name} of the {table} rows ({db_id} database) whose keys are in ⟨p0⟩. "
-            f"Returns records {{key, {name}}} in key order."
+            f"Gets {subject} of the {table} rows ({db_id} database) whose keys are in ⟨p0⟩. "
+            f"Returns records {{`key`, `{name}`}} in key order.{_notes(column)}"
         )
         self._add(db_id, f"get:{source.key}:{column_key}", f"get_{word}_{cword}",
                   SqlFunction(name="", db_id=db_id, sql=sql, params=[keys], summary=summary), join)  # fmt: skip
-        self._add_sorts_and_counts(db_id, source, column_key, name, keys, join)
+        self._add_sorts_and_counts(db_id, source, column_key, (name, subject), keys, join)
 
     def _add_sorts_and_counts(
-        self, db_id: str, source: _Source, column_key: str, name: str, keys: SqlParam, join: str | None
+        self, db_id: str, source: _Source, column_key: str, named: tuple[str, str], keys: SqlParam, join: str | None
     ) -> None:
         """The study's sort tools bound to one column and one direction, and rows counted per value (its group
-        tool bound to one column and COUNT). Ties keep key order, so every call answers the same."""
+        tool bound to one column and COUNT). Ties keep key order, so every call answers the same. ``named``: the
+        column as the source spells it and in words."""
+        name, subject = named
         cword, rows = identifier_word(name), f"JOIN {source.sql} AS s ON s.{source.row} = k.value"
         limit = SqlParam(slot="p1", name="limit", type="integer", description="How many keys to keep (-1: all).")
         for descending, suffix in ((False, ""), (True, "_descending")):
             order = f"s.{_quote(name)}{' DESC' if descending else ''}, s.{source.row}"
             sql = f"SELECT k.value AS key FROM json_each(:p0) AS k {rows} ORDER BY {order} LIMIT :p1"
             summary = (
-                f"Orders the keys ⟨p0⟩ of {source.what} rows ({db_id} database) by {name}, "
+                f"Orders the keys ⟨p0⟩ of {source.what} rows ({db_id} database) by {subject}, "
                 f"{'largest' if descending else 'smallest'} first, keeping the first ⟨p1⟩. {_KEYS_OUT}"
             )
             self._add(db_id, f"sort:{source.key}:{column_key}:{'desc' if descending else 'asc'}",
@@ -159,8 +179,8 @@ class SelLibrary:
             f"GROUP BY s.{_quote(name)} ORDER BY s.{_quote(name)}"
         )
         summary = (
-            f"Counts the {source.what} rows ({db_id} database) with keys in ⟨p0⟩ per value of {name}. Returns "
-            f"records {{{name}, count}}, one per value."
+            f"Counts the rows of {source.what} ({db_id} database) with keys in ⟨p0⟩ per value of {subject}. "
+            f"Returns records {{`{name}`, `count`}}, one per value."
         )
         self._add(db_id, f"count_per:{source.key}:{column_key}", f"count_{source.word}_rows_per_{cword}",
                   SqlFunction(name="", db_id=db_id, sql=sql, params=[keys], summary=summary), join)  # fmt: skip

@@ -8,6 +8,7 @@ deterministic; it is written into the gold call. The paths share no function, so
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -17,9 +18,10 @@ from typing import Any
 from sim.core import Goal, GoldCall, Task, UserIntent
 from worlds.sql.execute import QueryError, QueryResult, read_schema, results_equal, run_query
 from worlds.sql.formats import Question
-from worlds.sql.functions import FunctionLibrary, build_function, outputs
+from worlds.sql.functions import FunctionLibrary, build_function
 from worlds.sql.literals import GenerateError, Parametrised, Schema, parametrise, parse
 from worlds.sql.model import Rejection, SqlFunction
+from worlds.sql.prose import PlainNamer, Prose
 from worlds.sql.split import LIST_SLOT, find_split, has_nested_query, list_argument, list_param, outer_tree
 
 
@@ -32,9 +34,10 @@ class Database:
 
     @classmethod
     def open(cls, db_id: str, path: Path) -> Database:
+        from worlds.sql.bird_docs import with_docs
         from worlds.sql.execute import open_readonly
 
-        return cls(db_id, path, open_readonly(path), read_schema(path))
+        return cls(db_id, path, open_readonly(path), with_docs(read_schema(path), path))
 
 
 @dataclass(frozen=True)
@@ -71,7 +74,7 @@ def verify_question(
     except GenerateError as error:
         return reject(error.reason, error.detail)
     values = {lit.slot: lit.value for lit in template.literals} | dict(overrides or {})
-    whole = build_function(template.tree, db.db_id, template.literals)
+    whole = build_function(template.tree, db.db_id, template.literals, schema=db.schema)
     whole_args = {p.name: values[p.slot] for p in whole.params}
     try:
         expected = run_query(db.connection, question.sql) if overrides is None else None
@@ -86,7 +89,7 @@ def verify_question(
         point = find_split(template.tree)
         if isinstance(point, str):
             return reject("not_split", point)
-        inner = build_function(point.inner, db.db_id, template.literals)
+        inner = build_function(point.inner, db.db_id, template.literals, schema=db.schema)
         inner_args = {p.name: values[p.slot] for p in inner.params}
         try:
             inner_result = run_function(db.connection, inner, inner_args)
@@ -96,9 +99,11 @@ def verify_question(
             len(inner_result.rows) != 1 or len(inner_result.columns) != 1 or inner_result.rows[0][0] is None
         ):
             return reject("scalar_inner_not_one_value", f"the inner query returns {len(inner_result.rows)} row(s)")
-        what = " and ".join(outputs(point.inner)) or "rows"
+        # The inner function's own arguments are not this one's: name them as values, not as markers.
+        what = re.sub(r"⟨[^⟩]*⟩", "a given value", Prose(PlainNamer(db.schema)).phrase(point.inner))
         extra = list_param(point, inner_result, db.schema, what)
-        outer = build_function(outer_tree(template.tree, point, inner_result), db.db_id, template.literals, extra)
+        outer_query = outer_tree(template.tree, point, inner_result)
+        outer = build_function(outer_query, db.db_id, template.literals, extra, schema=db.schema)
         fed = list_argument(point, inner_result)
         outer_args = {p.name: fed if p.slot == LIST_SLOT else values[p.slot] for p in outer.params}
         try:
