@@ -18,8 +18,11 @@ The answer is normalised into rows of atoms (``judges.answer_normalise``). A rep
       answer. Values the user said, and parts of answer values, are exempt; a number seen so is extra too;
     - list items: a table row, or a short bullet or numbered item (at most ``SHORT_ITEM`` words, not a heading),
       that states no answer value is an extra item.
-  - an empty answer (no rows) matches a reply that says so ("no", "none", "not", "n't", "nothing", "empty") and
-    states no number but 0 or the user's.
+  - an empty answer (no rows, or one row of nulls: an aggregate over nothing) matches a reply that states that
+    nothing matches ("no", "none", "nothing", "zero", "there aren't any"; for a row of nulls "null" too) and states
+    no number but 0 or the user's (``judges.answer_empty``).
+- a refusal ("I'm sorry, I can't help with that.", "I am unable to answer that") is never right, whatever else the
+  reply says: it states nothing about the data, and the null agent, which always declines, must score 0.
 What is not caught: an extra string value the agent never saw in a tool result and wrote outside a list ("John
 Doe and Jane Smith" with no query that returned Jane), a date in another format than the answer's, percentages
 for fractions (25% vs 0.25), units. Deterministic throughout: no model.
@@ -34,6 +37,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
+from judges.answer_empty import gives_empty, is_empty, refuses
 from judges.answer_normalise import (
     Atom,
     atom,
@@ -52,7 +56,6 @@ _TEXT_FENCES = frozenset({"", "json", "text", "txt", "plaintext", "csv", "md", "
 _FENCE = re.compile(r"```([\w+-]*)[^\n]*\n(.*?)```", re.DOTALL)
 _BULLET = re.compile(r"^\s*(?:[-*•+]|\(?\d{1,3}[.)])\s+(.*)$")
 _TABLE_RULE = re.compile(r"^\s*\|?[\s:|-]*-[\s:|-]*$")
-_EMPTY_CUE = re.compile(r"\b(?:no|none|not|nothing|empty|zero)\b|n't\b")
 _NULL_CUE = re.compile(r"\b(?:null|none|n/a|unknown)\b")
 _TRUE_CUE = re.compile(r"\b(?:yes|true)\b")
 _FALSE_CUE = re.compile(r"\b(?:no|false)\b")
@@ -193,6 +196,8 @@ def match_reply(answer: Any, reply: str, context: ReplyContext | None = None) ->
         return AnswerVerdict(ok, [] if ok else ["answer:structured_mismatch"])
     gold = rows(answer)
     text = "\n".join(fold(line) for line in _prose(reply).splitlines())
+    if refuses(text):
+        return AnswerVerdict(False, ["answer:refusal"])
     atoms = {a for row in gold for a in row if a != ""}
     strings = {a for a in atoms if isinstance(a, str)}
     gold_numbers = [a for a in atoms if isinstance(a, Decimal)]
@@ -206,8 +211,8 @@ def match_reply(answer: Any, reply: str, context: ReplyContext | None = None) ->
         for n, places in numbers_in(bare, with_one=False)
         if n not in permitted and not any(number_matches(n, g, places) for g in gold_numbers)
     ]
-    if not gold:
-        errors = [] if _EMPTY_CUE.search(text) else ["answer:missing"]
+    if is_empty(answer):
+        errors = [] if gives_empty(text, answer) else ["answer:missing"]
         errors += ["answer:extra_number"] if any(n != 0 for n in extra_numbers) else []
         return AnswerVerdict(not errors, errors)
     errors = [f"answer:missing:{_show(a)}" for a in sorted(atoms, key=_show) if not _stated(a, text, stated)]
