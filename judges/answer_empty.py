@@ -1,12 +1,12 @@
 """Empty answers and refusals: when a reply says that nothing matches, and when it only declines to answer.
 
 An exact answer is empty when it has no rows, or is one row of nulls (an aggregate over no rows: ``MAX(x)`` of an
-empty selection is ``NULL``, the study's "empty result" too). A reply gives an empty answer when it states that
-nothing matches, as the answer judges check a fact: "no", "none", "nothing", "zero", "0", "empty", "there aren't
-any", "did not find any", "no results" — and it is not a refusal. A refusal ("I'm sorry, I can't help with that.",
-"I am unable to answer", "I have no access to the data") states nothing about the data, so it never gives an
-answer, empty or not: otherwise the null agent, which always declines, is credited on every empty question.
-Texts here are folded (``judges.answer_normalise.fold``).
+empty selection is ``NULL``, the study's "empty result" too), or holds only blank strings. A reply gives an empty
+answer when it states that nothing matches, as the answer judges check a fact: "no", "none", "nothing", "zero",
+"0", "empty", "there aren't any", "did not find any", "no results" — and it is not a refusal. A refusal ("I'm
+sorry, I can't help with that.", "I am unable to answer", "I have no access to the data") states nothing about the
+data, so it never gives an answer, empty or not: otherwise the null agent, which always declines, is credited on
+every empty question. Texts here are folded (``judges.answer_normalise.fold``).
 """
 
 from __future__ import annotations
@@ -38,9 +38,11 @@ _REFUSAL = re.compile(
 
 
 def is_empty(answer: Any) -> bool:
-    """The exact answer has no rows, or is a single row of nulls (an aggregate over nothing)."""
-    table = rows(answer)
-    return not table or (len(table) == 1 and bool(table[0]) and all(a is None for a in table[0]))
+    """The exact answer has no rows, or one row of nulls (an aggregate over nothing), or only blank strings (there
+    is no value to state)."""
+    atoms = [a for row in rows(answer) for a in row]
+    blank = all(a == "" for a in atoms)
+    return blank or (len(rows(answer)) == 1 and all(a is None or a == "" for a in atoms))
 
 
 def states_nothing(text: str) -> bool:

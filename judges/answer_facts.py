@@ -142,6 +142,14 @@ def _without_dates_and_times(text: str) -> str:
     return text
 
 
+def goal_facts(goal: Goal) -> Facts:
+    """The facts of a goal's ``gold_answer``; where its exact answer is empty, the fact that nothing matches."""
+    facts = facts_of(goal.gold_answer or "", _named(goal), goal.user.explicit)
+    if goal.answer is not None and is_empty(goal.answer):
+        facts["nothing"] = [goal.answer]
+    return facts
+
+
 def _named(goal: Goal) -> str:
     """What the goal's gold arguments name: entities looked up or acted on (a request's words are not facts)."""
     return fold(" ".join(json.dumps(c.arguments, ensure_ascii=False) for path in goal.paths() for c in path))
@@ -162,9 +170,7 @@ class AnswerFacts:
                 per_goal.append(None)
                 continue
             events = agent_events(result, g)
-            facts = facts_of(goal.gold_answer, _named(goal), goal.user.explicit)
-            if goal.answer is not None and is_empty(goal.answer):
-                facts["nothing"] = [goal.answer]
+            facts = goal_facts(goal)
             if not any(facts.values()):
                 per_goal.append(None)
                 continue

@@ -82,14 +82,18 @@ class AnswerVerdict:
 
 
 def _phrase(phrase: str) -> re.Pattern[str]:
-    start = r"(?<!\w)" if re.match(r"\w", phrase) else ""
-    end = r"(?!\w)" if re.search(r"\w\Z", phrase) else ""
-    return re.compile(start + re.escape(phrase) + end)
+    """A folded phrase as a pattern: whole (no word character glued to either end), its spaces any whitespace, so
+    a value stored over two lines ("12 Main St\nApt 4", folded "12 main st apt 4") is found as the reply writes it."""
+    start = r"(?<!\w)(?<!\d[.,])" if re.match(r"\w", phrase) else ""  # "2" is not stated by "1.2" or "2.5"
+    end = r"(?!\w|[.,]\d)" if re.search(r"\w\Z", phrase) else ""
+    return re.compile(start + r"\s+".join(map(re.escape, phrase.split(" "))) + end)
 
 
 def occurs(phrase: str, text: str) -> bool:
-    """A folded phrase in a folded text as a whole phrase: no word character glued to either end."""
-    return bool(phrase) and phrase in text and _phrase(phrase).search(text) is not None
+    """A folded phrase in a folded text (lines folded one by one) as a whole phrase."""
+    if not phrase or (phrase not in text and not (" " in phrase and "\n" in text)):
+        return False  # the fast path: a substring test rules most phrases out
+    return _phrase(phrase).search(text) is not None
 
 
 def structured(reply: str) -> Any:
@@ -134,6 +138,16 @@ def _without(text: str, phrases: set[str]) -> str:
     return text
 
 
+def _one_line_values(text: str, strings: set[str]) -> str:
+    """The text with each answer value it gives over several lines put on one (an address stored over two lines):
+    its lines are the value's, not list items of the reply."""
+    if "\n" not in text:
+        return text
+    for phrase in sorted((p for p in strings if " " in p), key=len, reverse=True):
+        text = _phrase(phrase).sub(phrase.replace("\\", "\\\\"), text)  # a template: its backslashes escaped
+    return text
+
+
 def _leaves(value: Any, path: tuple[str, ...] = ()) -> Iterator[tuple[tuple[str, ...], Atom]]:
     """(key path with list positions as '*', atom) of each scalar in a JSON value."""
     if isinstance(value, dict):
@@ -171,7 +185,7 @@ def _list_items(text: str) -> Iterator[str]:
     lines = text.splitlines()
     for i, line in enumerate(lines):
         stripped = line.strip()
-        if stripped.startswith("|"):
+        if stripped.startswith("|") and "|" in stripped[1:]:  # "| a |": one pipe may be a value's line break
             header = i + 1 < len(lines) and _TABLE_RULE.match(lines[i + 1]) is not None
             if not header and not _TABLE_RULE.match(stripped):
                 yield stripped
@@ -200,6 +214,7 @@ def match_reply(answer: Any, reply: str, context: ReplyContext | None = None) ->
         return AnswerVerdict(False, ["answer:refusal"])
     atoms = {a for row in gold for a in row if a != ""}
     strings = {a for a in atoms if isinstance(a, str)}
+    text = _one_line_values(text, strings)
     gold_numbers = [a for a in atoms if isinstance(a, Decimal)]
     bare = _strip_markers(_without(text, strings))
     stated = numbers_in(bare)
