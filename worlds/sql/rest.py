@@ -107,7 +107,7 @@ def result_response(result: ToolResult, names: set[str]) -> web.Response:
     """A ToolResult as HTTP: records as a JSON list (an empty result's hint in a header), errors as JSON."""
     if result.status == "success":
         content = result.content
-        if isinstance(content, dict):  # {"results": [], "hint": ...}: the body stays a list
+        if isinstance(content, dict):  # {"results": [] or a row of nulls, "hint": ...}: the body stays a list
             return _json(content.get("results", []), headers={HINT_HEADER: json.dumps(content.get("hint", ""))})
         return _json(content)
     error = result.content if isinstance(result.content, dict) else {}
