@@ -24,7 +24,7 @@ pytestmark = [
 ]
 
 
-@pytest.mark.parametrize(("style", "least_kept"), [("sel", 80), ("slot", 175)])
+@pytest.mark.parametrize(("style", "least_kept"), [("sel", 70), ("slot", 165)])  # after the quality filters
 def test_spider_style_import_replay_and_oracle(tmp_path: Path, style: str, least_kept: int) -> None:
     folder = tmp_path / style
     args = ["import", "spider", "--db-dir", str(SPIDER / "database"), "--questions", str(SPIDER / "dev.json")]
