@@ -17,13 +17,12 @@ from typing import Any
 from judges.answer_normalise import rows
 
 _NOT_ANY = (
-    r"(?:\bnot|n't|\bnever)(?:\s+\w+){0,3}?\s+"
+    r"(?:\bnot|n't|\bnever|\bcannot|\bunable to)(?:\s+\w+){0,3}?\s+"
     r"(?:any|anything|anyone|anybody|find|found|match|matches|matched|exist)"
 )
-_NOTHING = re.compile(
-    r"\b(?:none|nothing|nobody|no one|zero|empty)\b|\b0\b|(?<!\w)no\b(?!\s+(?:idea|access|way|ability|tools?"
-    rf"|permission|means|information|clue|problem|worries)\b)|{_NOT_ANY}\b"
-)
+NO = r"(?<!\w)no\b(?!\s+(?:idea|access|way|ability|tools?|permission|means|information|clue|problem|worries)\b)"
+"""The word "no" as an answer ("no", "no singers"), not in a phrase that answers nothing ("no idea", "no problem")."""
+_NOTHING = re.compile(rf"\b(?:none|nothing|nobody|no one|zero|empty)\b|\b0\b|{NO}|{_NOT_ANY}\b")
 _NULL = re.compile(r"\b(?:null|n/a|unknown)\b")
 _DECLINE_VERBS = (
     r"help|assist|answer|provide|comply|complete|access|fulfil|fulfill|support|handle|process|do that|do this"

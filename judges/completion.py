@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from judges.answer_empty import gives_empty, is_empty, refuses
+from judges.answer_empty import NO, gives_empty, is_empty, refuses
 from judges.answer_normalise import (
     Atom,
     atom,
@@ -58,8 +58,8 @@ _BULLET = re.compile(r"^\s*(?:[-*•+]|\(?\d{1,3}[.)])\s+(.*)$")
 _TABLE_RULE = re.compile(r"^\s*\|?[\s:|-]*-[\s:|-]*$")
 _NULL_CUE = re.compile(r"\b(?:null|none|n/a|unknown)\b")
 _TRUE_CUE = re.compile(r"\b(?:yes|true)\b")
-_FALSE_CUE = re.compile(r"\b(?:no|false)\b")
-_ZERO_CUE = re.compile(r"\b(?:no|none)\b")
+_FALSE_CUE = re.compile(rf"\bfalse\b|{NO}")
+_ZERO_CUE = re.compile(rf"\bnone\b|{NO}")
 _NOT_JSON = object()
 
 

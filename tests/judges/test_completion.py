@@ -307,6 +307,8 @@ EMPTY_STATEMENTS = [
     "No, there are none.",
     "There aren't any singers older than 90.",
     "I searched the table and could not find any matching concert.",
+    "I cannot find any concerts in that year.",
+    "I was unable to find any.",
 ]
 NULL_ROW = [{"max(age)": None}]
 
@@ -318,7 +320,10 @@ def test_an_empty_answer_needs_a_statement_that_nothing_matches(answer: Any, rep
 
 
 @pytest.mark.parametrize("answer", [[], NULL_ROW, [{"count(*)": 0}], [{"n": None}], [{"flag": False}]])
-@pytest.mark.parametrize("reply", [*REFUSALS, "Done.", "Something went wrong.", "Let me check that for you."])
+NON_ANSWERS = ["Done.", "Something went wrong.", "Let me check that for you.", "I have no idea.", "No problem!"]
+
+
+@pytest.mark.parametrize("reply", [*REFUSALS, *NON_ANSWERS])
 def test_a_refusal_or_a_non_answer_never_gives_an_empty_answer(answer: Any, reply: str) -> None:
     verdict = match_reply(answer, reply)
     assert not verdict.correct, (answer, reply)
