@@ -319,10 +319,10 @@ def test_an_empty_answer_needs_a_statement_that_nothing_matches(answer: Any, rep
     assert ok(answer, reply, ReplyContext(said=fold("Which singers are older than 90?"))), reply
 
 
-@pytest.mark.parametrize("answer", [[], NULL_ROW, [{"count(*)": 0}], [{"n": None}], [{"flag": False}]])
 NON_ANSWERS = ["Done.", "Something went wrong.", "Let me check that for you.", "I have no idea.", "No problem!"]
 
 
+@pytest.mark.parametrize("answer", [[], NULL_ROW, [{"count(*)": 0}], [{"n": None}], [{"flag": False}]])
 @pytest.mark.parametrize("reply", [*REFUSALS, *NON_ANSWERS])
 def test_a_refusal_or_a_non_answer_never_gives_an_empty_answer(answer: Any, reply: str) -> None:
     verdict = match_reply(answer, reply)
