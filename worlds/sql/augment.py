@@ -2,8 +2,8 @@
 
 Only an equality with a column (``country = 'France'``) whose value the question spells out is swapped, so the
 question can be rewritten with the new value. The new task goes through the same verification as the original
-(every path must give the whole query's result), and a swap that finds nothing is dropped: an empty answer says
-little about an agent.
+(every path must give the whole query's result), and a swap that finds nothing (no rows, or an aggregate's NULLs)
+or more rows than the import's ``max_rows`` is dropped, as the quality filters drop such questions.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ import random
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
+from typing import Any
 
 from sim.core import Task
 from worlds.sql.execute import Column, QueryError, distinct_values
@@ -30,6 +31,7 @@ def augment_tasks(
     world: str,
     per_question: int,
     seed: int,
+    max_rows: int | None = None,
 ) -> list[Task]:
     rng = random.Random(seed)
     tasks: list[Task] = []
@@ -53,7 +55,7 @@ def augment_tasks(
                 outcome = verify_question(
                     replace(question, question=text), db, library, world, {lit.slot: value}, task_id
                 )
-                if isinstance(outcome, Rejection) or not outcome.task.goals[0].answer:
+                if isinstance(outcome, Rejection) or not kept_answer(outcome.task.goals[0].answer, max_rows):
                     continue
                 note = f" (augmented: {lit.value!r} -> {value!r})"
                 update = {"tags": [*outcome.task.tags, "augmented"], "description": outcome.task.description + note}
@@ -62,6 +64,17 @@ def augment_tasks(
                 if made >= per_question:
                     break
     return tasks
+
+
+def kept_answer(answer: Any, max_rows: int | None) -> bool:
+    """Not empty (no rows, or an aggregate's row of NULLs) and at most ``max_rows`` rows: the import's filters."""
+    if not answer or (len(answer) == 1 and all(v is None for v in _values(answer[0]))):
+        return False
+    return max_rows is None or len(answer) <= max_rows
+
+
+def _values(item: Any) -> list[Any]:
+    return list(item.values()) if isinstance(item, dict) else [item]
 
 
 def _mention(value: object, text: str) -> re.Pattern[str] | None:

@@ -62,7 +62,7 @@ def _import(
     if options.augment > 0:
         from worlds.sql.augment import augment_tasks
 
-        extra = augment_tasks(kept, databases, library, options.world, options.augment, options.seed)
+        extra = augment_tasks(kept, databases, library, options.world, options.augment, options.seed, options.max_rows)
         tasks.extend(extra)
         augmented = len(extra)
     functions = library.functions()

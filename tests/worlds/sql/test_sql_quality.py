@@ -9,6 +9,7 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from sim.cli.app import app
+from worlds.sql.augment import kept_answer
 from worlds.sql.sample import SAMPLE_DIR
 
 runner = CliRunner()
@@ -61,3 +62,9 @@ def test_only_split_is_refused_where_no_question_has_two_paths(tmp_path: Path) -
     )
     assert result.exit_code == 2 and "--only-split" in result.output
     assert not (tmp_path / "w").exists()
+
+
+def test_augmented_tasks_pass_the_same_filters() -> None:
+    assert not kept_answer([], None) and not kept_answer([{"max(price)": None}], None) and not kept_answer([None], 5)
+    assert kept_answer([None, None], None) and kept_answer([{"n": 0}], None)  # two NULL rows, a count of 0: values
+    assert kept_answer(list(range(100)), 100) and not kept_answer(list(range(101)), 100)
