@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, NamedTuple
 
 import typer
 
@@ -57,6 +57,19 @@ StyleOption = Annotated[
         "getters per table) | slot (generic retrieve/filter/sort/... tools chained by labels).",
     ),
 ]
+DropEmptyOption = Annotated[
+    bool,
+    typer.Option(
+        "--drop-empty/--keep-empty",
+        help="Leave out questions whose SQL returns nothing (no rows, or an aggregate's NULLs), as the study did.",
+    ),
+]
+MaxRowsOption = Annotated[
+    int, typer.Option("--max-rows", min=0, help="Leave out questions whose SQL returns more rows (0: no limit).")
+]
+OnlySplitOption = Annotated[
+    bool, typer.Option("--only-split", help="Keep only questions with two solution paths (per_question style).")
+]
 DescribeModelOption = Annotated[
     str | None,
     typer.Option(
@@ -84,12 +97,24 @@ def sql_importer(source: str, title: str) -> Callable[..., None]:
         describe_model: DescribeModelOption = None,
         cache: CacheOption = "read-write",
         cache_dir: CacheDirOption = DEFAULT_CACHE_DIR,
+        drop_empty: DropEmptyOption = True,
+        max_rows: MaxRowsOption = 100,
+        only_split: OnlySplitOption = False,
     ) -> None:
         options = (name, db, obfuscate, augment, seed, force, style, describe_model, cache, cache_dir)
-        import_sql(source, db_dir, questions, out, *options)
+        filters = QualityFilters(drop_empty, max_rows or None, only_split)
+        import_sql(source, db_dir, questions, out, *options, filters=filters)
 
     command.__doc__ = f"A world of read-only query functions with verified tasks from a {title} question set."
     return command
+
+
+class QualityFilters(NamedTuple):
+    """The import's quality filters (``worlds.sql.quality``), defaults as the study's."""
+
+    drop_empty: bool = True
+    max_rows: int | None = 100
+    only_split: bool = False
 
 
 IMPORTERS: MappingProxyType[str, Callable[..., None]] = MappingProxyType(
@@ -130,8 +155,10 @@ def import_sql(
     describe_model: str | None,
     cache: str,
     cache_dir: Path,
+    filters: QualityFilters | None = None,
 ) -> None:
     """Import a text-to-SQL set of format ``source`` into the world folder ``out`` (the options as the command's)."""
+    filters = filters or QualityFilters()
     from worlds.sql.folder import write_world
     from worlds.sql.formats import FORMATS, FormatError
     from worlds.sql.importer import ImportOptions, import_world
@@ -142,8 +169,8 @@ def import_sql(
 
     if style not in STYLES:
         fail(f"--style: unknown style '{style}' (one of {', '.join(STYLES)})")
-    if style != "per_question" and augment:
-        fail(f"--augment works with --style per_question only, not '{style}'")
+    if style != "per_question" and (augment or filters.only_split):
+        fail(f"--augment and --only-split work with --style per_question only, not '{style}'")
     if obfuscate and describe_model is not None:
         fail(
             "--describe-model and --obfuscate: a model's description names tables and columns, which obfuscation hides"
@@ -160,6 +187,9 @@ def import_sql(
         obfuscate=obfuscate,
         seed=seed,
         style=style,
+        drop_empty=filters.drop_empty,
+        max_rows=filters.max_rows,
+        only_split=filters.only_split,
     )
     started = time.perf_counter()
     described: DescribeReport | None = None

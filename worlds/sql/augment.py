@@ -5,8 +5,8 @@ paths, as the study's benchmark has for every question; literal swaps then apply
 
 Only an equality with a column (``country = 'France'``) whose value the question spells out is swapped, so the
 question can be rewritten with the new value. The new task goes through the same verification as the original
-(every path must give the whole query's result), and a swap that finds nothing is dropped: an empty answer says
-little about an agent.
+(every path must give the whole query's result), and a swap that finds nothing (no rows, or an aggregate's NULLs)
+or more rows than the import's ``max_rows`` is dropped, as the quality filters drop such questions.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import random
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
+from typing import Any
 
 from sim.core import Task
 from worlds.sql.execute import Column, QueryError, distinct_values, results_equal, run_query
@@ -35,6 +36,7 @@ def augment_tasks(
     world: str,
     per_question: int,
     seed: int,
+    max_rows: int | None = None,
 ) -> list[Task]:
     rng = random.Random(seed)
     variants = nested_variants(kept, databases, library, world)
@@ -59,7 +61,7 @@ def augment_tasks(
                 outcome = verify_question(
                     replace(question, question=text), db, library, world, {lit.slot: value}, task_id
                 )
-                if isinstance(outcome, Rejection) or not outcome.task.goals[0].answer:
+                if isinstance(outcome, Rejection) or not kept_answer(outcome.task.goals[0].answer, max_rows):
                     continue
                 tasks.append(_tagged(outcome.task, f"{lit.value!r} -> {value!r}"))
                 made += 1
@@ -102,6 +104,17 @@ def nested_variants(
 def _tagged(task: Task, note: str, *tags: str) -> Task:
     update = {"tags": [*task.tags, "augmented", *tags], "description": f"{task.description} (augmented: {note})"}
     return task.model_copy(update=update)
+
+
+def kept_answer(answer: Any, max_rows: int | None) -> bool:
+    """Not empty (no rows, or an aggregate's row of NULLs) and at most ``max_rows`` rows: the import's filters."""
+    if not answer or (len(answer) == 1 and all(v is None for v in _values(answer[0]))):
+        return False
+    return max_rows is None or len(answer) <= max_rows
+
+
+def _values(item: Any) -> list[Any]:
+    return list(item.values()) if isinstance(item, dict) else [item]
 
 
 def _mention(value: object, text: str) -> re.Pattern[str] | None:

@@ -120,6 +120,12 @@ class ImportReport(Frozen):
     functions: int
     rejected_by_reason: dict[str, int] = Field(default_factory=dict)
     rejections: list[Rejection] = Field(default_factory=list)
+    filters: dict[str, bool | int | None] = Field(
+        default_factory=dict, description="The quality filters' settings (worlds.sql.quality); empty before them."
+    )
+    filtered: dict[str, int] = Field(
+        default_factory=dict, description="Questions each quality filter dropped (also in rejected_by_reason)."
+    )
 
 
 @dataclass(frozen=True)
@@ -133,6 +139,12 @@ class ImportOptions:
     seed: int = 0
     style: str = "per_question"
     """API style of the generated tools: per_question | sel | slot (worlds.sql.style_import)."""
+    drop_empty: bool = True
+    """Quality filter (worlds.sql.quality): leave out questions whose SQL returns nothing (the study's default)."""
+    max_rows: int | None = 100
+    """Quality filter: leave out questions whose SQL returns more rows (None: any number; the study's 100)."""
+    only_split: bool = False
+    """Quality filter: keep only questions with two solution paths (per_question style)."""
 
 
 @dataclass(frozen=True)

@@ -112,7 +112,7 @@ def result_response(result: ToolResult, names: set[str]) -> web.Response:
     """A ToolResult as HTTP: records as a JSON list (an empty result's hint in a header), errors as JSON."""
     if result.status == "success":
         content = result.content
-        if isinstance(content, dict):  # {"results": [], "hint": ...}: the body stays a list
+        if isinstance(content, dict):  # {"results": [] or a row of nulls, "hint": ...}: the body stays a list
             hint = json.dumps(content.get("hint", ""))
             return json_response(content.get("results", []), headers={HINT_HEADER: hint})
         return json_response(content)

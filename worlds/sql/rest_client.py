@@ -58,8 +58,8 @@ def _port(base_url: str) -> int:
 def to_result(call: ToolCall, http_status: int, body: Any, hint: str | None) -> ToolResult:
     """The ToolResult a REST response stands for (the inverse of ``worlds.sql.rest.result_response``)."""
     if http_status == 200 and isinstance(body, list):
-        if hint is not None and not body:
-            return ToolResult(call_id=call.id, status="success", content={"results": [], "hint": json.loads(hint)})
+        if hint is not None:  # no rows, or an aggregate's row of nulls
+            return ToolResult(call_id=call.id, status="success", content={"results": body, "hint": json.loads(hint)})
         return ToolResult(call_id=call.id, status="success", content=body)
     if isinstance(body, dict) and body.get("status") in _STATUSES and isinstance(body.get("error"), str):
         return failure(call, cast(ToolStatus, body["status"]), str(body.get("code", "failed")), body["error"])

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import sqlite3
+import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -140,10 +141,22 @@ def answer_value(result: QueryResult) -> Any:
 
 
 def answer_text(answer: Any) -> str:
-    """A short rendering of the answer for replies and reports."""
-    if not answer:
+    """A short rendering of the answer for replies and reports: "No results." when it is empty as the completion
+    judge reads it (no rows, one row of nulls or blanks, or only blank strings), else its values, as stored."""
+    values = [v for item in answer for v in (item.values() if isinstance(item, dict) else [item])]
+    if all(_blank(v) and v is not None for v in values) or (len(answer) == 1 and all(map(_blank, values))):
         return "No results."
     items = [
         "; ".join(f"{k}: {v}" for k, v in item.items()) if isinstance(item, dict) else str(item) for item in answer
     ]
     return ", ".join(items) if all(not isinstance(i, dict) for i in answer) else " | ".join(items)
+
+
+def _blank(value: Any) -> bool:
+    """Null, or a string with nothing to read once accents and whitespace are gone."""
+    if value is None:
+        return True
+    return (
+        isinstance(value, str)
+        and not "".join(c for c in unicodedata.normalize("NFKD", value) if not unicodedata.combining(c)).strip()
+    )
