@@ -2,7 +2,8 @@
 
 In order of preference:
 
-1. the world's shipped catalog (``data/expand/<world>.json``) when it describes the specs (``pool_for``'s rule);
+1. the world's shipped catalog (``data/expand/<world>.json``) when it describes the specs (most of them are its
+   originals or its neighbours, which an earlier expansion in a stack offered);
 2. a catalog built from the specs themselves by the same generator (``build.build_catalog``: templated neighbours,
    each kept only when its MiniLM similarity to every original is below 0.8, ranked by similarity), cached on disk
    as ``<cache dir>/<world>-<digest>.json``. The digest covers the embedder, the threshold, every original's
@@ -110,8 +111,11 @@ def related_pool(
     """The pool for these specs, shared by the episodes of a process, and why it is not the filtered one (None
     when it is). ``ranker``: auto (embeddings where they run), embedding (an error without them) or lexical."""
     shipped = shipped_pool(world) if world else None
-    if shipped is not None and 2 * sum(s.name in shipped.originals for s in specs) >= len(specs):
-        return shipped, None
+    # It describes the specs when most are its tools: its originals, or its neighbours an earlier expansion offered.
+    if shipped is not None:
+        known = sum(s.name in shipped.originals or s.name in shipped.candidates for s in specs)
+        if 2 * known >= len(specs):
+            return shipped, None
     chosen, reason = resolve_ranker(ranker)
     if chosen == "lexical":
         return _bm25_pool(tuple(specs)), reason or "lexical ranking asked for: BM25, unfiltered"
