@@ -82,7 +82,7 @@ class ToolkitExpansion(ScenarioStressor):
         self.expansion: PlusToolkit | None = None
         """plus_N: the own toolkit and how many related tools were added."""
         self.pool_note: str | None = None
-        """plus_N: why the pool is not the similarity-filtered one (None when it is)."""
+        """Why the pool is not the similarity-filtered one (None when it is)."""
         self.toolkit = Toolkit(specs=[], offered={}, hidden=frozenset())
         self.sources: dict[str, ToolSpec] = {}
         self.issued = 0
@@ -101,7 +101,9 @@ class ToolkitExpansion(ScenarioStressor):
             self.toolkit = self.expansion.toolkit
         else:
             assert self.size is not None  # one of the two, checked when built
-            self.toolkit = choose_toolkit(specs, self.needed, pool_for(self.world, specs), self.size, rng)
+            sized = pool_for(self.world, specs)
+            self.pool_note = None if sized.filtered else "no shipped catalog: word-overlap ranking, unfiltered"
+            self.toolkit = choose_toolkit(specs, self.needed, sized, self.size, rng)
         self.sources = {s.name: s for s in specs}
         return list(self.toolkit.specs), instructions
 
