@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from sim.cli.expand import main as expand_main
 from sim.config.run_config import RunConfig
 from sim.core import Goal, GoldCall, Task, ToolSpec, UserIntent
 from sim.core.embedding import Embedder
@@ -19,6 +20,7 @@ from sim.run.runner import execute
 from worlds.registry import load_world
 from worlds.stressors.catalog import builtin_scenarios, select, stressor_class
 from worlds.stressors.expand.related import cached_catalog, cached_catalog_path, related_pool
+from worlds.stressors.expand.sizes import toolkit_sizes
 from worlds.stressors.expand.templates import signature
 from worlds.stressors.types.expand import ToolkitExpansion, needed_tools
 
@@ -181,3 +183,14 @@ async def test_the_oracle_keeps_full_marks_on_the_sql_sample(
     assert summary["conversation_success"] == 1.0
     _, null = await execute(RunConfig.model_validate({**config, "run_id": "n", "agent": "null"}))
     assert null["conversation_success"] == 0.0
+
+
+def test_the_sizes_report_gives_the_own_and_offered_means(capsys: pytest.CaptureFixture[str]) -> None:
+    rows = {r.scenario: r for r in toolkit_sizes(tasks("smart_home"), specs("smart_home"))}
+    own = rows["expand.plus_1"].before
+    assert own == pytest.approx(5.4)  # the mean of the tasks' own toolkits
+    for name, n in PLUS.items():
+        assert rows[name].after == pytest.approx(own + n) and rows[name].short == 0 and rows[name].pool == "filtered"
+    assert rows["expand.size_27"].after == 27
+    assert expand_main(["--world", "smart_home", "--sizes"]) == 0
+    assert "expand.plus_3" in capsys.readouterr().out
