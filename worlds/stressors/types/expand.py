@@ -19,7 +19,14 @@ the catalog does not know (decoys an earlier stressor added) are kept; a needed 
 (schema drift) keeps its documented original. Gold a LATER stressor adds (a prerequisite lookup) is unseen here, so
 in a stack this stressor belongs last.
 
-Row params: ``size``, the closed world's size.
+Relative expansion (``expand.plus_N``, the robustness study's, seed 004): row param ``plus`` instead of ``size``. The
+closed world is the task's own toolkit (the tools its goals need or list in ``Goal.tools``) plus ``plus`` synthetic
+neighbours of those tools, from a pool filtered as the shipped catalogs are for EVERY world (a world without a shipped
+catalog gets one built from its specs and cached on disk), ranked by BM25 and unfiltered where the ``[embed]`` extra
+is absent (``worlds.stressors.expand.plus``, ``worlds.stressors.expand.related``). ``ranker`` (auto, embedding,
+lexical) picks the pool's ranking, as tool search's does.
+
+Row params: ``size``, the closed world's size; or ``plus``, how many related tools to add to the own toolkit.
 """
 
 from __future__ import annotations
@@ -29,6 +36,8 @@ from typing import Any
 
 from sim.core import CallContext, CallNext, CallOutcome, Task, ToolCall, ToolSpec
 from worlds.stressors.expand.answers import synthetic_answer
+from worlds.stressors.expand.plus import PlusToolkit, choose_plus
+from worlds.stressors.expand.related import related_pool
 from worlds.stressors.expand.toolkit import Toolkit, choose_toolkit, pool_for
 from worlds.stressors.scenario import Scenario, ScenarioStressor
 
@@ -43,18 +52,37 @@ def needed_tools(task: Task) -> dict[str, frozenset[str]]:
     return needed
 
 
+def listed_tools(task: Task) -> frozenset[str]:
+    """Every tool a goal of the task lists in ``Goal.tools`` (a goal that lists none offers the whole toolkit)."""
+    return frozenset(name for goal in task.goals for name in goal.tools or ())
+
+
+def _count(name: str, params: dict[str, Any], key: str) -> int:
+    value = params.get(key)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValueError(f"{name}: {key} must be a positive integer, got {value!r}")
+    return value
+
+
 class ToolkitExpansion(ScenarioStressor):
-    """Offers a closed world of ``size`` related tools and answers the synthetic ones itself."""
+    """Offers a closed world of ``size`` related tools, or the own toolkit and ``plus`` related tools, and answers
+    the synthetic ones itself."""
 
     def __init__(self, scenario: Scenario, seed: int, overrides: dict[str, Any] | None = None) -> None:
         super().__init__(scenario, seed, overrides)
         self.seed = seed
-        size = self.params.get("size")
-        if isinstance(size, bool) or not isinstance(size, int) or size < 1:
-            raise ValueError(f"{self.name}: size must be a positive integer, got {size!r}")
-        self.size = size
+        if ("size" in self.params) == ("plus" in self.params):
+            raise ValueError(f"{self.name}: give exactly one of size (a closed world's size) and plus (tools added)")
+        self.size = _count(self.name, self.params, "size") if "size" in self.params else None
+        self.plus = _count(self.name, self.params, "plus") if "plus" in self.params else None
+        self.ranker = str(self.params.get("ranker", "auto"))
         self.world: str | None = None
         self.needed: dict[str, frozenset[str]] = {}
+        self.listed: frozenset[str] = frozenset()
+        self.expansion: PlusToolkit | None = None
+        """plus_N: the own toolkit and how many related tools were added."""
+        self.pool_note: str | None = None
+        """Why the pool is not the similarity-filtered one (None when it is)."""
         self.toolkit = Toolkit(specs=[], offered={}, hidden=frozenset())
         self.sources: dict[str, ToolSpec] = {}
         self.issued = 0
@@ -62,12 +90,20 @@ class ToolkitExpansion(ScenarioStressor):
     def on_task(self, task: Task) -> Task:
         self.world = task.world
         self.needed = needed_tools(task)
+        self.listed = listed_tools(task)
         return task
 
     def on_spec(self, specs: list[ToolSpec], instructions: str) -> tuple[list[ToolSpec], str]:
-        pool = pool_for(self.world, specs)
         rng = random.Random(f"{self.name}:{self.seed}:toolkit")  # the same toolkit however often it is asked
-        self.toolkit = choose_toolkit(specs, self.needed, pool, self.size, rng)
+        if self.plus is not None:
+            pool, self.pool_note = related_pool(self.world, specs, self.ranker)
+            self.expansion = choose_plus(specs, self.needed, self.listed, pool, self.plus, rng)
+            self.toolkit = self.expansion.toolkit
+        else:
+            assert self.size is not None  # one of the two, checked when built
+            sized = pool_for(self.world, specs)
+            self.pool_note = None if sized.filtered else "no shipped catalog: word-overlap ranking, unfiltered"
+            self.toolkit = choose_toolkit(specs, self.needed, sized, self.size, rng)
         self.sources = {s.name: s for s in specs}
         return list(self.toolkit.specs), instructions
 
