@@ -1,7 +1,9 @@
 """Agent spec strings -> the factory of each episode's agent, with whatever it needs started (the local model server).
 
 A calibration agent (oracle, naive) is built per episode, bound to that episode's gold; a model agent is one agent
-for every episode and never sees the gold.
+for every episode and never sees the gold. ``direct:`` runs an agent in direct invocation (``sim.agents.direct_agent``:
+the turn's whole call sequence in one reply): ``direct:MODEL``, and ``direct:oracle`` / ``direct:null`` to
+calibrate it.
 
 pydantic-ai, openai and the HTTP client are imported only when the spec names a model: calibration
 runs (oracle, null) never pay for them.
@@ -23,7 +25,9 @@ if TYPE_CHECKING:
     from sim.agents.text_prompt import TextProtocol, ToolStyle
     from sim.llm.gateway import Gateway
 
-AgentKind = Literal["oracle", "null", "naive", "native", "text"]
+AgentKind = Literal["oracle", "null", "naive", "native", "text", "direct"]
+DIRECT_BASELINES = ("oracle", "null")
+"""The calibration agents ``direct:`` takes in place of a model."""
 
 
 class AgentUnavailable(ModelUnavailable):
@@ -41,17 +45,20 @@ class AgentSpec:
 
 
 def parse_agent_spec(raw: str) -> AgentSpec:
-    """``oracle`` | ``null`` | ``naive`` | ``text:MODEL`` | ``native:MODEL`` | ``MODEL`` (native tool calling)."""
+    """``oracle`` | ``null`` | ``naive`` | ``text:MODEL`` | ``native:MODEL`` | ``direct:MODEL`` | ``direct:oracle`` |
+    ``direct:null`` | ``MODEL`` (native tool calling)."""
     from sim.llm.model_spec import parse_model_spec
 
     raw = raw.strip()
     if raw in ("oracle", "null", "naive"):
         return AgentSpec(raw)  # type: ignore[arg-type]
     head, sep, rest = raw.partition(":")
-    if sep and head in ("text", "native"):
+    if sep and head in ("text", "native", "direct"):
         if not rest:
             raise ValueError(f"agent spec {raw!r}: missing model after '{head}:'")
         spec = AgentSpec(head, rest)  # type: ignore[arg-type]
+        if head == "direct" and rest in DIRECT_BASELINES:
+            return spec
     else:
         spec = AgentSpec("native", raw)
     if spec.model != LOCAL:
@@ -83,6 +90,11 @@ async def open_agent_factory(
     if spec.kind == "naive":
         yield NaiveAgent
         return
+    if spec.kind == "direct" and spec.model in DIRECT_BASELINES:
+        from sim.agents.direct_agent import DirectOracle
+
+        yield DirectOracle if spec.model == "oracle" else NullAgent
+        return
     assert spec.model is not None
     try:
         async with open_model(gateway, spec.model) as model:
@@ -101,6 +113,10 @@ def _build(
     tool_style: ToolStyle = "schema",
     text_protocol: TextProtocol = "react",
 ) -> Agent:
+    if spec.kind == "direct":
+        from sim.agents.direct_agent import DirectAgent
+
+        return DirectAgent(spec.label, model, max_tokens, temperature, tool_style)
     if spec.kind == "text":
         from sim.agents.text_agent import TextProtocolAgent
 

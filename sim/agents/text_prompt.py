@@ -61,8 +61,7 @@ def render_system_prompt(
     """
     parts = [instructions.strip()] if instructions.strip() else []
     if tools:
-        render = _render_tool if style == "schema" else _render_signature
-        listed = ("\n\n" if style == "schema" else "\n").join(render(tool) for tool in tools)
+        listed = render_tools(tools, style)
         heading = "# APIs\n\nYou can call these APIs:" if protocol == "tags" else "# Tools\n\nYou can use these tools:"
         parts.append(f"{heading}\n\n{listed}")
         parts.append(f"# Format\n\n{tag_protocol.FORMAT if protocol == 'tags' else FORMAT}")
@@ -71,6 +70,12 @@ def render_system_prompt(
     else:
         parts.append(f"# Format\n\n{_NO_TOOLS}\nFinal Answer: <your reply to the user>")
     return "\n\n".join(parts)
+
+
+def render_tools(tools: Sequence[ToolSpec], style: ToolStyle = "schema") -> str:
+    """The tool list a prompt shows: full JSON schemas, or one-line signatures."""
+    render = _render_tool if style == "schema" else _render_signature
+    return ("\n\n" if style == "schema" else "\n").join(render(tool) for tool in tools)
 
 
 def render_observation(result: ToolResult, max_chars: int | None = None, protocol: TextProtocol = "react") -> str:

@@ -64,7 +64,11 @@ def run(
     config: Annotated[Path | None, typer.Option("--config", "-c", help="TOML file with run settings.")] = None,
     world: Annotated[str | None, typer.Option(help="World name, task file or world directory.")] = None,
     agent: Annotated[
-        str | None, typer.Option(help="oracle | null | naive | MODEL | text:MODEL | native:MODEL | text:local")
+        str | None,
+        typer.Option(
+            help="oracle | null | naive | MODEL | text:MODEL | native:MODEL | text:local | direct:MODEL (the whole "
+            "call sequence in one reply; direct:oracle, direct:null calibrate it)"
+        ),
     ] = None,
     text_protocol: Annotated[
         str | None, typer.Option(help="text: agents' prompt: react | tags (<API_CALL> JSON, <End of Turn>)")

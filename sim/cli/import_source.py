@@ -213,6 +213,8 @@ def import_sql(
         f"({report.split} with two solution paths), "
         f"{report.rejected} rejected, {report.augmented} augmented, {report.functions} functions, {elapsed:.1f}s\n"
     )
+    if report.toolkit_mean is not None:
+        sys.stdout.write(f"  {report.toolkit_mean} functions offered per question on average\n")
     for reason, count in report.rejected_by_reason.items():
         sys.stdout.write(f"  rejected {count:>4}  {reason}\n")
     if described is not None:

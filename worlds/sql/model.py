@@ -118,6 +118,9 @@ class ImportReport(Frozen):
     split: int = Field(description="Kept questions with two verified solution paths.")
     augmented: int = Field(default=0, description="Extra tasks made by swapping literal values.")
     functions: int
+    toolkit_mean: float | None = Field(
+        default=None, description="Mean functions one question offers (its own toolkit, else the world's functions)."
+    )
     rejected_by_reason: dict[str, int] = Field(default_factory=dict)
     rejections: list[Rejection] = Field(default_factory=list)
     filters: dict[str, bool | int | None] = Field(

@@ -59,4 +59,6 @@ def _rename(task: Task, names: dict[str, tuple[str, dict[str, str]]]) -> Task:
                 name, arguments = names[call["name"]]
                 call["name"] = name
                 call["arguments"] = {arguments[k]: v for k, v in call["arguments"].items()}
+        if goal.get("tools") is not None:  # a goal's own toolkit (SEL: its database's functions)
+            goal["tools"] = [names[name][0] for name in goal["tools"]]
     return Task.model_validate(data)

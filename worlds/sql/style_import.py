@@ -3,6 +3,10 @@
 Every kept question's chain was run and reproduced the SQL's own result; every other question is in the report
 with its reason (``shape:*`` when the query is not one the styles express, ``sel:*`` / ``slot:*`` when the style
 cannot express or reproduce it).
+
+A SEL task offers only its database's functions and those of its own joined table (``Goal.tools``), as the
+API-styles study gives each question its database's tools: the world holds every database's functions (2,896 on
+the shared Spider sample), and a toolkit of all of them would test search over unrelated databases instead.
 """
 
 from __future__ import annotations
@@ -36,6 +40,8 @@ def import_styled(
     rejections: list[Rejection] = []
     initial: dict[str, dict[str, Any]] = {}
     joins: set[tuple[str, str]] = set()
+    sources: list[tuple[str, str | None]] = []
+    """Each kept task's database and joined table (None: none), for its SEL toolkit."""
     for question in questions:
         db = databases[question.db_id]
         try:
@@ -56,6 +62,8 @@ def import_styled(
             rejections.append(_rejection(question, error.reason, error.detail))
             continue
         tasks.append(_task(question, gold, answer_value(expected), options))
+        join = f"join:{shape.join.name.lower()}" if shape.join is not None else None
+        sources.append((db.db_id, join))
         if shape.join is not None:  # the initialisation step: SLOT's r1; SEL's functions of the joined table
             initial[tasks[-1].id] = Initial(db.db_id, shape.join).to_json()
             joins.add((db.db_id, f"join:{shape.join.name.lower()}"))
@@ -67,6 +75,8 @@ def import_styled(
         slot.close()
     used = {task.tags[1] for task in tasks}
     functions = [f for f in sel.functions(joins) if f.db_id in used]
+    if slot is None:
+        tasks = [_with_toolkit(task, sel_toolkit(sel, *source)) for task, source in zip(tasks, sources, strict=True)]
     if options.obfuscate and slot is None:
         from worlds.sql.obfuscate import obfuscate_world
 
@@ -78,6 +88,7 @@ def import_styled(
         rejected=len(rejections),
         split=0,
         functions=len(functions) if slot is None else len(slot.specs),
+        toolkit_mean=mean_toolkit(tasks, len(functions) if slot is None else len(slot.specs)),
         rejected_by_reason=dict(sorted(Counter(r.reason for r in rejections).items())),
         rejections=rejections,
     )
@@ -92,6 +103,23 @@ def import_styled(
         initial=initial if slot is not None else {},
         obfuscate_seed=options.seed if options.obfuscate and slot is not None else None,
     )
+
+
+def sel_toolkit(library: SelLibrary, db_id: str, join: str | None) -> list[str]:
+    """A SEL question's functions: its database's (tables, intersections, counts, aggregates over values) and,
+    for a question that joins tables, its own joined table's; never another database's or another join's."""
+    joins = {(db_id, join)} if join is not None else set()
+    return [f.name for f in library.functions(joins) if f.db_id == db_id]
+
+
+def _with_toolkit(task: Task, tools: list[str]) -> Task:
+    return task.model_copy(update={"goals": [goal.model_copy(update={"tools": tools}) for goal in task.goals]})
+
+
+def mean_toolkit(tasks: list[Task], world_size: int) -> float | None:
+    """Mean functions a goal offers (its ``Goal.tools``, else the whole world); None without a goal."""
+    sizes = [len(goal.tools) if goal.tools is not None else world_size for task in tasks for goal in task.goals]
+    return round(sum(sizes) / len(sizes), 1) if sizes else None
 
 
 def _rejection(question: Question, reason: str, detail: str) -> Rejection:
