@@ -52,6 +52,13 @@ StyleOption = Annotated[
         "getters per table) | slot (generic retrieve/filter/sort/... tools chained by labels).",
     ),
 ]
+QueryTimeLimitOption = Annotated[
+    float,
+    typer.Option(
+        "--query-time-limit",
+        help="Seconds any one query may run while verifying; past it the import stops naming the question.",
+    ),
+]
 DescribeModelOption = Annotated[
     str | None,
     typer.Option(
@@ -79,9 +86,10 @@ def sql_importer(source: str, title: str) -> Callable[..., None]:
         describe_model: DescribeModelOption = None,
         cache: CacheOption = "read-write",
         cache_dir: CacheDirOption = DEFAULT_CACHE_DIR,
+        query_time_limit: QueryTimeLimitOption = 30.0,
     ) -> None:
         options = (name, db, obfuscate, augment, seed, force, style, describe_model, cache, cache_dir)
-        import_sql(source, db_dir, questions, out, *options)
+        import_sql(source, db_dir, questions, out, *options, query_time_limit_s=query_time_limit)
 
     command.__doc__ = f"A world of read-only query functions with verified tasks from a {title} question set."
     return command
@@ -125,6 +133,7 @@ def import_sql(
     describe_model: str | None,
     cache: str,
     cache_dir: Path,
+    query_time_limit_s: float = 30.0,
 ) -> None:
     """Import a text-to-SQL set of format ``source`` into the world folder ``out`` (the options as the command's)."""
     from worlds.sql.folder import write_world
@@ -139,6 +148,8 @@ def import_sql(
         fail(f"--style: unknown style '{style}' (one of {', '.join(STYLES)})")
     if style != "per_question" and (augment or obfuscate):
         fail(f"--augment and --obfuscate work with --style per_question only, not '{style}'")
+    if not 0 < query_time_limit_s <= 86_400:  # also refuses nan and inf
+        fail(f"--query-time-limit: {query_time_limit_s} is not a number of seconds in (0, 86400]")
     config = None
     if describe_model is not None:
         from sim.cli.generator import generator_config
@@ -151,6 +162,7 @@ def import_sql(
         obfuscate=obfuscate,
         seed=seed,
         style=style,
+        query_time_limit_s=query_time_limit_s,
     )
     started = time.perf_counter()
     described: DescribeReport | None = None

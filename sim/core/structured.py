@@ -100,12 +100,12 @@ class _BoundedLoader(yaml.SafeLoader):
             self._aliases += 1
             if self._aliases > MAX_ALIASES:
                 raise _limit(self.peek_event().start_mark, f"more than {MAX_ALIASES} aliases")
-            return super().compose_node(parent, index)  # type: ignore[no-any-return]
+            return super().compose_node(parent, index)
         self._depth += 1
         if self._depth > MAX_DEPTH:
             raise _limit(self.peek_event().start_mark, f"nested deeper than {MAX_DEPTH} levels")
         try:
-            return super().compose_node(parent, index)  # type: ignore[no-any-return]
+            return super().compose_node(parent, index)
         finally:
             self._depth -= 1
 

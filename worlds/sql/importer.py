@@ -6,7 +6,8 @@ from collections import Counter
 from pathlib import Path
 
 from sim.core import Task
-from worlds.sql.formats import Question, SourceFormat, check_databases, read_questions
+from worlds.sql.execute import QueryLimitError, for_question
+from worlds.sql.formats import FormatError, Question, SourceFormat, check_databases, read_questions
 from worlds.sql.functions import FunctionLibrary
 from worlds.sql.model import ImportedWorld, ImportOptions, ImportReport, Rejection
 from worlds.sql.style_import import import_styled
@@ -22,11 +23,16 @@ def import_world(
     if options.db_ids is not None:
         questions = [q for q in questions if q.db_id in options.db_ids]
     paths = check_databases(db_dir, questions, questions_file)
-    databases = {db_id: Database.open(db_id, path) for db_id, path in paths.items()}
+    limit = options.query_time_limit_s
+    databases = {db_id: Database.open(db_id, path, limit) for db_id, path in paths.items()}
     try:
         if options.style != "per_question":
             return import_styled(source, questions, databases, options)
         return _import(source, questions, databases, options)
+    except QueryLimitError as error:  # the whole set is refused: another question may hang the same way
+        index, sql = error.question or (None, "")
+        where = f"{questions_file}[{index}]" if index is not None else str(questions_file)
+        raise FormatError(f"{where}: {error} (SQL: {sql[:200]})") from None
     finally:
         for db in databases.values():
             db.connection.close()
@@ -40,7 +46,8 @@ def _import(
     rejections: list[Rejection] = []
     kept: list[tuple[Question, Verified]] = []
     for question in questions:
-        outcome = verify_question(question, databases[question.db_id], library, options.world)
+        with for_question(question.index, question.sql):
+            outcome = verify_question(question, databases[question.db_id], library, options.world)
         if isinstance(outcome, Rejection):
             rejections.append(outcome)
             continue

@@ -133,6 +133,9 @@ class ImportOptions:
     seed: int = 0
     style: str = "per_question"
     """API style of the generated tools: per_question | sel | slot (worlds.sql.style_import)."""
+    query_time_limit_s: float = 30.0
+    """Seconds any one query may run during the import (worlds.sql.execute.QUERY_TIME_LIMIT_S); past it the
+    import stops, naming the question."""
 
 
 @dataclass(frozen=True)

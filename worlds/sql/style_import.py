@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import Counter
 
 from sim.core import Goal, GoldCall, Task, UserIntent
-from worlds.sql.execute import QueryError, run_query
+from worlds.sql.execute import QueryError, QueryResult, for_question, run_query
 from worlds.sql.formats import Question, SourceFormat
 from worlds.sql.literals import GenerateError, parse
 from worlds.sql.model import ImportedWorld, ImportOptions, ImportReport, Rejection
@@ -29,28 +29,22 @@ def import_styled(
     if options.augment or options.obfuscate:
         raise ValueError(f"--augment and --obfuscate work with the per_question style only, not '{options.style}'")
     sel = SelLibrary()
-    slot = SlotRuntime({db_id: db.path for db_id, db in databases.items()}) if options.style == "slot" else None
+    paths = {db_id: db.path for db_id, db in databases.items()}
+    slot = SlotRuntime(paths, options.query_time_limit_s) if options.style == "slot" else None
     tasks: list[Task] = []
     rejections: list[Rejection] = []
-    for question in questions:
-        db = databases[question.db_id]
-        try:
-            expected = run_query(db.connection, question.sql)
-            shape = read_shape(parse(question.sql, db.schema), db.schema)
-            if slot is not None:
-                gold = slot_chain(shape, slot, db.db_id, expected)
-            else:
-                sel.add_database(db)
-                gold = sel_chain(shape, db, sel, expected)
-        except QueryError as error:
-            rejections.append(_rejection(question, "sql_error", str(error)))
-            continue
-        except GenerateError as error:
-            rejections.append(_rejection(question, error.reason, error.detail))
-            continue
-        tasks.append(_task(question, gold, answer_value(expected), options))
-    if slot is not None:
-        slot.close()
+    try:
+        for question in questions:
+            with for_question(question.index, question.sql):
+                outcome = _chain(question, databases[question.db_id], sel, slot)
+            if isinstance(outcome, Rejection):
+                rejections.append(outcome)
+                continue
+            gold, expected = outcome
+            tasks.append(_task(question, gold, answer_value(expected), options))
+    finally:
+        if slot is not None:
+            slot.close()
     used = {task.tags[1] for task in tasks}
     functions = [f for f in sel.functions() if f.db_id in used]
     report = ImportReport(
@@ -72,6 +66,25 @@ def import_styled(
         report=report,
         style=options.style,
     )
+
+
+def _chain(
+    question: Question, db: Database, sel: SelLibrary, slot: SlotRuntime | None
+) -> tuple[list[GoldCall], QueryResult] | Rejection:
+    """The question's verified gold chain and the SQL's result, or why it was left out."""
+    try:
+        expected = run_query(db.connection, question.sql)
+        shape = read_shape(parse(question.sql, db.schema), db.schema)
+        if slot is not None:
+            gold = slot_chain(shape, slot, db.db_id, expected)
+        else:
+            sel.add_database(db)
+            gold = sel_chain(shape, db, sel, expected)
+    except QueryError as error:
+        return _rejection(question, "sql_error", str(error))
+    except GenerateError as error:
+        return _rejection(question, error.reason, error.detail)
+    return gold, expected
 
 
 def _rejection(question: Question, reason: str, detail: str) -> Rejection:

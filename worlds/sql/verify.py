@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from sim.core import Goal, GoldCall, Task, UserIntent
-from worlds.sql.execute import QueryError, QueryResult, read_schema, results_equal, run_query
+from worlds.sql.execute import QUERY_TIME_LIMIT_S, QueryError, QueryResult, read_schema, results_equal, run_query
 from worlds.sql.formats import Question
 from worlds.sql.functions import FunctionLibrary, build_function, outputs
 from worlds.sql.literals import GenerateError, Parametrised, Schema, parametrise, parse
@@ -31,10 +31,10 @@ class Database:
     schema: Schema = field(default_factory=dict)
 
     @classmethod
-    def open(cls, db_id: str, path: Path) -> Database:
+    def open(cls, db_id: str, path: Path, time_limit_s: float = QUERY_TIME_LIMIT_S) -> Database:
         from worlds.sql.execute import open_readonly
 
-        return cls(db_id, path, open_readonly(path), read_schema(path))
+        return cls(db_id, path, open_readonly(path, time_limit_s), read_schema(path))
 
 
 @dataclass(frozen=True)
