@@ -38,8 +38,8 @@ def _not_regular(mode: int) -> str | None:
     return "is not a regular file"
 
 
-def _size(number: int) -> str:
-    return f"{number / MiB:.1f} MiB" if number >= MiB else f"{number:,} bytes"
+def _limit(limit: int) -> str:
+    return f"{limit // MiB} MiB" if limit % MiB == 0 else f"{limit:,}-byte"
 
 
 def read_bytes(path: Path | str, limit: int) -> bytes:
@@ -62,13 +62,13 @@ def read_bytes(path: Path | str, limit: int) -> bytes:
         if (why := _not_regular(info.st_mode)) is not None:
             raise InputFileError(f"{path}: {why}")
         if info.st_size > limit:
-            raise InputFileError(f"{path}: {_size(info.st_size)}, over the {_size(limit)} limit for this file")
+            raise InputFileError(f"{path}: {info.st_size:,} bytes, over the {_limit(limit)} limit for this file")
         try:
             data = file.read(limit + 1)  # never more, whatever the size said: a file may grow while read
         except OSError as error:
             raise InputFileError(f"{path}: cannot read: {error.strerror or error}") from error
     if len(data) > limit:
-        raise InputFileError(f"{path}: over the {_size(limit)} limit for this file")
+        raise InputFileError(f"{path}: over the {_limit(limit)} limit for this file")
     return data
 
 

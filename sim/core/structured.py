@@ -18,6 +18,7 @@ import yaml
 from yaml.nodes import MappingNode, Node, SequenceNode
 
 from sim.core.bounded_read import InputFileError, read_text
+from sim.core.text_check import surrogate_problem
 
 MAX_DEPTH = 64
 """Levels of nested lists and mappings any input may have; real tasks, configs and personas use under 10."""
@@ -53,6 +54,14 @@ def check_depth(value: Any, where: Path | str) -> None:
         raise InputFileError(f"{where}: nested deeper than {MAX_DEPTH} levels")
 
 
+def check_parsed(value: Any, where: Path | str) -> None:
+    """Depth, and text every file can hold: JSON and YAML escapes can spell a lone surrogate (``"\\ud800"``),
+    which passes validation and crashes the first write of it."""
+    check_depth(value, where)
+    if problem := surrogate_problem(value):
+        raise InputFileError(f"{where}: {problem}")
+
+
 def parse_json(text: str, where: Path | str) -> Any:
     """``text`` as JSON within MAX_DEPTH; an error names ``where`` (and the line of a syntax error in a text of
     several lines: ``where`` of one line of a JSONL file names the line itself)."""
@@ -65,7 +74,7 @@ def parse_json(text: str, where: Path | str) -> Any:
         raise InputFileError(f"{where}: nested deeper than {MAX_DEPTH} levels") from None
     except ValueError as error:  # an integer of over 4,300 digits
         raise InputFileError(f"{where}: unreadable JSON: {error}") from None
-    check_depth(value, where)
+    check_parsed(value, where)
     return value
 
 
@@ -148,7 +157,7 @@ def load_yaml(text: str, path: Path | str) -> Any:
         if node is None:
             return None
         _expanded_size(node, {}, set())
-        return loader.construct_document(node)
+        value = loader.construct_document(node)
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         where = f"{path}:{mark.line + 1}" if mark is not None else str(path)
@@ -156,3 +165,5 @@ def load_yaml(text: str, path: Path | str) -> Any:
         raise InputFileError(f"{where}: {what}: {getattr(error, 'problem', None) or error}") from None
     finally:
         loader.dispose()
+    check_parsed(value, path)
+    return value
