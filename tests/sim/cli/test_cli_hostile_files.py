@@ -12,7 +12,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -45,7 +45,7 @@ def _functions_world(path: Path, work: Path) -> list[str]:
     world = work / "world"
     world.mkdir(exist_ok=True)
     (world / "world.toml").write_text(f'kind = "sql"\nfunctions = {json.dumps(str(path))}\n')
-    return ["run", "--agent", "oracle", "--world", str(world), "--out", str(work / "out"), "-q"]
+    return _run("--agent", "oracle", "--world", str(world))(path, work)
 
 
 def _import(path: Path, work: Path) -> list[str]:
@@ -57,13 +57,18 @@ def _import(path: Path, work: Path) -> list[str]:
     return ["import", "spider", "--db-dir", str(work / "dbs"), "--questions", str(path), "--out", str(work / "out")]
 
 
+def _run(*options: str) -> Callable[[Path, Path], list[str]]:
+    """``squall run`` with ``options`` (``{}``: the hostile file's path) writing under work/out."""
+    return lambda path, work: ["run", *(o.format(path) for o in options), "--out", str(work / "out"), "-q"]
+
+
 SLOTS = {
-    "task file": Slot(".jsonl", DATA_LIMIT, lambda p, w: ["run", "--agent", "oracle", "--world", str(p), "--out", str(w / "out"), "-q"]),
-    "persona": Slot(".yaml", SETTINGS_LIMIT, lambda p, w: ["run", "--agent", "oracle", "--user", f"scripted@{p}", "--out", str(w / "out"), "-q"]),
-    "run config": Slot(".toml", SETTINGS_LIMIT, lambda p, w: ["run", "--config", str(p), "--out", str(w / "out"), "-q"]),
+    "task file": Slot(".jsonl", DATA_LIMIT, _run("--agent", "oracle", "--world", "{}")),
+    "persona": Slot(".yaml", SETTINGS_LIMIT, _run("--agent", "oracle", "--user", "scripted@{}")),
+    "run config": Slot(".toml", SETTINGS_LIMIT, _run("--config", "{}")),
     "functions=": Slot(".json", DATA_LIMIT, _functions_world),
     "questions file": Slot(".json", DATA_LIMIT, _import),
-}  # fmt: skip
+}
 
 TASK_LINE = (DATA_DIR / "tasks.jsonl").read_text(encoding="utf-8").splitlines()[0]
 
@@ -130,8 +135,6 @@ KINDS = ("fifo", "device", "directory", "huge", "deep", "aliases", "surrogate", 
 CASES = [(slot, kind) for slot in SLOTS for kind in KINDS if kind != "aliases" or SLOTS[slot].suffix == ".yaml"]
 
 
-
-
 @contextmanager
 def _unblocker(path: Path) -> Iterator[None]:
     """If reading a FIFO at ``path`` blocks (the bug), open it for writing after a while and close it: the reader
@@ -140,10 +143,8 @@ def _unblocker(path: Path) -> Iterator[None]:
 
     def unblock() -> None:
         while not done.wait(2 * ISSUE_BOUND_S):
-            try:
-                os.close(os.open(path, os.O_WRONLY | os.O_NONBLOCK))  # ENXIO while nobody reads: nothing blocks
-            except OSError:
-                pass
+            with suppress(OSError):  # ENXIO while nobody reads: nothing blocks
+                os.close(os.open(path, os.O_WRONLY | os.O_NONBLOCK))
 
     thread = threading.Thread(target=unblock, daemon=True)
     thread.start()
