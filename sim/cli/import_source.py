@@ -86,7 +86,7 @@ def sql_importer(source: str, title: str) -> Callable[..., None]:
         describe_model: DescribeModelOption = None,
         cache: CacheOption = "read-write",
         cache_dir: CacheDirOption = DEFAULT_CACHE_DIR,
-        query_time_limit: QueryTimeLimitOption = 30.0,
+        query_time_limit: QueryTimeLimitOption = 30.0,  # worlds.sql.execute.QUERY_TIME_LIMIT_S (not imported here)
     ) -> None:
         options = (name, db, obfuscate, augment, seed, force, style, describe_model, cache, cache_dir)
         import_sql(source, db_dir, questions, out, *options, query_time_limit_s=query_time_limit)

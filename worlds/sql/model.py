@@ -11,6 +11,7 @@ from pydantic import Field
 from sim.core import Task, ToolSpec
 from sim.core.files import FILE_NAME
 from sim.core.tools import Frozen
+from worlds.sql.execute import QUERY_TIME_LIMIT_S
 
 JsonType = Literal["string", "integer", "number", "array"]
 
@@ -133,9 +134,8 @@ class ImportOptions:
     seed: int = 0
     style: str = "per_question"
     """API style of the generated tools: per_question | sel | slot (worlds.sql.style_import)."""
-    query_time_limit_s: float = 30.0
-    """Seconds any one query may run during the import (worlds.sql.execute.QUERY_TIME_LIMIT_S); past it the
-    import stops, naming the question."""
+    query_time_limit_s: float = QUERY_TIME_LIMIT_S
+    """Seconds any one query may run during the import; past it the import stops, naming the question."""
 
 
 @dataclass(frozen=True)
