@@ -14,6 +14,10 @@ the checkable atoms of the gold answer, each matched in an equivalent form, dete
   also name (so "Forecast" or "Pending" opening a sentence are not facts; "Ben Walsh", "Dubai" are).
   The facts depend on the task alone, never on what the agent did.
 
+- nothing: where the goal's exact answer (``Goal.answer``) is empty (no rows, or a row of nulls), the fact is
+  that nothing matches, stated as ``judges.answer_empty`` reads it ("none", "there aren't any"; a refusal such as
+  "I'm sorry, I can't help with that." states nothing).
+
 A goal is right when its reply states every fact. Goals without a gold answer, or whose gold answer has no
 checkable fact, are not scored; an episode without any is None (not applicable). What is not caught: a reply that
 states every fact and adds a wrong one, paraphrased names, units (°C vs °F).
@@ -26,6 +30,7 @@ import re
 from decimal import Decimal
 from typing import cast
 
+from judges.answer_empty import gives_empty, is_empty
 from judges.answer_normalise import fold, number_matches, numbers_in
 from judges.trace_view import agent_events, score_for, unscoreable
 from judges.value_normalise import MONTH_NAMES, MONTHS
@@ -116,6 +121,7 @@ def missing_facts(facts: Facts, reply: str) -> list[str]:
     times = _reply_times(reply)
     missing += [f"time:{t // 60:02d}:{t % 60:02d}" for t in cast(list[int], facts["time"]) if t not in times]
     missing += [f"{kind}:{v}" for kind in ("email", "quote", "name") for v in facts[kind] if str(v) not in folded]
+    missing += ["nothing"] if any(not gives_empty(folded, answer) for answer in facts.get("nothing", ())) else []
     stated = [abs(n) for n, _ in numbers_in(_without_dates_and_times(folded))]
     for gold in facts["number"]:
         assert isinstance(gold, Decimal)
@@ -134,6 +140,14 @@ def _without_dates_and_times(text: str) -> str:
     for pattern in (_ISO_DATE, _DAY_MONTH, _MONTH_DAY, _TIME_24, _TIME_AMPM):
         text = pattern.sub(" ", text)
     return text
+
+
+def goal_facts(goal: Goal) -> Facts:
+    """The facts of a goal's ``gold_answer``; where its exact answer is empty, the fact that nothing matches."""
+    facts = facts_of(goal.gold_answer or "", _named(goal), goal.user.explicit)
+    if goal.answer is not None and is_empty(goal.answer):
+        facts["nothing"] = [goal.answer]
+    return facts
 
 
 def _named(goal: Goal) -> str:
@@ -156,7 +170,7 @@ class AnswerFacts:
                 per_goal.append(None)
                 continue
             events = agent_events(result, g)
-            facts = facts_of(goal.gold_answer, _named(goal), goal.user.explicit)
+            facts = goal_facts(goal)
             if not any(facts.values()):
                 per_goal.append(None)
                 continue

@@ -28,8 +28,9 @@ Row = tuple[Atom, ...]
 _PLAIN = str.maketrans({"’": "'", "‘": "'", "“": '"', "”": '"', "–": "-", "—": "-", "\u00a0": " "})
 _NUMERIC = re.compile(r"[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|[-+]?\.\d+")
 # A number in text: not inside a word or a dotted version ("A320", "v1.2", "dev_12"); thousands separators
-# read as one number ("1,234"), a list without spaces as several ("1,2,3"). Units may follow ("5kg").
-NUMBER_IN_TEXT = re.compile(r"(?<![\w.])[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?![\d_]|\.\d)")
+# read as one number ("1,234"), a list without spaces as several ("1,2,3"). Units may follow ("5kg"). An exponent
+# is part of the number ("1.58e+16": how JSON writes a large REAL, so an agent copying a result writes it so).
+NUMBER_IN_TEXT = re.compile(r"(?<![\w.])[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:e[-+]?\d+)?(?![\d_]|\.\d)")
 _UNITS = (
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
     "seventeen eighteen nineteen twenty"

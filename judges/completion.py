@@ -18,8 +18,11 @@ The answer is normalised into rows of atoms (``judges.answer_normalise``). A rep
       answer. Values the user said, and parts of answer values, are exempt; a number seen so is extra too;
     - list items: a table row, or a short bullet or numbered item (at most ``SHORT_ITEM`` words, not a heading),
       that states no answer value is an extra item.
-  - an empty answer (no rows) matches a reply that says so ("no", "none", "not", "n't", "nothing", "empty") and
-    states no number but 0 or the user's.
+  - an empty answer (no rows, or one row of nulls: an aggregate over nothing) matches a reply that states that
+    nothing matches ("no", "none", "nothing", "zero", "there aren't any"; for a row of nulls "null" too) and states
+    no number but 0 or the user's (``judges.answer_empty``).
+- a refusal ("I'm sorry, I can't help with that.", "I am unable to answer that") is never right, whatever else the
+  reply says: it states nothing about the data, and the null agent, which always declines, must score 0.
 What is not caught: an extra string value the agent never saw in a tool result and wrote outside a list ("John
 Doe and Jane Smith" with no query that returned Jane), a date in another format than the answer's, percentages
 for fractions (25% vs 0.25), units. Deterministic throughout: no model.
@@ -34,6 +37,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
+from judges.answer_empty import NO, gives_empty, is_empty, refuses
 from judges.answer_normalise import (
     Atom,
     atom,
@@ -52,11 +56,10 @@ _TEXT_FENCES = frozenset({"", "json", "text", "txt", "plaintext", "csv", "md", "
 _FENCE = re.compile(r"```([\w+-]*)[^\n]*\n(.*?)```", re.DOTALL)
 _BULLET = re.compile(r"^\s*(?:[-*•+]|\(?\d{1,3}[.)])\s+(.*)$")
 _TABLE_RULE = re.compile(r"^\s*\|?[\s:|-]*-[\s:|-]*$")
-_EMPTY_CUE = re.compile(r"\b(?:no|none|not|nothing|empty|zero)\b|n't\b")
 _NULL_CUE = re.compile(r"\b(?:null|none|n/a|unknown)\b")
 _TRUE_CUE = re.compile(r"\b(?:yes|true)\b")
-_FALSE_CUE = re.compile(r"\b(?:no|false)\b")
-_ZERO_CUE = re.compile(r"\b(?:no|none)\b")
+_FALSE_CUE = re.compile(rf"\bfalse\b|{NO}")
+_ZERO_CUE = re.compile(rf"\bnone\b|{NO}")
 _NOT_JSON = object()
 
 
@@ -79,14 +82,18 @@ class AnswerVerdict:
 
 
 def _phrase(phrase: str) -> re.Pattern[str]:
-    start = r"(?<!\w)" if re.match(r"\w", phrase) else ""
-    end = r"(?!\w)" if re.search(r"\w\Z", phrase) else ""
-    return re.compile(start + re.escape(phrase) + end)
+    """A folded phrase as a pattern: whole (no word character glued to either end), its spaces any whitespace, so
+    a value stored over two lines ("12 Main St\nApt 4", folded "12 main st apt 4") is found as the reply writes it."""
+    start = r"(?<!\w)(?<!\d[.,])" if re.match(r"\w", phrase) else ""  # "2" is not stated by "1.2" or "2.5"
+    end = r"(?!\w|[.,]\d)" if re.search(r"\w\Z", phrase) else ""
+    return re.compile(start + r"\s+".join(map(re.escape, phrase.split(" "))) + end)
 
 
 def occurs(phrase: str, text: str) -> bool:
-    """A folded phrase in a folded text as a whole phrase: no word character glued to either end."""
-    return bool(phrase) and phrase in text and _phrase(phrase).search(text) is not None
+    """A folded phrase in a folded text (lines folded one by one) as a whole phrase."""
+    if not phrase or (phrase not in text and not (" " in phrase and "\n" in text)):
+        return False  # the fast path: a substring test rules most phrases out
+    return _phrase(phrase).search(text) is not None
 
 
 def structured(reply: str) -> Any:
@@ -131,6 +138,16 @@ def _without(text: str, phrases: set[str]) -> str:
     return text
 
 
+def _one_line_values(text: str, strings: set[str]) -> str:
+    """The text with each answer value it gives over several lines put on one (an address stored over two lines):
+    its lines are the value's, not list items of the reply."""
+    if "\n" not in text:
+        return text
+    for phrase in sorted((p for p in strings if " " in p), key=len, reverse=True):
+        text = _phrase(phrase).sub(phrase.replace("\\", "\\\\"), text)  # a template: its backslashes escaped
+    return text
+
+
 def _leaves(value: Any, path: tuple[str, ...] = ()) -> Iterator[tuple[tuple[str, ...], Atom]]:
     """(key path with list positions as '*', atom) of each scalar in a JSON value."""
     if isinstance(value, dict):
@@ -168,7 +185,7 @@ def _list_items(text: str) -> Iterator[str]:
     lines = text.splitlines()
     for i, line in enumerate(lines):
         stripped = line.strip()
-        if stripped.startswith("|"):
+        if stripped.startswith("|") and "|" in stripped[1:]:  # "| a |": one pipe may be a value's line break
             header = i + 1 < len(lines) and _TABLE_RULE.match(lines[i + 1]) is not None
             if not header and not _TABLE_RULE.match(stripped):
                 yield stripped
@@ -193,8 +210,11 @@ def match_reply(answer: Any, reply: str, context: ReplyContext | None = None) ->
         return AnswerVerdict(ok, [] if ok else ["answer:structured_mismatch"])
     gold = rows(answer)
     text = "\n".join(fold(line) for line in _prose(reply).splitlines())
+    if refuses(text):
+        return AnswerVerdict(False, ["answer:refusal"])
     atoms = {a for row in gold for a in row if a != ""}
     strings = {a for a in atoms if isinstance(a, str)}
+    text = _one_line_values(text, strings)
     gold_numbers = [a for a in atoms if isinstance(a, Decimal)]
     bare = _strip_markers(_without(text, strings))
     stated = numbers_in(bare)
@@ -206,8 +226,8 @@ def match_reply(answer: Any, reply: str, context: ReplyContext | None = None) ->
         for n, places in numbers_in(bare, with_one=False)
         if n not in permitted and not any(number_matches(n, g, places) for g in gold_numbers)
     ]
-    if not gold:
-        errors = [] if _EMPTY_CUE.search(text) else ["answer:missing"]
+    if is_empty(answer):
+        errors = [] if gives_empty(text, answer) else ["answer:missing"]
         errors += ["answer:extra_number"] if any(n != 0 for n in extra_numbers) else []
         return AnswerVerdict(not errors, errors)
     errors = [f"answer:missing:{_show(a)}" for a in sorted(atoms, key=_show) if not _stated(a, text, stated)]

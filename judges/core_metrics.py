@@ -166,8 +166,10 @@ class ConversationSuccessSummary(Reduction[float]):
     def rows(summary: Mapping[str, Any]) -> list[list[str]]:
         s = summary
         ci = s.get("conversation_success_ci95_clustered") or s.get("conversation_success_ci95")
-        rows = [["conversation success", pct(s.get("conversation_success")), ci_text(ci),
-                 f"{s.get('scored_episodes', 0)} episodes"]]  # fmt: skip
+        over = s.get("scored_episodes", 0)
+        if s.get("judged_episodes") is not None:  # an incomplete score set: the episodes it has verdicts for
+            over = sum(t["trials"] for t in (s.get("per_task") or {}).values())
+        rows = [["conversation success", pct(s.get("conversation_success")), ci_text(ci), f"{over} episodes"]]
         rows += [[f"pass^{k}", pct(v), "", "tasks"] for k, v in (s.get("pass_hat_k") or {}).items() if k != "1"]
         if "solvable_pass_rate" in s:
             rows.append(["solvable pass rate", pct(s["solvable_pass_rate"]), ci_text(s.get("solvable_pass_rate_ci95")),

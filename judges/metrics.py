@@ -165,7 +165,7 @@ def summarize(episodes: Iterable[EpisodeLike], scores: Iterable[Score], planned:
     episodes, and a few numbers per scored episode — never the episodes themselves (they hold every event)."""
     parts = [kind() for kind in summaries()]
     verdicts = reduce_scores(scores, parts)
-    count = 0
+    count = judged = 0
     failed: list[str] = []
     faults: Counter[str] = Counter()
     codes: Counter[str] = Counter()
@@ -198,6 +198,7 @@ def summarize(episodes: Iterable[EpisodeLike], scores: Iterable[Score], planned:
         for key, hit in zip(BUDGET_KEYS, hits, strict=True):
             budget[key] += hit
         budget_episodes += any(hits)
+        judged += e.episode_id in verdicts
         if e.failed:
             failed.append(e.episode_id)
             continue
@@ -212,9 +213,9 @@ def summarize(episodes: Iterable[EpisodeLike], scores: Iterable[Score], planned:
     run = RunFacts(trials, tuple(sorted(scored_trials)))
     # Only the newest verdict per (judge, episode) counts: a fault re-run later is no longer a fault.
     judge_faults = sorted(episode for episode, v in verdicts.items() if v.faults)
-    judged: dict[str, Any] = {}
+    judged_by_judge: dict[str, Any] = {}
     for part in parts:
-        judged |= part.result(run)
+        judged_by_judge |= part.result(run)
     return RunSummary(
         episodes=count,
         planned_episodes=planned if planned is not None else count,
@@ -232,7 +233,9 @@ def summarize(episodes: Iterable[EpisodeLike], scores: Iterable[Score], planned:
         },
         over_trials=_over_trials(parts, run),
         out_of_budget={"episodes": budget_episodes, **budget},
-        judged=judged,
+        judged=judged_by_judge,
+        # Set only when short: a complete set's summary keeps the keys it always had.
+        **({"judged_episodes": judged} if judged < count else {}),
     )
 
 

@@ -46,6 +46,12 @@ class RunSummary(BaseModel):
     planned_episodes: int = Field(default=0, description="Episodes the run planned.")
     failed_episodes: int = Field(default=0, description="Episodes that failed (provider, user, harness, timeout).")
     scored_episodes: int = Field(default=0, description="Episodes not failed: the judges' denominators.")
+    judged_episodes: int | None = Field(
+        default=None,
+        description="Only when the score set is incomplete (``squall score`` or a run stopped before judging what "
+        "it stored): the stored episodes it has verdicts for, of ``episodes``. Every judge's number then covers "
+        "those only; ``squall score --resume`` completes the set.",
+    )
     terminations: dict[str, int] = Field(default_factory=dict, description="Episodes per termination reason.")
     failed_episode_ids: list[str] = Field(default_factory=list)
     judge_faults: int = Field(default=0, description="Scored episodes a judge could not score (outside its rates).")
@@ -86,6 +92,11 @@ class RunSummary(BaseModel):
     def _flatten(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         data: dict[str, Any] = handler(self)
         return {**{k: v for k, v in data.items() if k != "judged"}, **data.get("judged", {})}
+
+    @property
+    def incomplete(self) -> bool:
+        """Whether the score set lacks verdicts for some stored episodes."""
+        return self.judged_episodes is not None and self.judged_episodes < self.episodes
 
     def as_dict(self) -> dict[str, Any]:
         """The flat mapping ``summary.json`` holds (Python values: intervals stay tuples)."""

@@ -17,6 +17,7 @@ import typer
 
 from sim.cli.chat import chat_command
 from sim.cli.common import (
+    EXIT_NOTHING_SCORED,
     AnswerJudgeOption,
     AnswerThresholdOption,
     ErrorJudgeOption,
@@ -79,8 +80,12 @@ def run(
     stressors: Annotated[
         str | None,
         typer.Option(
-            help="Comma-separated: scenario names, types, spec, exec, all or outage, each optionally NAME:key=value "
-            "(more pairs follow after commas), e.g. 'adhoc,failure:rate=0.1,transient=1'. See squall stressors list."
+            help="Comma-separated: scenario names or groups, each optionally NAME:key=value (more pairs follow after "
+            "commas), e.g. 'adhoc,failure:rate=0.1,transient=1'. Groups: a type (adhoc, failure, outage, missing...) "
+            "holds its rows, spec/exec/user a level's, all every row; no group holds outage.impossible or "
+            "missing.removed (they make a goal impossible on every task they touch: name them, with rate=SHARE of "
+            "tasks), so outage is outage.backup and missing is missing.until_later. squall stressors list shows "
+            "every group's rows."
         ),
     ] = None,
     stressor_mode: Annotated[
@@ -102,7 +107,14 @@ def run(
     run_id: Annotated[
         str | None, typer.Option("--run-id", help="Run directory name, not a path (default: a timestamp).")
     ] = None,
-    resume: Annotated[bool, typer.Option("--resume", help="Continue --run-id, skipping finished episodes.")] = False,
+    resume: Annotated[
+        bool,
+        typer.Option(
+            "--resume",
+            help="Continue --run-id: judge what was stored unjudged, play what is missing and every episode that "
+            "ended in a provider fault (the agent's endpoint address may change).",
+        ),
+    ] = False,
     max_steps: Annotated[int | None, typer.Option(help="Model requests / tool calls per turn.")] = None,
     max_turns: Annotated[int | None, typer.Option(help="User turns per episode.")] = None,
     episode_timeout_s: Annotated[
@@ -142,7 +154,10 @@ def run(
     ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
 ) -> None:
-    """Run episodes, judge them, store everything under OUT/RUN_ID and print the results table."""
+    """Run episodes, judge them, store everything under OUT/RUN_ID and print the results table.
+
+    Exit status: 0 done; 2 bad input (nothing written); 3 every episode failed (provider, user or harness faults:
+    nothing scored); 130 Ctrl-C, 143 SIGTERM (what finished is saved)."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from sim.config.run_config import resolve_config
@@ -231,6 +246,14 @@ def run(
         fail(str(exc))
     render(summary, console)
     console.print(f"run directory: {store.root}")
+    if summary.episodes and not summary.scored_episodes:
+        make_console(stderr=True).print(
+            f"every episode failed ({summary.failed_episodes} of {summary.episodes}): nothing was scored; once the "
+            f"endpoint is back, --resume --run-id {store.root.name} plays the provider faults again",
+            highlight=False,
+            soft_wrap=True,
+        )
+        raise typer.Exit(EXIT_NOTHING_SCORED)
 
 
 @app.command()
@@ -246,6 +269,14 @@ def score(
     embedding_threshold: Annotated[
         float | None, typer.Option(help="Cosine threshold for --arg-match embedding (default: the run's).")
     ] = None,
+    resume: Annotated[
+        bool,
+        typer.Option(
+            "--resume",
+            help="Complete an interrupted score set (the one these options name, else the newest incomplete one): "
+            "judge only the episodes it lacks.",
+        ),
+    ] = False,
 ) -> None:
     """Re-judge stored episodes without calling the agent. Appends a new score set; never rewrites one."""
     from sim.run.rescore import rescore
@@ -259,7 +290,7 @@ def score(
             "answer_judge": answer_judge,
             "answer_threshold": answer_threshold,
         }
-        summary, note = asyncio.run(rescore(run_dir, overrides))
+        summary, note = asyncio.run(rescore(run_dir, overrides, resume))
     except user_errors() as exc:
         fail(str(exc))
     from sim.report.terminal import render

@@ -23,6 +23,10 @@ def make_console(stderr: bool = False) -> Console:
 
 MAX_ERROR_CHARS = 2000
 
+EXIT_NOTHING_SCORED = 3
+"""Beside 2 (bad input: one line, nothing written), 130 (Ctrl-C) and 143 (SIGTERM): ``squall run`` stored episodes
+but every one failed (provider, user or harness faults): nothing was scored."""
+
 
 def fail(message: str, code: int = 2) -> NoReturn:
     """One line on stderr: 'error: <where>: <what>'. Never a traceback."""

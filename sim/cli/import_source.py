@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, NamedTuple
 
 import typer
 
@@ -37,7 +37,12 @@ OutOption = Annotated[Path, typer.Option("--out", help="World folder to write (r
 NameOption = Annotated[str | None, typer.Option("--name", help="World name (default: the folder's name).")]
 DbOption = Annotated[list[str] | None, typer.Option("--db", help="Only questions on this database (repeatable).")]
 ObfuscateOption = Annotated[
-    bool, typer.Option("--obfuscate", help="Name functions function_<n> and arguments <greek>_<greek>.")
+    bool,
+    typer.Option(
+        "--obfuscate",
+        help="Name functions function_<n> and arguments <greek>_<greek>; descriptions name no table or column "
+        "(table <n>, field <n>; slot: table_<n>). Any style.",
+    ),
 ]
 AugmentOption = Annotated[
     int, typer.Option("--augment", min=0, help="Extra tasks per question with literals swapped (same column).")
@@ -51,6 +56,19 @@ StyleOption = Annotated[
         help="API style: per_question (one function per query) | sel (selectors and "
         "getters per table) | slot (generic retrieve/filter/sort/... tools chained by labels).",
     ),
+]
+DropEmptyOption = Annotated[
+    bool,
+    typer.Option(
+        "--drop-empty/--keep-empty",
+        help="Leave out questions whose SQL returns nothing (no rows, or an aggregate's NULLs), as the study did.",
+    ),
+]
+MaxRowsOption = Annotated[
+    int, typer.Option("--max-rows", min=0, help="Leave out questions whose SQL returns more rows (0: no limit).")
+]
+OnlySplitOption = Annotated[
+    bool, typer.Option("--only-split", help="Keep only questions with two solution paths (per_question style).")
 ]
 QueryTimeLimitOption = Annotated[
     float,
@@ -86,13 +104,25 @@ def sql_importer(source: str, title: str) -> Callable[..., None]:
         describe_model: DescribeModelOption = None,
         cache: CacheOption = "read-write",
         cache_dir: CacheDirOption = DEFAULT_CACHE_DIR,
+        drop_empty: DropEmptyOption = True,
+        max_rows: MaxRowsOption = 100,
+        only_split: OnlySplitOption = False,
         query_time_limit: QueryTimeLimitOption = 30.0,  # worlds.sql.execute.QUERY_TIME_LIMIT_S (not imported here)
     ) -> None:
         options = (name, db, obfuscate, augment, seed, force, style, describe_model, cache, cache_dir)
-        import_sql(source, db_dir, questions, out, *options, query_time_limit_s=query_time_limit)
+        filters = QualityFilters(drop_empty, max_rows or None, only_split)
+        import_sql(source, db_dir, questions, out, *options, filters=filters, query_time_limit_s=query_time_limit)
 
     command.__doc__ = f"A world of read-only query functions with verified tasks from a {title} question set."
     return command
+
+
+class QualityFilters(NamedTuple):
+    """The import's quality filters (``worlds.sql.quality``), defaults as the study's."""
+
+    drop_empty: bool = True
+    max_rows: int | None = 100
+    only_split: bool = False
 
 
 IMPORTERS: MappingProxyType[str, Callable[..., None]] = MappingProxyType(
@@ -133,9 +163,11 @@ def import_sql(
     describe_model: str | None,
     cache: str,
     cache_dir: Path,
+    filters: QualityFilters | None = None,
     query_time_limit_s: float = 30.0,
 ) -> None:
     """Import a text-to-SQL set of format ``source`` into the world folder ``out`` (the options as the command's)."""
+    filters = filters or QualityFilters()
     from worlds.sql.folder import write_world
     from worlds.sql.formats import FORMATS, FormatError
     from worlds.sql.importer import ImportOptions, import_world
@@ -146,10 +178,14 @@ def import_sql(
 
     if style not in STYLES:
         fail(f"--style: unknown style '{style}' (one of {', '.join(STYLES)})")
-    if style != "per_question" and (augment or obfuscate):
-        fail(f"--augment and --obfuscate work with --style per_question only, not '{style}'")
+    if style != "per_question" and (augment or filters.only_split):
+        fail(f"--augment and --only-split work with --style per_question only, not '{style}'")
     if not 0 < query_time_limit_s <= 86_400:  # also refuses nan and inf
         fail(f"--query-time-limit: {query_time_limit_s} is not a number of seconds in (0, 86400]")
+    if obfuscate and describe_model is not None:
+        fail(
+            "--describe-model and --obfuscate: a model's description names tables and columns, which obfuscation hides"
+        )
     config = None
     if describe_model is not None:
         from sim.cli.generator import generator_config
@@ -162,6 +198,9 @@ def import_sql(
         obfuscate=obfuscate,
         seed=seed,
         style=style,
+        drop_empty=filters.drop_empty,
+        max_rows=filters.max_rows,
+        only_split=filters.only_split,
         query_time_limit_s=query_time_limit_s,
     )
     started = time.perf_counter()

@@ -2,7 +2,8 @@
 
 Binds 127.0.0.1 only. Prints the URL once listening (and writes the port to ``--port-file``); stops by itself on
 SIGTERM/SIGINT, after ``--idle-timeout`` seconds without a request, or when the process that started it exits.
-Agents reach it with ``squall run --world http://127.0.0.1:PORT``.
+Agents reach it with ``squall run --world http://127.0.0.1:PORT``. The gold (``/tasks``) is served only with the
+token this command leaves in a file of the user's own (``worlds.sql.rest_token``), where that harness finds it.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ def serve_command(
     """Serve a SQL world's functions as GET endpoints with an OpenAPI document at /openapi.json."""
     from worlds.registry import WorldLoadError, load_world
     from worlds.sql.rest import RestServer, serve_until_stopped
+    from worlds.sql.rest_token import TokenFileError
     from worlds.sql.world import SqlPack
 
     try:
@@ -44,6 +46,8 @@ def serve_command(
 
     try:
         reason = asyncio.run(serve_until_stopped(pack, port, port_file, idle_timeout or None, on_ready=ready))
+    except TokenFileError as error:
+        fail(str(error))
     except OSError as error:
         fail(f"cannot listen on 127.0.0.1:{port}: {error.strerror or error}")
     sys.stderr.write(f"squall serve: stopped ({reason})\n")

@@ -37,16 +37,29 @@ def list_stressors(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON: one object per scenario.")] = False,
     kind: Annotated[str | None, typer.Option("--type", help="Only this complexity type (e.g. failure).")] = None,
 ) -> None:
-    """Every scenario (select with `squall run --stressors NAME|TYPE|spec|exec|all[:key=value,...]`)."""
+    """Every scenario, then what each group selects (`squall run --stressors NAME|TYPE|spec|exec|user|all[:key=value,
+    ...]`). Rows marked 'by name' are in no group: they make a goal impossible on every task they touch."""
     from worlds.stressors import builtin_scenarios
+    from worlds.stressors.catalog import GROUPS, group_members, groups_of
+    from worlds.stressors.scenario import LEVEL
 
-    rows = [s for s in builtin_scenarios() if kind is None or s.type == kind]
+    table = builtin_scenarios()
+    rows = [s for s in table if kind is None or s.type == kind]
     if kind is not None and not rows:
         sys.stderr.write(f"error: --type: no scenario of type {kind!r}\n")
         raise typer.Exit(2)
     if as_json:
-        out = [{"name": s.name, "level": s.level, **s.model_dump(exclude={"name"})} for s in rows]
+        out = [
+            {"name": s.name, "level": s.level, **s.model_dump(exclude={"name"}), "groups": groups_of(s)} for s in rows
+        ]
         sys.stdout.write(json.dumps(out, indent=2) + "\n")
         return
     for s in rows:
-        sys.stdout.write(f"{s.name:<36} {s.level:<4} {', '.join(s.tools)[:40]:<40} {s.effect}\n")
+        mark = "by name" if s.by_name_only else ""
+        sys.stdout.write(f"{s.name:<36} {s.level:<4} {mark:<7} {', '.join(s.tools)[:40]:<40} {s.effect}\n")
+    sys.stdout.write("\ngroups (a row marked 'by name' is in none: name it, optionally with rate=SHARE of tasks):\n")
+    for group in [g for g in GROUPS if kind is None or g in (kind, LEVEL[kind], "all")]:
+        members = [s.name for s in group_members(group, table)]
+        named = [s.name for s in table if s.by_name_only and group in ("all", s.type, s.level)]
+        listed = ", ".join(members) if len(members) <= 6 else f"{len(members)} rows ({', '.join(members[:2])}, ...)"
+        sys.stdout.write(f"  {group:<11} {listed}" + (f"; not {', '.join(named)}" if named else "") + "\n")

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, StrictFloat, StrictInt, ValidationError, field_validator
 
 from sim.config.errors import ConfigError
+from sim.config.identity import ENDPOINT_FIELDS, without_endpoint
 from sim.config.toml_file import TomlSettings
 from sim.core.files import FILE_NAME
 from sim.llm.retry_policy import RetryPolicy
@@ -51,7 +52,8 @@ MAX_PLANNED_EPISODES = 1_000_000
 """Largest plan (tasks × trials) one run accepts; a bigger one is almost surely a typo."""
 
 # Fields that change what is measured; the rest (where, how fast) may differ on --resume.
-# One added later is hashed only away from its default, so runs made before it existed still resume.
+# One added later is hashed only away from its default, so runs made before it existed still resume. The agent's and
+# user model's endpoint address is not hashed (sim.config.identity): a run may resume on another port.
 IDENTITY_FIELDS = (
     "world",
     "agent",
@@ -279,8 +281,12 @@ class RunConfig(BaseModel):
             limits, max_concurrency=self.concurrency, log=DecisionLog(log_path, console=None) if log_path else None
         )
 
-    def config_hash(self) -> str:
+    def config_hash(self, *, with_endpoint: bool = False) -> str:
+        """The hash of what the run measures. The endpoint's address is left out of the model strings
+        (``sim.config.identity``); ``with_endpoint`` gives the form runs were stored with before that."""
         identity = self.model_dump(mode="json", include=set(IDENTITY_FIELDS))
+        if not with_endpoint:
+            identity |= {name: without_endpoint(identity[name]) for name in ENDPOINT_FIELDS}
         for name, default in _LATER_IDENTITY_DEFAULTS.items():
             if identity.get(name) == default:
                 del identity[name]

@@ -126,6 +126,20 @@ class Stressor(Protocol):
         ...
 
 
+@runtime_checkable
+class ReplayHook(Protocol):
+    """A stressor that must see the gold the isolated setup replays (an optional capability; found with
+    ``isinstance``). Replay goes straight to the world, never through ``on_call``; a stressor whose gold is in a form
+    only it understands (a format rule, a newer schema) gives the world's own call back, and one that tracks the
+    episode's history (a prerequisite met) notes it. Called in ``on_call`` order, each with the call in the form
+    that would reach it."""
+
+    def on_replay(self, call: ToolCall, goal: int) -> ToolCall:
+        """The call as this layer passes it on (the world's form for what it translates); ``goal``: the goal it
+        belongs to."""
+        ...
+
+
 class LLMHandle(Protocol):
     """An episode's door to the gateway: every model request of the episode goes through it."""
 

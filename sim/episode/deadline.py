@@ -1,9 +1,10 @@
 """The episode's deadline counts working time only.
 
-An episode's budget is spent by the model computing, the world answering and the harness thinking —
-not by waiting for a connection slot, a Retry-After or a backoff (``WaitClock``), nor by queueing on a
+An episode's budget is spent by the world answering, the user and the harness thinking — not by waiting on
+the provider (``WaitClock``: a connection slot, a Retry-After, a backoff, and the request itself, which the
+request timeout and the retry policy bound and whose failure is the provider's), nor by queueing on a
 saturated event loop (``LoopLag``). With 10,000 episodes in flight a wall-clock deadline would fail
-episodes for the harness's own congestion.
+episodes for the harness's own congestion; counting a provider's hangs would file them as harness timeouts.
 
 The timer is lazy: it fires when the budget would be spent if every second had been working time,
 then checks how much really was and re-arms for the rest. No bookkeeping on the hot path.

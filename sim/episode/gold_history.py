@@ -15,7 +15,10 @@ earlier turn had gone right:
   the next user message; judges skip them (``Event.replayed``), so gold is never credited to the agent.
 - Stressors: replay goes straight to the world, never through ``on_call``: replayed calls are not the agent's, so a
   stressor neither perturbs them nor counts them (an outage still picks its target from the agent's own first
-  call). The replayed gold is the task as the episode runs it (after ``on_task``), the same gold the judges use.
+  call). The replayed gold is the task as the episode runs it (after ``on_task``), the same gold the judges use,
+  so it is in the form the agent reads: a stressor with ``on_replay`` (``sim.core.ReplayHook``: a format rule, a
+  newer schema, a prerequisite) turns each replayed call into the world's own, in ``on_call`` order; the trace and
+  the history keep the documented form.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import Literal
 
-from sim.core import Event, Goal, Task, ToolCall, ToolSpec, World, WorldContext, WorldPack
+from sim.core import Event, Goal, ReplayHook, Stressor, Task, ToolCall, ToolSpec, World, WorldContext, WorldPack
 
 Setup = Literal["cumulative", "isolated"]
 
@@ -60,8 +63,10 @@ class GoldHistory:
         record: Callable[[Event], None],
         clock: Callable[[], float],
         context: WorldContext | None = None,
+        stressors: Sequence[Stressor] = (),
     ) -> None:
         self._world = pack.new_world(seed, context)  # built as the agent's world is: same task, same handle
+        self._hooks = [s for s in stressors if isinstance(s, ReplayHook)]  # on_call order: outermost first
         self._task = task
         self._read_only = {s.name: s.read_only for s in specs}
         self._record = record
@@ -82,7 +87,15 @@ class GoldHistory:
         turn = self._task.goals[t]
         for i, gold in enumerate(turn.gold):
             call = ToolCall(id=f"gold_{t}_{i}", name=gold.name, arguments=dict(gold.arguments))
-            read_only = self._read_only.get(call.name)
+            native = call
+            try:
+                for hook in self._hooks:
+                    native = hook.on_replay(native, t)
+            except ValueError as error:  # gold a stressor's own rule refuses: the rewrite is broken
+                raise GoldReplayError(
+                    f"task {self._task.id}: turns.{t} gold call {i} ({gold.name}): {error}"
+                ) from error
+            read_only = self._read_only.get(native.name, self._read_only.get(call.name))
             # One step per call: gold paths are sequential (a later call may use an earlier lookup).
             self._record(
                 Event(
@@ -96,7 +109,7 @@ class GoldHistory:
                     replayed=True,
                 )
             )
-            result = await self._world.call(call)
+            result = await self._world.call(native)
             if not result.ok:
                 raise GoldReplayError(f"task {self._task.id}: turns.{t} gold call {i} ({gold.name}): {result.status}")
             self._record(

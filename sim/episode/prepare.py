@@ -60,7 +60,7 @@ def prepare_episode(
         tools, instructions = s.on_spec(tools, instructions)
     gold_history = None
     if env.setup == "isolated":
-        gold_history = GoldHistory(env.pack, spec.seed, task, tools, rec.add, rec.clock, context)
+        gold_history = GoldHistory(env.pack, spec.seed, task, tools, rec.add, rec.clock, context, env.stressors)
     states = StateTracker.for_world(
         env.pack, spec.seed, task, world, unstressed=spec.task, cache=env.gold_states, context=context
     )

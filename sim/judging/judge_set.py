@@ -50,6 +50,18 @@ def judge_config(config: RunConfig) -> dict[str, Any]:
     return settings
 
 
+def settings_overrides(settings: dict[str, Any]) -> dict[str, Any]:
+    """The run settings that give a recorded score set's configuration back (``judge_config`` the other way, for
+    ``squall score --resume``); the caller checks that their hash is the set's (a judge version may differ)."""
+    return {
+        "arg_match": settings.get("arg_match", "exact"),
+        "arg_match_params": settings.get("arg_match_params", {}),
+        "error_judge": settings.get("error_judge", "off"),
+        "answer_judge": settings.get("answer_judge", "off"),
+        **{k: settings[k] for k in ("embedding_threshold", "answer_threshold", "judge_model") if k in settings},
+    }
+
+
 def error_judge_mode(config: RunConfig) -> str:
     """The error-handling judge this run gets: embedding falls back to off where the embed extra is missing
     (the score set says so: its hash differs from a set that had it)."""

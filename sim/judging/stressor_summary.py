@@ -1,8 +1,9 @@
 """Stressor-mode isolated: accuracy on the goals each scenario can touch, without and with it.
 
 Every scenario's episodes are paired with the baseline episode of the same task and trial (same seed),
-and compared on the same goals: those whose gold uses one of the scenario's tools. Per scenario, per
-operator (a row's ``params['op']``: drift's rename_param, type_drift..., perturb's distractor...) and per
+and compared on the same goals: those the scenario touches (``worlds.stressors.coverage``: whose gold uses one of
+its tools, or the goals its type picks, e.g. for a backup-path outage the goals with a path it can cut). Per
+scenario, per operator (a row's ``params['op']``: drift's rename_param, type_drift..., perturb's distractor...) and per
 complexity type: the core API accuracy before (baseline) and after (stressed), the degradation
 (before - after) and the retention ratio (after / before), each with a paired task-cluster bootstrap interval
 (per scenario and per type). On a goal the scenario makes impossible (an outage
@@ -20,6 +21,7 @@ from judges.stats import paired_cluster_bootstrap
 from sim.store.run_store import RunStore
 from worlds.registry import load_world
 from worlds.stressors import builtin_scenarios
+from worlds.stressors.catalog import selected_rows
 from worlds.stressors.coverage import affected_goals
 from worlds.stressors.scenario import Scenario
 
@@ -39,7 +41,8 @@ def stressor_summary(store: RunStore, score_set: str) -> dict[str, Any] | None:
     if config.get("stressor_mode") != "isolated":
         return None
     tasks = {t.id: t for t in load_world(config["world"]).tasks()}
-    scenarios: dict[str, Scenario] = {s.name: s for s in builtin_scenarios()}
+    # The rows as the run's items made them (a rate, a from_goal): the goals they touched are computed from those.
+    scenarios = {s.name: s for s in builtin_scenarios()} | selected_rows(config.get("stressors") or [])
     per_goal: dict[tuple[str, str, int, str], PerGoal] = {}
     declined: dict[tuple[str, str, int, str], PerGoal] = {}
     for score in store.iter_scores(score_set):

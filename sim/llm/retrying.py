@@ -15,8 +15,11 @@ from sim.llm.transports.base import TransportError
 
 
 class RetryingCompleter:
-    """Time inside transport sends is working time; time waiting for admission or before a retry is waiting time
-    (spent inside ``caller.waiting()``, so an episode does not count it against its deadline)."""
+    """Every second of a request is spent inside ``caller.waiting()``: admission, backoff and the send itself, so
+    an episode never counts time on the provider against its deadline (a provider hanging past the request
+    timeout on every attempt ends the episode as ``provider:timeout`` when retries run out, not as the harness's
+    timeout). The request's own account still tells the two apart: time inside sends is its ``working_s``, the
+    rest its ``waiting_s``."""
 
     def __init__(self, admission: AdmissionPolicy, sleep: Callable[[float], Awaitable[None]] = asyncio.sleep) -> None:
         self._admission = admission
@@ -35,7 +38,8 @@ class RetryingCompleter:
                 waiting_s += await admission.enter(caller.waiting)
                 started = time.monotonic()
                 try:
-                    reply = await transport.send(request)
+                    with caller.waiting():
+                        reply = await transport.send(request)
                 except TransportError as error:
                     if error.kind == "context_length":
                         raise ContextLengthExceeded(str(error)) from error  # leave() counts it as a failed attempt

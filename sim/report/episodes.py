@@ -114,9 +114,12 @@ def collect_episodes(store: RunStore, score_set: str, cap: int = DEFAULT_CAP) ->
     heap: list[tuple[tuple[int, float, int], int, dict[str, Any]]] = []
     total = 0
     seen: set[str] = set()
+    superseded = store.superseded()  # a provider fault played again: its newer record stands
     for lineno, raw in read_lines(path):
+        if lineno in superseded:
+            continue
         head = parse_line(path, lineno, raw, _EpisodeHead)
-        if head.episode_id in seen:  # a duplicate line after a resume: the first one stands
+        if head.episode_id in seen:  # any other duplicate line: the first one stands
             continue
         seen.add(head.episode_id)
         order = total

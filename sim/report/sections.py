@@ -30,7 +30,21 @@ STRESS_COLUMNS = ("goals", "before", "after", "degradation", "retention [95% CI]
 
 
 def page_title(summary: RunSummary) -> str:
-    return f"squall run {summary.run_id or ''}".rstrip()
+    title = f"squall run {summary.run_id or ''}".rstrip()
+    if summary.incomplete:
+        title += f" (INCOMPLETE score set: {summary.judged_episodes} of {summary.episodes} episodes judged)"
+    return title
+
+
+def incomplete_warning(summary: RunSummary) -> str | None:
+    """What a report says first when its score set lacks verdicts: its numbers are not the run's."""
+    if not summary.incomplete:
+        return None
+    return (
+        f"warning: score set {summary.score_set or ''} is incomplete: {summary.judged_episodes} of {summary.episodes} "
+        "stored episodes judged (judging was interrupted); every number here covers those only. Complete it with "
+        "`squall score RUN_DIR --resume` (or `squall run --resume` for the run's own set)."
+    )
 
 
 def headline_rows(summary: RunSummary) -> list[list[str]]:
@@ -52,6 +66,8 @@ def headline_rows(summary: RunSummary) -> list[list[str]]:
     if summary.setup:
         rows.append(["setup", summary.setup, "", ""])
     rows.append(["episodes finished / planned", f"{summary.episodes} / {summary.planned_episodes}", "", ""])
+    if summary.incomplete:
+        rows.append(["episodes judged / finished", f"{summary.judged_episodes} / {summary.episodes}", "", "INCOMPLETE"])
     rows.append(["failed episodes (not scored)", str(summary.failed_episodes), "", ""])
     return rows
 
@@ -60,7 +76,8 @@ def build_sections(summary: RunSummary) -> list[Section]:
     """Every table of the report, in order."""
     flat = summary.flat()
     parts = summaries()
-    notes = [note for part in parts for note in part.notes(flat)]
+    warning = incomplete_warning(summary)
+    notes = [*([warning] if warning else []), *(note for part in parts for note in part.notes(flat))]
     sections = [Section.of("headline", "headline", HEADLINE_COLUMNS, headline_rows(summary), notes)]
     sections += _faults(summary)
     sections += _stressors(summary.stressors)

@@ -9,6 +9,10 @@ queues the episode for the store writer and then for the judges; the judge queue
 An episode is stored before it is judged, so a kill -9 loses at most what is in flight or queued for the
 writer, and an interrupted run loses no stored episode's verdicts: ``--resume`` judges every stored episode
 that lacks a verdict of the run's score set (or whose verdict is a judge fault).
+
+``--resume`` also plays again every episode whose newest record ended in a provider fault (an outage is no verdict
+on the agent): the new record is appended and supersedes the old one (``sim.store.superseded``), and the summary
+and reports count the newest record only.
 """
 
 from __future__ import annotations
@@ -28,7 +32,9 @@ from sim.report.markdown import markdown_summary
 from sim.run.executors.base import Executor
 from sim.run.plan import Plan
 from sim.run.prepare import PreparedRun, manifest, point_latest
-from sim.store.run_store import EPISODES, EpisodeKey, RunStore, StoreError, parse_line, read_lines
+from sim.run.resume_identity import note_endpoint
+from sim.store.run_store import EPISODES, RunStore, StoreError, parse_line, read_lines
+from sim.store.superseded import EpisodeStatus
 from sim.store.writer import StoreWriter
 
 OnStart = Callable[[int, int], None]
@@ -90,22 +96,33 @@ def verdicts_present(store: RunStore, score_set: str, judges: list[Judge], index
 async def judge_stored(
     store: RunStore, score_set: str, judges: list[Judge], index: PlanIndex, queue: JudgeQueue
 ) -> tuple[EpisodeMarks, int]:
-    """Marks of the stored episodes (and how many): each stored episode that a crash or Ctrl-C left without a
-    verdict of this score set, or whose verdict is a judge fault, is queued for the judges it lacks.
+    """Marks of the stored episodes this run need not play again (and how many): each one that a crash or Ctrl-C
+    left without a verdict of this score set, or whose verdict is a judge fault, is queued for the judges it
+    lacks. An episode whose newest record ended in a provider fault is left unmarked: it is played again.
 
     Streams: ids are read from a light view of each line; the full trace is parsed only to be judged."""
     present = verdicts_present(store, score_set, judges, index)
     done, count = EpisodeMarks(index, bits=1), 0
     path = store.root / EPISODES
+    superseded = store.superseded()
+    replayed: set[str] = set()  # played again after a provider fault: their verdicts may be the old record's
+    every_judge = (1 << len(judges)) - 1
     for lineno, raw in read_lines(path):
-        episode_id = parse_line(path, lineno, raw, EpisodeKey).episode_id
+        status = parse_line(path, lineno, raw, EpisodeStatus)
+        episode_id = status.episode_id
+        if lineno in superseded:
+            replayed.add(episode_id)  # scores do not say which record they judged: judge the newest again
+            continue
+        if status.retried_on_resume:
+            continue
         if not done.get(episode_id):
             done.set(episode_id, 1)
             count += 1
-        marks = present.get(episode_id)
+        marks = 0 if episode_id in replayed else present.get(episode_id)
+        replayed.discard(episode_id)
         missing = [j for i, j in enumerate(judges) if not marks & (1 << i)]
         if missing:
-            present.set(episode_id, (1 << len(judges)) - 1)  # a duplicate line is not judged twice
+            present.set(episode_id, every_judge)  # a duplicate line is not judged twice
             await queue.put(parse_line(path, lineno, raw, EpisodeResult), missing, fresh=False)
     return done, count
 
@@ -128,6 +145,8 @@ async def drive(
     failure: BaseException | None = None
     try:
         point_latest(store)
+        if run.resumed is not None:
+            note_endpoint(store, run.config)
         if store.newest_score_set() != run.score_set:
             store.add_score_set(run.score_set, run.judge_settings, "run")
         try:

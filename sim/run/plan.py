@@ -73,8 +73,6 @@ def make_plan(config: RunConfig, pack: WorldPack) -> Plan:
         tasks = [t for t in tasks if t.id in wanted]
     if config.limit is not None:
         tasks = tasks[: config.limit]
-    if config.setup == "isolated" and config.stressors:
-        _check_gold_replays(config, pack)
     units = [Unit(task) for task in tasks]
     if config.stressor_mode == "isolated":
         units = [Unit(task, stressors=()) for task in tasks] + isolated_units(config, pack, tasks)
@@ -99,32 +97,10 @@ def _user_labels(config: RunConfig) -> list[str]:
         raise config.problem("user", str(exc)) from exc
 
 
-REWRITE_CALLS = frozenset({"adhoc", "drift"})
-"""Types whose gold calls are in a form only the stressor understands (a format rule, a newer schema): the isolated
-setup replays gold straight into the world (``sim.episode.gold_history``), which would refuse them."""
-
-
-def _check_gold_replays(config: RunConfig, pack: WorldPack) -> None:
-    from worlds.stressors import select
-
-    try:
-        chosen = select(config.stressors or [], [s.name for s in pack.tool_specs()])
-    except ValueError:
-        return  # the stressors option's own check names the problem
-    clash = sorted({s.name for s, _ in chosen if s.type in REWRITE_CALLS})
-    if clash:
-        shown = ", ".join(clash[:5]) + (f" and {len(clash) - 5} more" if len(clash) > 5 else "")
-        raise config.problem(
-            "setup",
-            f"isolated replays gold calls straight into the world, and {shown} rewrite them into a form only the "
-            "stressor understands; use --setup cumulative, or leave out the adhoc and drift scenarios",
-        )
-
-
 def isolated_units(config: RunConfig, pack: WorldPack, tasks: Sequence[Task]) -> list[Unit]:
     """One unit per (selected scenario, task whose gold uses one of its tools), the scenario alone."""
     from worlds.stressors import select
-    from worlds.stressors.catalog import parse_item
+    from worlds.stressors.catalog import effective, parse_item
     from worlds.stressors.coverage import affected_goals
 
     if not config.stressors:
@@ -139,7 +115,7 @@ def isolated_units(config: RunConfig, pack: WorldPack, tasks: Sequence[Task]) ->
         except ValueError as error:
             raise config.problem("stressors", str(error)) from error
         suffix = (":" + ",".join(f"{k}={json.dumps(v)}" for k, v in overrides.items())) if overrides else ""
-        for scenario, _ in selected:
+        for scenario, given in selected:
             name = scenario.name
             if name in chosen_by:
                 raise config.problem(
@@ -147,7 +123,8 @@ def isolated_units(config: RunConfig, pack: WorldPack, tasks: Sequence[Task]) ->
                     f"{name} is selected twice (by '{chosen_by[name]}' and '{item}'); isolated runs it once",
                 )
             chosen_by[name] = item
+            touching = effective(scenario, given)  # a rate or from_goal changes which tasks it touches
             for task in tasks:
-                if affected_goals(task, scenario):
+                if affected_goals(task, touching):
                     units.append(Unit(task, variant=name, stressors=(name + suffix,)))
     return units

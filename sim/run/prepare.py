@@ -23,6 +23,7 @@ from sim.core import WorldPack
 from sim.judging.judge_set import judge_config, judge_config_hash
 from sim.llm.model_spec import parse_model_spec
 from sim.run.plan import Plan, make_plan
+from sim.run.resume_identity import same_run
 from sim.store.run_store import RunStore, StoreError
 from worlds.gold_check import check_gold_by_execution
 from worlds.registry import load_world
@@ -98,7 +99,7 @@ async def prepare(config: RunConfig) -> PreparedRun:
     settings = judge_config(config)
     run_id = config.run_id or datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
     root = config.out / run_id
-    resumed = RunStore.resume(root, config.config_hash()) if config.resume else None
+    resumed = RunStore.resume(root, config.config_hash(), same_run(config)) if config.resume else None
     if resumed is None:
         RunStore.check_new(root)
     latest = config.out / "latest"

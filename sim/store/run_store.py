@@ -11,13 +11,15 @@ write + fsync off the event loop). A kill -9 can at worst leave a partial last l
 ``resume`` cuts it off before appending. Small files (manifest, summary) are replaced atomically.
 
 Reading streams: every reader yields one record at a time, so memory follows the record, not the run.
+An episode played again (``--resume`` re-runs provider faults) has a newer record later in ``episodes.jsonl``;
+readers see only the newest (``sim.store.superseded``).
 """
 
 from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar, overload
@@ -28,6 +30,7 @@ from sim.core import EpisodeResult, Score
 from sim.core.files import write_text_atomic
 from sim.core.text_check import json_line
 from sim.store.run_lock import RunLock, RunLocked
+from sim.store.superseded import EpisodeStatus, superseded_lines
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -122,6 +125,8 @@ class RunStore:
         self.root = root
         self._lock = lock
         """Held by a store opened to write (create, resume, open_to_write): one writer per run folder."""
+        self._superseded: tuple[tuple[int, int], frozenset[int]] | None = None
+        """The superseded lines of episodes.jsonl, with the (size, mtime) they were read at."""
 
     def close(self) -> None:
         """Give the run folder back to other writers (the process's exit does too)."""
@@ -158,7 +163,9 @@ class RunStore:
         return cls(root, lock)
 
     @classmethod
-    def resume(cls, root: Path, config_hash: str) -> RunStore:
+    def resume(cls, root: Path, config_hash: str, same_run: Callable[[dict[str, Any]], bool] | None = None) -> RunStore:
+        """The run to continue: its manifest's ``config_hash`` must be ``config_hash``, or ``same_run`` must accept
+        the manifest (a hash of an older form, which only the caller can recompute)."""
         manifest_path = root / MANIFEST
         if not manifest_path.exists():
             raise StoreError(f"{root}: nothing to resume (no {MANIFEST})")
@@ -168,11 +175,11 @@ class RunStore:
                 manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
             except (OSError, ValueError) as exc:
                 raise StoreError(f"{manifest_path}: unreadable manifest: {exc}") from exc
-            if manifest.get("config_hash") != config_hash:
+            if manifest.get("config_hash") != config_hash and not (same_run is not None and same_run(manifest)):
                 raise StoreError(
                     f"{manifest_path}: config_hash {manifest.get('config_hash')} differs from this run's "
                     f"{config_hash}; resume with the same settings (world, agent, user, stressors, seed, trials, "
-                    "limit, judges)"
+                    "limit, judges; the model's endpoint address may change)"
                 )
             for name in (EPISODES, SCORES, SCORE_SETS):
                 _cut_partial_tail(root / name)
@@ -211,6 +218,10 @@ class RunStore:
             raise StoreError(f"{path}: not a squall manifest (no 'config' object)")
         return data
 
+    def update_manifest(self, changes: dict[str, Any]) -> None:
+        """Replace top-level manifest keys (atomically): what a resume records about itself."""
+        write_json_atomic(self.root / MANIFEST, {**self.manifest(), **changes})
+
     def append_episode(self, result: EpisodeResult) -> None:
         self._append(EPISODES, [json_line(result)])
 
@@ -232,8 +243,27 @@ class RunStore:
     @overload
     def iter_episodes(self, model: type[M]) -> Iterator[M]: ...
     def iter_episodes(self, model: type[BaseModel] = EpisodeResult) -> Iterator[BaseModel]:
-        """Stored episodes one at a time, as ``EpisodeResult`` or as a lighter view of one."""
-        return read_jsonl(self.root / EPISODES, model)
+        """Stored episodes one at a time, as ``EpisodeResult`` or as a lighter view of one; a record a later one
+        of the same episode replaces is left out."""
+        path = self.root / EPISODES
+        skip = self.superseded()
+        for lineno, raw in read_lines(path):
+            if lineno not in skip:
+                yield parse_line(path, lineno, raw, model)
+
+    def superseded(self) -> frozenset[int]:
+        """Line numbers in episodes.jsonl of records a later record of the same episode replaces. Read once per
+        state of the file: a summary reads the episodes several times."""
+        path = self.root / EPISODES
+        try:
+            stat = path.stat()
+        except FileNotFoundError:
+            return frozenset()
+        key = (stat.st_size, stat.st_mtime_ns)
+        if self._superseded is None or self._superseded[0] != key:
+            statuses = ((n, parse_line(path, n, raw, EpisodeStatus)) for n, raw in read_lines(path))
+            self._superseded = (key, superseded_lines(statuses))
+        return self._superseded[1]
 
     def episodes(self) -> list[EpisodeResult]:
         """Every stored episode at once: for tests and small runs only (a run's tools stream)."""

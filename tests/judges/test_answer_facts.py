@@ -94,3 +94,22 @@ async def test_goals_without_a_gold_answer_are_not_scored() -> None:
         episode.model_copy(update={"task": episode.task.model_copy(update={"goals": [plain]})})
     )
     assert score.value is None and score.per_goal == []
+
+
+@pytest.mark.parametrize(
+    ("answer", "gold_answer"), [([], "No results."), ([{"max(age)": None}], "max(age): None"), ([None], "None")]
+)
+async def test_an_empty_exact_answer_is_the_fact_that_nothing_matches(answer: object, gold_answer: str) -> None:
+    """Facts of "No results." are none, so without this the goal went unscored; now a refusal fails it."""
+    episode = question_episode("x")
+    goal = episode.task.goals[0].model_copy(update={"answer": answer, "gold_answer": gold_answer})
+    task = episode.task.model_copy(update={"goals": [goal]})
+
+    async def judged(reply: str) -> float | None:
+        events = [e.model_copy(update={"content": reply}) if e.kind == "agent_message" else e for e in episode.events]
+        return (await AnswerFacts().score(episode.model_copy(update={"task": task, "events": events}))).value
+
+    assert await judged(gold_answer) == 1.0  # the oracle's reply
+    assert await judged("There is no such product.") == 1.0
+    assert await judged("I'm sorry, I can't help with that.") == 0.0
+    assert await judged("It costs £159.99.") == 0.0

@@ -284,3 +284,54 @@ def test_a_bare_scalar_reply_is_text_so_a_null_string_in_a_table_matches() -> No
     # Spider's car_1 stores the text 'null' in a numeric column: MAX over it is the string 'null', not JSON null.
     assert match_reply(["null"], "null").correct
     assert match_reply([{"count(*)": 3}], "3").correct and not match_reply([{"count(*)": 3}], "4").correct
+
+
+# -- empty answers and refusals ------------------------------------------------------------------------------------
+
+REFUSALS = [
+    "I'm sorry, I can't help with that.",
+    "I’m sorry, but I cannot assist with that request.",
+    "I am unable to answer that question.",
+    "Sorry, I could not complete that: the service is unavailable.",
+    "I don't have access to that data.",
+    "I have no access to the database, so no answer.",
+    "I won't be able to help with this.",
+]
+EMPTY_STATEMENTS = [
+    "No results.",
+    "There are no singers from Peru.",
+    "None.",
+    "Nothing matches.",
+    "I didn't find any.",
+    "The query returned 0 rows.",
+    "No, there are none.",
+    "There aren't any singers older than 90.",
+    "I searched the table and could not find any matching concert.",
+    "I cannot find any concerts in that year.",
+    "I was unable to find any.",
+]
+NULL_ROW = [{"max(age)": None}]
+
+
+@pytest.mark.parametrize("answer", [[], NULL_ROW, [None]])
+@pytest.mark.parametrize("reply", EMPTY_STATEMENTS)
+def test_an_empty_answer_needs_a_statement_that_nothing_matches(answer: Any, reply: str) -> None:
+    assert ok(answer, reply, ReplyContext(said=fold("Which singers are older than 90?"))), reply
+
+
+NON_ANSWERS = ["Done.", "Something went wrong.", "Let me check that for you.", "I have no idea.", "No problem!"]
+
+
+@pytest.mark.parametrize("answer", [[], NULL_ROW, [{"count(*)": 0}], [{"n": None}], [{"flag": False}]])
+@pytest.mark.parametrize("reply", [*REFUSALS, *NON_ANSWERS])
+def test_a_refusal_or_a_non_answer_never_gives_an_empty_answer(answer: Any, reply: str) -> None:
+    verdict = match_reply(answer, reply)
+    assert not verdict.correct, (answer, reply)
+
+
+def test_a_row_of_nulls_is_empty_and_null_states_it_but_a_refusal_does_not() -> None:
+    assert ok(NULL_ROW, "The maximum age is null: no singer matches.")
+    assert ok(NULL_ROW, "null")
+    assert match_reply(NULL_ROW, "I can't help with that; the value is unknown.").errors == ["answer:refusal"]
+    assert not ok(NULL_ROW, "The maximum age is 45.")
+    assert not ok([{"a": None, "b": None}, {"a": None, "b": None}], "No results.")  # two rows: not an aggregate

@@ -167,7 +167,7 @@ async def test_stored_states_are_cut_to_the_judged_paths_without_changing_a_verd
 
     pack = load_world("multidomain")
     tool_names = [s.name for s in pack.new_world(0).specs()]
-    stressors = build_stressors(["outage", "failure.any_tool"], 4, tool_names)
+    stressors = build_stressors(["outage", "outage.impossible", "failure.any_tool"], 4, tool_names)
 
     async def verdicts() -> list[tuple[float | None, list[float | None], list[str], int]]:
         out = []
@@ -175,7 +175,7 @@ async def test_stored_states_are_cut_to_the_judged_paths_without_changing_a_verd
             for agent in (NaiveAgent, OracleAgent):
                 task = pack.tasks()[index]
                 user = ScriptedUser(parse_user_spec("scripted"))
-                episode_stressors = build_stressors(["outage", "failure.any_tool"], 4, tool_names)
+                episode_stressors = build_stressors(["outage", "outage.impossible", "failure.any_tool"], 4, tool_names)
                 env = EpisodeEnv(pack, agent, user, Gateway(), ("a", "u"), tuple(episode_stressors))
                 result = await run_episode(EpisodeSpec(task=task, trial=0, seed=4), env)
                 score = await StateMatch().score(result)

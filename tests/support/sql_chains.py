@@ -7,7 +7,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from sim.core import Task, ToolCall
+from sim.core import Task, ToolCall, WorldContext
 from worlds.sql.execute import open_readonly, run_query
 from worlds.sql.style_slot import SlotWorld
 from worlds.sql.style_slot_gold import SlotPack
@@ -26,15 +26,23 @@ def replay(world: Any, task: Task) -> list[Any]:
 
 def chain_rows(pack: SqlPack | SlotPack, task: Task) -> list[tuple[Any, ...]]:
     """The rows the task's gold chain produces, read off the world (not the importer's own check)."""
-    world = pack.new_world(0)
+    world = pack.new_world(0, WorldContext(task=task))  # a join question's world starts from its joined tables
     contents = replay(world, task)
     if isinstance(world, SlotWorld):
         assert isinstance(pack, SlotPack)
         return list(pack.runtime.result(world.last()).rows)
-    getters = [c for g, c in zip(task.goals[0].gold, contents, strict=True) if g.role == "core"]
-    if task.goals[0].gold[-1].name.startswith("count_keys"):
-        return [(getters[-1][0]["count"],)]
-    return list(zip(*([list(r.values())[1] for r in content] for content in getters), strict=True))
+    gold = task.goals[0].gold
+    if not gold[-1].name.startswith("get_"):  # a count, an aggregate or distinct values: the last call's rows
+        rows = [tuple(record.values()) for record in contents[-1]]
+        sql_columns = task.description.split(": ", 1)[1].lower().split(" from ")[0]
+        if "_rows_per_" in gold[-1].name and sql_columns.index("count(") < len(sql_columns) // 2:
+            rows = [(count, value) for value, count in rows]  # the query projects its count first
+        return rows
+    getters = [c for g, c in zip(gold, contents, strict=True) if g.role == "core"]
+    sorts = [c for g, c in zip(gold, contents, strict=True) if g.name.startswith("sort_")]
+    keys = [record["key"] for record in (sorts[-1] if sorts else getters[0])]
+    by_key = [{record["key"]: list(record.values())[1] for record in content} for content in getters]
+    return [tuple(values[key] for values in by_key) for key in keys]
 
 
 def sql_rows(connection: sqlite3.Connection, task: Task) -> list[tuple[Any, ...]]:

@@ -2,8 +2,8 @@
 
 ``squall import ... --describe-model M`` asks a model once per function for a short description (prompt: the name,
 the parameters with types, the SQL with parameter names in place of values, the schema of the tables it reads) and
-keeps it only if it passes every check below; otherwise the offline description (schema + SQL) stays. Checks, the
-first failing one is the reason recorded:
+keeps it only if it passes every check below; otherwise the offline description (the query in words,
+``worlds.sql.prose``) stays. Checks, the first failing one is the reason recorded:
 
 - ``empty``: nothing but whitespace or quotes came back.
 - ``too_long``: ``MAX_CHARS`` characters or more (a tool description, not documentation).
@@ -12,6 +12,8 @@ first failing one is the reason recorded:
   when it joins word parts with underscores (``min_pages``), is in backticks, or follows a colon (``:genre``).
   It is allowed when it is a parameter, the function's name, or a table or column of the database (any case):
   those are real; anything else would send the agent looking for an argument or field that does not exist.
+- ``contains_sql``: SQL keywords or syntax, or a run of the query's own text (``worlds.sql.leaks``): the model
+  sees the SQL to describe it, and a description that repeats it gives the function away.
 - ``no_table_or_column``: it names none of the tables or columns the SQL reads, beyond the parameters' own names
   (case-insensitive, underscores and spaces interchangeable, plurals too): it says nothing checkable about the query.
 """
@@ -29,6 +31,7 @@ import sqlglot
 from sqlglot import exp
 
 from sim.core import ChatMessage, ModelRequest
+from worlds.sql.leaks import sql_leaks
 from worlds.sql.model import SqlFunction
 
 MAX_CHARS = 300
@@ -96,7 +99,8 @@ def describe_request(model: str, function: SqlFunction, schema: Schema, seed: in
     )
     text = (
         "Write a one- or two-sentence description of this database function for an assistant that calls it. "
-        "Say what it returns and name every parameter by its exact name. Reply with the description only.\n\n"
+        "Say what it returns and name every parameter by its exact name. Describe it in plain words: no SQL, no "
+        "query text. Reply with the description only.\n\n"
         f"Function: {function.name}\nParameters:\n{params}\nSQL: {named_sql(function)}\nTables:\n{ddl}"
     )
     return ModelRequest(
@@ -136,6 +140,8 @@ def check_description(text: str, function: SqlFunction, schema: Schema) -> str |
     known |= {n.lower() for n in (*tables, *columns)}
     if any(token.lower() not in known for token in identifier_tokens(text)):
         return "invented_identifier"
+    if sql_leaks(text, named_sql(function)):
+        return "contains_sql"
     words, params = _words(text), {_words(p.name) for p in function.params}
     # A parameter often shares its column's name; naming it proves nothing more, so it does not count here.
     names = [_words(name) for name in (*tables, *columns) if _words(name) not in params]

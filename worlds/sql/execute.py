@@ -43,23 +43,12 @@ class QueryError(ValueError):
 
 class QueryLimitError(ValueError):
     """A query past a limit above. Not a QueryError: an import refuses the input instead of rejecting the question
-    (the next one may hang the same way), and says which question (``question``, set by ``for_question``)."""
+    (the next one may hang the same way)."""
 
-    def __init__(self, problem: str) -> None:
+    def __init__(self, problem: str, sql: str) -> None:
         super().__init__(problem)
-        self.question: tuple[int, str] | None = None
-        """(index, SQL) of the question whose verification ran the query."""
-
-
-@contextmanager
-def for_question(index: int, sql: str) -> Iterator[None]:
-    """Name the question a QueryLimitError raised inside came from (the innermost one wins)."""
-    try:
-        yield
-    except QueryLimitError as error:
-        if error.question is None:
-            error.question = (index, sql)
-        raise
+        self.sql = sql
+        """The query that ran (an import finds its question by it: each question's own SQL runs first)."""
 
 
 class ReadOnlyConnection(sqlite3.Connection):
@@ -154,13 +143,13 @@ def run_query(connection: sqlite3.Connection, sql: str, parameters: Mapping[str,
                 rows.extend(tuple(row) for row in batch)
                 size += sum(len(v) if isinstance(v, str | bytes) else 8 for row in batch for v in row)
         except sqlite3.Error as error:
-            raise _limit_error(error, connection) or QueryError(str(error)) from error
+            raise _limit_error(error, connection, sql) or QueryError(str(error)) from error
         except (OverflowError, ValueError) as error:
             raise QueryError(str(error)) from error
     if len(rows) > MAX_ROWS:
-        raise QueryLimitError(f"the query returns over {MAX_ROWS:,} rows")
+        raise QueryLimitError(f"the query returns over {MAX_ROWS:,} rows", sql)
     if size > MAX_RESULT_BYTES:
-        raise QueryLimitError(f"the query's result is over {MAX_RESULT_BYTES >> 20} MiB")
+        raise QueryLimitError(f"the query's result is over {MAX_RESULT_BYTES >> 20} MiB", sql)
     columns = tuple(d[0] for d in cursor.description or ())
     return QueryResult(columns=columns, rows=tuple(rows))
 
@@ -170,12 +159,12 @@ def _unbounded() -> Iterator[None]:
     yield
 
 
-def _limit_error(error: sqlite3.Error, connection: sqlite3.Connection) -> QueryLimitError | None:
+def _limit_error(error: sqlite3.Error, connection: sqlite3.Connection, sql: str) -> QueryLimitError | None:
     code = getattr(error, "sqlite_errorcode", None)
     if code == sqlite3.SQLITE_INTERRUPT and isinstance(connection, ReadOnlyConnection):
-        return QueryLimitError(f"the query ran past the {connection.time_limit_s:g} s time limit")
+        return QueryLimitError(f"the query ran past the {connection.time_limit_s:g} s time limit", sql)
     if code == sqlite3.SQLITE_TOOBIG:
-        return QueryLimitError(f"the query makes a value over the {MAX_VALUE_BYTES >> 20} MiB limit")
+        return QueryLimitError(f"the query makes a value over the {MAX_VALUE_BYTES >> 20} MiB limit", sql)
     return None
 
 
@@ -184,6 +173,10 @@ class Column:
     table: str
     name: str
     declared_type: str
+    label: str = ""
+    """A readable name for the column where the database documents one (BIRD's ``column_name``)."""
+    description: str = ""
+    """What the column holds, where documented (BIRD's ``column_description`` and ``value_description``)."""
 
 
 def read_schema(path: Path) -> dict[str, dict[str, Column]]:

@@ -3,6 +3,7 @@
     world.toml            kind = "sql", name, functions, tasks, databases
     functions.json        the generated functions (SqlFunction)
     tasks.jsonl           one verified Task per line
+    initial.json          SLOT style, join questions: task id -> the initialisation step (joined tables)
     databases/<db>.sqlite copies of the databases the functions read
     import_report.json    kept and rejected questions, with reasons
 
@@ -25,12 +26,13 @@ from sim.core.bounded_read import DATA_LIMIT, InputFileError
 from sim.core.structured import load_json
 from worlds.sql.importer import ImportedWorld
 from worlds.sql.model import SqlFunction
-from worlds.sql.style_slot_gold import SlotPack
+from worlds.sql.slot_obfuscate import ObfuscatedSlotPack
+from worlds.sql.style_slot_gold import Initial, SlotPack
 from worlds.sql.world import SqlPack
 from worlds.task_files import TaskFileError, load_tasks
 
 KIND = "sql"
-TOML_KEYS = frozenset({"kind", "name", "functions", "tasks", "databases", "style"})
+TOML_KEYS = frozenset({"kind", "name", "functions", "tasks", "databases", "style", "initial", "obfuscate_seed"})
 _FUNCTIONS = TypeAdapter(list[SqlFunction])
 
 
@@ -49,9 +51,20 @@ def write_world(world: ImportedWorld, out: Path, replace: bool = False) -> Path:
         (staging / "databases").mkdir()
         for db_id, path in sorted(world.databases.items()):
             shutil.copyfile(path, staging / "databases" / f"{db_id}.sqlite")
-        config = {"kind": KIND, "name": world.name, "functions": "functions.json", "tasks": "tasks.jsonl"}
+        config: dict[str, str | int] = {
+            "kind": KIND,
+            "name": world.name,
+            "functions": "functions.json",
+            "tasks": "tasks.jsonl",
+        }
         if world.style == "slot":  # generic tools over the databases: no functions file; the loader dispatches on it
             config = {"kind": KIND, "name": world.name, "style": "slot", "tasks": "tasks.jsonl"}
+            if world.initial:  # join questions: each one's initialisation step, by task id
+                config["initial"] = "initial.json"
+                text = json.dumps(world.initial, indent=1, sort_keys=True)
+                (staging / "initial.json").write_text(text + "\n", encoding="utf-8")
+            if world.obfuscate_seed is not None:
+                config["obfuscate_seed"] = world.obfuscate_seed
         (staging / "world.toml").write_text(tomli_w.dumps({**config, "databases": "databases"}), encoding="utf-8")
         functions = [f.model_dump(mode="json") for f in world.functions]
         if world.style != "slot":
@@ -78,7 +91,7 @@ def is_sql_world(config: dict[str, Any]) -> bool:
     return config.get("kind") == KIND
 
 
-def load_world_folder(directory: Path, config: dict[str, Any]) -> SqlPack | SlotPack:
+def load_world_folder(directory: Path, config: dict[str, Any]) -> SqlPack | SlotPack | ObfuscatedSlotPack:
     """The pack of a folder whose world.toml (already parsed into ``config``) says ``kind = "sql"``."""
     toml_path = directory / "world.toml"
     unknown = sorted(set(config) - TOML_KEYS)
@@ -94,7 +107,15 @@ def load_world_folder(directory: Path, config: dict[str, Any]) -> SqlPack | Slot
             raise SqlWorldError(f"{toml_path}: '{key}' must be a non-empty string")
         entries[key] = value
     if config.get("style", "per_question") == "slot":
-        return _load_slot(directory, entries)
+        initial = config.get("initial")
+        if initial is not None and (not isinstance(initial, str) or not initial):
+            raise SqlWorldError(f"{toml_path}: 'initial' must be a non-empty string")
+        seed = config.get("obfuscate_seed")
+        if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool)):
+            raise SqlWorldError(f"{toml_path}: 'obfuscate_seed' must be an integer")
+        if seed is not None and initial is not None:  # obfuscated SLOT imports reject joins (style_import)
+            raise SqlWorldError(f"{toml_path}: an obfuscated SLOT world has no 'initial' steps")
+        return _load_slot(directory, entries, initial, seed)
     functions_path = directory / entries["functions"]
     try:
         functions = _FUNCTIONS.validate_python(load_json(functions_path, DATA_LIMIT))
@@ -119,14 +140,28 @@ def load_world_folder(directory: Path, config: dict[str, Any]) -> SqlPack | Slot
         raise SqlWorldError(f"{directory}: {error}") from error
 
 
-def _load_slot(directory: Path, entries: dict[str, str]) -> SlotPack:
-    """A SLOT-style world: its tools are generic, so the folder's databases are all it needs beside the tasks."""
+def _load_slot(
+    directory: Path, entries: dict[str, str], initial_file: str | None, seed: int | None
+) -> SlotPack | ObfuscatedSlotPack:
+    """A SLOT-style world: its tools are generic, so the folder's databases are all it needs beside the tasks,
+    for join questions their initialisation steps and, obfuscated, the seed of its codes."""
     try:
         tasks = load_tasks(directory / entries["tasks"])
     except TaskFileError as error:
         raise SqlWorldError(str(error)) from error
     databases = {path.stem: path for path in sorted((directory / entries["databases"]).glob("*.sqlite"))}
+    initial: dict[str, Initial] = {}
+    if initial_file is not None:
+        path = directory / initial_file
+        try:
+            initial = {task_id: Initial.from_json(step) for task_id, step in json.loads(path.read_text()).items()}
+        except OSError as error:
+            raise SqlWorldError(f"{path}: cannot read: {error.strerror or error}") from error
+        except (ValueError, KeyError, TypeError, AttributeError) as error:
+            raise SqlWorldError(f"{path}: not a map of task id to initialisation step: {error}") from error
     try:
-        return SlotPack(entries["name"], tasks, databases)
+        if seed is not None:
+            return ObfuscatedSlotPack(entries["name"], tasks, databases, seed)
+        return SlotPack(entries["name"], tasks, databases, initial)
     except ValueError as error:
         raise SqlWorldError(f"{directory}: {error}") from error

@@ -10,8 +10,9 @@ import re
 
 from sqlglot import exp
 
-from worlds.sql.literals import LiteralSlot, identifier_word
+from worlds.sql.literals import LiteralSlot, Schema, identifier_word, resolve_column
 from worlds.sql.model import SqlFunction, SqlParam
+from worlds.sql.prose import PlainNamer, Prose, humanize
 
 MAX_NAME = 60
 _SLOT = re.compile(r":(p\d+|pl)\b")
@@ -22,10 +23,11 @@ def render(tree: exp.Expr) -> str:
 
 
 def build_function(
-    tree: exp.Expr, db_id: str, literals: list[LiteralSlot], extra: SqlParam | None = None
+    tree: exp.Expr, db_id: str, literals: list[LiteralSlot], extra: SqlParam | None = None, schema: Schema | None = None
 ) -> SqlFunction:
     """A function running ``tree`` (its literal placeholders become arguments; ``extra`` is the list or value
-    input of an outer query). Named provisionally: the library gives the final name."""
+    input of an outer query), described in words from ``schema``'s names. Named provisionally: the library gives
+    the final name."""
     sql = render(tree)
     by_slot = {lit.slot: lit for lit in literals}
     params: list[SqlParam] = []
@@ -46,7 +48,7 @@ def build_function(
                 swappable=lit.swappable,
             )
         params.append(param.model_copy(update={"name": _unique(param.name, used)}))
-    summary = _summary(tree, db_id, sql)
+    summary = describe_tree(tree, db_id, schema or {})
     ordered = bool(tree.args.get("order"))
     like_escape = any(p.contains for p in params)  # literals.parametrise put ESCAPE on their LIKE
     return SqlFunction(
@@ -83,16 +85,18 @@ def _tables(tree: exp.Expr) -> list[str]:
     return list(dict.fromkeys(table.name for table in tree.find_all(exp.Table) if table.name.lower() != "json_each"))
 
 
-def _summary(tree: exp.Expr, db_id: str, sql: str) -> str:
-    returned = ", ".join(outputs(tree)) or "rows"
-    tables = ", ".join(_tables(tree))
-    order = tree.args.get("order")
-    ordering = f" Rows come ordered by {order.sql(dialect='sqlite').removeprefix('ORDER BY ')}." if order else ""
-    readable = _SLOT.sub(lambda m: f"⟨{m.group(1)}⟩", sql)
-    return (
-        f"Looks up {returned} in the {db_id} database (tables: {tables}).{ordering} "
-        f"Returns a list of JSON records, one per row. Query: {readable}"
-    )
+def describe_tree(tree: exp.Expr, db_id: str, schema: Schema) -> str:
+    """What the query returns, in words (never its SQL), with the database's own notes on the returned columns."""
+    text = Prose(PlainNamer(schema)).sentence(tree)
+    notes = []
+    select = tree if isinstance(tree, exp.Select) else tree.find(exp.Select)
+    for projection in select.expressions if select is not None else []:
+        node = projection.this if isinstance(projection, exp.Alias) else projection
+        column = resolve_column(node, schema) if isinstance(node, exp.Column) else None
+        if column is not None and column.description:
+            notes.append(f"{column.label or humanize(column.name)}: {column.description}")
+    about = f" Returned fields: {'; '.join(dict.fromkeys(notes))}." if notes else ""
+    return f"{text}{about} Data: the {db_id} database; the result is a list of JSON records, one per row."
 
 
 def _name(tree: exp.Expr, params: list[SqlParam]) -> str:

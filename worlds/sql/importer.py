@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 
 from sim.core import Task
-from worlds.sql.execute import QueryLimitError, for_question
+from worlds.sql.execute import QueryLimitError
 from worlds.sql.formats import FormatError, Question, SourceFormat, check_databases, read_questions
 from worlds.sql.functions import FunctionLibrary
 from worlds.sql.model import ImportedWorld, ImportOptions, ImportReport, Rejection
+from worlds.sql.quality import SINGLE_PATH, rejection, screen, with_screened
 from worlds.sql.style_import import import_styled
 from worlds.sql.verify import Database, Verified, verify_question
 
@@ -22,17 +24,22 @@ def import_world(
     questions = read_questions(questions_file, source)
     if options.db_ids is not None:
         questions = [q for q in questions if q.db_id in options.db_ids]
+    if options.only_split and options.style != "per_question":
+        raise ValueError(f"only_split: two solution paths exist in the per_question style only, not '{options.style}'")
     paths = check_databases(db_dir, questions, questions_file)
     limit = options.query_time_limit_s
     databases = {db_id: Database.open(db_id, path, limit) for db_id, path in paths.items()}
     try:
+        screened, dropped = screen(questions, databases, options)
         if options.style != "per_question":
-            return import_styled(source, questions, databases, options)
-        return _import(source, questions, databases, options)
+            world = import_styled(source, screened, databases, options)
+        else:
+            world = _import(source, screened, databases, options)
+        return replace(world, report=with_screened(world.report, len(questions), dropped, options))
     except QueryLimitError as error:  # the whole set is refused: another question may hang the same way
-        index, sql = error.question or (None, "")
-        where = f"{questions_file}[{index}]" if index is not None else str(questions_file)
-        raise FormatError(f"{where}: {error} (SQL: {sql[:200]})") from None
+        asked = next((q for q in questions if q.sql == error.sql), None)  # its own SQL runs before any derived one
+        where = f"{questions_file}[{asked.index}]" if asked is not None else str(questions_file)
+        raise FormatError(f"{where}: {error} (SQL: {error.sql[:200]})") from None
     finally:
         for db in databases.values():
             db.connection.close()
@@ -46,8 +53,12 @@ def _import(
     rejections: list[Rejection] = []
     kept: list[tuple[Question, Verified]] = []
     for question in questions:
-        with for_question(question.index, question.sql):
-            outcome = verify_question(question, databases[question.db_id], library, options.world)
+        if options.only_split:  # verified apart first, so a dropped question adds no function to the world
+            probe = verify_question(question, databases[question.db_id], FunctionLibrary(), options.world)
+            if not isinstance(probe, Rejection) and not probe.split:
+                rejections.append(rejection(question, SINGLE_PATH, "one solution path (only_split)"))
+                continue
+        outcome = verify_question(question, databases[question.db_id], library, options.world)
         if isinstance(outcome, Rejection):
             rejections.append(outcome)
             continue
@@ -57,14 +68,14 @@ def _import(
     if options.augment > 0:
         from worlds.sql.augment import augment_tasks
 
-        extra = augment_tasks(kept, databases, library, options.world, options.augment, options.seed)
+        extra = augment_tasks(kept, databases, library, options.world, options.augment, options.seed, options.max_rows)
         tasks.extend(extra)
         augmented = len(extra)
     functions = library.functions()
     if options.obfuscate:
-        from worlds.sql.obfuscate import obfuscate
+        from worlds.sql.obfuscate import obfuscate_world
 
-        functions, tasks = obfuscate(functions, tasks, options.seed)
+        functions, tasks = obfuscate_world(functions, tasks, options.seed, databases)
     reasons = Counter(r.reason if r.reason != "not_split" else f"not_split:{r.detail}" for r in rejections)
     report = ImportReport(
         source=source,

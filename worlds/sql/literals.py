@@ -19,6 +19,7 @@ from sqlglot.errors import SqlglotError
 
 from worlds.sql.execute import Column
 from worlds.sql.model import LIKE_ESCAPE
+from worlds.sql.prose import PlainNamer, Prose, humanize
 
 Schema = dict[str, dict[str, Column]]
 
@@ -188,7 +189,8 @@ def _describe(node: exp.Expr, value: Any, slot: str, schema: Schema) -> LiteralS
     assert parent is not None
     other = parent.this if node is not parent.this else parent.expression
     column = resolve_column(other, schema) if isinstance(other, exp.Column) else None
-    subject = _subject(other, column)
+    subject = column_subject(column) if column is not None else Prose(PlainNamer(schema)).expression(other, None)
+    notes = _notes(column)
     base = _base(other, column)
     if column is not None and json_type == "integer" and column.declared_type.upper().startswith(_REAL_TYPES):
         json_type = "number"
@@ -197,23 +199,23 @@ def _describe(node: exp.Expr, value: Any, slot: str, schema: Schema) -> LiteralS
         inner = text[1:-1] if len(text) >= 2 and text.startswith("%") and text.endswith("%") else None
         if inner is not None and not any(c in inner for c in "%_"):
             return LiteralSlot(
-                slot, inner, f"{base}_contains", "string", f"Text that {subject} contains.", column, True, False
+                slot, inner, f"{base}_contains", "string", f"Text that {subject} contains.{notes}", column, True, False
             )
-        description = f"SQL LIKE pattern {subject} must match (% any text, _ any one character)."
+        description = f"A pattern {subject} must match (% any text, _ any one character).{notes}"
         return LiteralSlot(slot, text, f"{base}_pattern", "string", description, column, False, False)
     if isinstance(parent, exp.Between):
         bound = "low" if parent.args.get("low") is node else "high"
         word = "lowest" if bound == "low" else "highest"
-        description = f"The {word} {subject} to include (inclusive)."
+        description = f"The {word} {subject} to include (inclusive).{notes}"
         name = f"{base}_{'from' if bound == 'low' else 'to'}"
         return LiteralSlot(slot, value, name, json_type, description, column, False, False)
     if isinstance(parent, exp.In):
-        description = f"One of the values {subject} may equal."
+        description = f"One of the values {subject} may equal.{notes}"
         return LiteralSlot(slot, value, base, json_type, description, column, False, column is not None)
     op = COMPARISONS[type(parent)]
     if node is parent.this:
         op = _FLIPPED[op]
-    description = f"Keeps rows whose {subject} is {_PHRASE[op]} this value."
+    description = f"Keeps rows whose {subject} is {_PHRASE[op]} this value.{notes}"
     swappable = op == "=" and column is not None
     return LiteralSlot(slot, value, _PREFIX[op] + base, json_type, description, column, False, swappable)
 
@@ -247,10 +249,14 @@ def resolve_column(column: exp.Column, schema: Schema) -> Column | None:
     return None
 
 
-def _subject(other: exp.Expr | None, column: Column | None) -> str:
-    if column is not None:
-        return f"{column.table}.{column.name}"
-    return other.sql(dialect="sqlite") if other is not None else "the value"
+def column_subject(column: Column) -> str:
+    """A column in words: ``genre (of book)``; BIRD's label where the database gives one."""
+    return f"{column.label or humanize(column.name)} (of {humanize(column.table)})"
+
+
+def _notes(column: Column | None) -> str:
+    """The database's own note on the column (BIRD's descriptions), if any."""
+    return f" About it: {column.description.rstrip('.')}." if column is not None and column.description else ""
 
 
 def _base(other: exp.Expr | None, column: Column | None) -> str:

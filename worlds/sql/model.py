@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
@@ -121,6 +121,12 @@ class ImportReport(Frozen):
     functions: int
     rejected_by_reason: dict[str, int] = Field(default_factory=dict)
     rejections: list[Rejection] = Field(default_factory=list)
+    filters: dict[str, bool | int | None] = Field(
+        default_factory=dict, description="The quality filters' settings (worlds.sql.quality); empty before them."
+    )
+    filtered: dict[str, int] = Field(
+        default_factory=dict, description="Questions each quality filter dropped (also in rejected_by_reason)."
+    )
 
 
 @dataclass(frozen=True)
@@ -134,6 +140,12 @@ class ImportOptions:
     seed: int = 0
     style: str = "per_question"
     """API style of the generated tools: per_question | sel | slot (worlds.sql.style_import)."""
+    drop_empty: bool = True
+    """Quality filter (worlds.sql.quality): leave out questions whose SQL returns nothing (the study's default)."""
+    max_rows: int | None = 100
+    """Quality filter: leave out questions whose SQL returns more rows (None: any number; the study's 100)."""
+    only_split: bool = False
+    """Quality filter: keep only questions with two solution paths (per_question style)."""
     query_time_limit_s: float = QUERY_TIME_LIMIT_S
     """Seconds any one query may run during the import; past it the import stops, naming the question."""
 
@@ -146,3 +158,7 @@ class ImportedWorld:
     databases: dict[str, Path]
     report: ImportReport
     style: str = "per_question"
+    initial: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """SLOT style: task id -> its initialisation step (``style_slot_gold.Initial`` as JSON), for join questions."""
+    obfuscate_seed: int | None = None
+    """The seed a SLOT world's codes come from (its tools are generic: the loader rebuilds the names from it)."""

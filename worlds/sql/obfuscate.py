@@ -1,17 +1,20 @@
 """Names that say nothing: ``function_985(lambda_sigma=...)``, so an agent must read the descriptions.
 
-Deterministic by seed. Descriptions keep their text (they name arguments through their slots, so they follow
-the new names); gold calls are renamed to match.
+Deterministic by seed. Descriptions are rewritten so they say what a function does without naming its tables or
+columns (``worlds.sql.opaque``): the names were what obfuscation hides, and a description that kept them (or the
+SQL) would give the function away. Gold calls are renamed to match.
 """
 
 from __future__ import annotations
 
 import itertools
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from sim.core import Task
 from worlds.sql.model import SqlFunction
+from worlds.sql.opaque import OpaqueDatabase, opaque_databases, opaque_function
+from worlds.sql.verify import Database
 
 GREEK = (
     "alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "iota", "kappa", "lambda", "mu",
@@ -20,8 +23,18 @@ GREEK = (
 _PAIRS = [f"{a}_{b}" for a, b in itertools.product(GREEK, GREEK) if a != b]
 
 
+def obfuscate_world(
+    functions: Sequence[SqlFunction], tasks: Sequence[Task], seed: int, databases: Mapping[str, Database]
+) -> tuple[list[SqlFunction], list[Task]]:
+    """``obfuscate`` with codes for the databases the functions read (their schemas, examples from their data)."""
+    used = sorted({f.db_id for f in functions})
+    schemas = {db_id: databases[db_id].schema for db_id in used}
+    codes = opaque_databases(schemas, {db_id: databases[db_id].connection for db_id in used}, seed)
+    return obfuscate(functions, tasks, seed, codes)
+
+
 def obfuscate(
-    functions: Sequence[SqlFunction], tasks: Sequence[Task], seed: int
+    functions: Sequence[SqlFunction], tasks: Sequence[Task], seed: int, databases: Mapping[str, OpaqueDatabase]
 ) -> tuple[list[SqlFunction], list[Task]]:
     rng = random.Random(seed)
     width = max(1000, 10 ** len(str(len(functions) * 10)))
@@ -34,7 +47,7 @@ def obfuscate(
         params = [p.model_copy(update={"name": arguments[p.name]}) for p in function.params]
         new = function.model_copy(update={"name": f"function_{number}", "params": params})
         names[function.name] = (new.name, arguments)
-        renamed.append(new)
+        renamed.append(opaque_function(new, databases[function.db_id]))
     return renamed, [_rename(task, names) for task in tasks]
 
 

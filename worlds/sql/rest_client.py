@@ -1,10 +1,11 @@
 """A world whose calls go over HTTP to a served SQL world (``squall serve``): ``--world http://127.0.0.1:PORT``.
 
 The pack reads the served world's name, instructions, tools and tasks once, at load (a blocking read: loading
-happens before episodes start); each ``call()`` sends one GET and turns the response back into the ToolResult the
-served world produced, so an episode over HTTP records what an in-process one does. Each call opens its own
-client session: a world has no close hook a shared session could hang on, and a loopback connect costs
-well under a millisecond.
+happens before episodes start); the tasks hold the gold, so that one read carries the server's token (given, or
+found where ``squall serve`` left it: ``worlds.sql.rest_token``); each ``call()`` sends one GET and turns the
+response back into the ToolResult the served world produced, so an episode over HTTP records what an in-process
+one does. Each call opens its own client session: a world has no close hook a shared session could hang on, and
+a loopback connect costs well under a millisecond.
 """
 
 from __future__ import annotations
@@ -21,25 +22,44 @@ import aiohttp
 from sim.core import Task, ToolCall, ToolResult, ToolSpec, WorldContext, failure
 from sim.core.tools import ToolStatus
 from worlds.sql.rest_schema import API_PREFIX, HINT_HEADER, encode_query
+from worlds.sql.rest_token import BEARER, read_token
 
 _LOAD_TIMEOUT_S = 30.0
 _CALL_TIMEOUT_S = 60.0
 _STATUSES = frozenset({"invalid_arguments", "not_found", "failed"})
+_NO_TOKEN = "no token from its `squall serve` was found (run the harness as the user who started it)"
+_BAD_TOKEN = "the token was not its own (another server on that port?)"
 
 
-def _get_json(base_url: str, path: str) -> Any:
+def _get_json(base_url: str, path: str, token: str | None = None) -> Any:
+    headers = {"Authorization": BEARER + token} if token is not None else {}
     try:
-        with urllib.request.urlopen(base_url + path, timeout=_LOAD_TIMEOUT_S) as response:
+        with urllib.request.urlopen(
+            urllib.request.Request(base_url + path, headers=headers), timeout=_LOAD_TIMEOUT_S
+        ) as response:
             return json.loads(response.read())
+    except urllib.error.HTTPError as error:
+        if error.code == 401:
+            raise ValueError(
+                f"{base_url}{path}: the served world refused its tasks: {_NO_TOKEN if token is None else _BAD_TOKEN}"
+            ) from error
+        raise ValueError(f"{base_url}{path}: cannot read the served world: {error}") from error
     except (OSError, ValueError) as error:
         raise ValueError(f"{base_url}{path}: cannot read the served world: {error}") from error
+
+
+def _port(base_url: str) -> int:
+    try:
+        return urllib.parse.urlsplit(base_url).port or 80
+    except ValueError:  # a port out of range: no token file names it
+        return 0
 
 
 def to_result(call: ToolCall, http_status: int, body: Any, hint: str | None) -> ToolResult:
     """The ToolResult a REST response stands for (the inverse of ``worlds.sql.rest.result_response``)."""
     if http_status == 200 and isinstance(body, list):
-        if hint is not None and not body:
-            return ToolResult(call_id=call.id, status="success", content={"results": [], "hint": json.loads(hint)})
+        if hint is not None:  # no rows, or an aggregate's row of nulls
+            return ToolResult(call_id=call.id, status="success", content={"results": body, "hint": json.loads(hint)})
         return ToolResult(call_id=call.id, status="success", content=body)
     if isinstance(body, dict) and body.get("status") in _STATUSES and isinstance(body.get("error"), str):
         return failure(call, cast(ToolStatus, body["status"]), str(body.get("code", "failed")), body["error"])
@@ -91,17 +111,20 @@ class HttpSqlWorld:
 
 
 class HttpSqlPack:
-    """The served world's tasks and tools, read once; ``new_world`` is cheap. Raises ValueError when the server
-    cannot be read or answers with something that is not a served world."""
+    """The served world's tasks and tools, read once; ``new_world`` is cheap. ``token``: the server's (default:
+    the one its ``squall serve`` left for this port). Raises ValueError when the server cannot be read, refuses
+    the tasks, or answers with something that is not a served world."""
 
-    def __init__(self, base_url: str) -> None:
+    def __init__(self, base_url: str, token: str | None = None) -> None:
         self.base_url = base_url.rstrip("/")
+        if token is None:
+            token = read_token(_port(self.base_url))
         meta = _get_json(self.base_url, "/world")
         try:
             self.name = str(meta["name"])
             self._instructions = str(meta["instructions"])
             self._specs = [ToolSpec.model_validate(s) for s in _get_json(self.base_url, "/tools")]
-            self._tasks = tuple(Task.model_validate(t) for t in _get_json(self.base_url, "/tasks"))
+            self._tasks = tuple(Task.model_validate(t) for t in _get_json(self.base_url, "/tasks", token))
         except (KeyError, TypeError, ValueError) as error:
             raise ValueError(f"{self.base_url}: not a served squall world: {error}") from error
 

@@ -7,7 +7,9 @@ One GET endpoint per function: ``/api/<function_name>?<param>=<value>``. Encodin
   query parameters, so generic clients need no configuration); an array given once with an empty value
   (``?ids=``) is the empty list, the one list that repetition cannot otherwise spell (so ``[""]``, a list of one
   empty string, also arrives as ``[]``: the one argument value that does not survive the trip);
-- array items of type object or any are JSON text per value (a value that is not JSON stays a string).
+- array items of type object or any are JSON text per value (a value that is not JSON stays a string);
+- integers are 64-bit (what SQLite binds): the document bounds them, and a larger one arrives as text, which the
+  checker refuses as the wrong type (400); a number that large is read as a float.
 
 Decoding is best effort on purpose: text that does not parse as the declared type is handed on unchanged, so the
 world's own argument checker rejects it with the same message an in-process call gets.
@@ -24,19 +26,30 @@ from typing import Any
 from sim.core import ToolSpec
 
 API_PREFIX = "/api/"
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 HINT_HEADER = "X-Squall-Hint"
 _INTEGER = re.compile(r"-?[0-9]{1,30}")  # 30 digits: far past int64, short of Python's int-parsing limit
 _NUMBER = re.compile(r"-?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]{1,4})?")
 
 
+def _integer(text: str) -> int | None:
+    """The 64-bit integer ``text`` spells (``5.0``: JSON Schema's integer too, as it is in-process), else None."""
+    if _INTEGER.fullmatch(text):
+        value = int(text)
+    elif _NUMBER.fullmatch(text) and float(text).is_integer():
+        value = int(float(text))
+    else:
+        return None
+    return value if INT64_MIN <= value <= INT64_MAX else None
+
+
 def _scalar(text: str, kind: str | None) -> Any:
-    if kind == "integer" and _INTEGER.fullmatch(text):
-        return int(text)
-    if kind == "integer" and _NUMBER.fullmatch(text) and float(text).is_integer():
-        return int(float(text))  # 5.0: JSON Schema's integer too, as it is in-process
+    if kind == "integer":  # past 64 bits the text stays text: the checker refuses it, as the document says
+        integer = _integer(text)
+        return text if integer is None else integer
     if kind == "number" and _NUMBER.fullmatch(text):
-        if _INTEGER.fullmatch(text):
-            return int(text)
+        if _INTEGER.fullmatch(text) and INT64_MIN <= int(text) <= INT64_MAX:
+            return int(text)  # past 64 bits SQLite cannot bind an int: a JSON number that large is read as a float
         value = float(text)
         return value if math.isfinite(value) else text
     if kind in ("object", "any", None):
@@ -100,16 +113,33 @@ def _text(value: Any, kind: Any) -> str:
 
 
 def _parameter(name: str, schema: Mapping[str, Any], required: bool) -> dict[str, Any]:
+    published: dict[str, Any] = _bounded(json.loads(json.dumps(schema)))
+    if required and published.get("type") == "array":
+        # Form style spells [] as no parameter at all, which a required parameter cannot be; `?name=` (our []) is
+        # outside what OpenAPI can say, so the document asks for one item at least.
+        published["minItems"] = max(1, int(published.get("minItems", 0)))
     entry: dict[str, Any] = {
         "name": name,
         "in": "query",
         "required": required,
         "description": str(schema.get("description", "")),
-        "schema": json.loads(json.dumps(schema)),
+        "schema": published,
     }
     if schema.get("type") == "array":
         entry |= {"style": "form", "explode": True}
     return entry
+
+
+def _bounded(schema: dict[str, Any]) -> dict[str, Any]:
+    """``schema`` with every integer bounded to what SQLite binds (64 bits, signed): a larger one is refused (400),
+    so the document says it is invalid. Existing tighter bounds stay."""
+    if schema.get("type") == "integer":
+        schema["minimum"] = max(INT64_MIN, schema.get("minimum", INT64_MIN))
+        schema["maximum"] = min(INT64_MAX, schema.get("maximum", INT64_MAX))
+    items = schema.get("items")
+    if isinstance(items, dict):
+        schema["items"] = _bounded(items)
+    return schema
 
 
 _ERROR = {
@@ -149,7 +179,9 @@ def openapi_document(title: str, description: str, specs: Sequence[ToolSpec]) ->
                     },
                     "400": {"description": "An argument is missing, unexpected or of the wrong type."} | error_ref,
                     "404": {"description": "No such endpoint."} | error_ref,
+                    "414": {"description": "The request line is longer than 8,190 bytes."} | error_ref,
                     "422": {"description": "The query could not run with these values."} | error_ref,
+                    "431": {"description": "A request header field is longer than 8,192 bytes."} | error_ref,
                 },
             }
         }

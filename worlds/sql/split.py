@@ -22,8 +22,9 @@ import sqlglot
 from sqlglot import exp
 
 from worlds.sql.execute import QueryResult, json_value, record_keys
-from worlds.sql.literals import COMPARISONS, Schema, comparison_words, identifier_word, resolve_column
+from worlds.sql.literals import COMPARISONS, Schema, column_subject, comparison_words, identifier_word, resolve_column
 from worlds.sql.model import SqlParam
+from worlds.sql.prose import PlainNamer, Prose
 
 LIST_SLOT = "pl"
 SplitKind = Literal["set", "in", "scalar"]
@@ -118,14 +119,14 @@ def list_param(point: SplitPoint, inner: QueryResult, schema: Schema, inner_what
             name=f"{what}_list" if not many else "rows",
             type="array",
             items="object" if many else _items(inner),
-            description=f"A list of {shape} (the {inner_what} the inner query returns): {effect}.",
+            description=f"A list of {shape} ({inner_what}, as another function returns them): {effect}.",
         )
     parent = point.node.parent
     assert parent is not None
     other = parent.this
     column = resolve_column(other, schema) if isinstance(other, exp.Column) else None
     base = identifier_word(column.name if column else other.alias_or_name or "value")
-    subject = f"{column.table}.{column.name}" if column else other.sql(dialect="sqlite")
+    subject = column_subject(column) if column else Prose(PlainNamer(schema)).expression(other, None)
     if point.kind == "in":
         negated = isinstance(parent.parent, exp.Not)
         verb = "is not" if negated else "is"
@@ -134,8 +135,8 @@ def list_param(point: SplitPoint, inner: QueryResult, schema: Schema, inner_what
             name=f"{'excluded_' if negated else ''}{base}_list",
             type="array",
             items=_items(inner),
-            description=f"Values (the {inner_what} the inner query returns); keeps rows whose {subject} {verb} one "
-            "of them.",
+            description=f"Values ({inner_what}, as another function returns them); keeps rows whose {subject} "
+            f"{verb} one of them.",
         )
     if isinstance(parent, exp.Between):
         low = parent.args.get("low") is point.node
@@ -148,7 +149,8 @@ def list_param(point: SplitPoint, inner: QueryResult, schema: Schema, inner_what
         slot=LIST_SLOT,
         name=f"{prefix}{base}",
         type=json_type,
-        description=f"A value (the {inner_what} the inner query returns); keeps rows whose {subject} is {phrase} it.",
+        description=f"A value ({inner_what}, as another function returns it); keeps rows whose {subject} is {phrase} "
+        "it.",
     )
 
 

@@ -8,16 +8,18 @@ cannot express or reproduce it).
 from __future__ import annotations
 
 from collections import Counter
+from typing import Any
 
 from sim.core import Goal, GoldCall, Task, UserIntent
-from worlds.sql.execute import QueryError, QueryResult, for_question, run_query
+from worlds.sql.execute import QueryError, run_query
 from worlds.sql.formats import Question, SourceFormat
 from worlds.sql.literals import GenerateError, parse
 from worlds.sql.model import ImportedWorld, ImportOptions, ImportReport, Rejection
-from worlds.sql.style_sel import SelLibrary, sel_chain
+from worlds.sql.style_sel import SelLibrary
+from worlds.sql.style_sel_gold import sel_chain
 from worlds.sql.style_shape import read_shape
 from worlds.sql.style_slot import SlotRuntime
-from worlds.sql.style_slot_gold import slot_chain
+from worlds.sql.style_slot_gold import Initial, slot_chain
 from worlds.sql.verify import Database, answer_text, answer_value
 
 STYLES = ("per_question", "sel", "slot")
@@ -26,27 +28,50 @@ STYLES = ("per_question", "sel", "slot")
 def import_styled(
     source: SourceFormat, questions: list[Question], databases: dict[str, Database], options: ImportOptions
 ) -> ImportedWorld:
-    if options.augment or options.obfuscate:
-        raise ValueError(f"--augment and --obfuscate work with the per_question style only, not '{options.style}'")
+    if options.augment:
+        raise ValueError(f"--augment works with the per_question style only, not '{options.style}'")
     sel = SelLibrary()
     paths = {db_id: db.path for db_id, db in databases.items()}
     slot = SlotRuntime(paths, options.query_time_limit_s) if options.style == "slot" else None
     tasks: list[Task] = []
     rejections: list[Rejection] = []
-    try:
-        for question in questions:
-            with for_question(question.index, question.sql):
-                outcome = _chain(question, databases[question.db_id], sel, slot)
-            if isinstance(outcome, Rejection):
-                rejections.append(outcome)
-                continue
-            gold, expected = outcome
-            tasks.append(_task(question, gold, answer_value(expected), options))
-    finally:
-        if slot is not None:
-            slot.close()
+    initial: dict[str, dict[str, Any]] = {}
+    joins: set[tuple[str, str]] = set()
+    for question in questions:
+        db = databases[question.db_id]
+        try:
+            expected = run_query(db.connection, question.sql)
+            shape = read_shape(parse(question.sql, db.schema), db.schema)
+            if slot is not None:
+                if shape.join is not None and options.obfuscate:
+                    # SLOT's joined table names its columns `table.column`: obfuscated, it would show them.
+                    raise GenerateError("join:obfuscated", "an obfuscated SLOT world keeps no join question")
+                gold = slot_chain(shape, slot, db.db_id, expected)
+            else:
+                sel.add_database(db)
+                gold = sel_chain(shape, db, sel, expected)
+        except QueryError as error:
+            rejections.append(_rejection(question, "sql_error", str(error)))
+            continue
+        except GenerateError as error:
+            rejections.append(_rejection(question, error.reason, error.detail))
+            continue
+        tasks.append(_task(question, gold, answer_value(expected), options))
+        if shape.join is not None:  # the initialisation step: SLOT's r1; SEL's functions of the joined table
+            initial[tasks[-1].id] = Initial(db.db_id, shape.join).to_json()
+            joins.add((db.db_id, f"join:{shape.join.name.lower()}"))
+    if slot is not None:
+        if options.obfuscate:
+            from worlds.sql.slot_obfuscate import SlotNames
+
+            tasks = SlotNames.build(slot.specs, list(slot.tables), options.seed).rename_tasks(tasks)
+        slot.close()
     used = {task.tags[1] for task in tasks}
-    functions = [f for f in sel.functions() if f.db_id in used]
+    functions = [f for f in sel.functions(joins) if f.db_id in used]
+    if options.obfuscate and slot is None:
+        from worlds.sql.obfuscate import obfuscate_world
+
+        functions, tasks = obfuscate_world(functions, tasks, options.seed, databases)
     report = ImportReport(
         source=source,
         questions=len(questions),
@@ -65,26 +90,9 @@ def import_styled(
         databases={db_id: db.path for db_id, db in databases.items() if slot is not None or db_id in used},
         report=report,
         style=options.style,
+        initial=initial if slot is not None else {},
+        obfuscate_seed=options.seed if options.obfuscate and slot is not None else None,
     )
-
-
-def _chain(
-    question: Question, db: Database, sel: SelLibrary, slot: SlotRuntime | None
-) -> tuple[list[GoldCall], QueryResult] | Rejection:
-    """The question's verified gold chain and the SQL's result, or why it was left out."""
-    try:
-        expected = run_query(db.connection, question.sql)
-        shape = read_shape(parse(question.sql, db.schema), db.schema)
-        if slot is not None:
-            gold = slot_chain(shape, slot, db.db_id, expected)
-        else:
-            sel.add_database(db)
-            gold = sel_chain(shape, db, sel, expected)
-    except QueryError as error:
-        return _rejection(question, "sql_error", str(error))
-    except GenerateError as error:
-        return _rejection(question, error.reason, error.detail)
-    return gold, expected
 
 
 def _rejection(question: Question, reason: str, detail: str) -> Rejection:

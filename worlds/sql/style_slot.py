@@ -3,9 +3,11 @@
 ``retrieve(table)`` starts a result ``r1``; ``filter``, ``sort``, ``group``, ``aggregate``, ``distinct`` and
 ``transform`` each take a label and return a new one with a preview. A label stands for a query composed from
 the previous one (not for copied rows), so SQLite itself evaluates every step and the chain's semantics are
-exactly SQL's. The agent never writes SQL: tables and columns are resolved against the schema and the labelled
-result's own columns, operators and functions against allow-lists, and values are bound as parameters. The
-labels are the world's per-episode state; snapshot, restore and state_hash cover them.
+exactly SQL's. A question that joins tables starts from ``r1`` already made: the joined table of its
+initialisation step (``style_join``), as the API-styles study does. The agent never writes SQL: tables and columns
+are resolved against the schema and the labelled result's own columns, operators and functions against
+allow-lists, and values are bound as parameters. The labels are the world's per-episode state; snapshot, restore
+and state_hash cover them.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from worlds.sql.execute import (
 )
 from worlds.sql.literals import identifier_word
 from worlds.sql.model import LIKE_ESCAPE, escape_like
+from worlds.sql.style_join import JoinedTable
 
 OPERATORS = {"=": "=", "!=": "!=", ">": ">", ">=": ">=", "<": "<", "<=": "<=", "contains": "LIKE"}
 FUNCTIONS = ("count", "sum", "avg", "min", "max")
@@ -139,12 +142,15 @@ class SlotRuntime:
 class SlotWorld:
     """One episode: the labels made so far. Labels count up from r1, so replays are deterministic."""
 
-    def __init__(self, name: str, runtime: SlotRuntime, instructions: str, seed: int = 0) -> None:
+    def __init__(
+        self, name: str, runtime: SlotRuntime, instructions: str, seed: int = 0, start: Node | None = None
+    ) -> None:
+        """``start``: the initialisation step's result (a question's joined tables), labelled r1 before any call."""
         self.name = name
         self.seed = seed
         self._runtime = runtime
         self._instructions = instructions
-        self.refs: dict[str, Node] = {}
+        self.refs: dict[str, Node] = {"r1": start} if start is not None else {}
 
     def specs(self) -> list[ToolSpec]:
         return list(self._runtime.specs)
@@ -266,6 +272,11 @@ class SlotWorld:
 
     def state_hash(self) -> str:
         return hashlib.sha256(json.dumps(self.snapshot(), sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+
+def joined_node(db_id: str, join: JoinedTable) -> Node:
+    """The initialisation step's result: the joined tables as one labelled result, columns ``table.column``."""
+    return Node(db_id, join.sql(), (), join.columns)
 
 
 def _listed(columns: tuple[str, ...]) -> str:

@@ -8,7 +8,9 @@ deterministic; it is written into the gold call. The paths share no function, so
 
 from __future__ import annotations
 
+import re
 import sqlite3
+import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,9 +19,10 @@ from typing import Any
 from sim.core import Goal, GoldCall, Task, UserIntent
 from worlds.sql.execute import QUERY_TIME_LIMIT_S, QueryError, QueryResult, read_schema, results_equal, run_query
 from worlds.sql.formats import Question
-from worlds.sql.functions import FunctionLibrary, build_function, outputs
+from worlds.sql.functions import FunctionLibrary, build_function
 from worlds.sql.literals import GenerateError, Parametrised, Schema, parametrise, parse
 from worlds.sql.model import Rejection, SqlFunction
+from worlds.sql.prose import PlainNamer, Prose
 from worlds.sql.split import LIST_SLOT, find_split, has_nested_query, list_argument, list_param, outer_tree
 
 
@@ -32,9 +35,10 @@ class Database:
 
     @classmethod
     def open(cls, db_id: str, path: Path, time_limit_s: float = QUERY_TIME_LIMIT_S) -> Database:
+        from worlds.sql.bird_docs import with_docs
         from worlds.sql.execute import open_readonly
 
-        return cls(db_id, path, open_readonly(path, time_limit_s), read_schema(path))
+        return cls(db_id, path, open_readonly(path, time_limit_s), with_docs(read_schema(path), path))
 
 
 @dataclass(frozen=True)
@@ -71,7 +75,7 @@ def verify_question(
     except GenerateError as error:
         return reject(error.reason, error.detail)
     values = {lit.slot: lit.value for lit in template.literals} | dict(overrides or {})
-    whole = build_function(template.tree, db.db_id, template.literals)
+    whole = build_function(template.tree, db.db_id, template.literals, schema=db.schema)
     whole_args = {p.name: values[p.slot] for p in whole.params}
     try:
         expected = run_query(db.connection, question.sql) if overrides is None else None
@@ -86,7 +90,7 @@ def verify_question(
         point = find_split(template.tree)
         if isinstance(point, str):
             return reject("not_split", point)
-        inner = build_function(point.inner, db.db_id, template.literals)
+        inner = build_function(point.inner, db.db_id, template.literals, schema=db.schema)
         inner_args = {p.name: values[p.slot] for p in inner.params}
         try:
             inner_result = run_function(db.connection, inner, inner_args)
@@ -96,9 +100,11 @@ def verify_question(
             len(inner_result.rows) != 1 or len(inner_result.columns) != 1 or inner_result.rows[0][0] is None
         ):
             return reject("scalar_inner_not_one_value", f"the inner query returns {len(inner_result.rows)} row(s)")
-        what = " and ".join(outputs(point.inner)) or "rows"
+        # The inner function's own arguments are not this one's: name them as values, not as markers.
+        what = re.sub(r"⟨[^⟩]*⟩", "a given value", Prose(PlainNamer(db.schema)).phrase(point.inner))
         extra = list_param(point, inner_result, db.schema, what)
-        outer = build_function(outer_tree(template.tree, point, inner_result), db.db_id, template.literals, extra)
+        outer_query = outer_tree(template.tree, point, inner_result)
+        outer = build_function(outer_query, db.db_id, template.literals, extra, schema=db.schema)
         fed = list_argument(point, inner_result)
         outer_args = {p.name: fed if p.slot == LIST_SLOT else values[p.slot] for p in outer.params}
         try:
@@ -135,10 +141,22 @@ def answer_value(result: QueryResult) -> Any:
 
 
 def answer_text(answer: Any) -> str:
-    """A short rendering of the answer for replies and reports."""
-    if not answer:
+    """A short rendering of the answer for replies and reports: "No results." when it is empty as the completion
+    judge reads it (no rows, one row of nulls or blanks, or only blank strings), else its values, as stored."""
+    values = [v for item in answer for v in (item.values() if isinstance(item, dict) else [item])]
+    if all(_blank(v) and v is not None for v in values) or (len(answer) == 1 and all(map(_blank, values))):
         return "No results."
     items = [
         "; ".join(f"{k}: {v}" for k, v in item.items()) if isinstance(item, dict) else str(item) for item in answer
     ]
     return ", ".join(items) if all(not isinstance(i, dict) for i in answer) else " | ".join(items)
+
+
+def _blank(value: Any) -> bool:
+    """Null, or a string with nothing to read once accents and whitespace are gone."""
+    if value is None:
+        return True
+    return (
+        isinstance(value, str)
+        and not "".join(c for c in unicodedata.normalize("NFKD", value) if not unicodedata.combining(c)).strip()
+    )

@@ -2,8 +2,8 @@
 
 The world has no state an agent can change, so a world per episode is a thin handle on one shared
 ``SqlRuntime`` (connections, compiled argument checkers, a result cache): 10,000 episodes cost one set of
-connections. Results are lists of JSON records; an empty result names close matches for string arguments,
-as a search box does ("did you mean ...").
+connections. Results are lists of JSON records; an empty result (no rows, or an aggregate's row of nulls) names
+close matches for string arguments, as a search box does ("did you mean ...").
 """
 
 from __future__ import annotations
@@ -63,13 +63,15 @@ class SqlRuntime:
                 return self._results[key]
             connection = self.connection(function.db_id)
             records = run_query(connection, function.sql, function.bindings(arguments)).records()
+            empty = not records or nothing_aggregated(records)
             # Frozen: one cached result is handed to every episode that asks the same.
-            content: Any = freeze(records if records else self._empty(function, arguments))
+            content: Any = freeze(self._empty(function, arguments, records) if empty else records)
             if len(self._results) < _CACHE_LIMIT:
                 self._results[key] = content
             return content
 
-    def _empty(self, function: SqlFunction, arguments: dict[str, Any]) -> Any:
+    def _empty(self, function: SqlFunction, arguments: dict[str, Any], records: list[dict[str, Any]]) -> Any:
+        """The records (none, or an aggregate's row of nulls), with a hint naming close values when there are any."""
         hints: list[str] = []
         for param in function.params:
             value = arguments.get(param.name)
@@ -79,8 +81,8 @@ class SqlRuntime:
             if close:
                 hints.append(f"{param.name}={value!r} matched nothing; close values: {', '.join(map(repr, close))}")
         if not hints:
-            return []
-        return {"results": [], "hint": "No rows matched. " + "; ".join(hints) + "."}
+            return records
+        return {"results": records, "hint": "No rows matched. " + "; ".join(hints) + "."}
 
     def _column_values(self, db_id: str, column: str) -> list[str]:
         key = (db_id, column)
@@ -98,6 +100,11 @@ class SqlRuntime:
             for connection in self._connections.values():
                 connection.close()
             self._connections.clear()
+
+
+def nothing_aggregated(records: Sequence[Mapping[str, Any]]) -> bool:
+    """One row of nulls: an aggregate (``MAX``, ``AVG``, ``SUM``) over no rows, as empty as no rows at all."""
+    return len(records) == 1 and all(value is None for value in records[0].values())
 
 
 def close_matches(value: str, candidates: Sequence[str]) -> list[str]:

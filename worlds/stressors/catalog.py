@@ -5,7 +5,9 @@ A selection item is a name with optional parameters, ``NAME[:key=value,...]``, w
   ``all``.
 Parameters override the scenario's ``params`` (``rate`` sets the firing probability), for every scenario
 the item selects. Scenarios none of whose tools the world has are left out of a group; naming one directly,
-or a group that leaves nothing, is an error.
+or a group that leaves nothing, is an error. A group never holds a ``by_name_only`` row (``outage.impossible``,
+``missing.removed``): those make a goal of every task they touch impossible, which on a one-question world is
+every question, so ``outage`` means the backup-path outage and the impossible modes are asked for by name.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from sim.core import Stressor
-from worlds.stressors.scenario import LEVEL, Scenario, ScenarioStressor
+from worlds.stressors.scenario import LEVEL, Scenario, ScenarioStressor, renamed_params
 
 SCENARIO_DIR = Path(__file__).parent / "data"
 """Every ``*.jsonl`` file here, in name order (one per level: spec.jsonl, exec.jsonl)."""
@@ -124,8 +126,7 @@ def select(
             raise StressorSelectionError(
                 f"unknown stressor '{name}'; use a scenario name (squall stressors list) or {known}"
             )
-        group = [s for s in table if name == "all" or name in (s.type, s.level)]
-        group = [s for s in group if _applies(s, tools)]
+        group = [s for s in group_members(name, table) if _applies(s, tools)]
         if not group:
             raise StressorSelectionError(f"stressor group '{name}' has no scenario for this world's tools")
         for s in group:
@@ -134,19 +135,57 @@ def select(
     return chosen
 
 
+def selected_rows(items: Sequence[str], scenarios: Sequence[Scenario] | None = None) -> dict[str, Scenario]:
+    """Every row a run's ``--stressors`` items select, by name, as their parameters make it (``effective``). An item
+    that no longer selects anything (a run stored before a row was renamed or a group changed) is skipped: its
+    variants are then read with the table's row as it is."""
+    rows: dict[str, Scenario] = {}
+    for item in items:
+        try:
+            rows |= {s.name: effective(s, overrides) for s, overrides in select([item], None, scenarios)}
+        except StressorSelectionError:
+            continue
+    return rows
+
+
+def group_members(group: str, scenarios: Sequence[Scenario]) -> list[Scenario]:
+    """What a group name selects, in table order: every row of its type or level (``all``: every row), except the
+    rows only a name selects."""
+    return [s for s in scenarios if not s.by_name_only and (group == "all" or group in (s.type, s.level))]
+
+
+def groups_of(scenario: Scenario) -> list[str]:
+    """The group names that select ``scenario`` (none for a ``by_name_only`` row)."""
+    return [] if scenario.by_name_only else [scenario.type, scenario.level, "all"]
+
+
 RATE_FREE_TYPES = frozenset({"notice", "irrelevant", "failure"})
 """Types whose gold does not depend on whether they fired; the others rewrite the gold (a format, a prerequisite,
 a workaround, a required follow-up) or change the docs, so firing on only some calls would make it wrong."""
+TASK_RATE_TYPES = frozenset({"outage", "missing"})
+"""Types whose rate is the share of tasks they act on (drawn by task id, the same in every trial): they rewrite the
+gold per task, never per call (``worlds.stressors.decline.task_drawn``)."""
 
 
 def _check_rate(scenario: Scenario, overrides: dict[str, Any], item: str) -> None:
-    if "rate" not in overrides:
+    if "rate" not in overrides or scenario.type in TASK_RATE_TYPES:
         return
     if scenario.type not in RATE_FREE_TYPES or scenario.params.get("required_followup"):
         raise StressorSelectionError(
             f"stressor '{item}': rate cannot apply to {scenario.name}: its gold assumes it always fires "
-            "(rate is for notice, irrelevant and failure scenarios without a required follow-up)"
+            "(rate is for notice, irrelevant and failure scenarios without a required follow-up, and the share "
+            "of tasks for outage and missing)"
         )
+
+
+def effective(scenario: Scenario, overrides: dict[str, Any]) -> Scenario:
+    """The row as a selection item's parameters make it (``rate`` as its probability): what the episode's stressor
+    reads, so the goals a scenario touches are computed from the same values (``coverage.affected_goals``)."""
+    if not overrides:
+        return scenario
+    params = {**scenario.params, **renamed_params(overrides)}
+    probability = params.pop("rate", scenario.probability)
+    return scenario.model_copy(update={"params": params, "probability": float(probability)})
 
 
 def _applies(scenario: Scenario, tools: set[str] | None) -> bool:

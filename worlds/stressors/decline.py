@@ -2,9 +2,20 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Collection, Sequence
 
 from sim.core import Goal, GoldCall, Task
+
+
+def task_drawn(task_id: str, scenario: str, rate: float) -> bool:
+    """Whether a per-task ``rate`` (the share of tasks an outage or missing function acts on) picks this task: a
+    hash of the scenario and the task id, not the episode's seed, so every trial of a task meets the same condition
+    and the isolated plan and summary know which tasks it touched."""
+    if rate >= 1:
+        return True
+    digest = hashlib.sha256(f"{scenario}:{task_id}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") < rate * 2**64
 
 
 def uses(paths: list[list[GoldCall]], names: Collection[str]) -> bool:

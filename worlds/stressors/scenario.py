@@ -78,6 +78,11 @@ class Scenario(Frozen):
         default=None, description="Errors: the valid way to handle it (an approach, not a script)."
     )
     criteria: list[str] = Field(default_factory=list, description="Errors: what the error-handling judge checks.")
+    by_name_only: bool = Field(
+        default=False,
+        description="Left out of every group (its type, its level, 'all'): selected only when named. For rows that "
+        "make a goal of every task they touch impossible, which on a one-question world is every goal.",
+    )
 
     @model_validator(mode="before")
     @classmethod

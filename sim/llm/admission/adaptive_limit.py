@@ -16,6 +16,8 @@ from sim.llm.admission.decision_log import DecisionLog
 from sim.llm.admission.token_bucket import MinuteWindow, TokenBucket
 
 _DURATION_PART = re.compile(r"(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|ms|h|m|s)")
+_OVERLOAD_429S = 2
+"""429s it takes to call a round overloaded: one in a round is as likely a provider's hiccup at any level."""
 _UNIT_S = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}
 
 
@@ -24,17 +26,28 @@ class AdaptiveLimit:
 
     A round lasts until as many requests finish as the limit was when it began (about one latency). The limit
     grows by ``step`` (10% when token budgets pace the endpoint) after a round in which at least ``grow_at`` of it
-    was in use and no 429 came back: growing an unsaturated limit would only raise a ceiling nobody reaches.
-    A 429 cuts it by ``cut_to`` only when the request was admitted after the last cut (``epoch``): the other 429s
-    of the same burst were caused by requests sent before the cut, and cutting for each would collapse the limit
+    was in use and 429s were no more than ``tolerance`` of it: growing an unsaturated limit would only raise a
+    ceiling nobody reaches. 429s are overload, and cut the limit by ``cut_to``, once a round has two for requests
+    admitted with more requests in flight (their ``level``) than any that succeeded this round or the last (the
+    provider's capacity is below that level), or more than ``tolerance`` of it (and more than two) came back 429
+    (every level refused: a spent budget). Only 429s of requests admitted after the last cut (``epoch``) count:
+    the rest of a burst was caused by requests sent before the cut, and cutting for each would collapse the limit
     to the floor.
+
+    Why not cut on every 429: a trickle of 429s unrelated to load (a provider's own hiccups, other users of a
+    shared key) goes on whatever the limit, and cutting on each takes the limit to about 1.2/sqrt(share) (TCP's
+    loss-rate law): a 5% fault mix took it from 50 to 4-9. Such a 429 comes at levels that also succeed.
     """
 
     __slots__ = (
-        "_clean",
+        "_above",
         "_grow_at",
         "_left",
+        "_limited",
+        "_limited_now",
         "_need",
+        "_ok_level",
+        "_ok_level_before",
         "_peak",
         "ceiling",
         "cut_to",
@@ -42,6 +55,7 @@ class AdaptiveLimit:
         "floor",
         "pinned",
         "step",
+        "tolerance",
         "value",
     )
 
@@ -54,18 +68,25 @@ class AdaptiveLimit:
         step: int = 1,
         grow_at: float = 0.8,
         cut_to: float = 0.8,
+        tolerance: float = 0.25,
     ) -> None:
         self.floor, self.ceiling, self.pinned, self.step, self.cut_to = floor, ceiling, pinned, step, cut_to
+        self.tolerance = tolerance
         self.value = pinned if pinned is not None else min(max(initial, floor), ceiling)
         self.epoch = 0
         """Rate-limit episodes so far; a request remembers the epoch it was admitted in."""
         self._grow_at = grow_at
+        self._ok_level = self._ok_level_before = 0
+        """The highest level (requests in flight, itself included) at which a request succeeded, this round and
+        the last."""
         self._begin_round()
 
     def _begin_round(self) -> None:
         self._left = self.value
         self._peak = 0
-        self._clean = True
+        self._limited = 0  # 429s this round
+        self._limited_now = 0  # 429s this round for requests admitted in the current epoch
+        self._above = 0  # those of them admitted above every level that succeeded
         self._need = math.ceil(self._grow_at * self.value)
 
     def in_use(self, in_flight: int) -> None:
@@ -79,17 +100,31 @@ class AdaptiveLimit:
         self._left -= 1
         if self._left > 0:
             return False
-        grow = self.pinned is None and self._clean and self._peak >= self._need and self.value < self.ceiling
+        clean = self._limited <= self.tolerance * self.value
+        grow = self.pinned is None and clean and self._peak >= self._need and self.value < self.ceiling
         if grow:
             self.value = min(self.value + max(self.step, self.value // 10 if paced else 0), self.ceiling)
+        # What succeeded is remembered for this round and the next; a cut keeps it (a cut proves nothing about it).
+        self._ok_level_before, self._ok_level = self._ok_level, 0
         self._begin_round()
         return grow
 
-    def rate_limited(self, epoch: int) -> bool:
-        """A 429 for a request admitted in ``epoch``. True when it opens a new episode (the limit is cut, unless
-        pinned); False for the echoes of an episode already handled."""
-        self._clean = False
+    def succeeded(self, level: int) -> None:
+        """A request admitted at ``level`` (requests in flight, itself included) was answered: that many fit."""
+        if level > self._ok_level:
+            self._ok_level = level
+
+    def rate_limited(self, epoch: int, level: int | None = None) -> bool:
+        """A 429 for a request admitted in ``epoch`` at ``level`` (None: unknown, the round's share alone decides).
+        True when it opens a new episode (the limit is cut, unless pinned); False for the echoes of an episode
+        already handled, and for a 429 that is not overload."""
+        self._limited += 1
         if epoch != self.epoch:
+            return False
+        self._limited_now += 1
+        proven = max(self._ok_level, self._ok_level_before)
+        self._above += level is not None and proven > 0 and level > proven
+        if self._above < _OVERLOAD_429S and self._limited_now <= max(self.tolerance * self.value, _OVERLOAD_429S):
             return False
         self.epoch += 1
         if self.pinned is None:

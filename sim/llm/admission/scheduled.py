@@ -70,7 +70,7 @@ class ScheduledRequest:
     def failed(self, error: TransportError) -> Retry:
         permit, policy = self._permit, self._policy.retry
         if error.kind == "rate_limit":
-            pause = permit.rate_limited(error.retry_after_s, error.headers)
+            pause = permit.rate_limited(error.retry_after_s, error.headers, give_up_s=policy.max_retry_after_s)
             self._rate_limited += 1
             self._rate_limited_s += pause
             if pause > policy.max_retry_after_s or self._rate_limited_s > policy.rate_limit_budget_s:

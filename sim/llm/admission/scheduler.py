@@ -10,6 +10,7 @@ budget will have refilled.
 from __future__ import annotations
 
 import asyncio
+import math
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Mapping
@@ -153,7 +154,7 @@ class _Endpoint:
     def grant(self, permit: Permit, now: float) -> None:
         self.in_flight += 1
         self.limit.in_use(self.in_flight)
-        permit.epoch = self.limit.epoch
+        permit.epoch, permit.level = self.limit.epoch, self.in_flight
         permit.mark = self.budgets.take(permit.cost, now)
 
     def dispatch(self, now: float) -> None:
@@ -208,13 +209,14 @@ _QUEUED, _HELD, _SETTLED, _DONE = range(4)
 class Permit:
     """One admission. Use as ``async with``; inside, report the outcome once: completed, rate_limited or failed."""
 
-    __slots__ = ("_ep", "_retry", "_state", "blocked_by", "cost", "epoch", "fut", "input_tokens", "mark",
+    __slots__ = ("_ep", "_retry", "_state", "blocked_by", "cost", "epoch", "fut", "input_tokens", "level", "mark",
                  "waited_s")  # fmt: skip
 
     def __init__(self, ep: _Endpoint, input_tokens: int, cost: int, retry: bool) -> None:
         self._ep, self._retry, self._state = ep, retry, _QUEUED
         self.input_tokens, self.cost = input_tokens, cost
-        self.epoch = 0
+        self.epoch = self.level = 0
+        """The limit's rate-limit episode, and the requests in flight (this one included), when admitted."""
         self.waited_s = 0.0
         """Seconds spent waiting for admission (the gateway charges it as waiting time)."""
         self.blocked_by = "queue"
@@ -289,6 +291,7 @@ class Permit:
         ep.budgets.observe(headers, self.mark, now)
         ep.backoff_s = 0.0
         ep.stats.tokens += used or self.cost
+        ep.limit.succeeded(self.level)
         if ep.limit.finished(ep.budgets.paced):
             ep.log.event("limit_grow", endpoint=ep.name, limit=ep.limit.value, in_flight=ep.in_flight)
 
@@ -298,10 +301,14 @@ class Permit:
         ep.budgets.give(self.cost, 0, self.mark, now)
         ep.limit.finished(ep.budgets.paced)
 
-    def rate_limited(self, retry_after_s: float | None, headers: Mapping[str, str] = NO_HEADERS) -> float:
+    def rate_limited(
+        self, retry_after_s: float | None, headers: Mapping[str, str] = NO_HEADERS, *, give_up_s: float = math.inf
+    ) -> float:
         """A 429. Cuts the limit if this opens a rate-limit episode, pauses the whole endpoint until the provider
         says to retry, and returns the seconds until then (re-enter ``admit(..., retry=True)``; it waits out the
-        pause itself, so sleeping first is optional)."""
+        pause itself, so sleeping first is optional). ``give_up_s``: the longest wait the caller accepts; a longer
+        ask returns its length and pauses nothing, since the request gives up on it (one ``Retry-After: 100000``
+        must not freeze every other request of the endpoint)."""
         now, ep = self._settle(), self._ep
         ep.budgets.give(self.cost, 0, self.mark, now)  # rejected, not billed
         ep.budgets.observe(headers, self.mark, now)
@@ -311,13 +318,16 @@ class Permit:
             ep.backoff_s = min(ep.backoff_s * 2, _BACKOFF_S[1]) if ep.backoff_s else _BACKOFF_S[0]
             wait = ep.backoff_s
         before = ep.limit.value
-        new_episode = ep.limit.rate_limited(self.epoch)
-        ep.paused_until = max(ep.paused_until, now + wait)
+        new_episode = ep.limit.rate_limited(self.epoch, self.level)
+        gives_up = wait > give_up_s
+        if not gives_up:
+            ep.paused_until = max(ep.paused_until, now + wait)
         ep.stats.rate_limited += 1
+        pause_s = round(max(0.0, ep.paused_until - now), 3)
         ep.log.event(
-            "rate_limited", endpoint=ep.name, retry_after_s=retry_after_s, pause_s=round(ep.paused_until - now, 3),
-            new_episode=new_episode, in_flight=ep.in_flight,
+            "rate_limited", endpoint=ep.name, retry_after_s=retry_after_s, pause_s=pause_s, new_episode=new_episode,
+            in_flight=ep.in_flight, gives_up=gives_up,
         )  # fmt: skip
         if ep.limit.value != before:
             ep.log.event("limit_cut", endpoint=ep.name, limit=ep.limit.value, limit_before=before)
-        return ep.paused_until - now
+        return wait if gives_up else ep.paused_until - now

@@ -9,6 +9,8 @@ import pytest
 
 from tests.support.cli import assert_clean_failure, squall, tree
 
+pytestmark = pytest.mark.reliability  # issue 25's suite
+
 
 @pytest.mark.parametrize(
     ("text", "needles"),

@@ -16,6 +16,8 @@ from tests.support.cli import assert_clean_failure, squall
 from tests.support.episodes import result
 from worlds.domains.smart_home.pack import DATA_DIR
 
+pytestmark = pytest.mark.reliability  # issue 25's suite
+
 
 def test_a_task_with_a_lone_surrogate_is_refused_at_load(tmp_path: Path) -> None:
     lines = (DATA_DIR / "tasks.jsonl").read_text().splitlines()[:2]

@@ -126,8 +126,24 @@ async def test_waiting_on_the_provider_does_not_count_against_the_episode_budget
     assert result.usage.waiting_s >= 1.5  # type: ignore[attr-defined]
 
 
-async def test_working_time_over_budget_is_a_timeout() -> None:
+async def test_time_inside_a_model_request_is_not_working_time() -> None:
     result = await episode(OneRequestAgent(), timeout_s=1.0, gateway=limited_gateway(2.0))
+    assert result.termination == "completed"  # type: ignore[attr-defined]
+    assert result.usage.working_s >= 2.0  # type: ignore[attr-defined]  # the request's own account keeps it
+
+
+class SlowAgent:
+    """Works (not waiting on a provider) past the episode's budget, as a slow world call or harness step would."""
+
+    name = "slow-agent"
+
+    async def respond(self, history: Sequence[Event], runtime: AgentRuntime) -> str:
+        await asyncio.sleep(2.0)
+        return "late"
+
+
+async def test_working_time_over_budget_is_a_timeout() -> None:
+    result = await episode(SlowAgent(), timeout_s=1.0)
     assert result.termination == "timeout"  # type: ignore[attr-defined]
     assert result.failed  # type: ignore[attr-defined]
 

@@ -104,27 +104,56 @@ def test_adaptive_limit_grows_only_after_saturated_clean_rounds() -> None:
     assert limit.value == 12  # ceiling
 
 
+def overload(limit: AdaptiveLimit) -> bool:
+    """Two 429s of the current episode above every level that succeeded: what a cut takes."""
+    limit.succeeded(1)
+    return [limit.rate_limited(limit.epoch, level=limit.value + 1) for _ in range(2)] == [False, True]
+
+
 def test_adaptive_limit_cuts_once_per_episode_to_the_floor() -> None:
     limit = AdaptiveLimit(initial=20, floor=10, ceiling=100)
+    limit.succeeded(5)  # five at once were answered
     epoch = limit.epoch
-    assert limit.rate_limited(epoch) and limit.value == 16
-    assert not any(limit.rate_limited(epoch) for _ in range(10))  # echoes of the same burst
+    assert not limit.rate_limited(epoch, level=6)  # one 429 above them: as likely a hiccup
+    assert limit.rate_limited(epoch, level=6) and limit.value == 16  # two: the provider holds fewer than 6
+    assert not any(limit.rate_limited(epoch, level=6) for _ in range(10))  # echoes of the same burst
     assert limit.value == 16
-    assert limit.rate_limited(limit.epoch) and limit.value == 12  # admitted after the cut: a new episode
-    assert limit.rate_limited(limit.epoch) and limit.value == 10  # floor
-    assert limit.rate_limited(limit.epoch) and limit.value == 10
+    assert overload(limit) and limit.value == 12  # admitted after the cut: a new episode
+    assert overload(limit) and limit.value == 10  # floor
+    assert overload(limit) and limit.value == 10
     limit.in_use(10)
-    assert not limit.rate_limited(epoch)  # an echo of an old episode: no cut, but the round saw a 429...
-    assert not any(limit.finished() for _ in range(10))  # ...so it does not grow
+    assert not any(limit.rate_limited(epoch) for _ in range(3))  # echoes of an old episode: no cut, but over a
+    assert not any(limit.finished() for _ in range(10))  # quarter of the round came back 429, so it does not grow
     assert limit.value == 10
     limit.in_use(10)
     assert any(limit.finished() for _ in range(10)) and limit.value == 11  # a clean saturated round does
 
 
+def test_adaptive_limit_tolerates_a_trickle_of_429s_and_cuts_on_more() -> None:
+    limit = AdaptiveLimit(initial=50, floor=1, ceiling=60)
+    assert not any(limit.rate_limited(limit.epoch) for _ in range(12))  # a quarter of 50: not overload
+    assert limit.value == 50
+    limit.in_use(50)
+    assert [limit.finished() for _ in range(50)][-1] and limit.value == 51  # a saturated round within tolerance grows
+    assert not any(limit.rate_limited(limit.epoch) for _ in range(12))
+    assert limit.rate_limited(limit.epoch) and limit.value == 40  # the 13th of the round (> 12.75): a spent budget
+    small = AdaptiveLimit(initial=4, floor=1, ceiling=60)
+    assert [small.rate_limited(small.epoch) for _ in range(3)] == [False, False, True] and small.value == 3
+
+
+def test_adaptive_limit_cuts_on_429s_above_every_level_that_succeeded() -> None:
+    limit = AdaptiveLimit(initial=14, floor=1, ceiling=60)
+    for level in range(1, 13):
+        limit.succeeded(level)
+    assert not any(limit.rate_limited(limit.epoch, level=12) for _ in range(2))  # 12 at once were answered
+    assert not limit.rate_limited(limit.epoch, level=13)
+    assert limit.rate_limited(limit.epoch, level=14) and limit.value == 11  # the provider holds fewer than 13
+
+
 def test_adaptive_limit_pinned_never_moves() -> None:
     limit = AdaptiveLimit(initial=20, floor=1, ceiling=100, pinned=7)
     assert limit.value == 7
-    assert limit.rate_limited(0) and limit.value == 7 and limit.epoch == 1  # the episode is still counted
+    assert overload(limit) and limit.value == 7 and limit.epoch == 1  # the episode is still counted
     limit.in_use(7)
     for _ in range(20):
         limit.finished()
@@ -245,7 +274,7 @@ async def test_aimd_finds_a_concurrency_limit_without_token_information() -> Non
     sched = Scheduler(EndpointLimits(initial=20, floor=2), max_concurrency=64, clock=vt.clock, sleep=vt.sleep)
     await vt.run(gather(*(request(sched, endpoint, 100, 100, 50) for _ in range(2000))))
     assert endpoint.ok == 2000
-    assert endpoint.rejected < 0.05 * 2000  # a few per probe above the limit
+    assert endpoint.rejected < 0.08 * 2000  # two per probe above the limit (one 429 may be a hiccup)
     assert 9 <= sched.state(EP)["limit"] <= 14
     assert endpoint.ok / vt.now >= 0.75 * 12  # the provider's capacity is 12 a second
 
@@ -303,10 +332,11 @@ async def test_429_cuts_once_per_episode_and_logs_it(tmp_path: Path) -> None:
         for cm in cms:
             await cm.__aexit__(None, None, None)
         assert sched.state(EP)["limit"] == 16 and sched.state(EP)["rate_limit_episodes"] == 1
-        async with sched.admit(EP, 10, 10) as late:  # sent after the cut: a new episode
-            late.rate_limited(0.0, {})
+        for _ in range(5):  # sent after the cut: a new episode once more than a quarter of the limit is 429'd
+            async with sched.admit(EP, 10, 10) as late:
+                late.rate_limited(0.0, {})
         assert sched.state(EP)["limit"] == 12
-        for _ in range(3):
+        for _ in range(4):
             async with sched.admit(EP, 10, 10) as again:
                 again.rate_limited(0.0, {})
         assert sched.state(EP)["limit"] == 10  # the floor
@@ -316,7 +346,7 @@ async def test_429_cuts_once_per_episode_and_logs_it(tmp_path: Path) -> None:
     events = [json.loads(line) for line in (tmp_path / "run" / "scheduler.jsonl").read_text().splitlines()]
     cuts = [e for e in events if e["event"] == "limit_cut"]
     assert [(e["limit_before"], e["limit"]) for e in cuts] == [(20, 16), (16, 12), (12, 10)]
-    assert sum(e["event"] == "rate_limited" for e in events) == 24
+    assert sum(e["event"] == "rate_limited" for e in events) == 29
     assert all(e["endpoint"] == EP and "timestamp" in e for e in events)
 
 

@@ -14,7 +14,8 @@ from sim.report.markdown import markdown_summary
 
 def test_a_run_writes_a_markdown_summary_with_the_json_numbers(tmp_path: Path) -> None:
     args = ["run", "--agent", "oracle", "--world", "multidomain", "--limit", "6", "--out", str(tmp_path), "-q"]
-    args += ["--user", "scripted:explicit,scripted:underspecified", "--stressors", "outage", "--run-id", "md"]
+    args += ["--user", "scripted:explicit,scripted:underspecified", "--stressors", "outage,outage.impossible"]
+    args += ["--run-id", "md"]
     assert CliRunner().invoke(app, args).exit_code == 0
     run = tmp_path / "md"
     summary = json.loads((run / "summary.json").read_text())

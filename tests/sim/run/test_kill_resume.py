@@ -14,6 +14,8 @@ from sim.judging.judge_set import judge_names
 from tests.support.mockllm_server import mock_llm_server
 from tests.support.run_process import SLOW_MOCK, lines, run_args, squall_process, start_and_wait
 
+pytestmark = pytest.mark.reliability  # issue 25's suite
+
 
 def test_sigkill_then_resume_finds_every_episode_once(tmp_path: Path) -> None:
     episodes = tmp_path / "killed" / "episodes.jsonl"

@@ -18,6 +18,8 @@ from sim.store.run_store import RunStore, StoreError
 from tests.support.mockllm_server import mock_llm_server
 from tests.support.run_process import SLOW_MOCK, lines, run_args, squall_process, start_and_wait
 
+pytestmark = pytest.mark.reliability  # issue 25's suite
+
 HOLD = "import os, sys, time; from pathlib import Path; from sim.store.run_lock import RunLock; "
 HOLD += "lock = RunLock(Path(sys.argv[1])); print('locked', flush=True); time.sleep(120)"
 

@@ -9,10 +9,14 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from sim.core import ToolCall
 from worlds.sql.model import SqlFunction, escape_like
 from worlds.sql.sample import SAMPLE_DIR, import_sample
 from worlds.sql.style_slot_gold import SlotPack
+
+pytestmark = pytest.mark.reliability  # issue 25's suite
 
 DATABASE = SAMPLE_DIR / "database" / "library" / "library.sqlite"
 

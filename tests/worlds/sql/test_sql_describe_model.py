@@ -70,6 +70,9 @@ def test_check_rules() -> None:
     assert check_description("Titles of books in `genre` by :author_name.", GENRE, schema) == "invented_identifier"
     assert check_description("Titles of books in genre by author_id.", GENRE, schema) is None  # a real column
     assert check_description("", GENRE, schema) == "empty"
+    assert check_description("SELECT title FROM book WHERE genre = `genre`.", GENRE, schema) == "contains_sql"
+    assert check_description("The title of a book where the genre is `genre`.", GENRE, schema) == "contains_sql"
+    assert check_description("Book titles: title from book, genre matching `genre`.", GENRE, schema) == "contains_sql"
     assert identifier_tokens("uses `x`, :y and z_w but not plain words.") == {"x", "y", "z_w"}
     spaced = SqlFunction(name="f", db_id="d", sql="SELECT n FROM due_loan", summary="s")
     assert check_description("Returns n for each due loan.", spaced, {}) is None  # underscores read as spaces

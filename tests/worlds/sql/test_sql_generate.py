@@ -14,6 +14,7 @@ from worlds.sql.formats import Question
 from worlds.sql.functions import FunctionLibrary, build_function
 from worlds.sql.literals import parametrise, parse
 from worlds.sql.model import Rejection, SqlFunction
+from worlds.sql.rest_client import to_result
 from worlds.sql.split import LIST_SLOT
 from worlds.sql.verify import Database, Verified, answer_value, verify_question
 from worlds.sql.world import SqlPack, close_matches
@@ -171,6 +172,25 @@ async def test_agent_strings_are_bound_never_spliced_and_empty_results_hint(db: 
     assert sorted(r["name"] for r in found.content) == ["Athletic", "Rovers"]
     bad = await world.call(ToolCall(id="4", name=name, arguments={"city": 3}))
     assert bad.status == "invalid_arguments"
+
+
+async def test_an_aggregate_over_no_rows_hints_as_an_empty_result_does(db: Database) -> None:
+    """MAX over nothing is one row of NULLs: as empty as no rows (the API-styles study hints on both), so the agent
+    reads the close values beside the null, and the hint survives the REST round trip."""
+    sql = "SELECT max(budget) FROM team WHERE city = 'Leeds'"
+    library = FunctionLibrary()
+    task = verify_question(Question(0, "league", "q?", sql), db, library, "w")
+    assert isinstance(task, Verified)
+    world = SqlPack("w", library.functions(), [task.task], {"league": db.path}).new_world(0)
+    name = library.functions()[0].name
+    typo = await world.call(ToolCall(id="1", name=name, arguments={"city": "Leds"}))
+    assert typo.ok and typo.content["results"] == [{"MAX(budget)": None}] and "'Leeds'" in typo.content["hint"]
+    found = await world.call(ToolCall(id="2", name=name, arguments={"city": "Leeds"}))
+    assert found.content == [{"MAX(budget)": 4.0}]
+    call = ToolCall(id="1", name=name, arguments={})
+    served = to_result(call, 200, [{"max(budget)": None}], '"No rows matched."')
+    assert served.content == {"results": [{"max(budget)": None}], "hint": "No rows matched."}
+    assert to_result(call, 200, [{"max(budget)": None}], None).content == [{"max(budget)": None}]
 
 
 def test_close_matches_are_case_insensitive_and_skip_the_exact_value() -> None:

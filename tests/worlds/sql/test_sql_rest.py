@@ -6,37 +6,24 @@ from __future__ import annotations
 import json
 import os
 import signal
-import subprocess
-import sys
-import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import pytest
 from typer.testing import CliRunner
 
-from sim.bench.mock_process import REPO_ROOT, stop_pid
 from sim.cli.app import app
+from tests.support.rest_world import served
 
 runner = CliRunner()
 
 
-@contextmanager
-def served(folder: Path, *extra: str) -> Iterator[tuple[subprocess.Popen[bytes], int]]:
-    folder.mkdir(parents=True, exist_ok=True)
-    port_file = folder / "port"
-    cmd = [sys.executable, "-m", "sim", "serve", "--world", "sql_sample", "--port-file", str(port_file), *extra]
-    proc = subprocess.Popen(cmd, cwd=REPO_ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    try:
-        deadline = time.monotonic() + 30
-        while not port_file.exists():
-            assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
-            assert time.monotonic() < deadline, "no port file"
-            time.sleep(0.05)
-        yield proc, int(port_file.read_text())
-    finally:
-        stop_pid(proc)
+@pytest.fixture(autouse=True)
+def runtime_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Where `squall serve` leaves its token for the harness: this test's own, for the server and the harness."""
+    folder = tmp_path / "runtime"
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(folder))
+    return folder
 
 
 def run_oracle(out: Path, world: str) -> tuple[dict[str, Any], list[list[Any]]]:
@@ -78,3 +65,16 @@ def test_an_unreachable_server_is_a_world_load_error(tmp_path: Path) -> None:
     result = runner.invoke(app, ["run", "--agent", "oracle", "--world", "http://127.0.0.1:9", "--out", str(tmp_path)])
     assert result.exit_code != 0
     assert "cannot read the served world" in result.output + (result.stderr if result.stderr_bytes else "")
+
+
+@pytest.mark.reliability
+def test_serve_refuses_to_start_where_it_cannot_leave_its_token(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    not_a_folder = tmp_path / "file"
+    not_a_folder.write_text("")
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(not_a_folder))
+    result = runner.invoke(app, ["serve", "--world", "sql_sample", "--idle-timeout", "1"])
+    assert result.exit_code == 2
+    output = result.output + (result.stderr if result.stderr_bytes else "")
+    assert "cannot leave the server's token there" in output and "Traceback" not in output

@@ -42,8 +42,8 @@ def test_sample_keeps_every_question_and_splits_the_nested_ones() -> None:
     assert len(nested) >= 6 and world.report.split == len(nested)
 
 
-def run_summary(tmp_path: Path, *extra: str) -> dict[str, object]:
-    code, out = invoke("run", "--agent", "oracle", "--out", str(tmp_path), "--run-id", "r", *extra)
+def run_summary(tmp_path: Path, *extra: str, agent: str = "oracle") -> dict[str, object]:
+    code, out = invoke("run", "--agent", agent, "--out", str(tmp_path), "--run-id", "r", *extra)
     assert code == 0, out
     summary: dict[str, object] = json.loads((tmp_path / "r" / "summary.json").read_text())
     return summary
@@ -52,8 +52,11 @@ def run_summary(tmp_path: Path, *extra: str) -> dict[str, object]:
 def test_oracle_solves_the_sample_and_takes_the_backup_path_under_an_outage(tmp_path: Path) -> None:
     plain = run_summary(tmp_path / "plain", "--world", "sql_sample")
     assert plain["conversation_success"] == 1.0
-    stressed = run_summary(tmp_path / "outage", "--world", "sql_sample", "--stressors", "outage.backup")
-    assert stressed["conversation_success"] == 1.0
+    # The bare group: the backup-path outage, never a world of impossible questions (each task is one question).
+    stressed = run_summary(tmp_path / "outage", "--world", "sql_sample", "--stressors", "outage")
+    assert stressed["conversation_success"] == stressed["completion"] == 1.0
+    naive = run_summary(tmp_path / "naive", "--world", "sql_sample", "--stressors", "outage", agent="naive")
+    assert isinstance(naive["completion"], float) and 0.5 < naive["completion"] < 1.0  # it never looks for a backup
     episodes = [json.loads(line) for line in (tmp_path / "outage" / "r" / "episodes.jsonl").read_text().splitlines()]
     failed_then_recovered = 0
     for episode in episodes:
@@ -99,6 +102,7 @@ def test_bad_input_names_the_place_and_writes_nothing(tmp_path: Path) -> None:
     assert not out.exists() and [p.name for p in tmp_path.iterdir()] == ["dev.json"]
 
 
+@pytest.mark.reliability
 def test_a_database_id_is_a_name_never_a_path(tmp_path: Path) -> None:
     """A shared question file must not pick where the import reads or writes: ``db_id`` names a folder and a file."""
     outside = tmp_path / "T" / "y"
@@ -119,6 +123,7 @@ def test_a_database_id_is_a_name_never_a_path(tmp_path: Path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == ["T", "a", "dev.json"]
 
 
+@pytest.mark.reliability
 def test_a_world_folder_whose_functions_name_a_path_is_refused(tmp_path: Path) -> None:
     out = tmp_path / "w"
     code, text = invoke(

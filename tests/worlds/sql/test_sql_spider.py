@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 from sim.cli.app import app
 from tests.support.paths import SPIDER
 from worlds.sql.execute import QueryResult
-from worlds.sql.importer import ImportedWorld, import_world
+from worlds.sql.importer import ImportedWorld, ImportOptions, import_world
 from worlds.sql.verify import answer_value
 
 NESTED = re.compile(r"\(\s*select\b|\b(intersect|except|union)\b", re.IGNORECASE)
@@ -37,9 +37,20 @@ def test_report_counts_kept_and_rejected_with_reasons(world: ImportedWorld) -> N
     for reason, count in report.rejected_by_reason.items():
         print(f"  rejected {count:>4} {reason}")
     assert report.questions == 493 and report.kept + report.rejected == 493
-    assert report.kept >= 450  # almost every Spider dev query is a plain SELECT the generator can take apart
+    # The study's quality filters (seed 001), on by default: 44 questions return nothing, 2 more than 100 rows.
+    assert report.filtered == {"empty_result": 44, "over_max_rows": 2, "single_path": 0}
+    assert report.kept >= 445  # every other Spider dev query is a plain SELECT the generator can take apart
     assert sum(report.rejected_by_reason.values()) == report.rejected
     assert all(r.reason and r.sql for r in report.rejections)
+
+
+def test_only_split_keeps_the_two_path_questions_and_no_function_of_the_others() -> None:
+    world = import_world("spider", SPIDER / "database", SPIDER / "dev.json", ImportOptions(only_split=True))
+    assert world.report.kept == world.report.split == len(world.tasks) >= 60
+    assert all(len(t.goals[0].alternatives) == 1 for t in world.tasks)
+    used = {c.name for t in world.tasks for path in t.goals[0].paths() for c in path}
+    assert used == {f.name for f in world.functions}
+    assert world.report.filtered["single_path"] == world.report.rejected_by_reason["single_path"] > 300
 
 
 def test_every_kept_answer_is_the_sql_result(world: ImportedWorld) -> None:
@@ -111,10 +122,13 @@ def test_oracle_with_its_first_function_down_completes_every_question(tmp_path: 
               "--out", str(out)],
     )  # fmt: skip
     assert result.exit_code == 0, result.output
-    result = runner.invoke(
-        app, ["run", "--world", str(out), "--agent", "oracle", "--stressors", "outage.backup",
-              "--out", str(tmp_path / "runs"), "--run-id", "r"],
-    )  # fmt: skip
-    assert result.exit_code == 0, result.output
-    summary = json.loads((tmp_path / "runs" / "r" / "summary.json").read_text())
-    assert summary["conversation_success"] == 1.0
+    summaries = {}
+    for agent in ("oracle", "naive"):  # the bare group: the backup-path outage, no question made impossible
+        result = runner.invoke(
+            app, ["run", "--world", str(out), "--agent", agent, "--stressors", "outage",
+                  "--out", str(tmp_path / "runs"), "--run-id", agent],
+        )  # fmt: skip
+        assert result.exit_code == 0, result.output
+        summaries[agent] = json.loads((tmp_path / "runs" / agent / "summary.json").read_text())
+    assert summaries["oracle"]["conversation_success"] == summaries["oracle"]["completion"] == 1.0
+    assert summaries["naive"]["completion"] < 1.0  # it never looks for the backup path

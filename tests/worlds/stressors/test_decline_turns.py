@@ -30,7 +30,7 @@ async def _run(tmp_path: Path, world: str, agent: str, tasks: list[str] | None =
             "run_id": f"{world}-{agent}",
             "agent": agent,
             "world": world,
-            "stressors": ["outage", "missing"],
+            "stressors": ["outage", "outage.impossible", "missing", "missing.removed"],
             "stressor_mode": "isolated",
             **({"tasks": tasks} if tasks else {}),
         }

@@ -3,20 +3,25 @@ record of what a stressor changed."""
 
 from __future__ import annotations
 
+import json
+import re
 from pathlib import Path
 
 import pytest
 from rich.console import Console
+from typer.testing import CliRunner
 
-from sim.cli.app import run_cli
+from sim.cli.app import app, run_cli
 from sim.config.run_config import RunConfig
 from sim.judging.stressor_summary import split_episode_id
 from sim.report.terminal import render
 from sim.run.plan import make_plan
 from sim.run.runner import execute
 from worlds.registry import load_world
-from worlds.stressors import StressorSelectionError, select
-from worlds.stressors.catalog import parse_item
+from worlds.stressors import StressorSelectionError, build_stressors, builtin_scenarios, select
+from worlds.stressors.catalog import effective, parse_item
+from worlds.stressors.coverage import affected_goals
+from worlds.stressors.scenario import LEVEL
 
 
 def _config(tmp_path: Path, **fields: object) -> RunConfig:
@@ -31,7 +36,48 @@ def test_items_take_parameters_and_bad_items_say_why() -> None:
         parse_item("failure:rate=2")
     with pytest.raises(StressorSelectionError, match="unknown stressor 'nope'"):
         select(["nope"])
-    assert [s.name for s, _ in select(["outage"])] == ["outage.backup", "outage.impossible"]
+    assert [s.name for s, _ in select(["outage"])] == ["outage.backup"]
+
+
+BY_NAME_ONLY = {"outage.impossible", "missing.removed"}
+
+
+def test_no_group_holds_a_row_that_makes_every_task_impossible() -> None:
+    """A one-question world under `--stressors outage` must not become a world of impossible questions: the impossible
+    and removed modes are only ever named."""
+    assert {s.name for s in builtin_scenarios() if s.by_name_only} == BY_NAME_ONLY
+    for group in ("all", "spec", "exec", "user", *LEVEL):
+        names = {s.name for s, _ in select([group])}
+        assert names and not names & BY_NAME_ONLY, group
+    assert [s.name for s, _ in select(["missing"])] == ["missing.until_later"]
+    assert [s.name for s, _ in select(["outage.impossible", "missing.removed:rate=0.5"])] == sorted(BY_NAME_ONLY)[::-1]
+    with pytest.raises(StressorSelectionError, match="rate must be"):
+        select(["outage.impossible:rate=0"])
+
+
+def test_a_rate_on_an_impossible_mode_is_the_share_of_tasks_drawn_by_task_id() -> None:
+    tasks = load_world("multidomain").tasks()
+    ((row, given),) = select(["outage.impossible:rate=0.3"])
+    touched = [t.id for t in tasks if affected_goals(t, effective(row, given))]
+    every = [t.id for t in tasks if affected_goals(t, row)]
+    assert len(every) == len(tasks) and 0.2 * len(tasks) < len(touched) < 0.4 * len(tasks)
+    for trial_seed in (1, 2):  # the same tasks whatever the seed: every trial meets the same condition
+        (stressor,) = build_stressors(["outage.impossible:rate=0.3"], trial_seed)
+        declining = [t.id for t in tasks if any(g.outcome == "decline" for g in stressor.on_task(t).goals)]
+        assert declining == touched
+
+
+def test_run_help_and_stressors_list_say_what_each_group_holds(capsys: pytest.CaptureFixture[str]) -> None:
+    output = CliRunner().invoke(app, ["run", "--help"], terminal_width=400).output
+    help_text = " ".join(re.sub(r"[│╭╮╰╯─]", " ", output).split())  # the help panel's borders cut wrapped lines
+    assert all(name in help_text for name in BY_NAME_ONLY) and "outage is outage.backup" in help_text
+    assert run_cli(["stressors", "list", "--type", "outage"]) == 0
+    out = capsys.readouterr().out
+    assert "outage.impossible                    exec by name" in out
+    assert re.search(r"^  outage +outage.backup; not outage.impossible$", out, re.MULTILINE)
+    assert run_cli(["stressors", "list", "--json"]) == 0
+    rows = {row["name"]: row for row in json.loads(capsys.readouterr().out)}
+    assert rows["outage.impossible"]["groups"] == [] and rows["outage.backup"]["groups"] == ["outage", "exec", "all"]
 
 
 def test_isolated_plan_pairs_each_scenario_with_a_baseline(tmp_path: Path) -> None:
@@ -116,3 +162,23 @@ def test_rate_only_where_the_gold_does_not_assume_the_stressor_fired() -> None:
     with pytest.raises(StressorSelectionError, match="rate cannot apply"):
         select(["limitation:rate=0.5"])
     assert all(o == {"rate": 0.1} for _, o in select(["failure:rate=0.1"]))
+
+
+def test_isolated_units_and_turns_are_only_what_a_scenario_touches(tmp_path: Path) -> None:
+    """A backup-path outage touches only tasks with a backup path (7 of the sample's 21 questions); a limitation
+    whose `when` no gold call meets touches no goal, and one that does touches only the goals it rewrites."""
+    pack = load_world("sql_sample")
+    plan = make_plan(_config(tmp_path, world="sql_sample", stressors=["outage"], stressor_mode="isolated"), pack)
+    stressed = [u for u in plan.units if u.variant]
+    assert len(plan.units) == 21 + 7 and {u.variant for u in stressed} == {"outage.backup"}
+    tasks = load_world("multidomain").tasks()
+    touched = {
+        s.name: sum(len(affected_goals(t, s)) for t in tasks) for s in builtin_scenarios() if s.type == "limitation"
+    }
+    calling = {
+        s.name: sum(1 for t in tasks for g in t.goals if any(c.name in s.tools for p in g.paths() for c in p))
+        for s in builtin_scenarios()
+        if s.type == "limitation"
+    }
+    assert 0 in touched.values() and any(0 < touched[n] < calling[n] for n in touched)
+    assert sum(touched.values()) == 148  # of 631 goals that call a limited tool

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from sim.config.run_config import RunConfig
-from sim.core import CallContext, CallOutcome, GoldCall, Task, ToolCall, ToolResult, ToolSpec
+from sim.core import CallContext, CallOutcome, GoldCall, ReplayHook, Task, ToolCall, ToolResult, ToolSpec
 from sim.episode.runtime import chain
 from sim.run.runner import execute
 from worlds.domains.multidomain.pack import DATA_DIR, MultiDomainPack
@@ -204,6 +204,17 @@ async def test_dependency_refuses_until_the_prerequisite(scenario: Scenario) -> 
     # a call the scenario does not target passes untouched
     result, fired = await send(stressor, w, "list_rooms")
     assert result.ok and fired == ()
+
+
+async def test_a_prerequisite_the_isolated_setup_replays_counts_as_made() -> None:
+    stressor = build(next(s for s in ROWS if s.name == "dependency.clock_before_alarm"))
+    w = world()
+    result, _ = await send(stressor, w, "create_alarm", time="07:00", label="Gym")
+    assert result.error_code == "prerequisite_missing"
+    assert isinstance(stressor, ReplayHook)
+    stressor.on_replay(ToolCall(id="g", name="get_current_time", arguments={}), 0)
+    result, _ = await send(stressor, w, "create_alarm", time="07:00", label="Gym")
+    assert result.ok, result
 
 
 async def test_a_decoys_own_lookup_does_not_meet_a_prerequisite() -> None:

@@ -207,6 +207,19 @@ class AdHocFormat(ScenarioStressor):
                 arguments[arg] = native
         return await next(call.model_copy(update={"arguments": arguments}), fired=self.name)
 
+    def on_replay(self, call: ToolCall, goal: int) -> ToolCall:
+        """A replayed gold call (the isolated setup) in the world's own values: what ``on_call`` passes on."""
+        if not self.active or call.name not in self.tools:
+            return call
+        arguments = dict(call.arguments)
+        for arg in self.args:
+            if arg in arguments:
+                native = self._native(arguments[arg])
+                if native is _INVALID:
+                    raise ValueError(f"{self.name}: gold {call.name}({arg}={arguments[arg]!r}) is not in its format")
+                arguments[arg] = native
+        return call.model_copy(update={"arguments": arguments})
+
     def _native(self, value: Any) -> Any:
         if isinstance(value, list):
             values = [self._native(v) for v in value]

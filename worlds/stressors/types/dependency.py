@@ -57,6 +57,12 @@ class Prerequisite(ScenarioStressor):
             self.done.add(self._key(call.arguments))
         return outcome
 
+    def on_replay(self, call: ToolCall, goal: int) -> ToolCall:
+        """A prerequisite in the gold the isolated setup replays is one the history the agent is handed has made."""
+        if call.name == self.requires:
+            self.done.add(self._key(call.arguments))
+        return call
+
     def on_task(self, task: Task) -> Task:
         """Insert the prerequisite where a path reaches a targeted call it has not had yet.
 

@@ -103,6 +103,17 @@ class SchemaDrift(ScenarioStressor):
             return CallOutcome.answered(failure(call, status, code, str(refused)), self.name)
         return await next(native, fired=self.name)
 
+    def on_replay(self, call: ToolCall, goal: int) -> ToolCall:
+        """A replayed gold call (the isolated setup) as the world's own: what ``on_call`` passes on. A flipped
+        default needs nothing: the gold gives the value explicitly."""
+        mine = call.name in self.tools or (self.op == "rename_endpoint" and call.name == self.new_name)
+        if not mine or goal < self.from_goal or self.op == "default_flip":
+            return call
+        try:
+            return self._to_native(call)
+        except _Refused as refused:
+            raise ValueError(f"{self.name}: gold {call.name} is not in the new schema: {refused}") from refused
+
     async def _flip_default(self, call: ToolCall, ctx: CallContext, next: CallNext) -> CallOutcome:
         """An explicit value passes as it is; a left-out one gets the NEW default, echoed in the result."""
         if self.param in call.arguments:

@@ -15,6 +15,10 @@ could not tell the lookup from the answer.)
 one because later goals were written against the state the earlier ones leave; after a goal that did nothing, a
 later acting goal might fail for reasons no missing function explains.
 
+``rate`` (the row's ``probability``, 1.0) is the share of tasks it acts on, drawn by task id
+(``decline.task_drawn``). ``missing.removed`` is in no group (``by_name_only``): on a one-question world it would
+make every question impossible, so a run asks for it by name.
+
 The choice depends on the task alone, so every trial meets the same condition and the summary knows the goals.
 """
 
@@ -24,7 +28,7 @@ from itertools import product
 from typing import Any
 
 from sim.core import Goal, Task, ToolSpec, UserIntent
-from worlds.stressors.decline import declined, uses, without_paths_through
+from worlds.stressors.decline import declined, task_drawn, uses, without_paths_through
 from worlds.stressors.scenario import Scenario, ScenarioStressor
 
 MODES = ("until_later", "removed")
@@ -45,7 +49,8 @@ class MissingFunction(ScenarioStressor):
         self.missing: tuple[int, str] | None = None  # (goal, function)
 
     def on_task(self, task: Task) -> Task:
-        self.missing = pick(task, self.mode, int(self.params.get("turn", 0)))
+        drawn = task_drawn(task.id, self.name, self.probability)
+        self.missing = pick(task, self.mode, int(self.params.get("turn", 0))) if drawn else None
         if self.missing is None:
             return task
         goal, function = self.missing
@@ -64,7 +69,7 @@ class MissingFunction(ScenarioStressor):
     def affected_goals(cls, task: Task, scenario: Scenario) -> list[int]:
         mode = str(scenario.params.get("mode", "until_later"))
         picked = pick(task, mode, int(scenario.params.get("turn", 0)))
-        if picked is None:
+        if picked is None or not task_drawn(task.id, scenario.name, scenario.probability):
             return []
         start, function = picked
         if mode == "until_later":

@@ -11,6 +11,10 @@ The last one because later goals were written against the state the earlier ones
 nothing, a later acting goal might fail for reasons no outage explains. Measures whether the agent gives up, and how
 soon, instead of looping on a dead service.
 
+``rate`` (the row's ``probability``, 1.0) is the share of tasks the outage acts on, drawn by task id
+(``decline.task_drawn``). ``outage.impossible`` is in no group (``by_name_only``): on a one-question world it would
+make every question impossible, so a run asks for it by name.
+
 The choice depends on the task alone (not the episode's seed), so every trial of a task meets the same
 condition and the isolated summary knows which goals it touched.
 """
@@ -20,7 +24,7 @@ from __future__ import annotations
 from typing import Any
 
 from sim.core import CallContext, CallNext, CallOutcome, GoldCall, Task, ToolCall, failure
-from worlds.stressors.decline import uses, without_paths_through
+from worlds.stressors.decline import task_drawn, uses, without_paths_through
 from worlds.stressors.scenario import Scenario, ScenarioStressor
 
 MODES = ("backup", "impossible")
@@ -41,6 +45,8 @@ class Outage(ScenarioStressor):
         self.from_goal = 0
 
     def on_task(self, task: Task) -> Task:
+        if not task_drawn(task.id, self.name, self.probability):
+            return task
         if self.mode == "backup":
             self.eligible = frozenset(survivable_functions(task))
             return task
@@ -61,10 +67,14 @@ class Outage(ScenarioStressor):
 
     @classmethod
     def affected_goals(cls, task: Task, scenario: Scenario) -> list[int]:
-        """backup: goals with a core call (whichever is called first goes down); impossible: the goals it makes
+        """The goals with a path the outage can cut. backup: goals a path of which calls a function that may go
+        down (a task without a backup path has none: nothing ever goes down); impossible: the goals it makes
         impossible or takes a path from."""
+        if not task_drawn(task.id, scenario.name, scenario.probability):
+            return []
         if scenario.params.get("mode", "backup") == "backup":
-            return [g for g, goal in enumerate(task.goals) if any(c.role == "core" for c in goal.gold)]
+            eligible = survivable_functions(task)
+            return [g for g, goal in enumerate(task.goals) if uses(goal.paths(), eligible)]
         picked = impossible_goal(task)
         if picked is None:
             return []
