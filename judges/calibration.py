@@ -7,13 +7,14 @@ quadratic-weighted (a 4 for a 5 is a smaller miss than a 1 for a 5), beside plai
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from judges.error_handling import ErrorCase, Rater
+from sim.core.bounded_read import DATA_LIMIT, InputFileError, read_text
+from sim.core.structured import parse_json
 
 LABELS_PATH = Path(__file__).parent / "data" / "error_handling_labels.jsonl"
 SCORES = (1, 2, 3, 4, 5)
@@ -33,18 +34,13 @@ class LabelledCase:
 
 def load_labels(path: Path = LABELS_PATH) -> list[LabelledCase]:
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except OSError as exc:
-        raise LabelsError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+        lines = read_text(path, DATA_LIMIT).splitlines()
+        rows = [(number, parse_json(line, f"{path}:{number}")) for number, line in enumerate(lines, 1) if line.strip()]
+    except InputFileError as exc:
+        raise LabelsError(str(exc)) from None
     cases, seen = [], set()
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
+    for number, row in rows:
         where = f"{path}:{number}"
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise LabelsError(f"{where}: not JSON: {exc.msg}") from exc
         if not isinstance(row, dict):
             raise LabelsError(f"{where}: expected an object")
         for field in _TEXT_FIELDS:

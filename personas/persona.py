@@ -16,10 +16,11 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from personas.styles import STYLES
+from sim.core.bounded_read import SETTINGS_LIMIT, InputFileError, read_text
+from sim.core.structured import load_yaml
 from sim.core.text_check import surrogate_problem
 
 PERSONA_DIR = Path(__file__).parent / "data"
@@ -70,16 +71,10 @@ def load_persona(name_or_path: str) -> Persona:
         path = PERSONA_DIR / f"{name_or_path}.yaml"
         if not path.is_file():
             raise PersonaError(f"unknown persona {name_or_path!r}; known: {', '.join(persona_names())}")
-    try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise PersonaError(f"{path}: cannot read: {exc.strerror or exc}") from exc
-    except UnicodeDecodeError as exc:
-        raise PersonaError(f"{path}: not UTF-8 text (byte {exc.start})") from exc
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f":{mark.line + 1}" if mark is not None else ""
-        raise PersonaError(f"{path}{where}: not valid YAML: {getattr(exc, 'problem', exc)}") from exc
+    try:  # a regular file of settings size; YAML without alias bombs or deep nesting
+        raw = load_yaml(read_text(path, SETTINGS_LIMIT), path)
+    except InputFileError as exc:
+        raise PersonaError(str(exc)) from None
     if not isinstance(raw, dict):
         raise PersonaError(f"{path}: expected a mapping of persona fields, got {type(raw).__name__}")
     raw.setdefault("name", path.stem)

@@ -14,13 +14,14 @@ A new kind of world folder (another benchmark's import) is a module with its loa
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
 from sim.core import Task, WorldPack
+from sim.core.bounded_read import SETTINGS_LIMIT
+from sim.core.structured import load_toml
 from worlds.task_files import SUFFIXES, TaskFileError, load_tasks
 
 PackFactory = Callable[[Sequence[Task] | None], WorldPack]
@@ -143,9 +144,9 @@ def _load_dir(directory: Path) -> WorldPack:
     if not toml_path.is_file():
         raise WorldLoadError(f"{directory}: a world directory needs a world.toml")
     try:
-        config: dict[str, Any] = tomllib.loads(toml_path.read_text(encoding="utf-8"))
-    except (OSError, ValueError, RecursionError) as error:  # unreadable, not UTF-8, invalid or absurd TOML
-        raise WorldLoadError(f"{toml_path}: {error or type(error).__name__}") from error
+        config: dict[str, Any] = load_toml(toml_path, SETTINGS_LIMIT)
+    except ValueError as error:  # not a regular file, too big, not UTF-8, invalid or absurd TOML: names the file
+        raise WorldLoadError(str(error)) from None
     kind = config.get("kind", DEFAULT_KIND)
     loader = WORLD_KINDS.get(kind) if isinstance(kind, str) else None
     if loader is None:

@@ -14,6 +14,8 @@ from typing import Any
 from pydantic import ValidationError
 
 from sim.core import Task
+from sim.core.bounded_read import DATA_LIMIT, InputFileError, read_text
+from sim.core.structured import check_depth
 from sim.core.text_check import surrogate_problem
 
 SUFFIXES = (".json", ".jsonl")
@@ -29,9 +31,9 @@ def load_tasks(path: Path) -> list[Task]:
     if path.suffix not in SUFFIXES:
         raise TaskFileError(f"{path}: task files end in .json or .jsonl")
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        raise TaskFileError(f"{path}: cannot read: {error}") from error
+        text = read_text(path, DATA_LIMIT)
+    except InputFileError as error:
+        raise TaskFileError(str(error)) from None
     items = _jsonl_items(path, text) if path.suffix == ".jsonl" else _json_items(path, text)
     tasks: list[Task] = []
     first_seen: dict[str, str] = {}
@@ -73,6 +75,10 @@ def _json_items(path: Path, text: str) -> Iterator[tuple[str, Any]]:
 
 
 def _validate(where: str, item: Any) -> Task:
+    try:
+        check_depth(item, where)  # else validating, freezing or storing it may run out of stack mid-run
+    except InputFileError as error:
+        raise TaskFileError(str(error)) from None
     if problem := surrogate_problem(item):  # else it validates, then crashes the run's first write of a trace
         raise TaskFileError(f"{where}: {problem}")
     try:

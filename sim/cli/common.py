@@ -70,12 +70,13 @@ def param_modes(items: list[str] | None) -> dict[str, str] | None:
 def user_errors() -> tuple[type[Exception], ...]:
     """Errors that mean bad input (config, task files, run dirs): a message and exit 2, no traceback."""
     from sim.config.run_config import ConfigError
+    from sim.core.bounded_read import InputFileError
     from sim.mockllm.config import MockConfigError
     from sim.store.run_store import StoreError
     from worlds.registry import WorldLoadError
     from worlds.task_files import TaskFileError
 
-    return (ConfigError, StoreError, WorldLoadError, TaskFileError, MockConfigError)
+    return (ConfigError, StoreError, WorldLoadError, TaskFileError, MockConfigError, InputFileError)
 
 
 @contextmanager

@@ -24,6 +24,7 @@ from pathlib import Path
 
 from sim.agents.factory import AgentUnavailable
 from sim.core import ToolSpec
+from sim.core.bounded_read import DATA_LIMIT, InputFileError, read_text
 from worlds.stressors.expand.build import (
     DEFAULT_THRESHOLD,
     Encoder,
@@ -58,7 +59,12 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _existing(path: Path) -> ExpandCatalog | None:
-    return ExpandCatalog.model_validate_json(path.read_text(encoding="utf-8")) if path.is_file() else None
+    return ExpandCatalog.model_validate_json(_read(path)) if path.exists() else None
+
+
+def _read(path: Path) -> str:
+    """A catalog in the --out folder: a regular file of bounded size (InputFileError names the path)."""
+    return read_text(path, DATA_LIMIT)
 
 
 async def _ask_model(args: argparse.Namespace, world: str, specs: Sequence[ToolSpec]) -> ModelReport:
@@ -70,9 +76,16 @@ async def _ask_model(args: argparse.Namespace, world: str, specs: Sequence[ToolS
 
 
 def main(argv: Sequence[str] | None = None, encoder: Encoder | None = None) -> int:
-    """Exit status 0, 1 (``--check`` found a stale catalog) or 2 (no embedder, an unusable model). ``encoder``: reuse
-    one (tests)."""
-    args = _parser().parse_args(argv)
+    """Exit status 0, 1 (``--check`` found a stale catalog) or 2 (no embedder, an unusable model, an unreadable
+    catalog). ``encoder``: reuse one (tests)."""
+    try:
+        return _main(_parser().parse_args(argv), encoder)
+    except InputFileError as exc:  # a catalog in --out that is no regular file, too big or not UTF-8
+        sys.stderr.write(f"error: {exc}\n")
+        return 2
+
+
+def _main(args: argparse.Namespace, encoder: Encoder | None) -> int:
     from sim.core.embedding import Embedder, embedding_available
     from worlds.registry import BUILTIN_WORLDS, known_worlds, load_world
 
@@ -121,7 +134,7 @@ def main(argv: Sequence[str] | None = None, encoder: Encoder | None = None) -> i
             f"(similarity >= {args.threshold}), {took:.1f}s\n"
         )
         if args.check:
-            if not path.is_file() or path.read_text(encoding="utf-8") != catalog_text(catalog):
+            if not path.exists() or _read(path) != catalog_text(catalog):
                 stale.append(str(path))
         else:
             sys.stdout.write(f"wrote {write_catalog(catalog, args.out)}\n")

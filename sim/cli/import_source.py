@@ -70,6 +70,13 @@ MaxRowsOption = Annotated[
 OnlySplitOption = Annotated[
     bool, typer.Option("--only-split", help="Keep only questions with two solution paths (per_question style).")
 ]
+QueryTimeLimitOption = Annotated[
+    float,
+    typer.Option(
+        "--query-time-limit",
+        help="Seconds any one query may run while verifying; past it the import stops naming the question.",
+    ),
+]
 DescribeModelOption = Annotated[
     str | None,
     typer.Option(
@@ -100,10 +107,11 @@ def sql_importer(source: str, title: str) -> Callable[..., None]:
         drop_empty: DropEmptyOption = True,
         max_rows: MaxRowsOption = 100,
         only_split: OnlySplitOption = False,
+        query_time_limit: QueryTimeLimitOption = 30.0,  # worlds.sql.execute.QUERY_TIME_LIMIT_S (not imported here)
     ) -> None:
         options = (name, db, obfuscate, augment, seed, force, style, describe_model, cache, cache_dir)
         filters = QualityFilters(drop_empty, max_rows or None, only_split)
-        import_sql(source, db_dir, questions, out, *options, filters=filters)
+        import_sql(source, db_dir, questions, out, *options, filters=filters, query_time_limit_s=query_time_limit)
 
     command.__doc__ = f"A world of read-only query functions with verified tasks from a {title} question set."
     return command
@@ -156,6 +164,7 @@ def import_sql(
     cache: str,
     cache_dir: Path,
     filters: QualityFilters | None = None,
+    query_time_limit_s: float = 30.0,
 ) -> None:
     """Import a text-to-SQL set of format ``source`` into the world folder ``out`` (the options as the command's)."""
     filters = filters or QualityFilters()
@@ -171,6 +180,8 @@ def import_sql(
         fail(f"--style: unknown style '{style}' (one of {', '.join(STYLES)})")
     if style != "per_question" and (augment or filters.only_split):
         fail(f"--augment and --only-split work with --style per_question only, not '{style}'")
+    if not 0 < query_time_limit_s <= 86_400:  # also refuses nan and inf
+        fail(f"--query-time-limit: {query_time_limit_s} is not a number of seconds in (0, 86400]")
     if obfuscate and describe_model is not None:
         fail(
             "--describe-model and --obfuscate: a model's description names tables and columns, which obfuscation hides"
@@ -190,6 +201,7 @@ def import_sql(
         drop_empty=filters.drop_empty,
         max_rows=filters.max_rows,
         only_split=filters.only_split,
+        query_time_limit_s=query_time_limit_s,
     )
     started = time.perf_counter()
     described: DescribeReport | None = None

@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from sim.config.errors import ConfigError
+from sim.core.bounded_read import SETTINGS_LIMIT, InputFileError, read_text
+from sim.core.structured import check_depth
 
 
 class TomlSettings:
@@ -22,17 +24,17 @@ class TomlSettings:
     @classmethod
     def read(cls, path: Path) -> TomlSettings:
         try:
-            text = path.read_text(encoding="utf-8")
-        except FileNotFoundError as exc:
-            raise ConfigError(f"{path}: config file not found") from exc
-        except IsADirectoryError as exc:
-            raise ConfigError(f"{path}: is a directory, not a TOML file") from exc
-        except (OSError, UnicodeDecodeError) as exc:
-            raise ConfigError(f"{path}: cannot read: {exc}") from exc
+            text = read_text(path, SETTINGS_LIMIT)  # a FIFO, a device or a huge file: refused, not read
+        except InputFileError as exc:
+            raise ConfigError(str(exc)) from None
         try:
             data = tomllib.loads(text)
         except (ValueError, RecursionError) as exc:  # TOMLDecodeError, an integer too long, nesting too deep
             raise ConfigError(f"{path}: invalid TOML: {exc or type(exc).__name__}") from exc
+        try:
+            check_depth(data, path)
+        except InputFileError as exc:
+            raise ConfigError(str(exc)) from None
         if "run" not in data:
             return cls(path, data, text, "")
         if not isinstance(data["run"], dict):

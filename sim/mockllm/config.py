@@ -241,10 +241,7 @@ def parse_mock_config(data: Any, source: Path) -> MockConfig:
 def load_mock_config(path: Path) -> MockConfig:
     """Load a config from a .json or .toml file; raises MockConfigError naming the file and field."""
     path = Path(path)
-    try:
-        raw = path.read_bytes()
-    except OSError as e:
-        raise MockConfigError(f"{path}: cannot read: {e.strerror or e}") from e
+    raw = _read_config(path)
     suffix = path.suffix.lower()
     if suffix not in (".json", ".toml"):
         raise MockConfigError(f"{path}: unknown config format {suffix!r} (use .json or .toml)")
@@ -252,4 +249,39 @@ def load_mock_config(path: Path) -> MockConfig:
         data = json.loads(raw) if suffix == ".json" else tomllib.loads(raw.decode("utf-8"))
     except (ValueError, RecursionError) as e:  # decode errors, not UTF-8, an integer too long, nesting too deep
         raise MockConfigError(f"{path}: invalid {suffix[1:].upper()}: {e or type(e).__name__}") from e
+    if _depth_over(data, _MAX_DEPTH):
+        raise MockConfigError(f"{path}: nested deeper than {_MAX_DEPTH} levels")
     return parse_mock_config(data, path)
+
+
+_MAX_CONFIG_BYTES = 4 << 20
+_MAX_DEPTH = 64
+
+
+def _read_config(path: Path) -> bytes:
+    """The file, if it is a regular one of at most 4 MiB (a FIFO would block, ``/dev/zero`` never ends).
+
+    The mock server sits beside ``sim.core`` in the lowest layer and may not import it, so this is a small copy of
+    ``sim.core.bounded_read`` (stat first, then a read of at most limit + 1 bytes)."""
+    try:
+        if not path.is_file():  # False for a FIFO, a device, a directory or a missing path
+            reason = "no such file" if not path.exists() else "not a regular file"
+            raise MockConfigError(f"{path}: cannot read: {reason}")
+        with path.open("rb") as file:
+            raw = file.read(_MAX_CONFIG_BYTES + 1)
+    except OSError as e:
+        raise MockConfigError(f"{path}: cannot read: {e.strerror or e}") from e
+    if len(raw) > _MAX_CONFIG_BYTES:
+        raise MockConfigError(f"{path}: over the {_MAX_CONFIG_BYTES >> 20} MiB limit for a config file")
+    return raw
+
+
+def _depth_over(value: Any, limit: int) -> bool:
+    stack = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict | list):
+            if depth >= limit:
+                return True
+            stack.extend((child, depth + 1) for child in (item.values() if isinstance(item, dict) else item))
+    return False

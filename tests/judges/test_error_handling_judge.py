@@ -142,7 +142,7 @@ def test_a_malformed_labelled_set_names_the_file_line_and_field(tmp_path: Path) 
     with pytest.raises(LabelsError, match=r":2: field 'id'"):
         load_labels(path)
     path.write_text(good + "\n{oops\n", encoding="utf-8")
-    with pytest.raises(LabelsError, match=r":2: not JSON"):
+    with pytest.raises(LabelsError, match=r":2: invalid JSON"):
         load_labels(path)
 
 

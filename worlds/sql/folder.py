@@ -22,6 +22,8 @@ from typing import Any
 import tomli_w
 from pydantic import TypeAdapter, ValidationError
 
+from sim.core.bounded_read import DATA_LIMIT, InputFileError
+from sim.core.structured import load_json
 from worlds.sql.importer import ImportedWorld
 from worlds.sql.model import SqlFunction
 from worlds.sql.slot_obfuscate import ObfuscatedSlotPack
@@ -116,9 +118,9 @@ def load_world_folder(directory: Path, config: dict[str, Any]) -> SqlPack | Slot
         return _load_slot(directory, entries, initial, seed)
     functions_path = directory / entries["functions"]
     try:
-        functions = _FUNCTIONS.validate_json(functions_path.read_bytes())
-    except OSError as error:
-        raise SqlWorldError(f"{functions_path}: cannot read: {error.strerror or error}") from error
+        functions = _FUNCTIONS.validate_python(load_json(functions_path, DATA_LIMIT))
+    except InputFileError as error:  # not a regular file, too big, not UTF-8 JSON, nested too deep
+        raise SqlWorldError(str(error)) from None
     except ValidationError as error:
         first = error.errors(include_url=False)[0]
         where = ".".join(str(part) for part in first["loc"])

@@ -7,12 +7,13 @@ Spider: ``dev.json`` is a list of ``{"db_id", "question", "query", ...}``; datab
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from sim.core.bounded_read import DATA_LIMIT, InputFileError
 from sim.core.files import is_file_name
+from sim.core.structured import load_json
 
 SourceFormat = Literal["spider", "bird"]
 FORMATS: tuple[SourceFormat, ...] = ("spider", "bird")
@@ -35,15 +36,9 @@ class Question:
 def read_questions(path: Path, source: SourceFormat) -> list[Question]:
     """Every question of a Spider/BIRD question file, in file order."""
     try:
-        data: Any = json.loads(Path(path).read_text(encoding="utf-8"))
-    except OSError as error:
-        raise FormatError(f"{path}: cannot read: {error.strerror or error}") from error
-    except UnicodeDecodeError as error:
-        raise FormatError(f"{path}: not UTF-8 text: {error.reason}") from error
-    except json.JSONDecodeError as error:
-        raise FormatError(f"{path}:{error.lineno}: invalid JSON: {error.msg} (column {error.colno})") from error
-    except (ValueError, RecursionError) as error:
-        raise FormatError(f"{path}: unreadable JSON: {error or type(error).__name__}") from error
+        data: Any = load_json(path, DATA_LIMIT)  # a regular file, at most DATA_LIMIT bytes of UTF-8 JSON
+    except InputFileError as error:
+        raise FormatError(str(error)) from None
     if not isinstance(data, list):
         raise FormatError(f"{path}: a {source} question file holds a list, not a {type(data).__name__}")
     sql_field = _SQL_FIELD[source]

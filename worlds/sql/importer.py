@@ -7,7 +7,8 @@ from dataclasses import replace
 from pathlib import Path
 
 from sim.core import Task
-from worlds.sql.formats import Question, SourceFormat, check_databases, read_questions
+from worlds.sql.execute import QueryLimitError
+from worlds.sql.formats import FormatError, Question, SourceFormat, check_databases, read_questions
 from worlds.sql.functions import FunctionLibrary
 from worlds.sql.model import ImportedWorld, ImportOptions, ImportReport, Rejection
 from worlds.sql.quality import SINGLE_PATH, rejection, screen, with_screened
@@ -26,7 +27,8 @@ def import_world(
     if options.only_split and options.style != "per_question":
         raise ValueError(f"only_split: two solution paths exist in the per_question style only, not '{options.style}'")
     paths = check_databases(db_dir, questions, questions_file)
-    databases = {db_id: Database.open(db_id, path) for db_id, path in paths.items()}
+    limit = options.query_time_limit_s
+    databases = {db_id: Database.open(db_id, path, limit) for db_id, path in paths.items()}
     try:
         screened, dropped = screen(questions, databases, options)
         if options.style != "per_question":
@@ -34,6 +36,10 @@ def import_world(
         else:
             world = _import(source, screened, databases, options)
         return replace(world, report=with_screened(world.report, len(questions), dropped, options))
+    except QueryLimitError as error:  # the whole set is refused: another question may hang the same way
+        asked = next((q for q in questions if q.sql == error.sql), None)  # its own SQL runs before any derived one
+        where = f"{questions_file}[{asked.index}]" if asked is not None else str(questions_file)
+        raise FormatError(f"{where}: {error} (SQL: {error.sql[:200]})") from None
     finally:
         for db in databases.values():
             db.connection.close()

@@ -11,6 +11,7 @@ from pydantic import Field
 from sim.core import Task, ToolSpec
 from sim.core.files import FILE_NAME
 from sim.core.tools import Frozen
+from worlds.sql.execute import QUERY_TIME_LIMIT_S
 
 JsonType = Literal["string", "integer", "number", "array"]
 
@@ -148,6 +149,8 @@ class ImportOptions:
     """Quality filter: leave out questions whose SQL returns more rows (None: any number; the study's 100)."""
     only_split: bool = False
     """Quality filter: keep only questions with two solution paths (per_question style)."""
+    query_time_limit_s: float = QUERY_TIME_LIMIT_S
+    """Seconds any one query may run during the import; past it the import stops, naming the question."""
 
 
 @dataclass(frozen=True)

@@ -35,7 +35,8 @@ def import_styled(
     if options.augment:
         raise ValueError(f"--augment works with the per_question style only, not '{options.style}'")
     sel = SelLibrary()
-    slot = SlotRuntime({db_id: db.path for db_id, db in databases.items()}) if options.style == "slot" else None
+    paths = {db_id: db.path for db_id, db in databases.items()}
+    slot = SlotRuntime(paths, options.query_time_limit_s) if options.style == "slot" else None
     tasks: list[Task] = []
     rejections: list[Rejection] = []
     initial: dict[str, dict[str, Any]] = {}

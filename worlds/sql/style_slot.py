@@ -23,7 +23,15 @@ from typing import Any
 
 from sim.core import ToolCall, ToolResult, ToolSpec, failure
 from worlds.common.arguments import ArgumentChecker
-from worlds.sql.execute import QueryError, QueryResult, open_readonly, read_schema, run_query
+from worlds.sql.execute import (
+    QUERY_TIME_LIMIT_S,
+    QueryError,
+    QueryLimitError,
+    QueryResult,
+    open_readonly,
+    read_schema,
+    run_query,
+)
 from worlds.sql.literals import identifier_word
 from worlds.sql.model import LIKE_ESCAPE, escape_like
 from worlds.sql.style_join import JoinedTable
@@ -90,8 +98,9 @@ def slot_specs(tables: list[str]) -> list[ToolSpec]:
 class SlotRuntime:
     """What every episode of one SLOT world shares: schemas, specs, read-only connections (used under a lock)."""
 
-    def __init__(self, databases: Mapping[str, Path]) -> None:
+    def __init__(self, databases: Mapping[str, Path], time_limit_s: float = QUERY_TIME_LIMIT_S) -> None:
         self._paths = dict(databases)
+        self._time_limit_s = time_limit_s
         self.tables: dict[str, tuple[str, str, tuple[str, ...]]] = {}
         """Public table name -> (db_id, table, columns); ``db.table`` where a name is in several databases."""
         found: list[tuple[str, str, tuple[str, ...]]] = []
@@ -114,7 +123,7 @@ class SlotRuntime:
     def run(self, node: Node, sql: str) -> QueryResult:
         with self._lock:
             if node.db_id not in self._connections:
-                self._connections[node.db_id] = open_readonly(self._paths[node.db_id])
+                self._connections[node.db_id] = open_readonly(self._paths[node.db_id], self._time_limit_s)
             return run_query(self._connections[node.db_id], sql, dict(node.params))
 
     def result(self, node: Node) -> QueryResult:
@@ -160,7 +169,7 @@ class SlotWorld:
             content = self.execute(call.name, dict(call.arguments))
         except SlotError as error:
             return failure(call, "invalid_arguments", error.code, str(error))
-        except QueryError as error:
+        except (QueryError, QueryLimitError) as error:
             return failure(call, "failed", "query_failed", f"The step failed: {error}")
         return ToolResult(call_id=call.id, status="success", content=content)
 

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from sim.core import Goal, GoldCall, Task, UserIntent
-from worlds.sql.execute import QueryError, QueryResult, read_schema, results_equal, run_query
+from worlds.sql.execute import QUERY_TIME_LIMIT_S, QueryError, QueryResult, read_schema, results_equal, run_query
 from worlds.sql.formats import Question
 from worlds.sql.functions import FunctionLibrary, build_function
 from worlds.sql.literals import GenerateError, Parametrised, Schema, parametrise, parse
@@ -34,11 +34,11 @@ class Database:
     schema: Schema = field(default_factory=dict)
 
     @classmethod
-    def open(cls, db_id: str, path: Path) -> Database:
+    def open(cls, db_id: str, path: Path, time_limit_s: float = QUERY_TIME_LIMIT_S) -> Database:
         from worlds.sql.bird_docs import with_docs
         from worlds.sql.execute import open_readonly
 
-        return cls(db_id, path, open_readonly(path), with_docs(read_schema(path), path))
+        return cls(db_id, path, open_readonly(path, time_limit_s), with_docs(read_schema(path), path))
 
 
 @dataclass(frozen=True)

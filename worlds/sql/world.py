@@ -21,7 +21,7 @@ from sim.core import Task, ToolCall, ToolResult, ToolSpec, WorldContext, failure
 from sim.core.frozen import freeze
 from worlds.common.arguments import ArgumentChecker
 from worlds.common.task_check import check_tasks_static
-from worlds.sql.execute import Column, QueryError, distinct_values, open_readonly, run_query
+from worlds.sql.execute import Column, QueryError, QueryLimitError, distinct_values, open_readonly, run_query
 from worlds.sql.model import SqlFunction
 
 INSTRUCTIONS = """\
@@ -141,7 +141,7 @@ class SqlWorld:
             return failure(call, "invalid_arguments", problem[0], problem[1])
         try:
             content = self._runtime.answer(function, checker.normalised(call.arguments))
-        except QueryError as error:
+        except (QueryError, QueryLimitError) as error:
             return failure(call, "failed", "query_failed", f"The query failed: {error}")
         return ToolResult(call_id=call.id, status="success", content=content)
 

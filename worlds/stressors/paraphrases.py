@@ -19,7 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from sim.core import ChatMessage, Goal, ModelRequest, Task
+from sim.core.bounded_read import DATA_LIMIT, InputFileError, read_text
 from sim.core.files import write_text_atomic
+from sim.core.structured import parse_json
 from worlds.stressors.protect import goal_values, protected_spans, usable
 
 Written = dict[tuple[str, int], list[str]]
@@ -31,14 +33,14 @@ def load_written(path: Path) -> Written:
     """Rows of a paraphrase file; errors name the file and line."""
     written: Written = {}
     try:
-        lines = Path(path).read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as error:
-        raise ValueError(f"{path}: cannot read the paraphrase file: {error}") from error
+        lines = read_text(path, DATA_LIMIT).splitlines()
+    except InputFileError as error:
+        raise ValueError(f"paraphrase file {error}") from None
     for lineno, line in enumerate(lines, start=1):
         if not line.strip():
             continue
+        row = parse_json(line, f"{path}:{lineno}")  # InputFileError (a ValueError) names file and line
         try:
-            row = json.loads(line)
             key = (str(row["task"]), int(row["turn"]))
             texts = row["paraphrases"]
             if not isinstance(texts, list) or not all(isinstance(t, str) for t in texts):

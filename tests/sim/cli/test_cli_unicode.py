@@ -36,7 +36,7 @@ def test_a_persona_with_a_lone_surrogate_or_not_utf8_names_the_file(tmp_path: Pa
         load_persona(str(persona))
     latin = tmp_path / "latin.yaml"
     latin.write_bytes("name: caf\xe9\n".encode("latin-1"))
-    with pytest.raises(PersonaError, match=r"latin\.yaml: not UTF-8 text \(byte 9\)"):
+    with pytest.raises(PersonaError, match=r"latin\.yaml: not UTF-8 text \(byte 9, line 1"):
         load_persona(str(latin))
 
 
