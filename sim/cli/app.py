@@ -18,6 +18,7 @@ import typer
 from sim.cli.chat import chat_command
 from sim.cli.common import (
     EXIT_NOTHING_SCORED,
+    MAX_ARGUMENT_CHARS,
     AnswerJudgeOption,
     AnswerThresholdOption,
     ErrorJudgeOption,
@@ -383,6 +384,7 @@ def run_cli(argv: list[str]) -> int:
     """Run the command line; returns the exit code. Usage errors (a bad option value, an unknown option)
     are one line too, like every other bad input."""
     try:
+        _check_argument_lengths(argv)
         code = app(args=argv, prog_name="squall", standalone_mode=False)
     except _usage_errors() as exc:
         ctx = getattr(exc, "ctx", None)
@@ -396,6 +398,17 @@ def run_cli(argv: list[str]) -> int:
     except typer.Exit as exc:
         return exc.exit_code
     return code if isinstance(code, int) else 0
+
+
+def _check_argument_lengths(argv: list[str]) -> None:
+    """No option value is a document: a longer one is a mistake (a file pasted instead of its path), refused
+    before any command reads it."""
+    for position, argument in enumerate(argv, start=1):
+        if len(argument) > MAX_ARGUMENT_CHARS:
+            fail(
+                f"argument {position} is {len(argument):,} characters long (at most {MAX_ARGUMENT_CHARS:,}); "
+                f"put long text in a file and pass its path"
+            )
 
 
 def main() -> None:

@@ -22,6 +22,8 @@ def make_console(stderr: bool = False) -> Console:
 
 
 MAX_ERROR_CHARS = 2000
+MAX_ARGUMENT_CHARS = 65_536
+"""The longest command-line argument accepted: paths, model names and stressor lists are far shorter."""
 
 EXIT_NOTHING_SCORED = 3
 """Beside 2 (bad input: one line, nothing written), 130 (Ctrl-C) and 143 (SIGTERM): ``squall run`` stored episodes

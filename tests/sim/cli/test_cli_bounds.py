@@ -47,8 +47,15 @@ def test_options_are_finite_and_complete(tmp_path: Path, args: list[str], needle
     assert tree(tmp_path) == []
 
 
-def test_a_huge_option_value_is_not_echoed_back_whole(tmp_path: Path) -> None:
-    code, _, err = squall("run", "--agent", "x" * 1_000_000, "--out", str(tmp_path / "runs"), "-q")
+def test_a_huge_option_value_is_refused_by_its_length_and_not_echoed(tmp_path: Path) -> None:
+    code, _, err = squall("run", "--agent", "x" * 10_000_000, "--out", str(tmp_path / "runs"), "-q")
+    line = assert_clean_failure(code, err, "argument 3", "10,000,000 characters")
+    assert len(line) < 300
+    assert tree(tmp_path) == []
+
+
+def test_an_error_naming_a_long_value_is_truncated(tmp_path: Path) -> None:
+    code, _, err = squall("run", "--agent", "x" * 60_000, "--out", str(tmp_path / "runs"), "-q")
     line = assert_clean_failure(code, err, "--agent", "characters in all")
     assert len(line) < 3000
     assert tree(tmp_path) == []
