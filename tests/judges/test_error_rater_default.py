@@ -106,3 +106,19 @@ def test_a_summary_stored_before_the_rater_was_recorded_keeps_the_plain_title() 
     stored = {k: v for k, v in _summary("embedding").items() if k != "error_handling_rater"}
     text = markdown_summary(RunSummary.model_validate({"run_id": "r", "episodes": 1, **stored}))
     assert "| error handling (1-5) |" in text and "proxy" not in text
+
+
+def test_calibrate_names_a_judge_model_that_never_answered_in_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    from typer.testing import CliRunner
+
+    from sim.cli import judges
+    from sim.cli.app import app
+    from sim.llm.errors import ProviderError
+
+    async def timed_out(*_: object) -> dict[str, object]:
+        raise ProviderError("provider:timeout", "no response within 120.0s (gave up after 6 failed attempt(s))")
+
+    monkeypatch.setattr(judges, "_calibrate", timed_out)
+    done = CliRunner().invoke(app, ["judges", "calibrate", "--raters", "llm", "--judge-model", "local"])
+    assert done.exit_code == 1 and done.exception is not None and not isinstance(done.exception, ProviderError)
+    assert "--judge-model local: no response within 120.0s" in " ".join(done.output.split())
