@@ -6,9 +6,11 @@ agent met an injected failure in it: a result of one of its own calls that a str
 is the agent's last reply of the goal, against the reference response and the scenario's criteria
 (``GENERIC_CRITERIA`` where it has none), by a rater:
 
-- ``embedding`` (the offline default): cosine similarity of the reply and the reference (MiniLM), in bands;
-- ``llm``: any configured model, through the gateway as role ``judge``, answering JSON with a score and reasons
-  (``judges.error_handling_llm``).
+- ``llm`` (the default where a judge model is given): any configured model, through the gateway as role ``judge``,
+  answering JSON with a score and reasons (``judges.error_handling_llm``);
+- ``embedding`` (the offline fallback): cosine similarity of the reply and the reference (MiniLM), in bands. It is a
+  proxy: similarity cannot tell "I retried and it worked" from "I retried and it failed", so it agrees with people
+  little better than chance (``EMBEDDING_KAPPA``), and every report says so beside its number.
 
 ``squall judges calibrate`` measures both against the hand-labelled set in ``judges/data``. The score's value is the
 mean over the judged goals mapped to [0, 1] ((mean - 1) / 4); the 1-5 scores and reasons are in its details.
@@ -35,6 +37,9 @@ GENERIC_CRITERIA = (
 )
 BANDS = (0.40, 0.55, 0.68, 0.80)
 """Similarity cut points between scores 1|2|3|4|5 (``squall judges calibrate`` reports the agreement they give)."""
+EMBEDDING_KAPPA = 0.104
+"""Cohen's kappa of the embedding rater against the shipped labelled set (``squall judges calibrate --raters
+embedding``); reports name the embedding score a proxy with it. No offline rater measured beat 0.4 (README)."""
 SHOWN_TEXT = 600
 """Characters of the request, the error and the reply a rater is shown (and a score's details keep)."""
 

@@ -4,7 +4,8 @@
   the gold's at the goal's end, with a task-cluster bootstrap interval; episodes whose end state matched; episodes
   with collateral damage (a change nobody asked for, left at the end); episodes whose gold could not be replayed;
 - error handling (``error_handling`` judge): the mean 1-5 score over the goals where the agent met a failure, its
-  distribution, and the same mapped to [0, 1] with a task-cluster interval.
+  distribution, and the same mapped to [0, 1] with a task-cluster interval; which rater gave it, and where that is
+  the embedding rater, its row and a note call the number a proxy (with the rater's kappa against people).
 - AST (``ast`` judge): goals whose every attempted call was free of errors, and the errors by reason;
 - answers by meaning (``answer_match`` judge, when on): question goals answered right, Wilson interval.
 Per scored episode only a few numbers are kept.
@@ -17,6 +18,7 @@ from collections.abc import Mapping
 from typing import Any, NamedTuple
 
 from judges.answer_metrics import completion_verdict
+from judges.error_handling import EMBEDDING_KAPPA
 from judges.reduction import EpisodeFacts, Reduction, RunFacts
 from judges.stats import cluster_bootstrap, rate, wilson
 from judges.summary_view import ci_text, pct, score_ci
@@ -33,6 +35,7 @@ class StateVerdict(NamedTuple):
 
 class HandlingVerdict(NamedTuple):
     scores: tuple[int, ...]  # the 1-5 score of each judged goal
+    rater: str  # the rater's mode ("embedding", "llm"); "" in scores stored without it
 
 
 class AstVerdict(NamedTuple):
@@ -67,7 +70,18 @@ def state_verdict(score: Score) -> StateVerdict | None:
 def handling_verdict(score: Score) -> HandlingVerdict | None:
     if score.value is None:
         return None
-    return HandlingVerdict(tuple(int(v) for v in score.details.get("scores", {}).values()))
+    return HandlingVerdict(
+        tuple(int(v) for v in score.details.get("scores", {}).values()), str(score.details.get("mode") or "")
+    )
+
+
+def handling_title(rater: object) -> str:
+    """The headline row's name: the embedding rater's number is a proxy, and says so with its kappa."""
+    if rater == "embedding":
+        return f"error handling (1-5, embedding proxy, kappa {EMBEDDING_KAPPA:.2f})"
+    if isinstance(rater, str) and rater:
+        return f"error handling (1-5, {rater} rater)"
+    return "error handling (1-5)"
 
 
 class StateMatchSummary(Reduction[StateVerdict]):
@@ -129,6 +143,7 @@ class ErrorHandlingSummary(Reduction[HandlingVerdict]):
     def __init__(self) -> None:
         self.by_task: dict[str, list[float]] = {}  # task -> [sum of (score - 1) / 4, goals]
         self.scores: Counter[int] = Counter()
+        self.raters: set[str] = set()
 
     def verdict(self, score: Score) -> HandlingVerdict | None:
         return handling_verdict(score)
@@ -140,6 +155,8 @@ class ErrorHandlingSummary(Reduction[HandlingVerdict]):
         tally[0] += sum((s - 1) / 4 for s in verdict.scores)
         tally[1] += len(verdict.scores)
         self.scores.update(verdict.scores)
+        if verdict.rater:
+            self.raters.add(verdict.rater)
 
     def result(self, run: RunFacts) -> dict[str, Any]:
         judged = sum(self.scores.values())
@@ -153,6 +170,8 @@ class ErrorHandlingSummary(Reduction[HandlingVerdict]):
             "error_handling_score_ci95_clustered": None if ci is None else [round(1 + 4 * x, 4) for x in ci],
             "error_handling_goals": judged,
             "error_handling_scores": {str(s): self.scores[s] for s in range(1, 6)} if judged else {},
+            # One score set has one rater; "+" joins them only if verdicts of several were ever mixed.
+            "error_handling_rater": "+".join(sorted(self.raters)) or None,
         }
 
     @staticmethod
@@ -161,9 +180,18 @@ class ErrorHandlingSummary(Reduction[HandlingVerdict]):
             return []
         score = summary.get("error_handling_score")
         spread = " ".join(f"{k}:{v}" for k, v in (summary.get("error_handling_scores") or {}).items())
-        return [["error handling (1-5)", "n/a" if score is None else f"{score:.2f}",
+        return [[handling_title(summary.get("error_handling_rater")), "n/a" if score is None else f"{score:.2f}",
                  score_ci(summary.get("error_handling_score_ci95_clustered")),
                  f"{summary['error_handling_goals']} goals with a failure ({spread})"]]  # fmt: skip
+
+    @staticmethod
+    def notes(summary: Mapping[str, Any]) -> list[str]:
+        if not summary.get("error_handling_goals") or "embedding" not in str(summary.get("error_handling_rater")):
+            return []
+        return [
+            f"error handling is an embedding proxy: the similarity rater agrees with people at Cohen's kappa "
+            f"{EMBEDDING_KAPPA:.2f} (`squall judges calibrate`); give --judge-model to score it with the llm rater."
+        ]
 
 
 class AstSummary(Reduction[AstVerdict]):

@@ -43,7 +43,11 @@ def fail(message: str, code: int = 2) -> NoReturn:
 
 # Judge settings `squall run` and `squall score` share.
 ErrorJudgeOption = Annotated[
-    str | None, typer.Option(help="embedding | llm | off: scores replies after a failure 1-5 (default embedding)")
+    str | None,
+    typer.Option(
+        help="llm | embedding | off: scores replies after a failure 1-5 (a new run's default: llm with "
+        "--judge-model, else embedding, a proxy that agrees poorly with people; squall score: the run's)"
+    ),
 ]
 JudgeModelOption = Annotated[
     str | None, typer.Option(help="Model of the judges that ask one: --error-judge/--answer-judge/--arg-match llm.")

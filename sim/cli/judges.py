@@ -29,6 +29,7 @@ def calibrate_command(
     """Score the labelled set with each rater; print Cohen's kappa against the labels and between raters."""
     from judges.calibration import LABELS_PATH, LabelsError, load_labels
     from sim.config.run_config import ConfigError
+    from sim.llm.errors import ProviderError
 
     chosen = [r.strip() for r in raters.split(",") if r.strip()]
     unknown = [r for r in chosen if r not in RATERS]
@@ -39,6 +40,8 @@ def calibrate_command(
         report = asyncio.run(_calibrate(cases, chosen, judge_model))
     except (LabelsError, ConfigError) as exc:
         fail(str(exc))
+    except ProviderError as exc:  # retries spent (a CPU model on a busy machine times out): one line, no traceback
+        fail(f"--judge-model {judge_model}: {exc}", code=1)
     if as_json:
         sys.stdout.write(json.dumps(report, indent=2) + "\n")
         return

@@ -16,7 +16,17 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, StrictFloat, StrictInt, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    StrictFloat,
+    StrictInt,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from sim.config.errors import ConfigError
 from sim.config.identity import ENDPOINT_FIELDS, without_endpoint
@@ -202,8 +212,10 @@ class RunConfig(BaseModel):
     embedding_threshold: StrictFloat = Field(default=0.8, gt=0, le=1, description="Cosine threshold in embedding mode.")
     error_judge: Literal["embedding", "llm", "off"] = Field(
         default="embedding",
-        description="How replies after a failure are scored 1-5 against the reference response: embedding "
-        "(MiniLM similarity, offline; off when the embed extra is not installed), llm (--judge-model), or off.",
+        description="How replies after a failure are scored 1-5 against the reference response: llm (the judge "
+        "model), embedding (MiniLM similarity, offline: a proxy that agrees poorly with people, reported as such; "
+        "off when the embed extra is not installed), or off. Default: llm where a judge model is given "
+        "(--judge-model), else embedding.",
     )
     judge_model: str = Field(
         default="local",
@@ -238,6 +250,16 @@ class RunConfig(BaseModel):
     retry: RetryPolicy = Field(default_factory=RetryPolicy)
 
     _sources: dict[str, str] = PrivateAttr(default_factory=dict)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _error_judge_default(cls, data: Any) -> Any:
+        # The embedding rater is a weak proxy (judges.error_handling.EMBEDDING_KAPPA), so a judge model the user
+        # named rates errors too unless they chose a rater. Only the default moves: a stored manifest's config
+        # carries error_judge explicitly, so `squall score` keeps the rater the run had.
+        if isinstance(data, dict) and "error_judge" not in data and data.get("judge_model") is not None:
+            return {**data, "error_judge": "llm"}
+        return data
 
     @field_validator("out", "cache_dir")
     @classmethod

@@ -13,7 +13,15 @@ from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from judges.calibration import LABELS_PATH, LabelsError, cohen_kappa, load_labels
-from judges.error_handling import BANDS, EmbeddingRater, ErrorCase, ErrorHandlingJudge, band, error_cases
+from judges.error_handling import (
+    BANDS,
+    EMBEDDING_KAPPA,
+    EmbeddingRater,
+    ErrorCase,
+    ErrorHandlingJudge,
+    band,
+    error_cases,
+)
 from judges.error_handling_llm import JudgeOutputError, LLMRater, parse_verdict
 from personas import ScriptedUser, parse_user_spec
 from sim.agents.baselines import NaiveAgent, OracleAgent
@@ -174,6 +182,7 @@ def test_the_calibrate_command_reports_kappa_against_the_labels() -> None:
     agreement = report["vs_labels"]["embedding"]
     assert report["cases"] == len(load_labels()) and agreement["n"] == report["cases"]
     assert -1 <= agreement["kappa"] <= 1 and 0 <= agreement["exact"] <= agreement["within_one"] <= 1
+    assert round(agreement["kappa"], 3) == EMBEDDING_KAPPA  # the kappa every report prints beside the proxy
 
 
 def test_calibrate_refuses_an_unknown_rater() -> None:
