@@ -34,14 +34,8 @@ class OracleAgent:
 
     async def respond(self, history: Sequence[Event], runtime: AgentRuntime) -> str:
         turn = self._gold.current()
-        said = next((ev for ev in reversed(history) if ev.kind == "user_message"), None)
-        act = said.user_act if said is not None else None
-        if act is not None and act.withheld:
-            return f"Before I do that: what {' and '.join(w.replace('_', ' ') for w in act.withheld)} do you want?"
-        if _done_already(history, self._gold.goal):
-            return turn.gold_answer or "Done."
-        if turn.outcome == "decline":  # nothing it may call does it: say so, call nothing
-            return turn.reference_response or "Sorry, I can't do that right now."
+        if (reply := reply_without_calls(history, self._gold)) is not None:
+            return reply
         failed: set[str] = set()
         remaining = turn.paths()
         step = 0
@@ -59,6 +53,21 @@ class OracleAgent:
             else:
                 return turn.gold_answer or "Done."
         return turn.reference_response or "Sorry, I could not complete that: the service is unavailable."
+
+
+def reply_without_calls(history: Sequence[Event], gold: EpisodeGold) -> str | None:
+    """What an oracle says when the turn needs no call: a question for values the user withheld, an
+    acknowledgement of a goal done already, or the reference reply of a goal nothing may do; else None."""
+    turn = gold.current()
+    said = next((ev for ev in reversed(history) if ev.kind == "user_message"), None)
+    act = said.user_act if said is not None else None
+    if act is not None and act.withheld:
+        return f"Before I do that: what {' and '.join(w.replace('_', ' ') for w in act.withheld)} do you want?"
+    if _done_already(history, gold.goal):
+        return turn.gold_answer or "Done."
+    if turn.outcome == "decline":  # nothing it may call does it: say so, call nothing
+        return turn.reference_response or "Sorry, I can't do that right now."
+    return None
 
 
 def _done_already(history: Sequence[Event], goal: int) -> bool:

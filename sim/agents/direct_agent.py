@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from sim.agents.baselines import _done_already
+from sim.agents.baselines import reply_without_calls
 from sim.agents.direct_plan import Plan, PlanError, PlannedCall, parse_plan, references, render_plan, resolve
 from sim.agents.text_prompt import ToolStyle, render_tools
 from sim.core import AgentRuntime, ChatMessage, EpisodeGold, Event, ModelRequest, ToolCall, ToolResult
@@ -131,14 +131,8 @@ class DirectOracle:
 
     async def respond(self, history: Sequence[Event], runtime: AgentRuntime) -> str:
         turn = self._gold.current()
-        said = next((ev for ev in reversed(history) if ev.kind == "user_message"), None)
-        act = said.user_act if said is not None else None
-        if act is not None and act.withheld:
-            return f"Before I do that: what {' and '.join(w.replace('_', ' ') for w in act.withheld)} do you want?"
-        if _done_already(history, self._gold.goal):
-            return turn.gold_answer or "Done."
-        if turn.outcome == "decline":
-            return turn.reference_response or "Sorry, I can't do that right now."
+        if (reply := reply_without_calls(history, self._gold)) is not None:
+            return reply
         written = render_plan([PlannedCall(g.name, dict(g.arguments), f"out{n}") for n, g in enumerate(turn.gold)])
         plan = parse_plan(written)  # through the parser a model's plan takes
         assert isinstance(plan, Plan), plan

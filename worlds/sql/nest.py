@@ -16,6 +16,7 @@ from sqlglot import exp
 
 from worlds.sql.literals import Schema
 from worlds.sql.split import has_nested_query
+from worlds.sql.style_join import conjuncts, is_column_equality
 
 
 def nested_variant(tree: exp.Expr, schema: Schema) -> exp.Expr | None:
@@ -35,25 +36,25 @@ def nested_variant(tree: exp.Expr, schema: Schema) -> exp.Expr | None:
     names = [{t.alias_or_name.lower(), t.name.lower()} for t in tables]
     if names[0] & names[1]:
         return None  # a self-join: its columns cannot be told apart by table name
-    on = _conjuncts(join.args.get("on"))
-    if len(on) != 1 or not _equality(on[0]):
+    on = conjuncts(join.args.get("on"))
+    if len(on) != 1 or not is_column_equality(on[0]):
         return None
     where = tree.args.get("where")
-    conjuncts = _conjuncts(where.this) if where is not None else []
+    filters = conjuncts(where.this) if where is not None else []
     for outer in (0, 1):
         inner = 1 - outer
         side = _side_of(tables, names, schema)
         if any(side(c) != outer for c in _columns_outside_where(tree)):
             continue
-        sides = [{side(c) for c in node.find_all(exp.Column)} for node in conjuncts]
+        sides = [{side(c) for c in node.find_all(exp.Column)} for node in filters]
         if any(len(s) != 1 for s in sides):
             continue
         pair = (on[0].this, on[0].expression)
         if side(pair[0]) == side(pair[1]) or None in (side(pair[0]), side(pair[1])):
             return None
         outer_key, inner_key = (pair[0], pair[1]) if side(pair[0]) == outer else (pair[1], pair[0])
-        inner_where = [n.copy() for n, s in zip(conjuncts, sides, strict=True) if s == {inner}]
-        outer_where = [n.copy() for n, s in zip(conjuncts, sides, strict=True) if s == {outer}]
+        inner_where = [n.copy() for n, s in zip(filters, sides, strict=True) if s == {inner}]
+        outer_where = [n.copy() for n, s in zip(filters, sides, strict=True) if s == {outer}]
         subquery = exp.select(inner_key.copy()).from_(tables[inner].copy())
         if inner_where:  # none: the join only asks that a match exist (a semi-join)
             subquery = subquery.where(exp.and_(*inner_where))
@@ -64,20 +65,6 @@ def nested_variant(tree: exp.Expr, schema: Schema) -> exp.Expr | None:
         variant.set("where", exp.Where(this=exp.and_(*outer_where, test) if outer_where else test))
         return variant
     return None
-
-
-def _conjuncts(node: exp.Expr | None) -> list[exp.Expr]:
-    if node is None:
-        return []
-    if isinstance(node, exp.Paren):
-        return _conjuncts(node.this)
-    if isinstance(node, exp.And):
-        return _conjuncts(node.this) + _conjuncts(node.expression)
-    return [node]
-
-
-def _equality(node: exp.Expr) -> bool:
-    return isinstance(node, exp.EQ) and isinstance(node.this, exp.Column) and isinstance(node.expression, exp.Column)
 
 
 def _columns_outside_where(tree: exp.Select) -> list[exp.Column]:

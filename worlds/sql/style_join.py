@@ -149,12 +149,12 @@ def read_join(tree: exp.Select, schema: Schema, where: list[exp.Expr]) -> tuple[
             raise _fail("kind", join.sql(dialect="sqlite")[:80])
         if side == "LEFT":
             left.add(table)
-        for node in _conjuncts(join.args.get("on")):
+        for node in conjuncts(join.args.get("on")):
             pair = _pair(node, resolve)
             on[_later(pair, tables, node)].append(pair)
     rest: list[exp.Expr] = []
     for node in where:  # an inner join's WHERE a.x = b.y is its ON
-        if _is_column_equality(node) and not left:
+        if is_column_equality(node) and not left:
             pair = _pair(node, resolve)
             if pair[0].partition(".")[0] != pair[1].partition(".")[0]:
                 on[_later(pair, tables, node)].append(pair)
@@ -168,22 +168,23 @@ def read_join(tree: exp.Select, schema: Schema, where: list[exp.Expr]) -> tuple[
     return JoinedTable(tables[0], edges, sources), resolve, rest
 
 
-def _conjuncts(node: exp.Expr | None) -> list[exp.Expr]:
+def conjuncts(node: exp.Expr | None) -> list[exp.Expr]:
+    """The terms of an AND chain (an ON or WHERE clause), parentheses dropped."""
     if node is None or (isinstance(node, exp.Boolean) and node.this is True):  # sqlglot reads a bare JOIN as ON TRUE
         return []
     if isinstance(node, exp.Paren):
-        return _conjuncts(node.this)
+        return conjuncts(node.this)
     if isinstance(node, exp.And):
-        return _conjuncts(node.this) + _conjuncts(node.expression)
+        return conjuncts(node.this) + conjuncts(node.expression)
     return [node]
 
 
-def _is_column_equality(node: exp.Expr) -> bool:
+def is_column_equality(node: exp.Expr) -> bool:
     return isinstance(node, exp.EQ) and isinstance(node.this, exp.Column) and isinstance(node.expression, exp.Column)
 
 
 def _pair(node: exp.Expr, resolve: Resolver) -> tuple[str, str]:
-    if not _is_column_equality(node):
+    if not is_column_equality(node):
         raise _fail("condition", node.sql(dialect="sqlite")[:80])
     return resolve(node.this), resolve(node.expression)
 
