@@ -166,7 +166,11 @@ class BfclAst:
         schemas = {s.name: s.parameters for s in result.tools}
         response = response_of(result)
         verdict = check(category, response.calls, gold, schemas, response.unreadable)
-        first = check(category, response.first_step, gold, schemas, response.unreadable)
+        first = (
+            verdict
+            if len(response.first_step) == len(response.calls)
+            else check(category, response.first_step, gold, schemas, response.unreadable)
+        )
         value = 1.0 if verdict.passed else 0.0
         return score_for(
             result,

@@ -164,14 +164,14 @@ def call_error(
     function's parameter schema, in BFCL's order: name, required parameters, each given parameter, omissions."""
     if name != gold_name:
         return "wrong_func_name"
-    arguments, accepted = thaw(arguments), thaw(accepted)
     properties: Mapping[str, Any] = schema.get("properties") or {}
     if any(p not in arguments for p in schema.get("required") or []):
         return "missing_required"
     for param, value in arguments.items():
         if param not in properties or param not in accepted:
             return "unexpected_param"
-        if reason := value_error(value, accepted[param], properties[param]):
+        # Plain lists and dicts (a frozen value's type is a subclass: BFCL's checks compare exact types).
+        if reason := value_error(thaw(value), thaw(accepted[param]), properties[param]):
             return reason
     if any(p not in arguments and "" not in values for p, values in accepted.items()):
         return "missing_optional"
