@@ -151,7 +151,11 @@ async def test_invented_functions_count_and_other_tasks_are_not_scored() -> None
 
 def test_the_summary_gives_accuracy_per_category() -> None:
     part = BfclAstSummary()
-    scores = [("simple_python", 1.0, []), ("simple_python", 0.0, ["goal0:bfcl_ast:wrong_count"]), ("irrelevance", 1.0, [])]
+    scores = [
+        ("simple_python", 1.0, []),
+        ("simple_python", 0.0, ["goal0:bfcl_ast:wrong_count"]),
+        ("irrelevance", 1.0, []),
+    ]
     for i, (category, value, errors) in enumerate(scores):
         result = episode(["bfcl", f"bfcl:{category}"], [])
         score = score_for(result, "bfcl_ast", value=value, errors=errors, details={"category": category})

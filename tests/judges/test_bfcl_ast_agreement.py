@@ -16,7 +16,7 @@ import pytest
 
 pytest.importorskip("bfcl_eval")
 
-from tests.judges.bfcl_ast_cases import (  # noqa: E402 - after the skip: needs bfcl_eval
+from tests.judges.bfcl_ast_cases import (
     AST_CATEGORIES,
     RELEVANCE_CATEGORIES,
     Calls,
@@ -25,7 +25,7 @@ from tests.judges.bfcl_ast_cases import (  # noqa: E402 - after the skip: needs 
     entries,
     squall_verdict,
 )
-from tests.judges.bfcl_ast_damage import damaged, mutate  # noqa: E402
+from tests.judges.bfcl_ast_damage import damaged, mutate
 
 CATEGORIES = AST_CATEGORIES + RELEVANCE_CATEGORIES
 RANDOM_CASES = 2400
