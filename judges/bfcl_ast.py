@@ -21,7 +21,9 @@ Per category, as BFCL's checker dispatches on the category's name:
 - otherwise (simple): exactly one call, matching the gold call.
 Errors: ``bfcl_ast:<reason>``, BFCL's error types without the checker's name (``wrong_count``, ``wrong_func_name``,
 ``missing_required``, ``unexpected_param``, ``missing_optional``, ``type_error:simple``, ``value_error:string``,
-``cannot_find_match``, ``irrelevance:called``, ``relevance:no_call``, ``decoder_failed``).
+``cannot_find_match``, ``irrelevance:called``, ``relevance:no_call``, ``decoder_failed``). Under a stressor that
+rewrites the gold's form (drift), where the gold itself no longer passes against the docs shown: value None,
+``bfcl_ast:gold_reshaped``.
 """
 
 from __future__ import annotations
@@ -152,6 +154,10 @@ class BfclAst:
             return score_for(result, self.name, value=None, errors=["goal0:turn:not_played"])
         gold = result.task.goals[0].gold
         schemas = {s.name: s.parameters for s in result.tools}
+        if result.stressors and not check(category, [(g.name, g.arguments) for g in gold], gold, schemas).passed:
+            # A stressor rewrote the gold's form (drift renames, nests, retypes; the docs shown stay BFCL's): BFCL's
+            # possible answers no longer describe the right calls, so BFCL has no verdict to give.
+            return score_for(result, self.name, value=None, errors=["goal0:bfcl_ast:gold_reshaped"])
         response = response_of(result)
         verdict = check(category, response.calls, gold, schemas, response.unreadable)
         first = (

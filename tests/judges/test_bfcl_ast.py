@@ -112,7 +112,9 @@ def test_parallel_matching_is_greedy_like_bfcl() -> None:
     assert check("parallel", calls, [strict, loose], SCHEMAS).passed
 
 
-def episode(tags: list[str], events: list[Event], gold: list[GoldCall] | None = None) -> EpisodeResult:
+def episode(
+    tags: list[str], events: list[Event], gold: list[GoldCall] | None = None, stressors: list[str] | None = None
+) -> EpisodeResult:
     task = Task(
         id="e1", world="bfcl:simple", tags=tags,
         goals=[Goal(user=UserIntent(explicit="Weather in NYC?"), gold=[GOLD] if gold is None else gold)],
@@ -121,7 +123,7 @@ def episode(tags: list[str], events: list[Event], gold: list[GoldCall] | None = 
     return EpisodeResult(
         episode_id="e1#0", task_id="e1", trial=0, seed=0, world=task.world, agent="a", user="u", task=task,
         tools=[ToolSpec(name="forecast", description="", parameters=SCHEMA)], events=[user, *events],
-        turns_played=1, goals_played=1,
+        turns_played=1, goals_played=1, stressors=stressors or [],
     )  # fmt: skip
 
 
@@ -150,6 +152,15 @@ async def test_invented_functions_count_and_other_tasks_are_not_scored() -> None
     assert score.value == 0.0 and score.errors == ["goal0:bfcl_ast:decoder_failed"]
     for tags in ([], ["bfcl", "bfcl:multi_turn_base"]):
         assert (await BfclAst().score(episode(tags, [called(1, "NYC")]))).value is None
+
+
+async def test_a_gold_a_stressor_reshaped_has_no_bfcl_verdict() -> None:
+    drifted = GoldCall(name="forecast_v2", arguments={"request": {"city": "NYC"}}, accepted={"city": ["NYC"]})
+    tags = ["bfcl", "bfcl:simple_python"]
+    score = await BfclAst().score(episode(tags, [called(1, "NYC")], [drifted], ["drift.auto_rename_endpoint"]))
+    assert score.value is None and score.errors == ["goal0:bfcl_ast:gold_reshaped"]
+    plain = await BfclAst().score(episode(tags, [called(1, "NYC")], None, ["perturb.typos"]))
+    assert plain.value == 1.0  # a stressor that leaves the gold's form alone: BFCL's verdict as ever
 
 
 def test_the_summary_gives_accuracy_per_category() -> None:
