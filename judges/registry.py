@@ -19,6 +19,8 @@ from judges.answer_facts import AnswerFacts
 from judges.answer_metrics import AnswerFactsSummary, CallF1Summary, CompletionSummary
 from judges.answer_semantic import AnswerMatch
 from judges.ast_check import AstChecker
+from judges.bfcl_ast import BfclAst
+from judges.bfcl_ast_summary import BfclAstSummary
 from judges.call_f1 import CallF1
 from judges.clarification import ClarificationJudge
 from judges.completion import Completion
@@ -53,6 +55,7 @@ JUDGES: tuple[JudgeEntry, ...] = (
     JudgeEntry("failure_stage", FailureStage, "matching", FailureStageSummary),
     JudgeEntry("call_f1", CallF1, "matching", CallF1Summary),
     JudgeEntry("ast", AstChecker, "matching", AstSummary),
+    JudgeEntry("bfcl_ast", BfclAst, "plain", BfclAstSummary),
     JudgeEntry("decline", DeclineJudge, "plain", DeclineSummary),
     JudgeEntry("completion", Completion, "plain", CompletionSummary),
     JudgeEntry("clarification", ClarificationJudge, "plain"),
