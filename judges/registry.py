@@ -19,6 +19,8 @@ from judges.answer_facts import AnswerFacts
 from judges.answer_metrics import AnswerFactsSummary, CallF1Summary, CompletionSummary
 from judges.answer_semantic import AnswerMatch
 from judges.ast_check import AstChecker
+from judges.bfcl_multi_turn import BfclMultiTurn
+from judges.bfcl_multi_turn_summary import BfclMultiTurnSummary
 from judges.call_f1 import CallF1
 from judges.clarification import ClarificationJudge
 from judges.completion import Completion
@@ -58,6 +60,7 @@ JUDGES: tuple[JudgeEntry, ...] = (
     JudgeEntry("clarification", ClarificationJudge, "plain"),
     JudgeEntry("answer_facts", AnswerFacts, "plain", AnswerFactsSummary),
     JudgeEntry("state_match", StateMatch, "plain", StateMatchSummary),
+    JudgeEntry("bfcl_multi_turn", BfclMultiTurn, "plain", BfclMultiTurnSummary),
     JudgeEntry("error_handling", ErrorHandlingJudge, "configured", ErrorHandlingSummary),
     JudgeEntry("answer_match", AnswerMatch, "configured", AnswerMatchSummary),
 )
