@@ -8,7 +8,8 @@ built-in world, or a directory holding ``world.toml``::
     tasks = "tasks.jsonl"      # optional, relative to the directory; default: the domain's own tasks
 
 or, for a world generated from a text-to-SQL set by ``squall import``, ``kind = "sql"`` (``worlds.sql.folder``);
-or ``http://127.0.0.1:PORT``, a SQL world served by ``squall serve`` (``worlds.sql.rest_client``).
+or ``http://127.0.0.1:PORT``, a SQL world served by ``squall serve`` (``worlds.sql.rest_client``);
+or ``bfcl:<category>``, a category of the Berkeley Function Calling Leaderboard (``worlds.bfcl``).
 A new kind of world folder (another benchmark's import) is a module with its loader and one ``WORLD_KINDS`` line.
 """
 
@@ -118,6 +119,13 @@ def load_world(spec: str) -> WorldPack:
 def _load(spec: str) -> WorldPack:
     if spec in BUILTIN_WORLDS:
         return _build(spec, None, origin=spec)
+    if spec.startswith("bfcl:"):  # BFCL's categories, from the installed bfcl-eval wheel
+        from worlds.bfcl import load_bfcl_world
+
+        try:
+            return load_bfcl_world(spec)
+        except ValueError as error:
+            raise WorldLoadError(str(error)) from error
     if spec.startswith("http://"):  # a SQL world served by `squall serve`
         from worlds.sql.rest_client import HttpSqlPack
 
