@@ -73,7 +73,7 @@ class Backends:
     def _make(self, name: str, config: dict[str, Any], long_context: bool) -> object:
         instance = self.classes[name]()
         if name not in self.stateless:
-            instance._load_scenario(config, long_context=long_context)  # type: ignore[attr-defined]
+            instance._load_scenario(config, long_context=long_context)
         return instance
 
     def tool_names(self, classes: Sequence[str]) -> list[str]:

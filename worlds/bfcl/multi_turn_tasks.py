@@ -43,7 +43,7 @@ def build_task(world_name: str, entry: Entry, backends: Backends, added_back_pro
             Goal(
                 user=intent,
                 gold=gold,
-                tools=_tools_at(entry, t, toolkit) if entry.missed else None,
+                tools=_tools_at(entry, t, toolkit, calls) if entry.missed else None,
                 outcome="decline" if t in decline_turns and not gold else "solve",
             )
         )
@@ -77,9 +77,12 @@ def _replay(world: BfclWorld, parsed: Sequence[Sequence[ParsedCall]]) -> list[li
     ]
 
 
-def _tools_at(entry: Entry, turn: int, toolkit: Sequence[str]) -> list[str]:
-    """The functions callable at ``turn``: the toolkit less those held out until a later turn."""
-    hidden = {name for back, names in entry.missed.items() if turn < back for name in names}
+def _tools_at(entry: Entry, turn: int, toolkit: Sequence[str], gold: Sequence[ParsedCall]) -> list[str]:
+    """The functions callable at ``turn``: the toolkit less those held out until a later turn. A function the turn's
+    own ground truth calls stays callable: BFCL's data has one such slip (miss_func_49 calls ``tail`` a turn before
+    handing it back), which no agent could pass otherwise, BFCL's response check wanting its result."""
+    needed = {call.name for call in gold}
+    hidden = {name for back, names in entry.missed.items() if turn < back for name in names} - needed
     return [name for name in toolkit if name not in hidden]
 
 

@@ -14,6 +14,8 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Any
 
 from sim.core import ToolCall, ToolResult, ToolSpec
@@ -53,6 +55,11 @@ class BfclWorld:
         self._specs = [spec for cls in classes for spec in backends.specs[cls]]
         self._base = public_state(self._instances)
 
+    @property
+    def instances(self) -> Mapping[str, object]:
+        """The backend instances by class name (read them; calls go through ``call``)."""
+        return MappingProxyType(self._instances)
+
     def specs(self) -> list[ToolSpec]:
         return list(self._specs)
 
@@ -70,18 +77,21 @@ class BfclWorld:
             text = error_text(NameError(f"name '{call.name}' is not defined"))
             return ToolResult(call_id=call.id, status="not_found", content=text, error_code="unknown_tool")
         method = getattr(instance, call.name)
+        # A copy, as BFCL's eval of a call string makes fresh values: backends keep argument lists in their state
+        # (TwitterAPI's mentions) and would otherwise share them with the caller (a task's gold, every episode).
+        arguments = copy.deepcopy(call.arguments)
         try:
-            self._backends.signatures[call.name].bind(**call.arguments)
+            self._backends.signatures[call.name].bind(**arguments)
         except TypeError:
             try:  # arguments that do not bind raise before the method's body runs: Python's own message
-                method(**call.arguments)
+                method(**arguments)
             except TypeError as error:
                 text = error_text(error)
             else:  # pragma: no cover - a call that binds nowhere cannot run
                 text = error_text(TypeError("arguments do not fit the function"))
             return ToolResult(call_id=call.id, status="invalid_arguments", content=text, error_code="bad_arguments")
         try:
-            value = method(**call.arguments)
+            value = method(**arguments)
         except Exception as error:  # a backend bug or a value it cannot handle: BFCL reports it as text
             return ToolResult(call_id=call.id, status="failed", content=error_text(error), error_code="execution_error")
         return ToolResult(call_id=call.id, status="success", content=result_text(value))
