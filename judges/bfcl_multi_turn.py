@@ -155,14 +155,18 @@ def judge_entry(result: EpisodeResult, paths: dict[int, list[str]]) -> EntryVerd
         turns[g] = TurnVerdict(steps[g] > 0, not differ, not missing, differ, missing)
     # BFCL's order: the inference loop quits at a turn over the step limit, and a short conversation fails whole
     # before the checker runs; then the checker stops at the first failing turn.
+    # A last turn past its 21st step (played on here, where BFCL's loop would have stopped) fails once all else
+    # passed: what came after cannot be taken back, and BFCL's checker would still report an earlier failure first.
+    over = [g for g, n in enumerate(steps[:last]) if n > STEP_LIMIT]
     failure: tuple[int, str] | None = None
-    over = [g for g, n in enumerate(steps) if n > STEP_LIMIT and (g < last or n > STEP_LIMIT + 1)]
     if over:
         failure = (over[0], "step_limit")
     elif unplayed:
         failure = (unplayed[0], "unplayed_turns")
     else:
         failure = next(((g, v.reason) for g, v in sorted(turns.items()) if v.reason is not None), None)
+    if failure is None and steps[last] > STEP_LIMIT + 1:
+        failure = (last, "step_limit")
     return EntryVerdict(turns, steps, unplayed, failure)
 
 

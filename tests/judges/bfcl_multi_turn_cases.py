@@ -10,7 +10,6 @@ import functools
 import random
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from bfcl_eval.eval_checker.multi_turn_eval import multi_turn_utils as bfcl_executor
@@ -18,7 +17,7 @@ from bfcl_eval.eval_checker.multi_turn_eval.multi_turn_checker import multi_turn
 
 from judges.bfcl_multi_turn import STEP_LIMIT, BfclMultiTurn
 from personas import ScriptedUser, parse_user_spec
-from sim.core import AgentRuntime, EpisodeGold, EpisodeResult, Event, Task, ToolCall
+from sim.core import AgentRuntime, EpisodeGold, EpisodeResult, Event, Task, ToolCall, WorldContext
 from sim.episode.env import EpisodeEnv, EpisodeLimits, EpisodeSpec
 from sim.episode.loop import run_episode
 from sim.llm.gateway import Gateway
@@ -49,15 +48,8 @@ def entries() -> dict[str, tuple[dict[str, Any], list[list[str]]]]:
     return out
 
 
-@functools.cache
-def _pristine() -> tuple[Task, ...]:
-    return tuple(t.model_copy(deep=True) for t in pack().tasks())
-
-
 def tasks() -> list[Task]:
-    """Every entry's task, a fresh copy each time: a backend may keep (and later change) a list it was passed, so
-    no episode may share argument values with another or with the gold."""
-    return [t.model_copy(deep=True) for t in _pristine()]
+    return list(pack().tasks())
 
 
 def gold_output(task: Task) -> Output:
@@ -118,7 +110,6 @@ class CallsAgent:
 
 
 async def squall_episode(task: Task, output: Output) -> EpisodeResult:
-    task = task.model_copy(deep=True)
     user = ScriptedUser(parse_user_spec("scripted"))
     agent = functools.partial(CallsAgent, output)
     env = EpisodeEnv(pack(), agent, user, Gateway(), ("bfcl-calls", "scripted"), limits=LIMITS)
@@ -189,7 +180,7 @@ def change_argument(task: Task, output: Output, rng: random.Random) -> Output | 
         return None
     t, s, c = rng.choice(places)
     out = copy.deepcopy(output)
-    name, arguments = out[t][s][c]
+    arguments = out[t][s][c][1]
     key = rng.choice(sorted(arguments))
     arguments[key] = changed_value(arguments[key], rng)
     return out
@@ -334,8 +325,32 @@ def mutate(task: Task, rng: random.Random) -> tuple[list[str], Output]:
     return applied, output
 
 
-@dataclass
-class Case:
-    kind: str
-    task: Task
-    output: Output
+# --- the disagreements by design: each is a rule on the output, with the reason ---
+
+
+def calls_unoffered(task: Task, output: Output) -> bool:
+    """A call names a function the turn does not offer (held out until a later turn, or of no class the entry
+    involves): squall refuses it, BFCL's executor runs any method of the entry's instances."""
+    toolkit = {s.name for s in pack().new_world(0, WorldContext(task=task)).specs()}
+    for goal, steps in zip(task.goals, output, strict=True):
+        offered = set(goal.tools) if goal.tools is not None else toolkit
+        if any(name not in offered for step in steps for name, _ in step):
+            return True
+    return False
+
+
+def last_turn_past_step_limit(task: Task, output: Output) -> bool:
+    """The last turn made calls in more than 21 steps: BFCL's loop stops it after the 21st and checks those; squall
+    played the rest, which it cannot take back, and fails it (a run with ``--max-steps 21`` never plays a 22nd)."""
+    return len(output[-1]) > STEP_LIMIT + 1
+
+
+EXPLAINED: dict[str, Callable[[Task, Output], bool]] = {
+    "calls a function the turn does not offer": calls_unoffered,
+    "last turn past BFCL's step limit": last_turn_past_step_limit,
+}
+"""Why squall's verdict may differ from BFCL's: a disagreement none of these rules covers fails the suite."""
+
+
+def explain(task: Task, output: Output) -> str | None:
+    return next((why for why, rule in EXPLAINED.items() if rule(task, output)), None)
