@@ -2,9 +2,9 @@
 
 An entry (a task tagged ``bfcl`` and ``bfcl:multi_turn_*``: one goal per BFCL turn) passes when
 - every turn was played (BFCL fails an entry whose inference stopped early: ``force_terminated``);
-- no turn took more than ``STEP_LIMIT`` model steps that made calls (BFCL's inference loop quits the entry on the
-  21st; that quit only shows in BFCL's verdict when a later turn is lost, so a last turn of exactly 21 such steps is
-  checked as usual there, and here);
+- no turn took more than ``STEP_LIMIT`` model steps that made calls (BFCL's inference loop quits the entry after the
+  21st; the quit only shows in BFCL's verdict when later turns are lost, so the last turn's 21st step is checked as
+  usual, there and here; a 22nd, which BFCL's loop never plays, fails the entry here once every other check passed);
 - and after every turn whose gold is not empty:
   - the agent made a call in it (``empty_turn``);
   - the world equals the gold-replayed world: every public attribute of every instance, which the world's task state
@@ -18,6 +18,10 @@ a path that differs at a goal's end either moved in that goal (so it is listed) 
 began. The judge therefore carries the differing paths from goal to goal, which makes each check the comparison of
 whole worlds (``test_bfcl_multi_turn.py`` shows it on compacted states). A step counts when the agent's model response
 made a call, one the world ran or one naming no available tool (BFCL runs those too, and they err there).
+
+BFCL's loop lets a turn have 21 model responses (20 with calls, then an answer): a run scored the way BFCL scores
+passes ``--max-steps 21``. squall's default 15 ends a turn sooner than BFCL would (the turn is then judged on what
+was done); above 21, a last turn may play on past the point where BFCL's loop stops, and fails here.
 
 Value 1.0/0.0 is BFCL's entry accuracy; per goal, that turn's own verdict (None: empty gold or not played). This is
 BFCL's number: any path to the right state and results passes, where core API accuracy follows the gold's paths.

@@ -130,6 +130,5 @@ class BfclMultiTurnSummary(Reduction[BfclVerdict]):
                 "BFCL multi-turn accuracy by category",
                 ("category", "accuracy", "95% CI (tasks)", "entries"),
                 rows,
-                (BFCL_NOTE,),
             )
         ]

@@ -17,7 +17,7 @@ from bfcl_eval.eval_checker.multi_turn_eval.multi_turn_checker import multi_turn
 
 from judges.bfcl_multi_turn import STEP_LIMIT, BfclMultiTurn
 from personas import ScriptedUser, parse_user_spec
-from sim.core import AgentRuntime, EpisodeGold, EpisodeResult, Event, Task, ToolCall, WorldContext
+from sim.core import AgentFactory, AgentRuntime, EpisodeGold, EpisodeResult, Event, Task, ToolCall, WorldContext
 from sim.episode.env import EpisodeEnv, EpisodeLimits, EpisodeSpec
 from sim.episode.loop import run_episode
 from sim.llm.gateway import Gateway
@@ -109,10 +109,11 @@ class CallsAgent:
         return "Done."
 
 
-async def squall_episode(task: Task, output: Output) -> EpisodeResult:
+async def squall_episode(task: Task, output: Output | None = None, agent: AgentFactory | None = None) -> EpisodeResult:
+    """An episode of ``task`` with the plain scripted user, played by ``agent`` or a ``CallsAgent`` of ``output``."""
     user = ScriptedUser(parse_user_spec("scripted"))
-    agent = functools.partial(CallsAgent, output)
-    env = EpisodeEnv(pack(), agent, user, Gateway(), ("bfcl-calls", "scripted"), limits=LIMITS)
+    make = agent or functools.partial(CallsAgent, output or [])
+    env = EpisodeEnv(pack(), make, user, Gateway(), ("bfcl-calls", "scripted"), limits=LIMITS)
     return await run_episode(EpisodeSpec(task=task, trial=0, seed=0), env)
 
 

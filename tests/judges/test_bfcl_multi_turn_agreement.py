@@ -14,6 +14,8 @@ import pytest
 
 pytest.importorskip("bfcl_eval")
 
+from judges.bfcl_multi_turn import BfclMultiTurn
+from sim.agents.baselines import NullAgent, OracleAgent
 from sim.core import Task
 from tests.judges.bfcl_multi_turn_cases import (
     CATEGORIES,
@@ -23,6 +25,7 @@ from tests.judges.bfcl_multi_turn_cases import (
     explain,
     gold_output,
     mutate,
+    squall_episode,
     squall_verdict,
     tasks,
 )
@@ -96,3 +99,13 @@ async def test_random_mutations_get_bfcls_verdict() -> None:
     assert sum(tally.pairs.values()) == len(CATEGORIES) * MUTATIONS_PER_CATEGORY
     assert min(tally.pairs[(True, True)], tally.pairs[(False, False)]) >= 100, tally.pairs  # both verdicts tested
     assert set(tally.explained) <= {"last turn past BFCL's step limit"}, tally.explained
+
+
+@pytest.mark.parametrize("entry", ["multi_turn_long_context_38", "multi_turn_miss_func_49", "multi_turn_base_147"])
+async def test_the_oracle_passes_and_the_null_agent_fails_by_bfcls_rules(entry: str) -> None:
+    """The oracle makes a gold path in one response (34 calls in one turn stay within BFCL's step limit)."""
+    task = next(t for t in tasks() if t.id == entry)
+    oracle = await BfclMultiTurn().score(await squall_episode(task, agent=OracleAgent))
+    assert oracle.value == 1.0 and max(oracle.details["call_steps"]) == 1, oracle
+    null = await BfclMultiTurn().score(await squall_episode(task, agent=NullAgent))
+    assert null.value == 0.0 and null.errors == ["bfcl:empty_turn"]
