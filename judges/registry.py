@@ -21,6 +21,8 @@ from judges.answer_semantic import AnswerMatch
 from judges.ast_check import AstChecker
 from judges.bfcl_ast import BfclAst
 from judges.bfcl_ast_summary import BfclAstSummary
+from judges.bfcl_multi_turn import BfclMultiTurn
+from judges.bfcl_multi_turn_summary import BfclMultiTurnSummary
 from judges.call_f1 import CallF1
 from judges.clarification import ClarificationJudge
 from judges.completion import Completion
@@ -61,6 +63,7 @@ JUDGES: tuple[JudgeEntry, ...] = (
     JudgeEntry("clarification", ClarificationJudge, "plain"),
     JudgeEntry("answer_facts", AnswerFacts, "plain", AnswerFactsSummary),
     JudgeEntry("state_match", StateMatch, "plain", StateMatchSummary),
+    JudgeEntry("bfcl_multi_turn", BfclMultiTurn, "plain", BfclMultiTurnSummary),
     JudgeEntry("error_handling", ErrorHandlingJudge, "configured", ErrorHandlingSummary),
     JudgeEntry("answer_match", AnswerMatch, "configured", AnswerMatchSummary),
 )

@@ -43,9 +43,11 @@ class OracleAgent:
             # Stable sort: among paths that avoid failed functions, gold order is kept.
             remaining.sort(key=lambda path: any(c.name in failed for c in path))
             path = remaining.pop(0)
+            # One model response per path tried, as a gold path is one step in BFCL's data (whose 20-step rule an
+            # oracle making a call per response breaks on its 34-call turns); a lookup's answer comes a response first.
+            step += 1
             for gold in path:
                 step += await _find(runtime, gold.name, step)
-                step += 1
                 call = ToolCall(id="", name=gold.name, arguments=dict(gold.arguments))
                 if not (await runtime.call(call, step=step)).ok:
                     failed.add(gold.name)
@@ -77,11 +79,12 @@ def _done_already(history: Sequence[Event], goal: int) -> bool:
 
 
 async def _find(runtime: AgentRuntime, name: str, step: int) -> int:
-    """Make ``name`` callable through ``get_info`` when it is hidden behind a tool search; the steps it took."""
+    """Make ``name`` callable through ``get_info`` when it is hidden behind a tool search, in the response ``step``;
+    the steps it took (1: the call waits for the next response)."""
     callable_now = {t.name for t in runtime.current_tools()}
     if name in callable_now or INFO_TOOL not in callable_now:
         return 0
-    await runtime.call(ToolCall(id="", name=INFO_TOOL, arguments={"tool_name": name}), step=step + 1)
+    await runtime.call(ToolCall(id="", name=INFO_TOOL, arguments={"tool_name": name}), step=step)
     return 1
 
 
