@@ -123,10 +123,15 @@ class GoalDialogue:
         for span, said in sorted(edits, key=lambda e: e[0].start, reverse=True):  # later spans first: offsets hold
             text = withhold(text, span) if said is None else replace_value(text, span, said)
         self.progress = GoalProgress(goal, plan.withheld, plan.change)
+        intent = self.task.goals[goal].user
+        # What the task itself holds back (a benchmark's missing-parameter turn) is marked as the style's is, so the
+        # clarification judge scores it; the goal that supplies it says so.
+        style_withheld = [plan.withheld.param] if plan.withheld is not None else []
         act = UserAct(
             kind="request",
             styles=list(self.styles),
-            withheld=[plan.withheld.param] if plan.withheld is not None else [],
+            withheld=[*style_withheld, *intent.withheld],
+            gave=list(intent.gives),
         )
         return UserMessage(text=self._voice(text, goal), goal=goal, act=act)
 

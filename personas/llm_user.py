@@ -153,7 +153,13 @@ class LLMUser:
                 withheld = [plan.withheld.param] if plan.withheld is not None else []
                 if plan.change is not None and plan.change[1] not in draft.text:
                     self._progress_drop_change()  # it said the right value at once: nothing to correct
-                act = UserAct(kind="request", styles=list(self._styles), withheld=withheld)
+                intent = self._dialogue.task.goals[goal].user  # what the task holds back itself (GoalDialogue)
+                act = UserAct(
+                    kind="request",
+                    styles=list(self._styles),
+                    withheld=[*withheld, *intent.withheld],
+                    gave=list(intent.gives),
+                )
                 return self._send(draft.text, act, slips)
             slips.append(problem or ("user:empty_message", "no message"))
         slips.append(("user:slip_unrecovered", f"goal {goal}: scripted wording used"))

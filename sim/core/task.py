@@ -47,6 +47,16 @@ class UserIntent(Frozen):
         default=None,
         description="The entity an earlier goal names and the coreferential rendering leaves out ('it' is this).",
     )
+    withheld: list[str] = Field(
+        default_factory=list,
+        description="Values this request leaves out on purpose, by parameter (a benchmark's missing-parameter turn, "
+        "such as BFCL's): the right move is to ask. A later goal's ``gives`` supplies them. Users mark the message "
+        "(``UserAct.withheld``), so the clarification judge scores it as it does the underspecified style.",
+    )
+    gives: list[str] = Field(
+        default_factory=list,
+        description="Values an earlier goal withheld (``withheld``) that this request supplies (``UserAct.gave``).",
+    )
 
 
 class Goal(Frozen):

@@ -65,8 +65,18 @@ def prepare_episode(
         env.pack, spec.seed, task, world, unstressed=spec.task, cache=env.gold_states, context=context
     )
     runtime = EpisodeRuntime(
-        world, env.stressors, tools, instructions, llm, rec.add, rec.clock, env.limits.max_steps, spec.seed,
+        world, env.stressors, tools, instructions, llm, rec.add, rec.clock, calls_per_turn(task, env.limits.max_steps),
+        spec.seed,
         goal_toolkits={g: goal.tools for g, goal in enumerate(task.goals) if goal.tools is not None},
     )  # fmt: skip
     agent = env.make_agent(EpisodeGold(task, spec.task, goal_now))
     return PreparedEpisode(world, task, tools, instructions, gold_history, states, llm, waits, runtime, agent)
+
+
+def calls_per_turn(task: Task, max_steps: int) -> int:
+    """The tool calls a turn may make: ``max_steps``, but never fewer than a goal's longest solution path needs, with
+    one lookup per function it uses (a tool search). A task whose gold takes more calls than the limit (BFCL has
+    turns of 34 calls, which its models make in parallel within its 20 steps) would be unsolvable by the limit alone,
+    not by the agent."""
+    longest = max((len(path) + len({c.name for c in path}) for goal in task.goals for path in goal.paths()), default=0)
+    return max(max_steps, longest)

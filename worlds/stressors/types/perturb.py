@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import Any
 
 from sim.core import Task
-from sim.core.task import UserIntent
 from worlds.stressors.paraphrases import Written, load_written
 from worlds.stressors.protect import PRONOUNS, Mask, goal_values, protected_mask, usable
 from worlds.stressors.scenario import ScenarioStressor
@@ -178,11 +177,14 @@ class Perturb(ScenarioStressor):
                 goals.append(goal.model_copy(update={"user": intent.model_copy(update={"explicit": chosen})}))
                 continue
             values = goal_values(goal)
-            user = UserIntent(
-                explicit=self.perturb(intent.explicit, values, rng),
-                coreferential=None if intent.coreferential is None else self.perturb(intent.coreferential, values, rng),
-                paraphrases=[self.perturb(p, values, rng) for p in intent.paraphrases],
-                refers_to=intent.refers_to,
+            user = intent.model_copy(  # what the intent says beside its wordings (refers_to, withheld) is kept
+                update={
+                    "explicit": self.perturb(intent.explicit, values, rng),
+                    "coreferential": None
+                    if intent.coreferential is None
+                    else self.perturb(intent.coreferential, values, rng),
+                    "paraphrases": [self.perturb(p, values, rng) for p in intent.paraphrases],
+                }
             )
             goals.append(goal.model_copy(update={"user": user}))
         return task.model_copy(update={"goals": goals})
