@@ -36,22 +36,9 @@ from sim.core import EpisodeResult, GoldCall, Score
 
 NAME = "bfcl_ast"
 TAG = "bfcl:"
-SINGLE_TURN = frozenset(
-    {
-        "simple_python",
-        "multiple",
-        "parallel",
-        "parallel_multiple",
-        "live_simple",
-        "live_multiple",
-        "live_parallel",
-        "live_parallel_multiple",
-        "irrelevance",
-        "live_irrelevance",
-        "live_relevance",
-    }
-)
-"""The categories this judge scores (the entry's category, from its id: ``simple_python``, not the alias)."""
+MULTI_TURN = "multi_turn"
+"""Categories starting so are multi-turn (the ``bfcl_multi_turn`` judge's); every other BFCL category is scored here
+(the worlds load only the single-turn ones squall supports)."""
 UNREADABLE_CODES = frozenset({"agent:invalid_arguments", "agent:parse_error:bad_arguments"})
 """A call the agent wrote whose arguments could not be read (BFCL: the response does not decode)."""
 _UNKNOWN = "\x00unknown"
@@ -76,8 +63,9 @@ class Response(NamedTuple):
 
 
 def category_of(tags: Sequence[str]) -> str | None:
-    """The entry's BFCL category from the task's tags, when it is one this judge scores."""
-    return next((t.removeprefix(TAG) for t in tags if t.startswith(TAG) and t.removeprefix(TAG) in SINGLE_TURN), None)
+    """The entry's BFCL category from the task's tags (``bfcl:live_simple``), when it is a single-turn one."""
+    categories = (t.removeprefix(TAG) for t in tags if t.startswith(TAG))
+    return next((c for c in categories if c and not c.startswith(MULTI_TURN)), None)
 
 
 def response_of(result: EpisodeResult, goal: int = 0) -> Response:

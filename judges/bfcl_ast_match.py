@@ -60,8 +60,9 @@ def type_error(value: Any, accepted: list[Any], expected: type, inner: type | No
     answer_type = _answer_type(accepted)
     variable = answer_type is not None and answer_type is not expected
     if type(value) is expected:
+        items: list[Any] = value if isinstance(value, list) else []
         if inner is None or any(
-            type(option) is not list or all(_item_typed(item, option, inner) for item in value) for option in accepted
+            type(option) is not list or all(_item_typed(item, option, inner) for item in items) for option in accepted
         ):
             return None, variable
         return ("type_error:nested" if type(value) is answer_type else "type_error:simple"), variable
@@ -158,7 +159,11 @@ def value_error(value: Any, accepted: list[Any], schema: Mapping[str, Any]) -> s
 
 
 def call_error(
-    name: str, arguments: Mapping[str, Any], gold_name: str, accepted: Mapping[str, list[Any]], schema: Mapping[str, Any]
+    name: str,
+    arguments: Mapping[str, Any],
+    gold_name: str,
+    accepted: Mapping[str, list[Any]],
+    schema: Mapping[str, Any],
 ) -> str | None:
     """The first error of one call against one gold call (``accepted``: parameter -> accepted values) and the gold
     function's parameter schema, in BFCL's order: name, required parameters, each given parameter, omissions."""

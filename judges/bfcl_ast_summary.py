@@ -84,8 +84,8 @@ class BfclAstSummary(Reduction[BfclAstVerdict]):
     def rows(summary: Mapping[str, Any]) -> list[list[str]]:
         if not summary.get("bfcl_ast_episodes"):
             return []
-        return [["BFCL single-turn accuracy (AST)", pct(summary.get("bfcl_ast_accuracy")),
-                 ci_text(summary.get("bfcl_ast_accuracy_ci95")), f"{summary['bfcl_ast_episodes']} episodes"]]  # fmt: skip
+        accuracy, ci = pct(summary.get("bfcl_ast_accuracy")), ci_text(summary.get("bfcl_ast_accuracy_ci95"))
+        return [["BFCL single-turn accuracy (AST)", accuracy, ci, f"{summary['bfcl_ast_episodes']} episodes"]]
 
     @staticmethod
     def notes(summary: Mapping[str, Any]) -> list[str]:

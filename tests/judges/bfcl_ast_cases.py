@@ -22,21 +22,13 @@ from typing import Any
 from judges.bfcl_ast import BfclAst
 from sim.core import EpisodeResult, Event, Task, ToolCall, ToolSpec, WorldContext
 from sim.core.frozen import thaw
+from worlds.bfcl.categories import SINGLE_TURN
 from worlds.bfcl.gorilla_types import openai_name
 from worlds.bfcl.single_turn import single_turn_pack
 from worlds.bfcl.source import answer_file, data_file, read_lines
 
-AST_CATEGORIES = (
-    "simple_python",
-    "multiple",
-    "parallel",
-    "parallel_multiple",
-    "live_simple",
-    "live_multiple",
-    "live_parallel",
-    "live_parallel_multiple",
-)
 RELEVANCE_CATEGORIES = ("irrelevance", "live_irrelevance", "live_relevance")
+AST_CATEGORIES = tuple(c for c in SINGLE_TURN if c not in RELEVANCE_CATEGORIES)
 UNKNOWN = "no_such_function"
 Calls = list[tuple[str, dict[str, Any]]]
 _ODD_TYPES = {
@@ -102,7 +94,7 @@ def bfcl_verdict(entry: Entry, calls: Calls) -> tuple[bool, str] | None:
         return (False, "relevance:no_call") if is_empty(output) else (True, "")
     try:
         result = ast_checker(entry.functions, output, copy.deepcopy(entry.answer), python, entry.category, "squall")
-    except Exception:  # noqa: BLE001 - a crash of BFCL's checker is a case of its own, listed by the suite
+    except Exception:
         return None
     if result["valid"]:
         return True, ""

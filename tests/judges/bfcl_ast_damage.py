@@ -112,4 +112,3 @@ def mutate(entry: Entry, rng: random.Random) -> Calls:
             args[extra] = placeholder(schema) if rng.random() < 0.5 else rng.choice(_POOL)
         calls[i] = (name, args)
     return calls
-

@@ -145,13 +145,20 @@ async def test_invented_functions_count_and_other_tasks_are_not_scored() -> None
     invented = Event(kind="error", turn=0, goal=0, step=1, fault="agent", code="agent:unknown_tool")
     score = await BfclAst().score(episode(["bfcl", "bfcl:irrelevance"], [invented], gold=[]))
     assert score.value == 0.0 and score.errors == ["goal0:bfcl_ast:irrelevance:called"]
+    unreadable = Event(kind="error", turn=0, goal=0, step=1, fault="agent", code="agent:invalid_arguments")
+    score = await BfclAst().score(episode(["bfcl", "bfcl:simple_python"], [called(1, "NYC"), unreadable]))
+    assert score.value == 0.0 and score.errors == ["goal0:bfcl_ast:decoder_failed"]
     for tags in ([], ["bfcl", "bfcl:multi_turn_base"]):
         assert (await BfclAst().score(episode(tags, [called(1, "NYC")]))).value is None
 
 
 def test_the_summary_gives_accuracy_per_category() -> None:
     part = BfclAstSummary()
-    scores = [("simple_python", 1.0, []), ("simple_python", 0.0, ["goal0:bfcl_ast:wrong_count"]), ("irrelevance", 1.0, [])]
+    scores = [
+        ("simple_python", 1.0, []),
+        ("simple_python", 0.0, ["goal0:bfcl_ast:wrong_count"]),
+        ("irrelevance", 1.0, []),
+    ]
     for i, (category, value, errors) in enumerate(scores):
         result = episode(["bfcl", f"bfcl:{category}"], [])
         score = score_for(result, "bfcl_ast", value=value, errors=errors, details={"category": category})

@@ -41,7 +41,8 @@ class SingleTurnWorld:
         return ToolResult(call_id=call.id, status="success", content=dict(NEUTRAL))
 
     def snapshot(self) -> list[dict[str, Any]]:
-        return json.loads(json.dumps(self.calls, default=str))  # type: ignore[no-any-return]
+        copied: list[dict[str, Any]] = json.loads(json.dumps(self.calls, default=str))
+        return copied
 
     def restore(self, snapshot: Any) -> None:
         self.calls = list(snapshot or [])

@@ -7,9 +7,9 @@ import pytest
 
 pytest.importorskip("bfcl_eval")
 
-from sim.core import ToolCall, WorldContext  # noqa: E402 - after the skip: needs bfcl_eval
-from worlds.bfcl.single_turn import NEUTRAL, single_turn_pack  # noqa: E402
-from worlds.registry import load_world  # noqa: E402
+from sim.core import Task, ToolCall, WorldContext
+from worlds.bfcl.single_turn import NEUTRAL, SingleTurnPack, single_turn_pack
+from worlds.registry import load_world
 
 COUNTS = {
     "simple_python": 400,
@@ -35,10 +35,12 @@ def test_every_category_loads_with_its_entries(category: str) -> None:
         assert task.world == pack.name and task.tags == ["bfcl", f"bfcl:{category}"] and len(task.goals) == 1
         goal = task.goals[0]
         assert goal.tools is not None and {g.name for g in goal.gold} <= set(goal.tools)
-        assert (goal.outcome == "decline") == ("irrelevance" in category) and bool(goal.gold) != (goal.outcome == "decline")
+        assert (goal.outcome == "decline") == ("irrelevance" in category) and bool(goal.gold) != (
+            goal.outcome == "decline"
+        )
 
 
-def by_id(category: str, entry: str) -> tuple[object, object]:
+def by_id(category: str, entry: str) -> tuple[SingleTurnPack, Task]:
     pack = single_turn_pack(category)
     task = next(t for t in pack.tasks() if t.id == entry)
     return pack, task
@@ -51,13 +53,13 @@ def test_the_alias_names_the_pack_and_the_registry_finds_it() -> None:
 
 def test_gold_takes_each_first_accepted_value_and_keeps_the_whole_list() -> None:
     _, task = by_id("simple_python", "simple_python_89")
-    (gold,) = task.goals[0].gold  # type: ignore[attr-defined]
+    (gold,) = task.goals[0].gold
     assert gold.arguments["conditions"] == {"department": "Science", "school": "Bluebird High School"}
     assert gold.arguments["fetch_limit"] == 0 and gold.accepted["fetch_limit"] == ["", 0]
     _, task = by_id("parallel_multiple", "parallel_multiple_12")
-    assert all("permeability" not in g.arguments for g in task.goals[0].gold)  # type: ignore[attr-defined]
+    assert all("permeability" not in g.arguments for g in task.goals[0].gold)
     _, task = by_id("live_multiple", "live_multiple_507-149-4")
-    assert task.goals[0].gold[0].arguments["origin_airport"] == ""  # type: ignore[attr-defined]
+    assert task.goals[0].gold[0].arguments["origin_airport"] == ""
 
 
 def test_dotted_names_are_rewritten_in_tools_and_gold() -> None:
@@ -70,7 +72,7 @@ def test_dotted_names_are_rewritten_in_tools_and_gold() -> None:
 
 async def test_the_world_answers_neutrally_and_records_calls() -> None:
     pack, task = by_id("live_simple", "live_simple_58-27-0")
-    world = pack.new_world(0, WorldContext(task=task))  # type: ignore[attr-defined]
+    world = pack.new_world(0, WorldContext(task=task))
     assert "movie" in world.instructions()  # the entry's system message
     result = await world.call(ToolCall(id="c1", name=world.specs()[0].name, arguments={"city": "Mumbai"}))
     assert result.ok and result.content == NEUTRAL and len(world.snapshot()) == 1
@@ -78,6 +80,6 @@ async def test_the_world_answers_neutrally_and_records_calls() -> None:
 
 def test_an_earlier_conversation_goes_to_the_instructions() -> None:
     pack, task = by_id("live_irrelevance", "live_irrelevance_292-72-1")
-    world = pack.new_world(0, WorldContext(task=task))  # type: ignore[attr-defined]
+    world = pack.new_world(0, WorldContext(task=task))
     assert "The conversation so far:" in world.instructions() and "mabar" in world.instructions()
-    assert task.goals[0].user.explicit == "ede"  # type: ignore[attr-defined]
+    assert task.goals[0].user.explicit == "ede"

@@ -12,9 +12,9 @@ import pytest
 
 pytest.importorskip("bfcl_eval")
 
-from sim.config.run_config import RunConfig  # noqa: E402 - after the skip: needs bfcl_eval
-from sim.core import Score  # noqa: E402
-from sim.run.runner import execute  # noqa: E402
+from sim.config.run_config import RunConfig
+from sim.core import Score
+from sim.run.runner import execute
 
 SAMPLE = 8
 CATEGORIES = (
