@@ -1,7 +1,7 @@
 """What a world offers, as data: domains, tools, the dependency graph and dataset statistics.
 
-Works for any pack: a ``ToolkitPack`` (the multi-domain world) gives domains and the graph; any other has one
-domain named after it and no declared graph.
+Works for any pack: a ``ToolkitPack`` (the multi-domain world) gives domains and the graph, a ``DomainPack`` (BFCL's
+multi-turn categories) the domains; any other has one domain named after it and no declared graph.
 """
 
 from __future__ import annotations
@@ -21,10 +21,19 @@ class ToolkitPack(Protocol):
     toolkit: Toolkit
 
 
+@runtime_checkable
+class DomainPack(Protocol):
+    """A pack that says which domain each tool belongs to, without a declared graph (BFCL: the backend class)."""
+
+    def tool_domains(self) -> dict[str, str]: ...
+
+
 def describe(pack: WorldPack) -> dict[str, Any]:
     toolkit = pack.toolkit if isinstance(pack, ToolkitPack) else None
     specs = pack.tool_specs()
     domain_of = {name: tool.domain for name, tool in toolkit.tools.items()} if toolkit is not None else {}
+    if isinstance(pack, DomainPack):
+        domain_of = pack.tool_domains()
     tools = [
         {
             "name": spec.name,

@@ -26,10 +26,11 @@ def _load(name: str) -> Any:
 @worlds_app.command("list")
 def list_worlds(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False) -> None:
     """The built-in worlds with their domain, tool and conversation counts."""
+    from worlds.bfcl.categories import listing
     from worlds.describe import describe
     from worlds.registry import known_worlds
 
-    rows = []
+    rows: list[dict[str, Any]] = []
     for name in known_worlds():
         info = describe(_load(name))
         rows.append(
@@ -38,14 +39,29 @@ def list_worlds(as_json: Annotated[bool, typer.Option("--json", help="Print JSON
                 "domains": len(info["domains"]),
                 "tools": len(info["tools"]),
                 "conversations": info["conversations"],
+                "supported": True,
             }
         )
+    # BFCL's categories are listed from the wheel's files without loading them (entries counted, not parsed).
+    bfcl = [
+        {"name": r.name, "kind": r.kind, "conversations": r.entries, "supported": r.reason is None, "reason": r.reason}
+        for r in listing()
+    ]
     if as_json:
-        sys.stdout.write(json.dumps(rows, indent=2) + "\n")
+        sys.stdout.write(json.dumps(rows + bfcl, indent=2) + "\n")
         return
     for row in rows:
         counts = f"{row['domains']} domain(s), {row['tools']} tools, {row['conversations']} conversations"
         sys.stdout.write(f"{row['name']:<14} {counts}\n")
+    sys.stdout.write("Berkeley Function Calling Leaderboard (bfcl-eval's data):\n")
+    for row in bfcl:
+        if not row["supported"]:
+            what = f"not supported: {row['reason']}"
+        elif row["conversations"] is None:
+            what = f"{row['kind']}, bfcl-eval not installed (make setup)"
+        else:
+            what = f"{row['kind']}, {row['conversations']} entries"
+        sys.stdout.write(f"  {row['name']:<30} {what}\n")
 
 
 @worlds_app.command("show")

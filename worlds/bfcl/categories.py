@@ -85,3 +85,28 @@ def entry_count(category: str) -> int | None:
         return sum(count_lines(data_file(c)) for c in select(SCHEME + category).categories)
     except BfclError:
         return None
+
+
+@dataclass(frozen=True)
+class Listing:
+    """One row of ``squall worlds list`` for BFCL: a spec, its kind and entry count, or why it is not supported."""
+
+    name: str
+    kind: str
+    entries: int | None
+    """None: bfcl-eval is not installed (or the category is not supported)."""
+    reason: str | None = None
+    """Why squall cannot run it; None for a supported spec."""
+
+
+def listing() -> list[Listing]:
+    """Every BFCL spec squall knows, supported ones with their entry counts (cheap: lines counted, not parsed)."""
+    rows = [Listing(SCHEME + MULTI_TURN_ALL, "multi_turn", entry_count(MULTI_TURN_ALL))]
+    rows += [Listing(SCHEME + name, "multi_turn", entry_count(name)) for name in MULTI_TURN]
+    rows += [Listing(SCHEME + name, "single_turn", entry_count(name)) for name in SINGLE_TURN]
+    rows += [
+        Listing(SCHEME + alias, f"single_turn (= {SCHEME}{target})", entry_count(alias))
+        for alias, target in ALIASES.items()
+    ]
+    rows += [Listing(SCHEME + name, "not supported", None, reason) for name, reason in NOT_SUPPORTED.items()]
+    return rows

@@ -32,6 +32,10 @@ class MultiTurnPack:
     def tool_specs(self) -> list[ToolSpec]:
         return [spec for specs in self.backends.specs.values() for spec in specs]
 
+    def tool_domains(self) -> dict[str, str]:
+        """Tool -> the BFCL backend class it belongs to (``squall worlds show``)."""
+        return dict(self.backends.owner)
+
     def entry(self, task_id: str) -> Entry | None:
         return self._entries.get(task_id)
 

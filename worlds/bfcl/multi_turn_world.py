@@ -14,6 +14,8 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Any
 
 from sim.core import ToolCall, ToolResult, ToolSpec
@@ -52,6 +54,11 @@ class BfclWorld:
         classes = list(self._instances)
         self._specs = [spec for cls in classes for spec in backends.specs[cls]]
         self._base = public_state(self._instances)
+
+    @property
+    def instances(self) -> Mapping[str, object]:
+        """The backend instances by class name (read them; calls go through ``call``)."""
+        return MappingProxyType(self._instances)
 
     def specs(self) -> list[ToolSpec]:
         return list(self._specs)

@@ -41,27 +41,42 @@ def undone_earlier_goal(episode: EpisodeResult, score: Score) -> list[int]:
     return unexplained
 
 
+def not_a_decline_goal(episode: EpisodeResult, score: Score) -> list[int]:
+    """The credited goals that are not decline goals (the null agent always declines: on a goal where declining is
+    right, as on BFCL's missing-function turns, it is right)."""
+    return [g for g, value in enumerate(score.per_goal) if value and episode.task.goals[g].outcome != "decline"]
+
+
 CREDIT_RULES: dict[str, tuple[str, Callable[[EpisodeResult, Score], list[int]]]] = {
     "state_match": (
         "README, judges: state matches goals that undo an earlier one the null agent never did (smart home 12%, "
         "multidomain 2.6% of the goals at stake)",
         undone_earlier_goal,
     ),
+    "decline": (
+        "BFCL's own rule: a turn whose ground truth is empty passes when nothing is called (miss_func's held-out "
+        "turns); squall's decline judge agrees",
+        not_a_decline_goal,
+    ),
 }
 """Judge -> (where the rule is documented, which of its credited goals the rule does not explain)."""
 
 
-async def run(tmp_path: Path, world: str, agent: str) -> tuple[list[EpisodeResult], list[Score]]:
-    config = RunConfig.model_validate({"out": tmp_path, "run_id": agent, "world": world, "agent": agent})
+async def run(
+    tmp_path: Path, world: str, agent: str, tasks: list[str] | None = None
+) -> tuple[list[EpisodeResult], list[Score]]:
+    settings = {"out": tmp_path, "run_id": agent, "world": world, "agent": agent, "tasks": tasks or []}
+    config = RunConfig.model_validate(settings)
     store, summary = await execute(config)
     assert summary["failed_episodes"] == 0 and summary["judge_faults"] == 0
     return store.episodes(), store.scores()
 
 
-async def check_calibration(tmp_path: Path, world: str) -> dict[str, int]:
-    """Asserts the oracle and null bars on ``world``; returns how many episodes each judge with an oracle scored."""
-    _, oracle = await run(tmp_path, world, "oracle")
-    episodes, null = await run(tmp_path, world, "null")
+async def check_calibration(tmp_path: Path, world: str, tasks: list[str] | None = None) -> dict[str, int]:
+    """Asserts the oracle and null bars on ``world`` (``tasks``: only these); returns how many episodes each judge
+    with an oracle scored."""
+    _, oracle = await run(tmp_path, world, "oracle", tasks)
+    episodes, null = await run(tmp_path, world, "null", tasks)
     judged = {s.judge for s in oracle + null}
     assert judged <= {e.name for e in judge_entries()}
     with_oracle: dict[str, int] = {}
@@ -120,3 +135,21 @@ async def test_the_imported_spider_sample_is_calibrated_on_every_question(tmp_pa
     with_oracle = await check_calibration(tmp_path / "runs", str(folder))
     assert with_oracle["completion"] == len(imported.tasks) == imported.report.questions
     assert {"core_api_accuracy", "conversation_success", "ast", "answer_facts"} <= set(with_oracle)
+
+
+BFCL_SAMPLE = [
+    *(f"multi_turn_{category}_{i}" for category in ("base", "miss_func", "miss_param", "long_context") for i in (0, 7)),
+    "multi_turn_base_147",  # a backend that keeps the caller's argument list (post_tweet's mentions)
+    "multi_turn_base_180",  # two turns with empty ground truth
+    "multi_turn_miss_func_49",  # BFCL's gold calls a held-out function a turn early
+    "multi_turn_miss_param_180",
+    "multi_turn_long_context_38",  # 34 gold calls in one turn
+]
+"""A few entries of each BFCL multi-turn category, and the odd ones; the whole 800 run by ``squall run`` (README)."""
+
+
+@pytest.mark.slow
+async def test_bfcl_multi_turn_is_calibrated_under_every_judge(tmp_path: Path) -> None:
+    pytest.importorskip("bfcl_eval")
+    with_oracle = await check_calibration(tmp_path, "bfcl:multi_turn", BFCL_SAMPLE)
+    assert {"core_api_accuracy", "state_match", "call_f1", "decline", "clarification"} <= set(with_oracle)
