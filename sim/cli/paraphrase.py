@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import asyncio
 import sys
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -27,7 +30,7 @@ from sim.cli.generator import (
 
 if TYPE_CHECKING:
     from sim.config.run_config import RunConfig
-    from sim.core import ModelRequest, Task
+    from sim.core import LLMHandle, ModelRequest, Task
     from worlds.stressors.paraphrases import ParaphraseReport
 
 
@@ -65,7 +68,7 @@ async def _run(config: RunConfig, model: str, tasks: list[Task], per_turn: int) 
     from worlds.stressors.paraphrases import write_paraphrases
 
     try:
-        async with model_handle(config, model) as handle:
+        async with _handle(config, model) as (handle, name):
 
             async def complete(request: ModelRequest) -> str | None:
                 try:
@@ -73,6 +76,28 @@ async def _run(config: RunConfig, model: str, tasks: list[Task], per_turn: int) 
                 except Exception:  # a provider fault past the gateway's retries: counted, the other turns go on
                     return None
 
-            return await write_paraphrases(complete, model, tasks, per_turn=per_turn, seed=config.seed)
+            return await write_paraphrases(complete, name, tasks, per_turn=per_turn, seed=config.seed)
     except AgentUnavailable as exc:
         fail_usage(f"--model: {exc}")
+
+
+@asynccontextmanager
+async def _handle(config: RunConfig, model: str) -> AsyncIterator[tuple[LLMHandle, str]]:
+    """The model's handle and the name requests carry; ``local`` starts the embedded model for the command's
+    length, as a run does (toy quality: it proves the path offline, the value check keeps what it may)."""
+    from sim.llm.model_access import LOCAL
+
+    if model != LOCAL:
+        async with model_handle(config, model) as handle:
+            yield handle, model
+        return
+    from sim.config.gateway import build_gateway
+    from sim.llm.gateway import EpisodeLLM
+    from sim.llm.model_access import open_model
+
+    gateway = build_gateway(config)
+    try:
+        async with open_model(gateway, model) as name:
+            yield EpisodeLLM(gateway, max_steps=1, record=lambda _event: None, clock=time.monotonic), name
+    finally:
+        await gateway.aclose()

@@ -1,9 +1,10 @@
 """What no rewording of a user's request may change, and the check that a rewording kept it.
 
-Protected: every gold argument value of the goal (strings and numbers, case-insensitive), the ``refers_to``
-name, and name-like tokens (a digit, or a capital letter not opening a sentence, bar the pronoun I). The
-``perturb`` operators never edit a protected span; a paraphrase written elsewhere is used only if it carries every
-one of them.
+Protected: every gold argument value of the goal (strings and numbers, case-insensitive) and every other value
+its gold accepts for a parameter (``GoldCall.accepted``: a leaderboard's possible answers, BFCL's "Miami, Florida"
+beside "Miami"), the ``refers_to`` name, and name-like tokens (a digit, or a capital letter not opening a sentence,
+bar the pronoun I). The ``perturb`` operators never edit a protected span; a paraphrase written elsewhere is used
+only if it carries every one of them.
 """
 
 from __future__ import annotations
@@ -66,8 +67,11 @@ def protected_mask(text: str, values: list[str]) -> Mask:
 
 
 def goal_values(goal: Goal) -> list[str]:
-    """What no rewording of the goal's request may change: its gold argument values and the name it refers to."""
-    values = [v for path in goal.paths() for call in path for v in values_in(call.arguments)]
+    """What no rewording of the goal's request may change: its gold argument values, every value the gold accepts
+    instead (``""``, BFCL's "may be omitted", protects nothing) and the name it refers to."""
+    calls = [call for path in goal.paths() for call in path]
+    values = [v for call in calls for v in values_in(call.arguments)]
+    values += [v for call in calls for accepted in call.accepted.values() for v in values_in(accepted)]
     if goal.user.refers_to:
         values.append(goal.user.refers_to)
     return values

@@ -52,6 +52,8 @@ def synthetic_answer(call: ToolCall, candidate: Candidate, source: ToolSpec | No
         content = {**args, f"{answer.key}_id": f"{answer.key}_{code}", "status": answer.status}
     elif answer.kind == "preview":
         content = {"preview_of": candidate.source, "arguments": args, "applied": False, "note": "Nothing was changed."}
+    elif answer.kind == "neutral":
+        content = {"status": "ok"}
     elif answer.kind == "listing":
         content = {**args, answer.key or "items": [], "count": 0}
     elif answer.kind == "export":

@@ -44,11 +44,13 @@ def build_catalog(
     threshold: float = DEFAULT_THRESHOLD,
     extra: Sequence[Candidate] = (),
     ranked: int = RANKED,
+    templated: bool = True,
 ) -> ExpandCatalog:
-    """The catalog of ``world``: templated candidates, then ``extra`` ones (model-written) whose name is free and
-    whose source is an original, all through the same filter."""
+    """The catalog of ``world``: templated candidates (unless not ``templated``: a pool of the originals alone,
+    ranked, with each one's near originals), then ``extra`` ones (model-written) whose name is free and whose source
+    is an original, all through the same filter."""
     originals = list(specs)
-    candidates = templated_candidates(originals)
+    candidates = templated_candidates(originals) if templated else []
     taken = {s.name for s in originals} | {c.spec.name for c in candidates}
     for candidate in extra:
         if candidate.spec.name not in taken and candidate.source in {s.name for s in originals}:
@@ -83,9 +85,13 @@ def build_catalog(
     pool = np.concatenate([original_vectors, candidate_vectors[kept_rows]])
     closeness = original_vectors @ pool.T
     related: dict[str, list[int]] = {}
+    near: dict[str, list[str]] = {}
     for i, spec in enumerate(originals):
         order = [int(j) for j in np.argsort(-closeness[i], kind="stable") if j != i]
         related[spec.name] = order[:ranked]
+        twins = [originals[j].name for j in order if j < len(originals) and closeness[i, j] >= threshold]
+        if twins and not templated:  # only where originals are offered as each other's related tools
+            near[spec.name] = twins
     return ExpandCatalog(
         world=world,
         embedder=EMBEDDER,
@@ -94,12 +100,15 @@ def build_catalog(
         candidates=kept,
         rejected=rejected,
         related=related,
+        near=near,
     )
 
 
 def catalog_text(catalog: ExpandCatalog) -> str:
     """Stable JSON: one candidate, rejection or ranking per line, so a rebuild's diff reads line by line."""
     data = catalog.model_dump(mode="json")
+    if not data["near"]:
+        del data["near"]  # most catalogs have no near originals: their files read as before the field existed
     lines = ["{"]
     keys = list(data)
     for k, key in enumerate(keys):

@@ -7,6 +7,13 @@ likely original of a needed tool an earlier stressor renamed, and tools an earli
 function is left out (a closed world, as ``size_N``), and ``N`` synthetic neighbours OF THE OWN TOOLS are added,
 taken in turn from each own tool's relatedness ranking so each gets neighbours; fewer when the pool lacks them (the
 toolkit says how many).
+
+A world whose episodes offer each task its own toolkit (``Goal.tools``: BFCL's entries) has real related tools: the
+world's functions this episode's world lacks (``absent``, the other tasks' functions). Those are the neighbours
+then, as the study's were related functions of the same benchmark: drawn the same way from the pool's ranking of
+the world's functions, never one whose similarity to an own tool is at or above the filter's threshold (the pool's
+``near``: a twin under another name would score a right call as wrong), and answered by the stressor with the
+neutral ``{"status": "ok"}``. They are never in the gold, so a call of one is never scored as right.
 """
 
 from __future__ import annotations
@@ -16,7 +23,7 @@ from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from sim.core import ToolSpec
-from worlds.stressors.expand.templates import Candidate
+from worlds.stressors.expand.templates import Answer, Candidate
 from worlds.stressors.expand.toolkit import Toolkit, ToolPool, renamed_from
 
 
@@ -57,33 +64,45 @@ def choose_plus(
     pool: ToolPool,
     plus: int,
     rng: random.Random,
+    absent: Sequence[ToolSpec] = (),
 ) -> PlusToolkit:
-    """The own toolkit and up to ``plus`` synthetic neighbours of its tools, most related first (round robin over
-    the own tools in a seeded order), then seeded leftovers among the own tools' neighbours; all in a seeded order.
-    A neighbour never takes the name of a real function or of one the gold calls."""
+    """The own toolkit and up to ``plus`` neighbours of its tools, most related first (round robin over the own
+    tools in a seeded order), then seeded leftovers among the own tools' neighbours; all in a seeded order. The
+    neighbours are the world's tools this episode lacks (``absent``) when there are any, else synthetic ones. A
+    neighbour never takes the name of a function the episode offers or the gold calls."""
     by_name = {s.name: s for s in specs}
     own = own_tools(specs, needed, listed, pool)
     sources = set(own)
-    offerable: dict[str, Candidate] = {
-        n: c for n, c in pool.candidates.items() if n not in by_name and n not in needed and c.source in sources
-    }
-    added: dict[str, None] = {}
+    offerable: dict[str, Candidate]
+    if absent:
+        twins = frozenset(n for o in own for n in pool.near.get(o, ()))
+        offerable = {
+            s.name: Candidate(spec=s, source="", origin="world", answer=Answer(kind="neutral"))
+            for s in absent
+            if s.name not in by_name and s.name not in needed and s.name not in twins
+        }
+    else:
+        offerable = {
+            n: c for n, c in pool.candidates.items() if n not in by_name and n not in needed and c.source in sources
+        }
+    added: dict[str, str | None] = {}  # picked -> the own tool whose ranking picked it (None: a seeded leftover)
     anchors = rng.sample([n for n in own if n in pool.originals], sum(n in pool.originals for n in own))
-    rankings: list[Iterator[str]] = [iter(pool.ranked(a)) for a in anchors]
+    rankings: dict[str, Iterator[str]] = {a: iter(pool.ranked(a)) for a in anchors}
     while rankings and len(added) < plus:
-        for ranking in list(rankings):
+        for anchor, ranking in list(rankings.items()):
             picked = next((n for n in ranking if n in offerable and n not in added), None)
             if picked is None:
-                rankings.remove(ranking)
+                del rankings[anchor]
             else:
-                added[picked] = None
+                added[picked] = anchor
             if len(added) >= plus:
                 break
     leftovers = [n for n in offerable if n not in added]
     for name in rng.sample(leftovers, len(leftovers))[: max(0, plus - len(added))]:
         added[name] = None
     names = rng.sample([*own, *added], len(own) + len(added))
-    offered = {n: offerable[n] for n in added}
+    # A world tool's source: the own tool whose ranking it came from (a leftover's: the first own tool).
+    offered = {n: _sourced(offerable[n], anchor or (own[0] if own else "")) for n, anchor in added.items()}
     return PlusToolkit(
         toolkit=Toolkit(
             specs=[by_name[n] if n in by_name else offered[n].spec for n in names],
@@ -93,3 +112,7 @@ def choose_plus(
         own=tuple(own),
         asked=plus,
     )
+
+
+def _sourced(candidate: Candidate, anchor: str) -> Candidate:
+    return candidate if candidate.source else candidate.model_copy(update={"source": anchor})

@@ -12,6 +12,11 @@ In order of preference:
    ``squall stressors expand --world FOLDER``;
 3. without the ``[embed]`` extra (or with ``ranker=lexical``): the templated neighbours ranked by BM25 (the tool
    search's lexical ranker) against each original's signature, UNFILTERED, as tool search falls back.
+
+A world whose tasks each have their own toolkit (``Goal.tools``; BFCL's entries) has related tools of its own: the
+functions of its other tasks. Their pool (``templated=False``) holds the world's functions alone (``world_tools``),
+ranked by the same embedding, with each one's near originals (similarity >= 0.8: the same function under another
+name) so a task is never offered a twin of its own tools; BM25-ranked and unfiltered without the extra.
 """
 
 from __future__ import annotations
@@ -35,9 +40,12 @@ def default_cache_dir() -> Path:
     return Path(configured) if configured else Path(__file__).resolve().parents[3] / ".cache" / "expand"
 
 
-def catalog_digest(specs: Sequence[ToolSpec], candidates: Sequence[Candidate], threshold: float) -> str:
-    """What a built catalog depends on: a different embedder, threshold, tool or template gives another file."""
-    digest = hashlib.sha256(f"{EMBEDDER}\0{threshold}".encode())
+def catalog_digest(
+    specs: Sequence[ToolSpec], candidates: Sequence[Candidate], threshold: float, templated: bool = True
+) -> str:
+    """What a built catalog depends on: a different embedder, threshold, tool, template or kind of pool gives another
+    file (``near``: files from before the catalogs recorded near originals are not read)."""
+    digest = hashlib.sha256(f"{EMBEDDER}\0{threshold}\0near\0{'templated' if templated else 'originals'}".encode())
     for spec in specs:
         digest.update(b"\0o" + signature(spec).encode())
     for candidate in candidates:
@@ -45,18 +53,18 @@ def catalog_digest(specs: Sequence[ToolSpec], candidates: Sequence[Candidate], t
     return digest.hexdigest()[:16]
 
 
-def cached_catalog_path(world: str, specs: Sequence[ToolSpec], directory: Path) -> Path:
+def cached_catalog_path(world: str, specs: Sequence[ToolSpec], directory: Path, templated: bool = True) -> Path:
     safe = "".join(c if c.isalnum() or c in "_.-" else "_" for c in world)[:80] or "world"
-    candidates = templated_candidates(specs)
-    return directory / f"{safe}-{catalog_digest(specs, candidates, DEFAULT_THRESHOLD)}.json"
+    candidates = templated_candidates(specs) if templated else []
+    return directory / f"{safe}-{catalog_digest(specs, candidates, DEFAULT_THRESHOLD, templated)}.json"
 
 
 def cached_catalog(
-    world: str, specs: Sequence[ToolSpec], directory: Path, encoder: Encoder | None = None
+    world: str, specs: Sequence[ToolSpec], directory: Path, encoder: Encoder | None = None, templated: bool = True
 ) -> tuple[ExpandCatalog, bool]:
     """The filtered catalog of these specs and whether it came from the disk cache; built and saved when absent.
-    Needs the ``[embed]`` extra unless ``encoder`` is given (tests)."""
-    path = cached_catalog_path(world, specs, directory)
+    Needs the ``[embed]`` extra unless ``encoder`` is given (tests). ``templated=False``: the specs alone."""
+    path = cached_catalog_path(world, specs, directory, templated)
     if path.is_file():
         try:
             return ExpandCatalog.model_validate_json(path.read_text(encoding="utf-8")), True
@@ -66,7 +74,7 @@ def cached_catalog(
         from sim.core.embedding import Embedder  # torch loads here, only when a catalog must be built
 
         encoder = Embedder()
-    catalog = build_catalog(world, specs, encoder, DEFAULT_THRESHOLD)
+    catalog = build_catalog(world, specs, encoder, DEFAULT_THRESHOLD, templated=templated)
     path.parent.mkdir(parents=True, exist_ok=True)
     written = write_catalog(catalog, path.parent)
     if written != path:  # write_catalog names the file after the world; the cache names it after the digest too
@@ -77,8 +85,8 @@ def cached_catalog(
 class Bm25Pool(ToolPool):
     """Templated neighbours ranked by BM25 against each original's signature: no torch, no similarity filter."""
 
-    def __init__(self, specs: Sequence[ToolSpec]) -> None:
-        candidates = templated_candidates(specs)
+    def __init__(self, specs: Sequence[ToolSpec], templated: bool = True) -> None:
+        candidates = templated_candidates(specs) if templated else []
         super().__init__((s.name for s in specs), candidates, filtered=False)
         self._names = [s.name for s in specs] + [c.spec.name for c in candidates]
         self._queries = {s.name: signature(s) for s in specs}
@@ -95,22 +103,28 @@ class Bm25Pool(ToolPool):
 
 
 @lru_cache(maxsize=16)
-def _built_pool(world: str, specs: tuple[ToolSpec, ...], directory: Path) -> ToolPool:
-    catalog, _ = cached_catalog(world, specs, directory)
+def _built_pool(world: str, specs: tuple[ToolSpec, ...], directory: Path, templated: bool) -> ToolPool:
+    catalog, _ = cached_catalog(world, specs, directory, templated=templated)
     return catalog_pool(catalog)
 
 
 @lru_cache(maxsize=16)
-def _bm25_pool(specs: tuple[ToolSpec, ...]) -> ToolPool:
-    return Bm25Pool(specs)
+def _bm25_pool(specs: tuple[ToolSpec, ...], templated: bool) -> ToolPool:
+    return Bm25Pool(specs, templated)
 
 
 def related_pool(
-    world: str | None, specs: Sequence[ToolSpec], ranker: str = "auto", directory: Path | None = None
+    world: str | None,
+    specs: Sequence[ToolSpec],
+    ranker: str = "auto",
+    directory: Path | None = None,
+    templated: bool = True,
 ) -> tuple[ToolPool, str | None]:
     """The pool for these specs, shared by the episodes of a process, and why it is not the filtered one (None
-    when it is). ``ranker``: auto (embeddings where they run), embedding (an error without them) or lexical."""
-    shipped = shipped_pool(world) if world else None
+    when it is). ``ranker``: auto (embeddings where they run), embedding (an error without them) or lexical.
+    ``templated=False``: the specs alone (a world's functions as each other's related tools), never a shipped
+    catalog's synthetic neighbours."""
+    shipped = shipped_pool(world) if world and templated else None
     # It describes the specs when most are its tools: its originals, or its neighbours an earlier expansion offered.
     if shipped is not None:
         known = sum(s.name in shipped.originals or s.name in shipped.candidates for s in specs)
@@ -118,5 +132,19 @@ def related_pool(
             return shipped, None
     chosen, reason = resolve_ranker(ranker)
     if chosen == "lexical":
-        return _bm25_pool(tuple(specs)), reason or "lexical ranking asked for: BM25, unfiltered"
-    return _built_pool(world or "world", tuple(specs), directory or default_cache_dir()), None
+        return _bm25_pool(tuple(specs), templated), reason or "lexical ranking asked for: BM25, unfiltered"
+    return _built_pool(world or "world", tuple(specs), directory or default_cache_dir(), templated), None
+
+
+@lru_cache(maxsize=8)
+def world_tools(world: str) -> tuple[ToolSpec, ...] | None:
+    """Every function of the world a spec names (``WorldPack.tool_specs``: what any of its tasks may be offered),
+    or None when the registry cannot load it (a task file's own world name, an unusable path)."""
+    from worlds.registry import WorldLoadError, load_world  # a world's package, only when its tools are asked for
+
+    if world.startswith(("http://", "https://")):
+        return None  # a served world is not asked again from inside an episode
+    try:
+        return tuple(load_world(world).tool_specs())
+    except WorldLoadError:
+        return None

@@ -1,11 +1,13 @@
 """Mean toolkit size before and after each expansion row over a world's tasks, as the robustness study reports it
 (2.7 -> 5.6 tools): "before" is the task's own toolkit (what its goals need or list), "after" what the agent is
-offered. Computed offline, without an agent: each row's stressor is built for each task and asked for its toolkit.
+offered. Computed offline, without an agent: each row's stressor is built for each task and asked for its toolkit,
+from the specs that task's episode offers (``specs_for``: a world whose tasks have their own toolkits builds each
+task's world, as an episode does).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from statistics import fmean
 
@@ -34,9 +36,14 @@ def expand_rows() -> list[Scenario]:
 
 
 def toolkit_sizes(
-    tasks: Sequence[Task], specs: Sequence[ToolSpec], rows: Sequence[Scenario] | None = None, seed: int = 0
+    tasks: Sequence[Task],
+    specs: Sequence[ToolSpec],
+    rows: Sequence[Scenario] | None = None,
+    seed: int = 0,
+    specs_for: Callable[[Task], Sequence[ToolSpec]] | None = None,
 ) -> list[SizeRow]:
-    """One row per expansion scenario (default: every built-in one)."""
+    """One row per expansion scenario (default: every built-in one). ``specs``: the world's tools; ``specs_for``:
+    the tools a task's episode offers, where that is fewer (default: ``specs``)."""
     world_names = {s.name for s in specs}
     own = [len((set(needed_tools(t)) | listed_tools(t)) & world_names) for t in tasks]
     out: list[SizeRow] = []
@@ -48,7 +55,7 @@ def toolkit_sizes(
             stressor = stressor_class(row.type)(row, seed, None)
             assert isinstance(stressor, ToolkitExpansion)
             stressor.on_task(task)
-            tools, _ = stressor.on_spec(list(specs), "")
+            tools, _ = stressor.on_spec(list(specs_for(task) if specs_for else specs), "")
             offered.append(len(tools))
             if stressor.expansion is not None:
                 short += stressor.expansion.short > 0

@@ -22,7 +22,7 @@ from sim.core import ToolSpec
 from sim.core.frozen import thaw
 from sim.core.tools import Frozen
 
-AnswerKind = Literal["ack", "preview", "listing", "export", "help"]
+AnswerKind = Literal["ack", "preview", "listing", "export", "help", "neutral"]
 Keep = Literal["all", "optional", "ids", "none"]
 """Which of the source's arguments a neighbour takes: all (as they are), all optional, only identifiers (optional),
 none."""
@@ -37,7 +37,9 @@ class Answer(Frozen):
 
     kind: AnswerKind = Field(
         description="ack: a new id and a status; preview: the request that would be made, nothing applied; listing: "
-        "an empty list under `key`; export: a download link; help: the source tool's own documentation."
+        "an empty list under `key`; export: a download link; help: the source tool's own documentation; neutral: "
+        '`{"status": "ok"}` (a real function of the world that the episode\'s world lacks, answered as a spec-only '
+        "world answers)."
     )
     key: str = Field(default="", description="ack: the id's noun ('schedule' -> schedule_id); listing: list key.")
     status: str = Field(default="", description="ack: the status reported ('scheduled', 'pending').")

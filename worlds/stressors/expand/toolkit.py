@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from pathlib import Path
@@ -79,6 +79,12 @@ class ExpandCatalog(Frozen):
     related: dict[str, list[int]] = Field(
         description="Per original: indices into originals + candidates, most similar first (itself left out)."
     )
+    near: dict[str, list[str]] = Field(
+        default_factory=dict,
+        description="Per original: the other originals whose similarity to it is at or above the threshold (the "
+        "same function under another name: never offered beside it as a different tool). Recorded in a pool of "
+        "the originals alone (templated=False), written only when any.",
+    )
 
 
 class ToolPool:
@@ -91,9 +97,12 @@ class ToolPool:
         related: Mapping[str, Sequence[str]] | None = None,
         texts: Mapping[str, str] | None = None,
         filtered: bool | None = None,
+        near: Mapping[str, Collection[str]] | None = None,
     ) -> None:
-        """``filtered``: the candidates passed the embedding filter (default: a catalog's ranking is given)."""
+        """``filtered``: the candidates passed the embedding filter (default: a catalog's ranking is given);
+        ``near``: per original, the originals too similar to it to count as different tools (a catalog's)."""
         self.originals = frozenset(originals)
+        self.near: dict[str, frozenset[str]] = {o: frozenset(n) for o, n in (near or {}).items()}
         self.candidates: dict[str, Candidate] = {c.spec.name: c for c in candidates}
         self.filtered = related is not None if filtered is None else filtered
         self._related: dict[str, Sequence[str]] = dict(related or {})
@@ -131,7 +140,7 @@ def catalog_pool(catalog: ExpandCatalog) -> ToolPool:
     """A catalog as a pool: its indices turned into names."""
     names = [*catalog.originals, *(c.spec.name for c in catalog.candidates)]
     related = {o: [names[i] for i in indices] for o, indices in catalog.related.items()}
-    return ToolPool(catalog.originals, catalog.candidates, related)
+    return ToolPool(catalog.originals, catalog.candidates, related, near=catalog.near)
 
 
 @cache
@@ -165,7 +174,8 @@ class Toolkit:
     specs: list[ToolSpec]
     """What the agent reads, in a seeded order."""
     offered: dict[str, Candidate]
-    """The synthetic tools among them, by name: the stressor answers these."""
+    """The tools among them the world does not answer, by name (synthetic neighbours, or world tools this episode's
+    world lacks): the stressor answers these."""
     hidden: frozenset[str]
     """World tools left out (the runtime refuses calls to tools outside the toolkit)."""
 

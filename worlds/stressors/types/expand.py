@@ -24,7 +24,10 @@ closed world is the task's own toolkit (the tools its goals need or list in ``Go
 neighbours of those tools, from a pool filtered as the shipped catalogs are for EVERY world (a world without a shipped
 catalog gets one built from its specs and cached on disk), ranked by BM25 and unfiltered where the ``[embed]`` extra
 is absent (``worlds.stressors.expand.plus``, ``worlds.stressors.expand.related``). ``ranker`` (auto, embedding,
-lexical) picks the pool's ranking, as tool search's does.
+lexical) picks the pool's ranking, as tool search's does. A task that lists its own toolkit (``Goal.tools``) in a
+world with more functions than its episode offers (BFCL's single-turn entries: each entry's functions) gets the
+world's other functions as its related tools instead of synthetic ones, filtered the same way and answered by the
+stressor with a neutral ``{"status": "ok"}``.
 
 Row params: ``size``, the closed world's size; or ``plus``, how many related tools to add to the own toolkit.
 """
@@ -37,7 +40,7 @@ from typing import Any
 from sim.core import CallContext, CallNext, CallOutcome, Task, ToolCall, ToolSpec
 from worlds.stressors.expand.answers import synthetic_answer
 from worlds.stressors.expand.plus import PlusToolkit, choose_plus
-from worlds.stressors.expand.related import related_pool
+from worlds.stressors.expand.related import related_pool, world_tools
 from worlds.stressors.expand.toolkit import Toolkit, choose_toolkit, pool_for
 from worlds.stressors.scenario import Scenario, ScenarioStressor
 
@@ -96,8 +99,16 @@ class ToolkitExpansion(ScenarioStressor):
     def on_spec(self, specs: list[ToolSpec], instructions: str) -> tuple[list[ToolSpec], str]:
         rng = random.Random(f"{self.name}:{self.seed}:toolkit")  # the same toolkit however often it is asked
         if self.plus is not None:
-            pool, self.pool_note = related_pool(self.world, specs, self.ranker)
-            self.expansion = choose_plus(specs, self.needed, self.listed, pool, self.plus, rng)
+            # A task with its own toolkit: the world's functions its episode lacks are its related tools.
+            world = (world_tools(self.world) if self.world and self.listed else None) or ()
+            offered, in_world = {s.name for s in specs}, {s.name for s in world}
+            absent = [s for s in world if s.name not in offered]
+            if absent:  # one pool per world (the same specs for every task), and what an earlier stressor added
+                pooled = [*world, *(s for s in specs if s.name not in in_world)]
+                pool, self.pool_note = related_pool(self.world, pooled, self.ranker, templated=False)
+            else:
+                pool, self.pool_note = related_pool(self.world, specs, self.ranker)
+            self.expansion = choose_plus(specs, self.needed, self.listed, pool, self.plus, rng, absent)
             self.toolkit = self.expansion.toolkit
         else:
             assert self.size is not None  # one of the two, checked when built
