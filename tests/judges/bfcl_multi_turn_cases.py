@@ -175,7 +175,8 @@ def changed_value(value: Any, rng: random.Random) -> Any:
     return "x"
 
 
-def change_argument(task: Task, output: Output, rng: random.Random) -> Output | None:
+def _one_argument(output: Output, rng: random.Random, new: Callable[[Any, random.Random], Any]) -> Output | None:
+    """One argument of one call, picked at random, given ``new(value, rng)``."""
     places = [p for p in _calls(output) if output[p[0]][p[1]][p[2]][1]]
     if not places:
         return None
@@ -183,8 +184,12 @@ def change_argument(task: Task, output: Output, rng: random.Random) -> Output | 
     out = copy.deepcopy(output)
     arguments = out[t][s][c][1]
     key = rng.choice(sorted(arguments))
-    arguments[key] = changed_value(arguments[key], rng)
+    arguments[key] = new(arguments[key], rng)
     return out
+
+
+def change_argument(task: Task, output: Output, rng: random.Random) -> Output | None:
+    return _one_argument(output, rng, changed_value)
 
 
 def add_call(task: Task, output: Output, rng: random.Random) -> Output | None:
@@ -280,16 +285,11 @@ def other_function(task: Task, output: Output, rng: random.Random) -> Output | N
 
 def wrong_type(task: Task, output: Output, rng: random.Random) -> Output | None:
     """An argument of another type: a number as text, text as a number."""
-    places = [p for p in _calls(output) if output[p[0]][p[1]][p[2]][1]]
-    if not places:
-        return None
-    t, s, c = rng.choice(places)
-    out = copy.deepcopy(output)
-    arguments = out[t][s][c][1]
-    key = rng.choice(sorted(arguments))
-    value = arguments[key]
-    arguments[key] = str(value) if not isinstance(value, str) else rng.choice((0, 1.5, None, [value]))
-    return out
+
+    def retyped(value: Any, rng: random.Random) -> Any:
+        return str(value) if not isinstance(value, str) else rng.choice((0, 1.5, None, [value]))
+
+    return _one_argument(output, rng, retyped)
 
 
 def many_steps(task: Task, output: Output, rng: random.Random) -> Output | None:
