@@ -6,7 +6,8 @@ listings, tests) it builds every class from BFCL's defaults.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from sim.core import Task, ToolSpec, WorldContext
 from worlds.bfcl.multi_turn_entries import Backends, Entry, load_backends, load_entries
@@ -25,6 +26,8 @@ class MultiTurnPack:
         self._entries: dict[str, Entry] = {e.id: e for c in categories for e in load_entries(c)}
         prompt = additional_function_prompt()
         self._tasks = tuple(build_task(name, e, self.backends, prompt) for e in self._entries.values())
+        self._bases: dict[str | None, Mapping[str, Any]] = {}
+        """Entry id (None: no task) -> its initial public state, computed by the first world built for it."""
 
     def tasks(self) -> list[Task]:
         return list(self._tasks)
@@ -42,7 +45,10 @@ class MultiTurnPack:
     def new_world(self, seed: int, context: WorldContext | None = None) -> BfclWorld:
         task = context.task if context is not None else None
         entry = self._entries.get(task.id) if task is not None else None
-        return BfclWorld(self.name, self.backends, entry, seed=seed)
+        key = entry.id if entry is not None else None
+        world = BfclWorld(self.name, self.backends, entry, seed=seed, base=self._bases.get(key))
+        self._bases.setdefault(key, world.base)
+        return world
 
 
 def multi_turn_pack(name: str, categories: tuple[str, ...]) -> MultiTurnPack:

@@ -29,7 +29,7 @@ MULTI_TURN_TAG = "multi-turn"
 def build_task(world_name: str, entry: Entry, backends: Backends, added_back_prompt: str) -> Task:
     """The task of one entry; its gold is replayed once here, in a world of its own, for the result texts."""
     parsed = [[_parse(text, entry, t, backends) for text in turn] for t, turn in enumerate(entry.ground_truth)]
-    results = _replay(BfclWorld(world_name, backends, entry), parsed)
+    results = _replay(BfclWorld(world_name, backends, entry, base={}), parsed)  # no task state wanted here
     toolkit = backends.tool_names(entry.classes)
     decline_turns = {turn - 1 for turn in entry.missed} if entry.missed else set()
     goals = []

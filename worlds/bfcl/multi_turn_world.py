@@ -46,14 +46,18 @@ def error_text(error: BaseException) -> str:
 class BfclWorld:
     """The instances of one entry (or of every class, for a world built without a task)."""
 
-    def __init__(self, name: str, backends: Backends, entry: Entry | None, seed: int = 0) -> None:
+    def __init__(
+        self, name: str, backends: Backends, entry: Entry | None, seed: int = 0, base: Mapping[str, Any] | None = None
+    ) -> None:
+        """``base``: the entry's initial public state when known (every world of an entry starts alike, so the pack
+        computes it once); None: computed from the fresh instances."""
         self.name = name
         self.seed = seed
         self._backends = backends
         self._instances = backends.build(entry)
         classes = list(self._instances)
         self._specs = [spec for cls in classes for spec in backends.specs[cls]]
-        self._base = public_state(self._instances)
+        self.base: Mapping[str, Any] = public_state(self._instances) if base is None else base
 
     @property
     def instances(self) -> Mapping[str, object]:
@@ -109,4 +113,4 @@ class BfclWorld:
 
     def task_state(self) -> dict[str, Any]:
         """Every involved instance's public attributes, flat, as changes from the entry's initial state."""
-        return changed(self._base, public_state(self._instances))
+        return changed(self.base, public_state(self._instances))

@@ -27,7 +27,7 @@ from __future__ import annotations
 from itertools import product
 from typing import Any
 
-from sim.core import Goal, Task, ToolSpec, UserIntent
+from sim.core import Goal, Task, ToolSpec
 from worlds.stressors.decline import declined, task_drawn, uses, without_paths_through
 from worlds.stressors.scenario import Scenario, ScenarioStressor
 
@@ -96,7 +96,8 @@ def pick(task: Task, mode: str, nth: int = 0) -> tuple[int, str] | None:
         function = sole_function(goal)
         after = task.goals[g + 1]
         mixed = (_support_names(goal) | _support_names(after)) & (_core_names(goal) | _core_names(after))
-        if function is not None and after.outcome == "solve" and not mixed:
+        # The goal that asks again must be one to act on: not one whose right move is to ask (a withheld value).
+        if function is not None and after.outcome == "solve" and not mixed and not after.user.withheld:
             eligible.append((g, function))
     return eligible[min(nth, len(eligible) - 1)] if eligible else None
 
@@ -113,10 +114,12 @@ def _asked_again(task: Task, start: int) -> Task:
     earlier, own = task.goals[start], task.goals[start + 1]
     paths = [a + b for a, b in product(earlier.paths(), own.paths())][:MAX_JOINED_PATHS]
     lead = f"Let's try my earlier request again: {earlier.user.explicit}"
-    user = UserIntent(
-        explicit=f"{lead} {own.user.explicit}",
-        coreferential=f"{lead} {own.user.coreferential}" if own.user.coreferential else None,
-        refers_to=own.user.refers_to,
+    user = own.user.model_copy(  # what the intent says beside its wordings (refers_to, gives) is kept
+        update={
+            "explicit": f"{lead} {own.user.explicit}",
+            "coreferential": f"{lead} {own.user.coreferential}" if own.user.coreferential else None,
+            "paraphrases": [],
+        }
     )
     answers = " ".join(a for a in (earlier.gold_answer, own.gold_answer) if a)
     joined = own.model_copy(
