@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 from aiohttp import web
 from mcp import Client
+from mcp_types import ToolListChangedNotification
 
 import sim.agents.outside.agent as outside_agent
 from personas import ScriptedUser, parse_user_spec
@@ -67,7 +68,9 @@ def feeding_golds(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 def tool_spec(tool: Any) -> ToolSpec:
     """An MCP tool as squall's ToolSpec (what the oracle's tool search reads)."""
     read_only = bool(tool.annotations is not None and tool.annotations.read_only_hint)
-    return ToolSpec(name=tool.name, description=tool.description or "", parameters=tool.input_schema, read_only=read_only)
+    return ToolSpec(
+        name=tool.name, description=tool.description or "", parameters=tool.input_schema, read_only=read_only
+    )
 
 
 class McpRuntime:
@@ -75,6 +78,8 @@ class McpRuntime:
 
     def __init__(self, client: Client, request: AgentRequest) -> None:
         self._client = client
+        self.stale = True
+        """The server said the toolkit changed (``tools/list_changed``): list it again before the next call."""
         self.turn = request.turn
         self.instructions = request.instructions
         self.seed = 0
@@ -86,6 +91,7 @@ class McpRuntime:
         raise AssertionError("an outside agent has no squall gateway")
 
     async def refresh(self) -> None:
+        self.stale = False
         self._tools = tuple(tool_spec(t) for t in (await self._client.list_tools()).tools)
 
     def current_tools(self) -> tuple[ToolSpec, ...]:
@@ -94,7 +100,8 @@ class McpRuntime:
     async def call(self, call: ToolCall, step: int) -> ToolResult:
         self.calls += 1
         result = await self._client.call_tool(call.name, call.arguments)
-        await self.refresh()  # a call may change the toolkit (drift, a search)
+        if self.stale:  # the call changed the toolkit (a search found a function): the server said so on its stream
+            await self.refresh()
         content: Any = result.structured_content
         if content is None:
             text = "".join(getattr(c, "text", "") for c in result.content)
@@ -117,13 +124,21 @@ async def oracle_over_mcp(request: AgentRequest) -> AgentReply:
     # What the oracle reads of its history: the user's latest message, and whether it acted in this goal already.
     history = [Event(kind="tool_call", turn=0, goal=goal) for goal in sorted(done)]
     history.append(Event(kind="user_message", turn=request.turn, goal=gold.goal, content=request.messages[-1].content))
-    async with Client(request.mcp_url) as client:
+    runtime: McpRuntime | None = None
+
+    async def on_message(message: Any) -> None:
+        if isinstance(message, ToolListChangedNotification) and runtime is not None:
+            runtime.stale = True
+
+    async with Client(request.mcp_url, message_handler=on_message) as client:
         runtime = McpRuntime(client, request)
-        await runtime.refresh()
+        await runtime.refresh()  # the goal may have changed the toolkit since the last turn
         reply = await OracleAgent(gold).respond(history, runtime)
     if runtime.calls:
         done.add(gold.goal)
-    return AgentReply(reply=reply, usage={"requests": 1, "input_tokens": 10 * len(request.messages), "output_tokens": 5})
+    return AgentReply(
+        reply=reply, usage={"requests": 1, "input_tokens": 10 * len(request.messages), "output_tokens": 5}
+    )
 
 
 async def lister(request: AgentRequest) -> AgentReply:

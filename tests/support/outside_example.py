@@ -16,10 +16,8 @@ agent = Agent("openai:gpt-5-mini", defer_model_check=True)
 
 async def respond(request: AgentRequest) -> AgentReply:
     *earlier, latest = request.messages  # the conversation as the user saw it; the tools are at mcp_url
-    history = [
-        ModelRequest(parts=[UserPromptPart(m.content)]) if m.role == "user" else ModelResponse(parts=[TextPart(m.content)])
-        for m in earlier
-    ]
+    history = [ModelRequest([UserPromptPart(m.content)]) if m.role == "user" else ModelResponse([TextPart(m.content)])
+               for m in earlier]  # fmt: skip
     result = await agent.run(
         latest.content, message_history=history, instructions=request.instructions,
         toolsets=[MCPToolset(request.mcp_url)],
