@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
 from contextlib import asynccontextmanager, contextmanager
 from typing import Any
 
@@ -33,7 +33,7 @@ from worlds.registry import load_world
 Respond = Callable[[AgentRequest], Awaitable[AgentReply]]
 
 GOLDS: dict[str, EpisodeGold] = {}
-"""The side channel: the gold of each task the run plays (one episode per task in these tests)."""
+"""The side channel: episode id -> the gold the in-process oracle of that episode would be handed."""
 CALLED_IN: dict[str, set[int]] = {}
 """Episode id -> the goals the outside oracle called a tool in: its own memory (the request has no tool events)."""
 REQUESTS: list[AgentRequest] = []
@@ -50,8 +50,15 @@ def feeding_golds(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
         async with real(*args, **kwargs) as factory:
 
             def build(gold: EpisodeGold) -> Any:
-                GOLDS[gold.task.id] = gold
-                return factory(gold)
+                agent = factory(gold)
+                respond = agent.respond
+
+                async def fed(history: Sequence[Event], runtime: Any) -> str:
+                    GOLDS[runtime.episode_id] = gold  # the episode's own: trials of one task run side by side
+                    return await respond(history, runtime)
+
+                agent.respond = fed
+                return agent
 
             yield build
 
@@ -119,7 +126,7 @@ async def oracle_over_mcp(request: AgentRequest) -> AgentReply:
     """squall's oracle policy, unchanged, as an outside agent: its tools over MCP, its history from the request's
     messages and its own memory of the goals it acted in; the gold from the side channel."""
     REQUESTS.append(request)
-    gold = GOLDS[request.task_id]
+    gold = GOLDS[request.episode_id]
     done = CALLED_IN.setdefault(request.episode_id, set())
     # What the oracle reads of its history: the user's latest message, and whether it acted in this goal already.
     history = [Event(kind="tool_call", turn=0, goal=goal) for goal in sorted(done)]

@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
-from typing import Protocol
+from typing import Literal, Protocol
 
 import aiohttp
 
@@ -30,15 +30,12 @@ class ToolHub(Protocol):
 HubOpener = Callable[[], AbstractAsyncContextManager[ToolHub]]
 
 
+_ROLES: dict[str, Literal["user", "assistant"]] = {"user_message": "user", "agent_message": "assistant"}
+
+
 def conversation(history: Sequence[Event]) -> list[Message]:
     """The messages the user saw, oldest first: no tool events, no faults, nothing only the harness knows."""
-    messages: list[Message] = []
-    for ev in history:
-        if ev.kind == "user_message":
-            messages.append(Message(role="user", content=ev.content or ""))
-        elif ev.kind == "agent_message":
-            messages.append(Message(role="assistant", content=ev.content or ""))
-    return messages
+    return [Message(role=_ROLES[ev.kind], content=ev.content or "") for ev in history if ev.kind in _ROLES]
 
 
 def reply_timeout(left: float | None) -> float | None:

@@ -23,12 +23,11 @@ LIMIT = 40
 OUTSIDE_ORACLE = "python:tests.support.outside_agents:oracle_over_mcp"
 
 
-async def run(tmp_path: Path, world: str, agent: str, stressors: list[str], name: str) -> tuple[
-    list[EpisodeResult], list[Score]
-]:  # fmt: skip
-    config = RunConfig.model_validate(
-        {"out": tmp_path, "run_id": name, "world": world, "agent": agent, "stressors": stressors, "concurrency": 32, "limit": LIMIT}
-    )
+async def run(
+    tmp_path: Path, world: str, agent: str, stressors: list[str], name: str
+) -> tuple[list[EpisodeResult], list[Score]]:
+    settings = {"world": world, "agent": agent, "stressors": stressors, "concurrency": 32, "limit": LIMIT}
+    config = RunConfig.model_validate({"out": tmp_path, "run_id": name, **settings})
     store, summary = await execute(config)
     assert summary["failed_episodes"] == 0 and summary["judge_faults"] == 0
     return store.episodes(), store.scores()
