@@ -116,7 +116,9 @@ async def open_mcp_hub(host: str = "127.0.0.1", port: int = 0) -> AsyncIterator[
     the port is closed and its task gone when the context has exited."""
     host = _loopback(host)
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
+    # IPPROTO_TCP, not 0: asyncio turns Nagle off (TCP_NODELAY) only on sockets that say so, and with Nagle on
+    # every response waits ~40 ms for the client's delayed ACK.
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind((host, port))
