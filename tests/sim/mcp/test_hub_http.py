@@ -223,3 +223,29 @@ async def test_the_hub_binds_loopback_only_and_leaves_nothing_behind() -> None:
     await asyncio.sleep(0)
     assert {t for t in asyncio.all_tasks() if not t.done()} - tasks_before == set()
     assert threading.active_count() == threads_before
+
+
+async def test_a_call_still_running_when_the_turn_ends_is_cancelled_before_the_loop_moves_on() -> None:
+    started = asyncio.Event()
+
+    class Blocking(FakeRuntime):
+        async def call(self, call: Any, step: int) -> Any:
+            self.calls.append((call, step))
+            started.set()
+            try:
+                await asyncio.Event().wait()
+            except asyncio.CancelledError:
+                self.faults.append(("test", "cancelled", "", step))
+                raise
+
+    runtime = Blocking()
+    async with open_mcp_hub() as hub:
+        async with hub.serve(runtime) as url:
+            pass
+        async with Client(url) as client:
+            async with hub.serve(runtime):
+                pending = asyncio.create_task(client.call_tool("lookup", {}))
+                await started.wait()
+            assert runtime.faults == [("test", "cancelled", "", 1)]  # done by the time serve's exit returned
+            with pytest.raises(MCPError, match="turn ended"):
+                await pending
