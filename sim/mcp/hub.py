@@ -50,7 +50,8 @@ class McpHub:
 
         On exit, calls still running are cancelled and awaited, and an exception ``runtime.call`` raised during the
         turn (a harness fault, the runtime's own step limit) is raised again here, for the episode loop to classify
-        as it would an in-process agent's."""
+        as it would an in-process agent's. The runtime is held weakly (it must be hashable and weak-referenceable,
+        as ``EpisodeRuntime`` is), so its URL is forgotten with it."""
         return self._serve(runtime, max_steps)
 
     @asynccontextmanager
