@@ -50,7 +50,8 @@ class McpHub:
 
         On exit, calls still running are cancelled and awaited, and an exception ``runtime.call`` raised during the
         turn (a harness fault, the runtime's own step limit) is raised again here, for the episode loop to classify
-        as it would an in-process agent's."""
+        as it would an in-process agent's. The runtime is held weakly (it must be hashable and weak-referenceable,
+        as ``EpisodeRuntime`` is), so its URL is forgotten with it."""
         return self._serve(runtime, max_steps)
 
     @asynccontextmanager
@@ -116,7 +117,9 @@ async def open_mcp_hub(host: str = "127.0.0.1", port: int = 0) -> AsyncIterator[
     the port is closed and its task gone when the context has exited."""
     host = _loopback(host)
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
+    # IPPROTO_TCP, not 0: asyncio turns Nagle off (TCP_NODELAY) only on sockets that say so, and with Nagle on
+    # every response waits ~40 ms for the client's delayed ACK.
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind((host, port))
