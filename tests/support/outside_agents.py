@@ -14,9 +14,11 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequen
 from contextlib import asynccontextmanager, contextmanager
 from typing import Any
 
+import httpx2
 import pytest
 from aiohttp import web
 from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
 from mcp_types import ToolListChangedNotification
 
 import sim.agents.outside.agent as outside_agent
@@ -122,6 +124,18 @@ class McpRuntime:
         raise AssertionError(f"the oracle records no faults: {code}")
 
 
+@asynccontextmanager
+async def mcp_client(url: str, on_message: Any = None) -> AsyncIterator[Client]:
+    """The SDK's client on a plain-HTTP loopback URL: its HTTP client built without TLS verification, which would
+    load the CA bundle for every connection (tens of ms of CPU per turn, for a URL that has no TLS)."""
+    timeout = httpx2.Timeout(30, read=300)  # the SDK's defaults
+    async with (
+        httpx2.AsyncClient(verify=False, timeout=timeout) as http,
+        Client(streamable_http_client(url, http_client=http), message_handler=on_message) as client,
+    ):
+        yield client
+
+
 async def oracle_over_mcp(request: AgentRequest) -> AgentReply:
     """squall's oracle policy, unchanged, as an outside agent: its tools over MCP, its history from the request's
     messages and its own memory of the goals it acted in; the gold from the side channel."""
@@ -137,7 +151,7 @@ async def oracle_over_mcp(request: AgentRequest) -> AgentReply:
         if isinstance(message, ToolListChangedNotification) and runtime is not None:
             runtime.stale = True
 
-    async with Client(request.mcp_url, message_handler=on_message) as client:
+    async with mcp_client(request.mcp_url, on_message) as client:
         runtime = McpRuntime(client, request)
         await runtime.refresh()  # the goal may have changed the toolkit since the last turn
         reply = await OracleAgent(gold).respond(history, runtime)
@@ -151,7 +165,7 @@ async def oracle_over_mcp(request: AgentRequest) -> AgentReply:
 async def lister(request: AgentRequest) -> AgentReply:
     """Lists the tools over MCP, calls the first read-only one without arguments, and names what it saw."""
     REQUESTS.append(request)
-    async with Client(request.mcp_url) as client:
+    async with mcp_client(request.mcp_url) as client:
         tools = (await client.list_tools()).tools
         lookups = [t.name for t in tools if t.annotations is not None and t.annotations.read_only_hint]
         if lookups:
