@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from mcp import Client
@@ -36,3 +37,8 @@ class Service:
 
 
 service = Service()
+
+
+async def hangs(request: AgentRequest) -> str:
+    await asyncio.Event().wait()  # never set: only the turn's timeout ends it
+    return "never"

@@ -74,3 +74,9 @@ def test_python_specs_name_an_importable_async_callable() -> None:
     ]:
         with pytest.raises(ValueError, match=says):
             parse_agent_spec(spec)
+
+
+async def test_a_callable_that_never_returns_is_cancelled_at_the_episodes_deadline() -> None:
+    result = await play_outside("python:tests.support.outside_callables:hangs", timeout_s=1.0)
+    assert result.termination == "timeout"
+    assert [(ev.fault, ev.code) for ev in result.events if ev.kind == "error"] == [("agent", "agent:outside_timeout")]
