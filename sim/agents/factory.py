@@ -3,7 +3,8 @@
 A calibration agent (oracle, naive) is built per episode, bound to that episode's gold; a model agent is one agent
 for every episode and never sees the gold. ``direct:`` runs an agent in direct invocation (``sim.agents.direct_agent``:
 the turn's whole call sequence in one reply): ``direct:MODEL``, and ``direct:oracle`` / ``direct:null`` to
-calibrate it.
+calibrate it. ``http:URL``, ``python:module:function`` and ``command:"PROG ARGS"`` are agents outside squall
+(``sim.agents.outside``), answering over the ``squall-agent/1`` protocol with the episode's tools served over MCP.
 
 pydantic-ai, openai and the HTTP client are imported only when the spec names a model: calibration
 runs (oracle, null) never pay for them.
@@ -25,7 +26,7 @@ if TYPE_CHECKING:
     from sim.agents.text_prompt import TextProtocol, ToolStyle
     from sim.llm.gateway import Gateway
 
-AgentKind = Literal["oracle", "null", "naive", "native", "text", "direct"]
+AgentKind = Literal["oracle", "null", "naive", "native", "text", "direct", "http", "python", "command"]
 DIRECT_BASELINES = ("oracle", "null")
 """The calibration agents ``direct:`` takes in place of a model."""
 
@@ -46,12 +47,16 @@ class AgentSpec:
 
 def parse_agent_spec(raw: str) -> AgentSpec:
     """``oracle`` | ``null`` | ``naive`` | ``text:MODEL`` | ``native:MODEL`` | ``direct:MODEL`` | ``direct:oracle`` |
-    ``direct:null`` | ``MODEL`` (native tool calling)."""
+    ``direct:null`` | ``http:URL`` | ``python:module:function`` | ``command:"PROG ARGS"`` | ``MODEL`` (native tool
+    calling). Raises ValueError saying what is wrong with a malformed one."""
+    from sim.agents.outside.spec import split_outside
     from sim.llm.model_spec import parse_model_spec
 
     raw = raw.strip()
     if raw in ("oracle", "null", "naive"):
         return AgentSpec(raw)  # type: ignore[arg-type]
+    if (outside := split_outside(raw)) is not None:
+        return AgentSpec(*outside)
     head, sep, rest = raw.partition(":")
     if sep and head in ("text", "native", "direct"):
         if not rest:
@@ -89,6 +94,13 @@ async def open_agent_factory(
         return
     if spec.kind == "naive":
         yield NaiveAgent
+        return
+    if spec.kind in ("http", "python", "command"):
+        from sim.agents.outside.agent import open_outside_factory
+
+        assert spec.model is not None
+        async with open_outside_factory(spec.kind, spec.model) as outside:
+            yield outside
         return
     if spec.kind == "direct" and spec.model in DIRECT_BASELINES:
         from sim.agents.direct_agent import DirectOracle

@@ -68,7 +68,8 @@ def run(
         str | None,
         typer.Option(
             help="oracle | null | naive | MODEL | text:MODEL | native:MODEL | text:local | direct:MODEL (the whole "
-            "call sequence in one reply; direct:oracle, direct:null calibrate it)"
+            "call sequence in one reply; direct:oracle, direct:null calibrate it) | an agent outside squall, over the "
+            "squall-agent/1 protocol with its tools over MCP: http:URL | python:module:function | command:'PROG ARGS'"
         ),
     ] = None,
     text_protocol: Annotated[

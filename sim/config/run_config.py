@@ -120,7 +120,8 @@ class RunConfig(BaseModel):
     agent: str = Field(
         default=DEFAULT_AGENT,
         description="oracle | null | naive | MODEL | native:MODEL | text:MODEL; MODEL is a pydantic-ai model string, "
-        "openai-chat:NAME@BASE_URL, or 'local' (the embedded model).",
+        "openai-chat:NAME@BASE_URL, or 'local' (the embedded model). An agent outside squall (sim.agents.outside): "
+        "http:URL | python:module:function | command:PROG ARGS.",
     )
     text_protocol: Literal["react", "tags"] = Field(
         default="react",

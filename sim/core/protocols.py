@@ -16,7 +16,7 @@ from sim.core.gold import EpisodeGold
 from sim.core.model_io import ModelRequest, ModelResponse
 from sim.core.task import Task
 from sim.core.tools import ToolCall, ToolResult, ToolSpec
-from sim.core.trace import EpisodeResult, Event, FaultKind, Score, UserAct
+from sim.core.trace import EpisodeResult, Event, FaultKind, Score, Usage, UserAct
 
 
 class World(Protocol):
@@ -186,6 +186,33 @@ class AgentRuntime(Protocol):
 
     def fault(self, fault: FaultKind, code: str, detail: str, step: int = 0) -> None:
         """Record a fault event (e.g. an unparseable action) without ending the turn."""
+        ...
+
+
+@runtime_checkable
+class EpisodeControls(Protocol):
+    """What an episode's runtime offers an agent that lives outside squall (an optional capability of an
+    ``AgentRuntime``; found with ``isinstance``): the names it reports under, the budgets it must keep, and the two
+    things only such an agent says for itself (its model usage, and that it ends the conversation)."""
+
+    @property
+    def episode_id(self) -> str: ...
+
+    @property
+    def max_steps(self) -> int:
+        """Tool calls the agent may make in one turn."""
+        ...
+
+    def time_left(self) -> float | None:
+        """Seconds of the episode's working-time budget left now; None: no deadline is running."""
+        ...
+
+    def report_usage(self, usage: Usage) -> None:
+        """Charge model usage the agent reports (its model calls never pass the gateway) to this turn's agent."""
+        ...
+
+    def end_conversation(self) -> None:
+        """The agent ends the conversation after this turn's reply: the user is not asked again."""
         ...
 
 

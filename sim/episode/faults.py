@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
+from sim.agents.outside.errors import OutsideAgentError, OutsideTimeout
 from sim.core import FaultKind, TerminationReason
 from sim.episode.deadline import WorkingTimeExceeded
 from sim.episode.gold_history import GoldReplayError
@@ -54,6 +55,11 @@ def _provider_code(exc: BaseException) -> str:
     return exc.code
 
 
+def _outside_code(exc: BaseException) -> str:
+    assert isinstance(exc, OutsideAgentError)  # only its row asks
+    return exc.code
+
+
 def _always(exc: BaseException) -> bool:
     return True
 
@@ -83,6 +89,10 @@ FAULTS: tuple[_Row, ...] = (
     # The agent's own limits end its turn, not the episode: the user still answers.
     _Row(_at("agent"), StepLimitReached, "agent", "agent:step_limit", _message, None),
     _Row(_at("agent"), ContextLengthExceeded, "agent", "agent:context_length", _message, None),
+    # An agent outside squall (sim.agents.outside) that did not answer in the episode's time left: the budget is spent.
+    _Row(_at("agent"), OutsideTimeout, "agent", "agent:outside_timeout", _message, "timeout"),
+    # One that could not be reached, failed or answered garbage: its turn is lost, the user answers as to a silence.
+    _Row(_at("agent"), OutsideAgentError, "agent", _outside_code, _message, None),
     # An endpoint that failed after retries (the agent's or the user model's): nobody's doing, the episode is void.
     _Row(_MODEL_CALLERS, ProviderError, "provider", _provider_code, _message, "provider_error"),
     # pydantic-ai's "the model broke the protocol": the agent's fault. Any other agent exception is the harness's

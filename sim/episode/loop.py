@@ -77,6 +77,7 @@ class _Conversation:
         deadline = WorkingTimeDeadline(self._env.limits.timeout_s, self._ep.waits.total, self._env.loop_lag)
         try:
             async with deadline:
+                self._ep.runtime.deadline_left = lambda: deadline.budget_s - deadline.used()
                 message = await self._open()
                 while message is not None:
                     message = await self._play_turn(message)
@@ -114,6 +115,8 @@ class _Conversation:
         self._add("agent_message", content=reply, usage=self._ep.llm.turn_usage.model_copy())
         progress.turns_played = progress.turn + 1
         progress.goals_played = max(progress.goals_played, progress.goal + 1)
+        if self._ep.runtime.ended:  # an outside agent said the conversation is over
+            return None
         try:
             answer = await self._env.user.reply(UserView(turn=progress.turn, agent_message=reply))
         except Exception as exc:

@@ -68,6 +68,7 @@ def prepare_episode(
         world, env.stressors, tools, instructions, llm, rec.add, rec.clock, calls_per_turn(task, env.limits.max_steps),
         spec.seed,
         goal_toolkits={g: goal.tools for g, goal in enumerate(task.goals) if goal.tools is not None},
+        episode_id=spec.episode_id,
     )  # fmt: skip
     agent = env.make_agent(EpisodeGold(task, spec.task, goal_now))
     return PreparedEpisode(world, task, tools, instructions, gold_history, states, llm, waits, runtime, agent)

@@ -14,6 +14,7 @@ from sim.core import (
     ToolCall,
     ToolResult,
     ToolSpec,
+    Usage,
     World,
     failure,
     through_stressors,
@@ -66,9 +67,15 @@ class EpisodeRuntime:
         max_calls_per_turn: int,
         seed: int = 0,
         goal_toolkits: Mapping[int, Collection[str]] | None = None,
+        episode_id: str = "",
     ) -> None:
         """``goal_toolkits``: goal -> the world functions the task data allows in it (``Goal.tools``); other goals
         offer the whole toolkit."""
+        self.episode_id = episode_id
+        self.deadline_left: Callable[[], float] | None = None
+        """Seconds of working time left, once the loop's deadline runs (``EpisodeControls.time_left``)."""
+        self.ended = False
+        """The agent ended the conversation (``EpisodeControls.end_conversation``): the loop asks the user no more."""
         self.instructions = instructions
         self.llm = llm
         self.seed = seed
@@ -98,6 +105,21 @@ class EpisodeRuntime:
 
     def current_tools(self) -> tuple[ToolSpec, ...]:
         return self._tools
+
+    # --- EpisodeControls: what an agent outside squall needs besides the AgentRuntime ---
+
+    @property
+    def max_steps(self) -> int:
+        return self._max_calls
+
+    def time_left(self) -> float | None:
+        return None if self.deadline_left is None else self.deadline_left()
+
+    def report_usage(self, usage: Usage) -> None:
+        self.llm.charge_role("agent", usage)
+
+    def end_conversation(self) -> None:
+        self.ended = True
 
     def start_turn(self, turn: int, goal: int | None = None) -> None:
         """A conversation turn starts; ``goal`` is the task goal the user's message pursues (default: the turn)."""

@@ -165,7 +165,10 @@ class EpisodeLLM:
 
     def charge(self, request: ModelRequest, usage: Usage) -> None:
         """Each request's usage, added to the episode's, its role's, the turn's (agent only) and the run's totals."""
-        role = request.role
+        self.charge_role(request.role, usage)
+
+    def charge_role(self, role: str, usage: Usage) -> None:
+        """Usage spent outside the gateway, as whoever spent it reports it (an outside agent's own model calls)."""
         self.usage += usage
         spent = self.by_role.get(role)
         self.by_role[role] = usage if spent is None else spent + usage
