@@ -18,7 +18,7 @@ from typing import Any, Literal
 
 from sim.bench.mock_process import REPO_ROOT, mock_llm_server
 
-Arm = Literal["squall", "static"]
+Arm = Literal["squall", "static", "mcp"]
 SCHEDULER: dict[str, str] = {"squall": "adaptive", "static": "static"}
 
 
@@ -34,7 +34,9 @@ class BenchSettings:
     rpm: int | None = None
     faults: Literal["none", "mix"] = "none"
     request_timeout_s: float = 30.0
-    arms: tuple[Arm, ...] = ("squall", "static")
+    arms: tuple[Arm, ...] = ("squall", "static", "mcp")
+    mcp_calls: int = 300
+    """Tool calls timed each way (in-process, over MCP) by the ``mcp`` arm."""
 
 
 def mock_config(settings: BenchSettings) -> dict[str, Any]:
@@ -58,6 +60,22 @@ def mock_config(settings: BenchSettings) -> dict[str, Any]:
             {"kind": "malformed", "probability": 0.02},
         ]
     return config
+
+
+def run_mcp_arm(settings: BenchSettings) -> dict[str, Any]:
+    """The outside-agent arm: one tool call in-process and over MCP, in a process of its own."""
+    done = subprocess.run(
+        [sys.executable, "-m", "sim.bench.mcp_arm", json.dumps({"calls": settings.mcp_calls})],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=600,
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"bench arm mcp failed (exit {done.returncode}): {done.stderr[-2000:]}")
+    result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return result
 
 
 def run_arm(arm: Arm, settings: BenchSettings) -> dict[str, Any]:
@@ -134,8 +152,10 @@ def with_bounds(result: dict[str, Any], settings: BenchSettings) -> dict[str, An
 
 
 def run_bench(settings: BenchSettings) -> dict[str, Any]:
-    arms = {arm: with_bounds(run_arm(arm, settings), settings) for arm in settings.arms}
+    arms = {arm: with_bounds(run_arm(arm, settings), settings) for arm in settings.arms if arm != "mcp"}
     out: dict[str, Any] = {"settings": asdict(settings)}
+    if "mcp" in settings.arms:
+        out["mcp"] = run_mcp_arm(settings)
     if "squall" in arms:
         out.update(arms["squall"])
     if "static" in arms:
@@ -167,9 +187,33 @@ ROWS = (
 
 
 def render(report: dict[str, Any]) -> str:
+    text = render_arms(report) if "achieved" in report or "static" in report else ""
+    return text + (render_mcp(report["mcp"]) if "mcp" in report else "")
+
+
+def render_mcp(mcp: dict[str, Any]) -> str:
+    """The tool call side by side: in-process (as squall's own agents call it) and over MCP (an outside agent)."""
+    from rich.table import Table
+
+    table = Table(title=f"squall bench: one tool call ({mcp['tool']}, mean of {mcp['calls']}), in-process vs MCP")
+    for name in ("metric", "in-process", "over MCP", "MCP / in-process"):
+        table.add_column(name, justify="left" if name == "metric" else "right")
+    table.add_row("ms per tool call", f"{mcp['direct_ms']:.3f}", f"{mcp['mcp_ms']:.3f}", f"{mcp['ratio']:.1f}x")
+    table.add_row("MCP hop, ms per tool call", "", f"{mcp['hop_ms']:.3f}", "")
+    return _printed(table)
+
+
+def _printed(table: object) -> str:
     from io import StringIO
 
     from rich.console import Console
+
+    buffer = StringIO()
+    Console(file=buffer, width=120).print(table)
+    return buffer.getvalue()
+
+
+def render_arms(report: dict[str, Any]) -> str:
     from rich.table import Table
 
     arms = [("squall", report)] if "achieved" in report else []
@@ -188,6 +232,4 @@ def render(report: dict[str, Any]) -> str:
         elif len(arms) == 2:
             row.append("")
         table.add_row(label, *row)
-    buffer = StringIO()
-    Console(file=buffer, width=120).print(table)
-    return buffer.getvalue()
+    return _printed(table)

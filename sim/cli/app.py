@@ -345,20 +345,23 @@ def bench(
     rpm: Annotated[int | None, typer.Option(min=1, help="Mock requests-per-minute limit.")] = None,
     faults: Annotated[str, typer.Option(help="none | mix (5% 429, 5% 5xx, 2% hangs, 2% bad bodies)")] = "none",
     request_timeout: Annotated[float, typer.Option(min=0.1, help="HTTP timeout per request, seconds.")] = 30.0,
-    arms: Annotated[str, typer.Option(help="Comma-separated: squall,static")] = "squall,static",
+    arms: Annotated[
+        str, typer.Option(help="Comma-separated: squall, static, mcp (one tool call in-process vs over MCP)")
+    ] = "squall,static,mcp",
     as_json: Annotated[bool, typer.Option("--json", help="Print the results as JSON.")] = False,
 ) -> None:
     """Measure the harness against a mock endpoint: achieved vs Little's-law bound, 429s, CPU per request, RSS,
-    for squall's scheduler and for a static fixed-concurrency runner with blind backoff, side by side."""
+    for squall's scheduler and for a static fixed-concurrency runner with blind backoff, side by side; and (mcp) one
+    tool call in-process against the same call over MCP, as an outside agent makes it."""
     from sim.bench.command import BenchSettings, render, run_bench
 
     chosen = tuple(a.strip() for a in arms.split(",") if a.strip())
-    if not chosen or any(a not in ("squall", "static") for a in chosen):
-        fail(f"--arms: {arms!r}: use squall, static or both")
+    if not chosen or any(a not in ("squall", "static", "mcp") for a in chosen):
+        fail(f"--arms: {arms!r}: use one or more of squall, static, mcp")
     if faults not in ("none", "mix"):
         fail(f"--faults: {faults!r}: use none or mix")
     mode: Literal["none", "mix"] = "mix" if faults == "mix" else "none"
-    picked = cast(tuple[Literal["squall", "static"], ...], chosen)
+    picked = cast(tuple[Literal["squall", "static", "mcp"], ...], chosen)
     settings = BenchSettings(episodes, concurrency, latency, jitter, tpm, rpm, mode, request_timeout, picked)
     report = run_bench(settings)
     if as_json:

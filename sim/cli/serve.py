@@ -17,7 +17,9 @@ import typer
 
 
 def serve_command(
-    world: Annotated[str, typer.Option("--world", help="A SQL world: sql_sample, or a folder from `squall import`.")],
+    world: Annotated[
+        str, typer.Option("--world", help="A SQL world (sql_sample, or a folder from `squall import`); any with --mcp.")
+    ],
     port: Annotated[int, typer.Option("--port", min=0, max=65535, help="Port on 127.0.0.1 (0: a free one).")] = 0,
     port_file: Annotated[
         Path | None, typer.Option("--port-file", help="Write the bound port here once listening.")
@@ -26,8 +28,26 @@ def serve_command(
         float,
         typer.Option("--idle-timeout", min=0.0, help="Stop after this many seconds without a request (0: never)."),
     ] = 900.0,
+    mcp: Annotated[
+        bool, typer.Option("--mcp", help="Serve one episode of a task over MCP instead; saved and judged at Ctrl-C.")
+    ] = False,
+    stressors: Annotated[str | None, typer.Option(help="--mcp: comma-separated stressors, as for squall run.")] = None,
+    task: Annotated[str | None, typer.Option("--task", help="--mcp: the task to play (default: the first).")] = None,
+    out: Annotated[Path | None, typer.Option(help="--mcp: folder for run directories (default runs/).")] = None,
+    run_id: Annotated[str | None, typer.Option("--run-id", help="--mcp: run directory name.")] = None,
+    seed: Annotated[int | None, typer.Option(help="--mcp: root seed (world, stressors).")] = None,
+    max_steps: Annotated[int, typer.Option("--max-steps", min=1, help="--mcp: tool calls allowed.")] = 1000,
+    episode_timeout: Annotated[
+        float, typer.Option("--episode-timeout", min=1.0, help="--mcp: the episode's time budget, seconds.")
+    ] = 86_400.0,
 ) -> None:
-    """Serve a SQL world's functions as GET endpoints with an OpenAPI document at /openapi.json."""
+    """Serve a SQL world's functions as GET endpoints with an OpenAPI document at /openapi.json; with --mcp, one
+    episode of any world's task over MCP (streamable HTTP on 127.0.0.1, the URL printed), to explore by hand."""
+    if mcp:
+        from sim.cli.serve_mcp import serve_mcp
+
+        serve_mcp(world, stressors, task, out, run_id, seed, max_steps, episode_timeout)
+        return
     from worlds.registry import WorldLoadError, load_world
     from worlds.sql.rest import RestServer, serve_until_stopped
     from worlds.sql.rest_token import TokenFileError
