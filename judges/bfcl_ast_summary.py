@@ -12,6 +12,7 @@ from collections import Counter
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
+from judges.category_tally import CategoryTally, totals
 from judges.reduction import EpisodeFacts, Reduction, RunFacts
 from judges.stats import cluster_bootstrap, rate, wilson
 from judges.summary_view import Section, ci_text, pct
@@ -32,8 +33,7 @@ def bfcl_ast_verdict(score: Score) -> BfclAstVerdict | None:
 
 
 def _interval(by_task: Mapping[str, list[int]], trials: int) -> tuple[float, float] | None:
-    passed = sum(p for p, _ in by_task.values())
-    episodes = sum(n for _, n in by_task.values())
+    passed, episodes = totals(by_task)
     if trials <= 1:
         return wilson(passed, episodes)
     return cluster_bootstrap([(float(p), float(n)) for _, (p, n) in sorted(by_task.items())])
@@ -44,34 +44,31 @@ class BfclAstSummary(Reduction[BfclAstVerdict]):
     label = "BFCL single-turn accuracy (AST)"
 
     def __init__(self) -> None:
-        self.by_category: dict[str, dict[str, list[int]]] = {}  # category -> task -> [passed, episodes]
+        self.tally = CategoryTally()
         self.reasons: Counter[str] = Counter()
 
     def verdict(self, score: Score) -> BfclAstVerdict | None:
         return bfcl_ast_verdict(score)
 
     def add(self, verdict: BfclAstVerdict, episode: EpisodeFacts) -> None:
-        tally = self.by_category.setdefault(verdict.category, {}).setdefault(episode.task_id, [0, 0])
-        tally[0] += verdict.passed
-        tally[1] += 1
+        self.tally.add(verdict.category, episode.task_id, verdict.passed)
         if verdict.reason:
             self.reasons[verdict.reason] += 1
 
     def result(self, run: RunFacts) -> dict[str, Any]:
-        if not self.by_category:
+        if not self.tally:
             return {}
-        every = {f"{c}/{t}": v for c, tasks in self.by_category.items() for t, v in tasks.items()}
+        every = self.tally.every()
         categories = {}
-        for category, tasks in sorted(self.by_category.items()):
-            passed, episodes = sum(p for p, _ in tasks.values()), sum(n for _, n in tasks.values())
+        for category, tasks in self.tally.categories():
+            passed, episodes = totals(tasks)
             categories[category] = {
                 "accuracy": rate(passed, episodes),
                 "ci95": _interval(tasks, run.trials),
                 "episodes": episodes,
                 "entries": len(tasks),
             }
-        passed = sum(p for p, _ in every.values())
-        episodes = sum(n for _, n in every.values())
+        passed, episodes = totals(every)
         return {
             "bfcl_ast_accuracy": rate(passed, episodes),
             "bfcl_ast_accuracy_ci95": _interval(every, run.trials),

@@ -8,6 +8,7 @@ from collections import Counter
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
+from judges.category_tally import CategoryTally, totals
 from judges.reduction import EpisodeFacts, Reduction, RunFacts
 from judges.stats import cluster_bootstrap, rate
 from judges.summary_view import Section, ci_text, pct
@@ -45,8 +46,7 @@ def bfcl_verdict(score: Score) -> BfclVerdict | None:
 
 
 def _accuracy(by_task: Mapping[str, list[int]]) -> dict[str, Any]:
-    passed = sum(p for p, _ in by_task.values())
-    entries = sum(n for _, n in by_task.values())
+    passed, entries = totals(by_task)
     return {
         "accuracy": rate(passed, entries),
         "ci95_clustered": cluster_bootstrap([(float(p), float(n)) for _, (p, n) in sorted(by_task.items())]),
@@ -60,7 +60,7 @@ class BfclMultiTurnSummary(Reduction[BfclVerdict]):
     label = "BFCL multi-turn accuracy"
 
     def __init__(self) -> None:
-        self.by_category: dict[str, dict[str, list[int]]] = {}  # category -> task -> [passed, episodes]
+        self.tally = CategoryTally()
         self.state = [0, 0]
         self.response = [0, 0]
         self.reasons: Counter[str] = Counter()
@@ -69,9 +69,7 @@ class BfclMultiTurnSummary(Reduction[BfclVerdict]):
         return bfcl_verdict(score)
 
     def add(self, verdict: BfclVerdict, episode: EpisodeFacts) -> None:
-        tally = self.by_category.setdefault(verdict.category, {}).setdefault(episode.task_id, [0, 0])
-        tally[0] += verdict.passed
-        tally[1] += 1
+        self.tally.add(verdict.category, episode.task_id, verdict.passed)
         for total, (right, checked) in ((self.state, verdict.state), (self.response, verdict.response)):
             total[0] += right
             total[1] += checked
@@ -79,15 +77,14 @@ class BfclMultiTurnSummary(Reduction[BfclVerdict]):
             self.reasons[verdict.reason] += 1
 
     def result(self, run: RunFacts) -> dict[str, Any]:
-        if not self.by_category:
+        if not self.tally:
             return {}
-        every = {t: n for tasks in self.by_category.values() for t, n in tasks.items()}
-        overall = _accuracy(every)
+        overall = _accuracy(self.tally.every())
         return {
             "bfcl_multi_turn_accuracy": overall["accuracy"],
             "bfcl_multi_turn_ci95_clustered": overall["ci95_clustered"],
             "bfcl_multi_turn_episodes": overall["episodes"],
-            "bfcl_multi_turn_by_category": {c: _accuracy(t) for c, t in sorted(self.by_category.items())},
+            "bfcl_multi_turn_by_category": {c: _accuracy(t) for c, t in self.tally.categories()},
             "bfcl_multi_turn_state_check": rate(self.state[0], self.state[1]),
             "bfcl_multi_turn_response_check": rate(self.response[0], self.response[1]),
             "bfcl_multi_turn_checked_turns": self.state[1],
