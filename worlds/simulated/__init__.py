@@ -1,0 +1,1 @@
+"""Worlds of imported APIs (OpenAPI documents, ToolBench tool files) whose responses a model simulates."""
