@@ -3,7 +3,8 @@
 Along a solution path, the first core call core API accuracy does not find right decides, by what the agent did
 with that tool in the goal:
 - ``search``: the tool was not in the agent's toolkit at that goal (``EpisodeResult.tools_at``: an endpoint that
-  moved, a function missing this goal, one only a tool search finds) and the agent never called it;
+  moved, until its 410 named the new one, a function missing this goal, one only a tool search finds) and the
+  agent never called it;
 - ``identification``: the tool was available and the agent never called it (a state-changing call of a tool
   the path does not have, instead, counts here too);
 - ``chaining``: it called the tool but its calls failed for a missing or out-of-order prerequisite or an id

@@ -25,7 +25,7 @@ from sim.mockllm.config import MockConfig
 from sim.mockllm.faults import FaultInjector
 from sim.mockllm.latency import LatencySampler
 from sim.mockllm.limits import RateLimiter
-from sim.mockllm.policies import build_policy
+from sim.mockllm.policies import Policy, build_policy
 from sim.mockllm.replies import (
     RawReply,
     completion_body,
@@ -57,10 +57,10 @@ def _raw(reply: RawReply, headers: dict[str, str] | None = None) -> web.Response
 class MockLLMApp:
     """Request handling; all state lives here, one instance per server."""
 
-    def __init__(self, config: MockConfig) -> None:
+    def __init__(self, config: MockConfig, policy: Policy | None = None) -> None:
         self.config = config
         self.stats = ServerStats()
-        self._policy = build_policy(config.policy)
+        self._policy = policy if policy is not None else build_policy(config.policy)
         self._faults = FaultInjector(config.faults, config.seed)
         self._limiter = RateLimiter(config.rate_limit, config.model) if config.rate_limit else None
         self._latency = LatencySampler(config)
@@ -227,10 +227,16 @@ class MockServer:
 
 
 async def start_mock_server(
-    config: MockConfig, host: str = "127.0.0.1", port: int = 0, *, backlog: int = LISTEN_BACKLOG
+    config: MockConfig,
+    host: str = "127.0.0.1",
+    port: int = 0,
+    *,
+    backlog: int = LISTEN_BACKLOG,
+    policy: Policy | None = None,
 ) -> MockServer:
-    """Start serving in the running loop; port 0 picks a free port (see `.port` / `.url`)."""
-    app = MockLLMApp(config)
+    """Start serving in the running loop; port 0 picks a free port (see `.port` / `.url`). ``policy``, in-process
+    only, answers instead of ``config.policy`` (a test's own pure function of the request)."""
+    app = MockLLMApp(config, policy)
     # handler_cancellation: a client that gives up on a hang frees its handler; short shutdown so close() never
     # waits out a long hang.
     runner = web.AppRunner(app.build(), access_log=None, handler_cancellation=True, shutdown_timeout=0.5)

@@ -15,12 +15,18 @@ import pytest
 
 from sim.config.run_config import RunConfig
 from sim.core import EpisodeResult, Score
+from sim.mockllm import EchoPolicy, MockConfig, start_mock_server
 from sim.run.runner import execute
 from tests.support.outside_agents import agent_service, feeding_golds
+from tests.support.reader_policy import MockReader, feeding_openings, reader_over_mcp
+from worlds.registry import load_world
+from worlds.stressors.catalog import builtin_scenarios
+from worlds.stressors.coverage import affected_goals
 
 LIMIT = 40
 """Tasks per world (multidomain has 320; its first 40 use every stressor compared here)."""
 OUTSIDE_ORACLE = "python:tests.support.outside_agents:oracle_over_mcp"
+READER = "python:tests.support.reader_policy:reader_over_mcp"
 
 
 async def run(
@@ -80,3 +86,87 @@ async def test_the_oracle_behind_http_scores_as_the_oracle_inside_under_drift(
             outside, outside_scores = await run(tmp_path, "smart_home", f"http:{base}/agent", ["drift"], "outside")
     assert calls(outside) == calls(inside)
     assert verdicts(outside_scores) == verdicts(inside_scores)
+
+
+# One policy, two doors: squall's native agent over the mock endpoint vs a pydantic-ai agent over MCP -------------
+
+READER_STRESSORS: dict[str, dict[str, list[str]]] = {
+    "none": {"smart_home": [], "multidomain": []},
+    # Renamed endpoints only: the reader follows a 410 through tools/list. Named rows of each world, and the auto one.
+    "drift": {
+        "smart_home": ["drift.scene_v2", "drift.energy_usage_fetch", "drift.auto_rename_endpoint"],
+        "multidomain": [
+            "drift.cart_remove_moved",
+            "drift.quote_fetch",
+            "drift.recipes_search_v2",
+            "drift.auto_rename_endpoint",
+        ],
+    },
+    "missing": {"smart_home": ["missing"], "multidomain": ["missing"]},
+    "search": {"smart_home": ["search"], "multidomain": ["search"]},
+}
+READER_TASKS = 3
+"""Tasks per world and stressor: the first ones the stressor touches."""
+
+
+def firing_tasks(world: str, stressors: list[str]) -> list[str]:
+    """The first tasks of the world at least one of the stressors touches (every task without stressors)."""
+    rows = [s for s in builtin_scenarios() if s.name in stressors or s.type in stressors]
+    tasks = load_world(world).tasks()
+    picked = [t.id for t in tasks if not rows or any(affected_goals(t, s) for s in rows)]
+    return picked[:READER_TASKS]
+
+
+async def run_tasks(
+    tmp_path: Path, world: str, agent: str, stressors: list[str], tasks: list[str], name: str
+) -> tuple[list[EpisodeResult], list[Score]]:
+    settings = {"world": world, "agent": agent, "stressors": stressors, "concurrency": 8, "tasks": tasks}
+    config = RunConfig.model_validate({"out": tmp_path, "run_id": name, **settings})
+    store, summary = await execute(config)
+    assert summary["failed_episodes"] == 0 and summary["judge_faults"] == 0
+    return store.episodes(), store.scores()
+
+
+def fired(kind: str, episodes: list[EpisodeResult]) -> bool:
+    """The stressor acted on what the agent could call, and the agent went on through what tools/list showed."""
+    results = [ev for e in episodes for ev in e.events if ev.kind == "tool_result" and ev.result is not None]
+    if kind == "drift":  # a 410, then the new name listed and called
+        moved = {ev.call.name for ev in results if ev.result and ev.result.error_code == "endpoint_moved" and ev.call}
+        listed = {n for e in episodes for names in e.goal_tools.values() for n in names}
+        return bool(moved) and any(ev.call and ev.call.name in listed - moved and ev.scenarios for ev in results)
+    if kind == "missing":  # a goal without the function, and the function called in a later one
+        return any(e.goal_tools for e in episodes) and any(
+            e.task.goals[g].outcome == "decline" for e in episodes for g in e.goal_tools
+        )
+    if kind == "search":  # a function looked up, then called
+        return any(ev.call and ev.call.name == "get_info" for ev in results) and any(
+            ev.call and ev.call.name != "get_info" and ev.result and ev.result.ok for ev in results
+        )
+    return True
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("world", ["smart_home", "multidomain"])
+@pytest.mark.parametrize("kind", list(READER_STRESSORS))
+async def test_one_policy_natively_and_as_a_pydantic_ai_agent_over_mcp_gets_the_same_verdicts(
+    tmp_path: Path, world: str, kind: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The reader (``tests.support.reader_policy``) as the model of squall's native agent over the mock endpoint,
+    and as the model of a pydantic-ai ``Agent`` with an ``MCPToolset`` behind ``python:`` and ``http:``: the same
+    calls and verdicts, unstressed and under a renamed endpoint, a missing function and tool search, which the
+    pydantic-ai agent can follow only through ``tools/list`` (it refuses names it was not shown)."""
+    stressors = READER_STRESSORS[kind][world]
+    tasks = firing_tasks(world, stressors)
+    assert tasks
+    with feeding_openings(monkeypatch):
+        async with await start_mock_server(MockConfig(policy=EchoPolicy(), model="reader"), policy=MockReader()) as srv:
+            native, native_scores = await run_tasks(
+                tmp_path, world, f"openai-chat:reader@{srv.url}", stressors, tasks, "native"
+            )
+        python, python_scores = await run_tasks(tmp_path, world, READER, stressors, tasks, "python")
+        async with agent_service(reader_over_mcp) as base:
+            http, http_scores = await run_tasks(tmp_path, world, f"http:{base}/agent", stressors, tasks, "http")
+    assert sum(map(len, calls(native).values())) > 0 and fired(kind, native) and fired(kind, python)
+    assert calls(python) == calls(native) == calls(http)
+    assert verdicts(python_scores) == verdicts(native_scores) == verdicts(http_scores)
+    assert [e.termination for e in python] == [e.termination for e in native] == [e.termination for e in http]

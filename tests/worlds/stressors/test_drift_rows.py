@@ -108,6 +108,28 @@ async def test_the_documented_call_is_refused_with_a_clear_error(c: Case) -> Non
     assert named in result.content["error"], result.content
 
 
+RENAMING = [p for p in CASES if p.values[0].op == "rename_endpoint"]  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("c", RENAMING)
+async def test_a_renamed_endpoint_is_listed_once_its_410_was_given(c: Case) -> None:
+    """Before the 410 the toolkit is the documented one; after it the new name is listed right after the old one,
+    with the old spec, for the rest of the episode (so a client that calls only listed tools can follow it)."""
+    w = await prepared(c.world, c.prefix)
+    stressor = c.stressor()
+    specs = w.specs()
+    assert stressor.on_tools(c.turn, list(specs)) == list(specs)
+    await send(stressor, w, tool_call(c.new), c.turn)  # calling the new name unasked tells nothing
+    assert stressor.on_tools(c.turn, list(specs)) == list(specs)
+    result, _, _ = await send(stressor, w, tool_call(c.old), c.turn)
+    assert result.error_code == "endpoint_moved"
+    listed = stressor.on_tools(c.turn + 1, list(specs))
+    at = [s.name for s in listed].index(c.old.name)
+    moved = listed[at + 1]
+    assert moved.name == c.new.name and moved.parameters == listed[at].parameters and len(listed) == len(specs) + 1
+    assert stressor.on_tools(c.turn + 1, list(specs))[at + 1] is moved  # the same object: no toolkit change
+
+
 @pytest.mark.parametrize("c", FLIPPING)
 async def test_a_call_relying_on_the_documented_default_gets_the_new_one(c: Case) -> None:
     stressor = c.stressor()

@@ -27,7 +27,7 @@ import re
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from sim.core import CallContext, CallNext, CallOutcome, GoldCall, Task, ToolCall, failure
+from sim.core import CallContext, CallNext, CallOutcome, GoldCall, Task, ToolCall, ToolSpec, failure
 from worlds.stressors.scenario import Scenario, ScenarioStressor
 from worlds.stressors.types.drift_auto import drifted_goals, plan_for
 from worlds.stressors.types.notice import with_field
@@ -64,6 +64,9 @@ class SchemaDrift(ScenarioStressor):
             raise ValueError(f"{self.name}: unknown drift op '{self.op}' (one of {', '.join(OPS)})")
         self.auto = "*" in self.tools
         self.row_params = dict(self.params)  # an auto row's own, before a task's pick fills in the rest
+        self.moved_told = False
+        """A renamed endpoint's 410 has been given in this episode: from then on ``on_tools`` lists the new name."""
+        self._moved_spec: tuple[ToolSpec, ToolSpec] | None = None  # (old spec, it under the new name), made once
         if self.auto:
             self._configure(frozenset(), self.params)  # targets nothing until on_task picks a tool
             return
@@ -100,8 +103,26 @@ class SchemaDrift(ScenarioStressor):
                 "not_found" if self.op == "rename_endpoint" else "invalid_arguments"
             )
             code = "endpoint_moved" if self.op == "rename_endpoint" else "schema_mismatch"
+            self.moved_told = self.moved_told or (self.op == "rename_endpoint" and call.name == self.old_name)
             return CallOutcome.answered(failure(call, status, code, str(refused)), self.name)
         return await next(native, fired=self.name)
+
+    def on_tools(self, goal: int, specs: list[ToolSpec]) -> list[ToolSpec]:
+        """After the 410 that named it, the new endpoint is listed right after the old one (whose spec it takes)."""
+        if not self.moved_told or any(s.name == self.new_name for s in specs):
+            return specs
+        listed: list[ToolSpec] = []
+        for s in specs:
+            listed.append(s)
+            if s.name == self.old_name:
+                listed.append(self._moved(s))
+        return listed
+
+    def _moved(self, old: ToolSpec) -> ToolSpec:
+        # The same object every time: the runtime hands transports a new toolkit only when one changed.
+        if self._moved_spec is None or self._moved_spec[0] is not old:
+            self._moved_spec = (old, old.model_copy(update={"name": self.new_name}))
+        return self._moved_spec[1]
 
     def on_replay(self, call: ToolCall, goal: int) -> ToolCall:
         """A replayed gold call (the isolated setup) as the world's own: what ``on_call`` passes on. A flipped
