@@ -20,7 +20,9 @@ def serve_command(
     world: Annotated[
         str, typer.Option("--world", help="A SQL world (sql_sample, or a folder from `squall import`); any with --mcp.")
     ],
-    port: Annotated[int, typer.Option("--port", min=0, max=65535, help="Port on 127.0.0.1 (0: a free one).")] = 0,
+    port: Annotated[
+        int, typer.Option("--port", min=0, max=65535, help="Port on 127.0.0.1 (0: a free one, printed); --mcp too.")
+    ] = 0,
     port_file: Annotated[
         Path | None, typer.Option("--port-file", help="Write the bound port here once listening.")
     ] = None,
@@ -40,14 +42,20 @@ def serve_command(
     episode_timeout: Annotated[
         float, typer.Option("--episode-timeout", min=1.0, help="--mcp: the episode's time budget, seconds.")
     ] = 86_400.0,
+    stdio: Annotated[
+        bool,
+        typer.Option("--stdio", help="--mcp: serve the episode over stdin/stdout; it ends when the client closes."),
+    ] = False,
 ) -> None:
     """Serve a SQL world's functions as GET endpoints with an OpenAPI document at /openapi.json; with --mcp, one
     episode of any world's task over MCP (streamable HTTP on 127.0.0.1, the URL printed), to explore by hand."""
     if mcp:
         from sim.cli.serve_mcp import serve_mcp
 
-        serve_mcp(world, stressors, task, out, run_id, seed, max_steps, episode_timeout)
+        serve_mcp(world, stressors, task, out, run_id, seed, max_steps, episode_timeout, port, stdio)
         return
+    if stdio:
+        fail("--stdio serves an episode over MCP: use it with --mcp")
     from worlds.registry import WorldLoadError, load_world
     from worlds.sql.rest import RestServer, serve_until_stopped
     from worlds.sql.rest_token import TokenFileError

@@ -1,62 +1,157 @@
-"""``squall serve --mcp --world W [--stressors S] [--task ID]``: one episode of a task served over MCP, for a person
-or an agent to explore the world by hand; saved and judged as a one-episode run when it ends.
+"""``squall serve --mcp --world W [--stressors S] [--task ID] [--port P] [--stdio]``: one episode of a task served over
+MCP, for a person or an agent to explore the world by hand; saved and judged as a one-episode run when it ends.
 
 The episode is a normal run (preparation, stressors, store, judges) whose agent is the ``python:`` outside agent
-``explore`` below: the scripted user opens with the task's first request, and the agent's one turn is the whole
-session. While it lasts, the episode's tools are served at the printed streamable-HTTP URL (127.0.0.1, the hub's
-free port) by the same MCP hub outside agents use: every call goes through the stressors and is recorded. Ctrl-C
-or SIGTERM ends the turn: the conversation ends there, and the episode is stored under ``OUT/RUN_ID`` and judged.
+``explore`` below: the scripted user opens with the task's first request, and each of the agent's turns lasts until
+the person says so. While a turn lasts, the episode's tools are served at the printed streamable-HTTP URL
+(127.0.0.1, ``--port`` or a free one) by the same MCP hub outside agents use: every call goes through the stressors
+and is recorded. Controls, beside the MCP URL (plain HTTP POSTs, e.g. ``curl -X POST URL/end``):
+
+- ``POST URL/turn`` (an optional JSON body ``{"reply": "..."}``: what the agent answers the user) ends the turn: the
+  scripted user moves on to the task's next goal, printed with the same URL; after the last goal the episode ends;
+- ``POST URL/end``, Ctrl-C or SIGTERM ends the episode: it is stored under ``OUT/RUN_ID`` and judged.
+
+``--stdio`` serves the episode over the process's stdin/stdout instead (for a client that spawns ``squall serve``):
+the whole connection is the first goal's turn, and the episode ends when the client closes it (or at Ctrl-C);
+everything meant for a person goes to stderr.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import signal
 import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-_ended: asyncio.Event | None = None
-"""Set by Ctrl-C/SIGTERM: the explorer's turn (and so the episode) ends."""
+
+@dataclass
+class _Session:
+    """What the person's controls and the explorer share for the one episode being served."""
+
+    stdio: bool
+    port: int
+    ended: asyncio.Event = field(default_factory=asyncio.Event)
+    turns: asyncio.Queue[str] = field(default_factory=asyncio.Queue)
+    hub: Any = None
+    url: str = ""
+
+
+_session: _Session | None = None
+
+
+def _say(text: str) -> None:
+    stream = sys.stderr if _session is not None and _session.stdio else sys.stdout
+    stream.write(text)
+    stream.flush()
 
 
 async def explore(request: Any) -> dict[str, Any]:
-    """The episode's agent (``python:sim.cli.serve_mcp:explore``): says where the tools are, waits for the end."""
+    """The episode's agent (``python:sim.cli.serve_mcp:explore``): says where the tools are, waits for the person."""
+    session = _session
+    assert session is not None, "explore runs only under squall serve --mcp"
+    session.url = request.mcp_url
     said = "\n".join(f"  {m.role}: {m.content}" for m in request.messages)
-    sys.stdout.write(
-        f"squall serve: episode {request.episode_id} (task {request.task_id}) at {request.mcp_url}\n"
-        f"the conversation so far:\n{said}\n"
-        f"(at most {request.max_steps} tool calls; Ctrl-C or SIGTERM ends the episode, saves and judges it)\n"
+    _say(
+        f"squall serve: episode {request.episode_id} (task {request.task_id}, turn {request.turn}) at "
+        f"{request.mcp_url}\nthe conversation so far:\n{said}\n(at most {request.max_steps} tool calls this turn; "
+        + (
+            "the episode ends when the client closes stdin)\n"
+            if session.stdio
+            else f"POST {request.mcp_url}/turn ends the turn, POST {request.mcp_url}/end or Ctrl-C ends the episode)\n"
+        )
     )
-    sys.stdout.flush()
-    assert _ended is not None, "explore runs only under squall serve --mcp"
-    await _ended.wait()
-    return {"reply": "", "end": True}
+    if session.stdio:
+        from sim.mcp.stdio import serve_episode_stdio
+
+        episode = session.hub.episode_at(request.mcp_url)
+        serving = asyncio.ensure_future(serve_episode_stdio(episode, request.instructions))
+        ended = asyncio.ensure_future(session.ended.wait())
+        await asyncio.wait({serving, ended}, return_when=asyncio.FIRST_COMPLETED)
+        for task in (serving, ended):
+            task.cancel()
+        return {"reply": "", "end": True}
+    turn = asyncio.ensure_future(session.turns.get())
+    ended = asyncio.ensure_future(session.ended.wait())
+    await asyncio.wait({turn, ended}, return_when=asyncio.FIRST_COMPLETED)
+    ended.cancel()
+    if not turn.done():
+        turn.cancel()
+        return {"reply": "", "end": True}
+    return {"reply": turn.result()}
 
 
-async def serve_episode(config: Any) -> tuple[Path, Any]:
-    """Play the one episode with ``explore`` as its agent until Ctrl-C/SIGTERM; the run folder and summary."""
+def _controls(session: _Session) -> list[Any]:
+    """``POST <episode URL>/turn`` and ``/end``: only the episode's own URL (its token) is obeyed."""
+    from starlette.requests import Request
+    from starlette.responses import JSONResponse
+    from starlette.routing import Route
+
+    def ours(request: Request) -> bool:
+        return bool(session.url) and session.url.endswith(f"/mcp/{request.path_params['token']}")
+
+    async def turn(request: Request) -> JSONResponse:
+        if not ours(request):
+            return JSONResponse({"error": "no such episode"}, status_code=404)
+        body = await request.body()
+        try:
+            reply = json.loads(body).get("reply", "") if body.strip() else ""
+        except (ValueError, AttributeError):
+            return JSONResponse({"error": 'the body must be JSON: {"reply": "..."}'}, status_code=400)
+        session.turns.put_nowait(str(reply))
+        return JSONResponse({"ok": True, "ended": "turn"})
+
+    async def end(request: Request) -> JSONResponse:
+        if not ours(request):
+            return JSONResponse({"error": "no such episode"}, status_code=404)
+        session.ended.set()
+        return JSONResponse({"ok": True, "ended": "episode"})
+
+    return [
+        Route("/mcp/{token}/turn", turn, methods=["POST"]),
+        Route("/mcp/{token}/end", end, methods=["POST"]),
+    ]
+
+
+async def serve_episode(config: Any, port: int = 0, stdio: bool = False) -> tuple[Path, Any]:
+    """Play the one episode with ``explore`` as its agent until it ends; the run folder and summary."""
+    from sim.agents.outside.agent import HUB_OPENER
     from sim.judging.judge_set import open_judges
+    from sim.mcp.hub import McpHub, open_mcp_hub
     from sim.run.driver import drive
     from sim.run.executors import InProcessExecutor
     from sim.run.prepare import prepare
     from sim.run.session import episode_session
 
-    global _ended
-    _ended = asyncio.Event()
+    global _session
+    session = _session = _Session(stdio=stdio, port=port)
+
+    @asynccontextmanager
+    async def hub() -> AsyncIterator[McpHub]:
+        async with open_mcp_hub(port=port, routes=_controls(session)) as opened:
+            session.hub = opened
+            yield opened
+
+    opener = HUB_OPENER.set(hub)
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):
         with contextlib.suppress(NotImplementedError, RuntimeError):
-            loop.add_signal_handler(signum, _ended.set)
+            loop.add_signal_handler(signum, session.ended.set)
     try:
         run = await prepare(config)
         async with (
             open_judges(config) as judges,
-            episode_session(config, run.agent_spec, run.pack, run.root) as session,
+            episode_session(config, run.agent_spec, run.pack, run.root) as episodes,
         ):
-            store, summary = await drive(run, judges, InProcessExecutor(session.run_one, 1))
+            store, summary = await drive(run, judges, InProcessExecutor(episodes.run_one, 1))
     finally:
+        HUB_OPENER.reset(opener)
+        _session = None
         for signum in (signal.SIGINT, signal.SIGTERM):
             with contextlib.suppress(NotImplementedError, RuntimeError):
                 loop.remove_signal_handler(signum)
@@ -72,6 +167,8 @@ def serve_mcp(
     seed: int | None,
     max_steps: int,
     timeout_s: float,
+    port: int = 0,
+    stdio: bool = False,
 ) -> None:
     from sim.cli.common import fail, make_console, user_errors
     from sim.config.run_config import resolve_config
@@ -95,9 +192,11 @@ def serve_mcp(
     }
     try:
         cfg, _ = resolve_config(None, overrides)
-        root, summary = asyncio.run(serve_episode(cfg))
+        root, summary = asyncio.run(serve_episode(cfg, port, stdio))
     except user_errors() as exc:
         fail(str(exc))
+    except OSError as exc:
+        fail(f"cannot listen on 127.0.0.1:{port}: {exc.strerror or exc}")
     console = make_console(stderr=True)
     render(summary, console)
     console.print(f"saved: {root} (re-judge with: squall score {root})")

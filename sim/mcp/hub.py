@@ -12,7 +12,7 @@ import asyncio
 import ipaddress
 import socket
 import weakref
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager, nullcontext
 from typing import Any
 
@@ -22,7 +22,7 @@ from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, Streamable
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.routing import Route
+from starlette.routing import BaseRoute, Route
 
 from sim.core import AgentRuntime
 from sim.mcp.episode import EpisodeClosed, McpEpisode
@@ -73,6 +73,11 @@ class McpHub:
             raise EpisodeClosed("No squall episode is served at this URL (it ended, or never existed).")
         return episode
 
+    def episode_at(self, url: str) -> McpEpisode | None:
+        """The episode served at ``url`` (one ``serve`` yielded), for another transport to serve too (stdio)."""
+        prefix = f"{self.base_url}/mcp/"
+        return self._by_token.get(url.removeprefix(prefix)) if url.startswith(prefix) else None
+
     def close(self) -> None:
         """End every open listen stream, so stopping does not wait on them."""
         for episode in list(self._by_token.values()):
@@ -94,7 +99,7 @@ def _loopback(host: str) -> str:
     return host
 
 
-def _app(hub: McpHub, host: str) -> Starlette:
+def _app(hub: McpHub, host: str, routes: Sequence[BaseRoute]) -> Starlette:
     manager = StreamableHTTPSessionManager(
         app=build_server(hub.episode_of),
         # Handshake-era (2025) clients too get no session to keep: the episode is in the URL.
@@ -106,15 +111,18 @@ def _app(hub: McpHub, host: str) -> Starlette:
         ),
     )
     return Starlette(
-        routes=[Route("/mcp/{token}", endpoint=StreamableHTTPASGIApp(manager))],
+        routes=[Route("/mcp/{token}", endpoint=StreamableHTTPASGIApp(manager)), *routes],
         lifespan=lambda _app: manager.run(),
     )
 
 
 @asynccontextmanager
-async def open_mcp_hub(host: str = "127.0.0.1", port: int = 0) -> AsyncIterator[McpHub]:
+async def open_mcp_hub(
+    host: str = "127.0.0.1", port: int = 0, routes: Sequence[BaseRoute] = ()
+) -> AsyncIterator[McpHub]:
     """Start one streamable-HTTP MCP server for the whole run (an ephemeral port by default) and stop it on exit:
-    the port is closed and its task gone when the context has exited."""
+    the port is closed and its task gone when the context has exited. ``routes`` are served beside the episodes
+    (``squall serve --mcp``'s controls)."""
     host = _loopback(host)
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     # IPPROTO_TCP, not 0: asyncio turns Nagle off (TCP_NODELAY) only on sockets that say so, and with Nagle on
@@ -130,7 +138,7 @@ async def open_mcp_hub(host: str = "127.0.0.1", port: int = 0) -> AsyncIterator[
     shown = f"[{host}]" if family == socket.AF_INET6 else host
     hub = McpHub(f"http://{shown}:{bound}")
     config = uvicorn.Config(
-        _app(hub, shown),
+        _app(hub, shown, routes),
         lifespan="on",
         log_config=None,  # leave the run's logging alone
         log_level="warning",

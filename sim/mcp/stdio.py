@@ -24,6 +24,17 @@ async def serve_stdio(
     raised here once the connection ends (as ``McpHub.serve`` does at a turn's end). The server's instructions are
     the runtime's."""
     episode = McpEpisode()
-    server = build_server(lambda _ctx: episode, instructions=runtime.instructions)
-    async with episode.turn(runtime, max_steps), stdio_server(stdin, stdout) as (read, write):
+    async with episode.turn(runtime, max_steps):
+        await serve_episode_stdio(episode, runtime.instructions, stdin, stdout)
+
+
+async def serve_episode_stdio(
+    episode: McpEpisode,
+    instructions: str | None,
+    stdin: anyio.AsyncFile[str] | None = None,
+    stdout: anyio.AsyncFile[str] | None = None,
+) -> None:
+    """Serve an episode whose turn is open elsewhere (``McpHub.serve``) over stdio too, until the client closes."""
+    server = build_server(lambda _ctx: episode, instructions=instructions)
+    async with stdio_server(stdin, stdout) as (read, write):
         await server.run(read, write, server.create_initialization_options())

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
+from contextvars import ContextVar
 from typing import Literal, Protocol
 
 import aiohttp
@@ -28,6 +29,10 @@ class ToolHub(Protocol):
 
 
 HubOpener = Callable[[], AbstractAsyncContextManager[ToolHub]]
+
+HUB_OPENER: ContextVar[HubOpener | None] = ContextVar("squall_mcp_hub_opener", default=None)
+"""The hub a run's outside agents use when ``open_outside_factory`` is given none: ``squall serve --mcp`` sets it
+(its port, its control routes); unset, ``sim.mcp.hub.open_mcp_hub`` on a free port."""
 
 
 _ROLES: dict[str, Literal["user", "assistant"]] = {"user_message": "user", "agent_message": "assistant"}
@@ -96,6 +101,8 @@ async def open_outside_factory(
 ) -> AsyncIterator[AgentFactory]:
     """The factory of a run's outside agents: the MCP hub (``sim.mcp.hub.open_mcp_hub`` unless ``open_hub``) and the
     transport, opened once and closed with the run. The gold is read for its task id only."""
+    if open_hub is None:
+        open_hub = HUB_OPENER.get()
     if open_hub is None:
         from sim.mcp.hub import open_mcp_hub
 

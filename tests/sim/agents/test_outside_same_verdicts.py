@@ -105,7 +105,7 @@ READER_STRESSORS: dict[str, dict[str, list[str]]] = {
     "missing": {"smart_home": ["missing"], "multidomain": ["missing"]},
     "search": {"smart_home": ["search"], "multidomain": ["search"]},
 }
-READER_TASKS = 3
+READER_TASKS = 2
 """Tasks per world and stressor: the first ones the stressor touches."""
 
 
@@ -164,8 +164,10 @@ async def test_one_policy_natively_and_as_a_pydantic_ai_agent_over_mcp_gets_the_
                 tmp_path, world, f"openai-chat:reader@{srv.url}", stressors, tasks, "native"
             )
         python, python_scores = await run_tasks(tmp_path, world, READER, stressors, tasks, "python")
-        async with agent_service(reader_over_mcp) as base:
-            http, http_scores = await run_tasks(tmp_path, world, f"http:{base}/agent", stressors, tasks, "http")
+        http, http_scores = python, python_scores
+        if kind == "drift":  # the http: door once per world: its transport is what differs, not the MCP side
+            async with agent_service(reader_over_mcp) as base:
+                http, http_scores = await run_tasks(tmp_path, world, f"http:{base}/agent", stressors, tasks, "http")
     assert sum(map(len, calls(native).values())) > 0 and fired(kind, native) and fired(kind, python)
     assert calls(python) == calls(native) == calls(http)
     assert verdicts(python_scores) == verdicts(native_scores) == verdicts(http_scores)

@@ -6,10 +6,11 @@ import asyncio
 import json
 import os
 import signal
+import socket
 import sys
 from pathlib import Path
 
-from mcp import Client
+from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
@@ -50,3 +51,67 @@ async def test_an_episode_explored_over_mcp_is_saved_and_judged_at_sigterm(tmp_p
     scores = [json.loads(line) for line in (run / "scores.jsonl").read_text().splitlines()]
     assert {s["episode_id"] for s in scores} == {episode["episode_id"]}
     assert "core_api_accuracy" in {s["judge"] for s in scores}
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+async def next_url(stream: asyncio.StreamReader) -> str:
+    """The URL of the next "squall serve: episode ... at URL" line."""
+    while True:
+        line = (await stream.readline()).decode()
+        assert line, "the server stopped before it served a turn"
+        if line.startswith("squall serve: episode"):
+            return line.rsplit(" at ", 1)[1].strip()
+
+
+async def test_a_port_later_turns_and_an_end_request(tmp_path: Path) -> None:
+    port = free_port()
+    argv = [sys.executable, "-m", "sim", "serve", "--mcp", "--world", "smart_home", "--task", "sh-001"]
+    argv += ["--out", str(tmp_path), "--run-id", "turns", "--port", str(port)]
+    pipe = asyncio.subprocess.PIPE
+    server = await asyncio.create_subprocess_exec(*argv, cwd=REPO_ROOT, stdout=pipe, stderr=pipe)
+    try:
+        assert server.stdout is not None
+        url = await next_url(server.stdout)
+        assert url.startswith(f"http://127.0.0.1:{port}/mcp/"), url
+        async with create_mcp_http_client() as http:
+            async with Client(streamable_http_client(url, http_client=http)) as client:
+                await client.call_tool("list_rooms", {})
+            assert (await http.post(f"{url}x/turn")).status_code == 404  # another episode's URL is not obeyed
+            done = await http.post(f"{url}/turn", json={"reply": "I listed the rooms."})
+            assert done.json() == {"ok": True, "ended": "turn"}
+            assert await next_url(server.stdout) == url  # the user's next goal, the same episode URL
+            async with Client(streamable_http_client(url, http_client=http)) as client:
+                await client.call_tool("list_rooms", {})
+            assert (await http.post(f"{url}/end")).json() == {"ok": True, "ended": "episode"}
+        _, err = await asyncio.wait_for(server.communicate(), timeout=120)  # a safety net, not a timing check
+        assert server.returncode == 0, err.decode()
+    finally:
+        if server.returncode is None:
+            os.kill(server.pid, signal.SIGKILL)
+            await server.wait()
+    [episode] = [json.loads(line) for line in (tmp_path / "turns" / "episodes.jsonl").read_text().splitlines()]
+    said = [e["content"] for e in episode["events"] if e["kind"] == "agent_message"]
+    assert said[0] == "I listed the rooms." and len(said) == 2
+    assert [e["turn"] for e in episode["events"] if e["kind"] == "tool_call"] == [0, 1]
+    assert (tmp_path / "turns" / "scores.jsonl").read_text().strip()
+
+
+async def test_one_episode_over_stdio_is_saved_when_the_client_closes(tmp_path: Path) -> None:
+    args = ["-m", "sim", "serve", "--mcp", "--stdio", "--world", "smart_home", "--task", "sh-001"]
+    args += ["--out", str(tmp_path), "--run-id", "stdio"]
+    server = StdioServerParameters(command=sys.executable, args=args, cwd=str(REPO_ROOT))
+    async with Client(server) as client:
+        assert "list_rooms" in [t.name for t in (await client.list_tools()).tools]
+        assert not (await client.call_tool("list_rooms", {})).is_error
+    run = tmp_path / "stdio"
+    for _ in range(600):  # the server saves and judges after the client closed; a safety net, not a timing check
+        if (run / "scores.jsonl").exists() and (run / "summary.json").exists():
+            break
+        await asyncio.sleep(0.2)
+    [episode] = [json.loads(line) for line in (run / "episodes.jsonl").read_text().splitlines()]
+    assert [e["call"]["name"] for e in episode["events"] if e["kind"] == "tool_call"] == ["list_rooms"]
