@@ -60,11 +60,12 @@ def _read_tool(file: Path, tool: Any, category: str | None, catalogue: Catalogue
     tool_name = tool.get("tool_name")
     if not isinstance(tool_name, str) or not tool_name.strip():
         problems.add(extend("", "tool_name"), "'tool_name' must be a non-empty string")
+        tool_name = file.stem  # its APIs are still read, for their own problems
     api_list = tool.get("api_list")
     if not isinstance(api_list, list):
         problems.add(extend("", "api_list"), "'api_list' must be a list of APIs")
-    problems.raise_if_any()
-    assert isinstance(tool_name, str) and isinstance(api_list, list)  # checked above
+        problems.raise_if_any()
+    assert isinstance(api_list, list)  # checked above
     standard = standard_tool_name(tool, file)
     catalogue.standard_names[tool_name] = standard
     catalogue.tools.append(tool_name)
