@@ -24,6 +24,8 @@ import typer
 
 from sim.cli.common import fail
 from sim.cli.generator import DEFAULT_CACHE_DIR, CacheDirOption, CacheOption
+from sim.cli.import_openapi import openapi_command
+from sim.cli.import_toolbench import toolbench_command
 
 if TYPE_CHECKING:
     from sim.config.run_config import RunConfig
@@ -129,6 +131,8 @@ IMPORTERS: MappingProxyType[str, Callable[..., None]] = MappingProxyType(
     {
         "spider": sql_importer("spider", "Spider (dev.json: db_id, question, query)"),
         "bird": sql_importer("bird", "BIRD (dev.json: db_id, question, SQL, evidence)"),
+        "openapi": openapi_command,
+        "toolbench": toolbench_command,
     }
 )
 """SOURCE -> its `squall import SOURCE` command. A plain constant: a new source is one line here."""

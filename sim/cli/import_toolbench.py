@@ -1,0 +1,56 @@
+"""`squall import toolbench FILE|DIR --out W [--queries Q.json]`: a simulated world from ToolBench/StableToolBench
+tool files, with their queries as tasks (``worlds.simulated.toolbench_files``).
+
+Problems are listed one per line (file and JSON pointer), exit 2, nothing written.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from sim.cli.common import fail
+from sim.cli.import_openapi import ForceOption, NameOption, OutOption, report_problems
+
+SourceArgument = Annotated[
+    Path, typer.Argument(help="A ToolBench tool file (.json), or a folder of them (<Category>/<tool>.json).")
+]
+QueriesOption = Annotated[
+    Path | None,
+    typer.Option("--queries", help="ToolBench queries (G1/G2/G3 instruction JSON: query, api_list, relevant APIs)."),
+]
+
+
+def toolbench_command(
+    source: SourceArgument,
+    out: OutOption,
+    name: NameOption = None,
+    queries: QueriesOption = None,
+    force: ForceOption = False,
+) -> None:
+    """A simulated world from ToolBench tool files: one tool per API, named as ToolBench names it; queries as tasks."""
+    from worlds.simulated.import_folder import write_api_world
+    from worlds.simulated.problems import SpecError
+    from worlds.simulated.toolbench_files import import_toolbench
+
+    started = time.perf_counter()
+    if out.exists() and not force:
+        fail(f"{out}: already exists (remove it, or pass --force to replace it)")
+    if not source.exists():
+        fail(f"{source}: no such file or folder")
+    try:
+        api, tasks = import_toolbench(source, name or out.name, queries)
+        write_api_world(api, tasks, out, replace=force)
+    except SpecError as error:
+        report_problems(error)
+    except FileExistsError as error:
+        fail(str(error))
+    except OSError as error:
+        fail(f"{out}: cannot write: {error.strerror or error}")
+    sys.stdout.write(
+        f"{out}: {len(api.operations)} operations, {len(tasks)} tasks, {time.perf_counter() - started:.1f}s\n"
+    )

@@ -1,0 +1,235 @@
+"""`squall import openapi`: a real-world-sized document imports whole, its operations keep what the spec says, the
+folder is the contract's, and bad input is listed problem by problem with nothing written."""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from tests.support.cli import squall, tree
+from tests.worlds.simulated_import.specs import RESOURCES, large_spec, small_spec
+from worlds.common.arguments import ArgumentChecker
+from worlds.simulated.openapi_import import import_openapi, sanitise
+from worlds.simulated.operations import ApiSpec
+
+
+def write(path: Path, document: Any) -> Path:
+    text = json.dumps(document) if path.suffix == ".json" else yaml.safe_dump(document, sort_keys=False)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+@pytest.fixture(scope="module")
+def large(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, ApiSpec]:
+    root = tmp_path_factory.mktemp("large")
+    spec = write(root / "inventory.json", large_spec())  # JSON: PyYAML's pure-Python parser takes seconds here
+    out = root / "inventory"
+    code, stdout, err = squall("import", "openapi", str(spec), "--out", str(out))
+    assert code == 0, err
+    assert f"{5 * RESOURCES + 1} operations" in stdout
+    return out, ApiSpec.model_validate_json((out / "operations.json").read_text(encoding="utf-8"))
+
+
+def test_a_large_document_becomes_a_world_folder(large: tuple[Path, ApiSpec]) -> None:
+    out, api = large
+    assert tree(out) == ["cache", "operations.json", "world.toml"]
+    config = tomllib.loads((out / "world.toml").read_text(encoding="utf-8"))
+    assert config == {
+        "kind": "simulated",
+        "name": "inventory",
+        "source": "openapi",
+        "operations": "operations.json",
+        "cache": "cache",
+    }
+    assert (api.name, api.title, api.version, api.source) == ("inventory", "Inventory", "2.4.1", "openapi")
+    assert len(api.operations) == 5 * RESOURCES + 1 >= 100
+    assert '"$ref"' not in (out / "operations.json").read_text(encoding="utf-8")
+    for operation in api.operations[::10]:  # schemas the world's argument checker compiles (a sample: it is slow)
+        ArgumentChecker(dict(operation.parameters))
+        assert set(operation.locations) == set(operation.parameters["properties"])
+
+
+def test_operations_keep_names_arguments_and_locations(large: tuple[Path, ApiSpec]) -> None:
+    _, api = large
+    listing = api.operation("listItem3")
+    assert listing is not None and listing.method == "get" and listing.path == "/items3"
+    assert listing.locations == {"limit": "query", "q": "query"}
+    assert listing.parameters["properties"]["limit"] == {
+        "type": "integer",
+        "maximum": 100,
+        "description": "Page size",
+        "examples": [20],
+    }
+    assert listing.summary == "List Item3s" and not listing.writes
+    create = api.operation("createItem3")
+    assert create is not None and create.writes
+    assert create.locations == {"name": "body", "price": "body", "address": "body", "tags": "body", "parent": "body"}
+    assert create.parameters["required"] == ["name"]
+    assert create.parameters["additionalProperties"] is False
+    geo = create.parameters["properties"]["address"]["properties"]["geo"]["properties"]["lat"]  # 4 references deep
+    assert geo == {"type": "number", "exclusiveMinimum": -180, "maximum": 180}  # 3.0's boolean form converted
+    assert create.parameters["properties"]["tags"]["items"] == {"type": ["string", "null"], "examples": ["urgent"]}
+    parent = create.parameters["properties"]["parent"]["allOf"][0]  # Item3 -> NewItem3, already being expanded
+    assert parent["x-squall-recursive"] == "#/components/schemas/NewItem3"  # the cycle cut at its second visit
+    assert create.response_schema is not None and "allOf" in create.response_schema
+
+
+def test_path_parameters_are_inherited_and_overridden(large: tuple[Path, ApiSpec]) -> None:
+    _, api = large
+    read = api.operation("get_items5_itemId")  # no operationId: method and path
+    assert read is not None and read.locations == {"itemId": "path", "X-Tenant": "header"}
+    assert read.parameters["required"] == ["itemId"]
+    replace = api.operation("replaceItem5")
+    assert replace is not None and replace.parameters["required"] == ["itemId", "X-Tenant", "name"]
+    delete = api.operation("deleteItem5")
+    assert delete is not None and delete.response_schema is None and delete.writes
+    search = api.operation("search_everything")
+    assert search is not None and not search.writes  # x-squall-writes overrides the method
+    assert search.locations == {"body": "body"} and search.parameters["properties"]["body"] == {"type": "string"}
+
+
+def test_the_spec_round_trips_through_json(large: tuple[Path, ApiSpec]) -> None:
+    out, api = large
+    again = ApiSpec.model_validate_json(api.model_dump_json())
+    assert again == api
+    assert json.loads(again.model_dump_json()) == json.loads((out / "operations.json").read_text(encoding="utf-8"))
+
+
+def test_json_and_yaml_read_alike(tmp_path: Path) -> None:
+    from_json = import_openapi(write(tmp_path / "pets.json", small_spec()), "pets")
+    from_yaml = import_openapi(write(tmp_path / "pets.yaml", small_spec()), "pets")
+    assert from_json.model_dump_json().replace("pets.json#", "pets.yaml#") == from_yaml.model_dump_json()
+
+
+def test_examples_pair_request_and_response(tmp_path: Path) -> None:
+    api = import_openapi(write(tmp_path / "pets.yaml", small_spec()), "pets")
+    create = api.operation("createPet")
+    assert create is not None and len(create.examples) == 1
+    example = create.examples[0]
+    assert example.arguments == {"name": "Rex"} and example.response == {"name": "Rex"}
+    assert example.source == "pets.yaml#/paths/~1pets/post/responses/201/content/application~1json/example"
+    assert create.source == "pets.yaml#/paths/~1pets/post"
+
+
+def test_an_unpaired_example_stays_in_the_schema(tmp_path: Path) -> None:
+    spec = small_spec()
+    get = spec["paths"]["/pets/{petId}"]["get"]
+    get["responses"]["200"]["content"]["application/json"]["example"] = {"name": "Tom"}  # petId has no example
+    api = import_openapi(write(tmp_path / "pets.yaml", spec), "pets")
+    show = api.operation("showPet")
+    assert show is not None and show.examples == ()
+    assert show.response_schema is not None and show.response_schema["examples"] == [{"name": "Tom"}]
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [("get /pets/{petId}", "get_pets_petId"), ("pets.list", "pets_list"), ("a" * 70, "a" * 64), ("..", "")],
+)
+def test_sanitise(text: str, name: str) -> None:
+    assert sanitise(text) == name
+
+
+def test_tasks_are_checked_and_written(tmp_path: Path) -> None:
+    spec = write(tmp_path / "pets.yaml", small_spec())
+    task = {
+        "id": "t1",
+        "world": "pets",
+        "goals": [{"user": {"explicit": "Show pet 7"}, "gold": [{"name": "showPet", "arguments": {"petId": "7"}}]}],
+    }
+    tasks = tmp_path / "tasks.jsonl"
+    tasks.write_text(json.dumps(task) + "\n", encoding="utf-8")
+    out = tmp_path / "pets"
+    code, _, err = squall("import", "openapi", str(spec), "--out", str(out), "--tasks", str(tasks))
+    assert code == 0, err
+    assert tomllib.loads((out / "world.toml").read_text(encoding="utf-8"))["tasks"] == "tasks.jsonl"
+    assert json.loads((out / "tasks.jsonl").read_text(encoding="utf-8"))["id"] == "t1"
+
+
+def test_bad_tasks_are_all_listed_and_nothing_is_written(tmp_path: Path) -> None:
+    spec = write(tmp_path / "pets.yaml", small_spec())
+    gold = [{"name": "showPet", "arguments": {"petId": 7}}, {"name": "adoptPet"}, {"name": "listPets"}]
+    task = {"id": "t1", "world": "zoo", "goals": [{"user": {"explicit": "x"}, "gold": gold}]}
+    tasks = tmp_path / "tasks.jsonl"
+    tasks.write_text(json.dumps(task) + "\n", encoding="utf-8")
+    out = tmp_path / "pets"
+    code, _, err = squall("import", "openapi", str(spec), "--out", str(out), "--tasks", str(tasks))
+    assert code == 2 and "Traceback" not in err and not out.exists()
+    lines = err.strip().splitlines()
+    assert len(lines) == 3 and all(line.startswith("error:") for line in lines)
+    assert "world 'zoo' is not this world's name 'pets'" in lines[0]
+    assert "goals.0.gold.0: showPet: 7 is not of type 'string'" in lines[1]
+    assert "goals.0.gold.1: no operation named 'adoptPet'" in lines[2]
+
+
+def test_every_problem_is_listed_with_its_pointer(tmp_path: Path) -> None:
+    spec = small_spec()
+    spec["paths"]["/pets"]["get"]["parameters"].append({"name": "x", "in": "body", "schema": {"type": "string"}})
+    spec["paths"]["/pets"]["get"]["parameters"].append({"name": "y", "in": "query", "schema": {"type": "strin"}})
+    spec["paths"]["/pets/{petId}"]["get"]["operationId"] = "listPets"
+    spec["components"]["schemas"]["Pet"]["properties"]["owner"] = {"$ref": "#/components/schemas/Owner"}
+    path = write(tmp_path / "api.yaml", spec)
+    out = tmp_path / "w"
+    code, stdout, err = squall("import", "openapi", str(path), "--out", str(out))
+    assert code == 2 and not out.exists() and stdout == "" and "Traceback" not in err
+    lines = [" ".join(line.split()) for line in err.strip().splitlines()]
+    where = str(path)
+    assert f"error: {where}#/paths/~1pets/get/parameters/1/in: 'in' must be one of path, query, header, cookie" in lines
+    assert any(
+        line.startswith(f"error: {where}#/paths/~1pets/get/parameters/2/schema: not a valid schema") for line in lines
+    )
+    assert (
+        f"error: {where}#/components/schemas/Pet/properties/owner/$ref: $ref '#/components/schemas/Owner' does not "
+        "resolve: no 'Owner' in #/components/schemas" in lines
+    )
+    assert (
+        f"error: {where}#/paths/~1pets~1{{petId}}/get/operationId: 'listPets' is also the operationId of "
+        "#/paths/~1pets/get" in lines
+    )
+    assert len(lines) == 4  # the dangling reference once, though three operations use Pet
+
+
+def test_an_existing_folder_is_kept_unless_forced(tmp_path: Path) -> None:
+    spec = write(tmp_path / "pets.yaml", small_spec())
+    out = tmp_path / "pets"
+    out.mkdir()
+    (out / "mine.txt").write_text("keep", encoding="utf-8")
+    code, _, err = squall("import", "openapi", str(spec), "--out", str(out))
+    assert code == 2 and "already exists" in err and tree(out) == ["mine.txt"]
+    code, _, err = squall("import", "openapi", str(spec), "--out", str(out), "--force", "--name", "zoo")
+    assert code == 0, err
+    assert tree(out) == ["cache", "operations.json", "world.toml"]
+    assert ApiSpec.model_validate_json((out / "operations.json").read_text(encoding="utf-8")).name == "zoo"
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []  # no staging folder left
+
+
+@pytest.mark.parametrize(
+    ("document", "needle"),
+    [
+        ({"swagger": "2.0", "paths": {}}, "#/swagger: Swagger 2.0 is not supported"),
+        ({"openapi": "3.2.0", "paths": {"/a": {"get": {}}}}, "#/openapi: 'openapi' must be a 3.0.x or 3.1.x"),
+        ({"openapi": "3.1.0", "paths": {}}, "#/paths: 'paths' must be an object with at least one path"),
+        ({"openapi": "3.1.0", "paths": {"/a": {"summary": "x"}}}, "#/paths: no operations"),
+        ([1, 2], "an OpenAPI document must be an object"),
+    ],
+)
+def test_documents_that_are_not_openapi_3(tmp_path: Path, document: Any, needle: str) -> None:
+    out = tmp_path / "w"
+    code, _, err = squall("import", "openapi", str(write(tmp_path / "a.json", document)), "--out", str(out))
+    assert code == 2 and needle in err and not out.exists()
+
+
+def test_a_self_referencing_ref_chain_is_an_error_not_a_hang(tmp_path: Path) -> None:
+    spec = small_spec()
+    spec["components"]["parameters"] = {
+        "A": {"$ref": "#/components/parameters/B"},
+        "B": {"$ref": "#/components/parameters/A"},
+    }
+    spec["paths"]["/pets"]["get"]["parameters"] = [{"$ref": "#/components/parameters/A"}]
+    out = tmp_path / "w"
+    code, _, err = squall("import", "openapi", str(write(tmp_path / "a.yaml", spec)), "--out", str(out))
+    assert code == 2 and "refers to itself through other references" in err and not out.exists()

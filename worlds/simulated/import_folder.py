@@ -1,0 +1,89 @@
+"""Writing the world folder of an imported API (layout: ``worlds.simulated.operations``), and checking the tasks
+that go with it.
+
+Written into a temporary folder beside the target and renamed into place at the end, as the SQL importer does
+(``worlds.sql.folder``), so a failed import leaves nothing behind.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+from pathlib import Path
+
+import tomli_w
+from jsonschema import Draft202012Validator
+
+from sim.core import Task
+from worlds.simulated.operations import ApiSpec
+from worlds.simulated.problems import SpecError
+from worlds.task_files import TaskFileError, load_tasks
+
+KIND = "simulated"
+
+
+def check_tasks(path: Path, spec: ApiSpec) -> list[Task]:
+    """The tasks of ``path`` (JSONL or JSON), every problem listed: a task of another world, a gold call naming
+    no operation, or arguments the operation's schema refuses. Raises SpecError."""
+    try:
+        tasks = load_tasks(path)
+    except TaskFileError as error:
+        raise SpecError([str(error)]) from None
+    validators = {operation.name: Draft202012Validator(operation.parameters) for operation in spec.operations}
+    lines: list[str] = []
+    for task in tasks:
+        where = f"{path}: task '{task.id}'"
+        if task.world != spec.name:
+            lines.append(f"{where}: world '{task.world}' is not this world's name '{spec.name}' (see --name)")
+        for g, goal in enumerate(task.goals):
+            for name in goal.tools or []:
+                if name not in validators:
+                    lines.append(f"{where}: goals.{g}.tools: no operation named '{name}'")
+            for p, calls in enumerate(goal.paths()):
+                field = "gold" if p == 0 else f"alternatives.{p - 1}"
+                for c, call in enumerate(calls):
+                    validator = validators.get(call.name)
+                    if validator is None:
+                        lines.append(f"{where}: goals.{g}.{field}.{c}: no operation named '{call.name}'")
+                        continue
+                    for issue in validator.iter_errors(dict(call.arguments)):
+                        place = "/".join(str(part) for part in issue.absolute_path)
+                        at = f" (at {place})" if place else ""
+                        lines.append(f"{where}: goals.{g}.{field}.{c}: {call.name}: {issue.message}{at}")
+    if lines:
+        raise SpecError(lines)
+    return tasks
+
+
+def write_api_world(spec: ApiSpec, tasks: list[Task] | None, out: Path, replace: bool = False) -> Path:
+    """world.toml, operations.json, tasks.jsonl (when there are tasks) and an empty cache/; refuses an existing
+    ``out`` unless ``replace``."""
+    out = Path(out)
+    if out.exists() and not replace:
+        raise FileExistsError(f"{out}: already exists (remove it, or pass --force to replace it)")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}.", suffix=".tmp"))
+    try:
+        config = {"kind": KIND, "name": spec.name, "source": spec.source, "operations": "operations.json"}
+        if tasks:
+            config["tasks"] = "tasks.jsonl"
+            lines = [task.model_dump_json(exclude_defaults=True) for task in tasks]
+            (staging / "tasks.jsonl").write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+        config["cache"] = "cache"
+        (staging / "world.toml").write_text(tomli_w.dumps(config), encoding="utf-8")
+        operations = json.dumps(spec.model_dump(mode="json"), indent=1, ensure_ascii=False)
+        (staging / "operations.json").write_text(operations + "\n", encoding="utf-8")
+        (staging / "cache").mkdir()
+        staging.chmod(0o755)
+        old = None
+        if out.exists():
+            old = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}.", suffix=".old"))
+            out.rename(old / "world")
+        staging.rename(out)
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return out
