@@ -69,6 +69,12 @@ def _sql_folder(directory: Path, config: dict[str, Any]) -> WorldPack:
     return load_world_folder(directory, config)
 
 
+def _simulated_folder(directory: Path, config: dict[str, Any]) -> WorldPack:
+    from worlds.simulated.folder import load_simulated_folder
+
+    return load_simulated_folder(directory, config)
+
+
 def _domain_folder(directory: Path, config: dict[str, Any]) -> WorldPack:
     """A built-in domain's home and tools, with its own tasks or the folder's."""
     toml_path = directory / "world.toml"
@@ -96,7 +102,9 @@ def _domain_folder(directory: Path, config: dict[str, Any]) -> WorldPack:
 
 
 DEFAULT_KIND = "domain"
-WORLD_KINDS: MappingProxyType[str, KindLoader] = MappingProxyType({"domain": _domain_folder, "sql": _sql_folder})
+WORLD_KINDS: MappingProxyType[str, KindLoader] = MappingProxyType(
+    {"domain": _domain_folder, "sql": _sql_folder, "simulated": _simulated_folder}
+)
 """world.toml ``kind`` -> the loader of such folders (no ``kind``: ``DEFAULT_KIND``). A plain constant, as
 ``BUILTIN_WORLDS``: a new kind is one line here, and naming one kind imports no other's package."""
 
