@@ -52,8 +52,14 @@ def _sql_sample(tasks: Sequence[Task] | None) -> WorldPack:
     return sample_pack(tasks)
 
 
+def _ticket_desk(tasks: Sequence[Task] | None) -> WorldPack:
+    from worlds.simulated.examples import ticket_desk_pack
+
+    return ticket_desk_pack(tasks)
+
+
 BUILTIN_WORLDS: MappingProxyType[str, PackFactory] = MappingProxyType(
-    {"smart_home": _smart_home, "multidomain": _multidomain, "sql_sample": _sql_sample}
+    {"smart_home": _smart_home, "multidomain": _multidomain, "sql_sample": _sql_sample, "ticket_desk": _ticket_desk}
 )
 """Built-in world name -> pack factory. A plain constant: adding a world means editing this line."""
 

@@ -70,8 +70,8 @@ class SimulatedRuntime:
             return hit
         mode = context.cache_mode or "read-only"
         if mode == "read-only" or context.llm is None or self.model is None:
-            why = "the cache is read-only" if mode == "read-only" else "no simulator model is configured"
-            raise LookupError(f"no cached response for this call and {why}")
+            why = "no simulator model is configured" if self.model is None else "this run may not ask one"
+            raise LookupError(f"no cached response for this call, and {why} (fill the cache: squall worlds warm)")
         key = (name, entry_key(arguments, state))
         pending = self._in_flight.get(key)
         if pending is not None:
@@ -161,6 +161,10 @@ class SimulatedPack:
         self._tasks = tuple(tasks)
         check_tasks_static(self._tasks, self.name, self.runtime.checkers)
         self._instructions = INSTRUCTIONS.format(title=spec.title or spec.name)
+
+    def with_tasks(self, tasks: Sequence[Task]) -> SimulatedPack:
+        """The same API and cache serving other tasks (a task file naming this world)."""
+        return SimulatedPack(self.spec, tasks, self.runtime.store, self.runtime.model)
 
     @property
     def spec(self) -> ApiSpec:
