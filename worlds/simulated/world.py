@@ -43,6 +43,12 @@ def strict_schema(parameters: Any) -> dict[str, Any]:
     return schema
 
 
+def documented_defaults(parameters: Any) -> dict[str, Any]:
+    """The top-level arguments whose schema gives a default, with it."""
+    properties = parameters.get("properties", {}) if isinstance(parameters, dict) else {}
+    return {name: normalised(schema["default"]) for name, schema in properties.items() if "default" in schema}
+
+
 class SimulatedRuntime:
     """What every episode of one simulated world shares: operations, checkers, the cache and calls in flight."""
 
@@ -54,6 +60,7 @@ class SimulatedRuntime:
         self.specs = [op.tool_spec() for op in spec.operations]
         self.checkers = {op.name: ArgumentChecker(strict_schema(op.parameters)) for op in spec.operations}
         self.responses = {op.name: ResponseChecker(op.response_schema) for op in spec.operations}
+        self.defaults = {op.name: documented_defaults(op.parameters) for op in spec.operations}
         self.run_only: dict[tuple[str, str], CachedResponse] = {}  # cache mode off: answers kept for this run
         self._in_flight: dict[tuple[str, str], asyncio.Future[CachedResponse]] = {}
 
@@ -122,7 +129,9 @@ class SimulatedWorld:
         problem = checker.problems(dict(call.arguments))
         if problem is not None:
             return failure(call, "invalid_arguments", problem[0], problem[1])
-        arguments = normalised(checker.normalised(dict(call.arguments)))
+        # An argument left out that has a documented default is that default, as the service reads it: the call
+        # written either way is one cache key.
+        arguments = normalised({**self._runtime.defaults[call.name], **checker.normalised(dict(call.arguments))})
         try:
             entry = await self._runtime.answer(self._context, call.name, arguments, self.state_key(), self._memory)
         except LookupError as error:
