@@ -2,7 +2,8 @@
 
 ``cache/<operation>.json`` holds ``{"operation": NAME, "entries": [...]}``; an entry is the call's canonical
 arguments, the per-episode state it was asked in (``""``: none yet), the response and the model that wrote it.
-Entries are sorted by state and canonical arguments, so a file's diff shows what was added and nothing else.
+Entries are sorted by state and canonical arguments, so a file's diff shows what was added and nothing else; a
+response keeps the key order the model wrote, which is what the episode that asked saw.
 
 Safe when many episodes write at once: a write takes an exclusive lock on ``cache/.lock`` (``flock``, so other
 processes of the same run wait too), re-reads the operation's file, adds the entry unless another writer got there
@@ -40,6 +41,15 @@ class CachedResponse:
     model: str
 
 
+FAILED_KEY = "simulation_failed"
+"""A cached response ``{"simulation_failed": why}``: the model gave no usable answer for this call. Kept, so a
+re-run replays the failure without a request; ``squall worlds warm`` asks again."""
+
+
+def is_failure(response: Any) -> bool:
+    return isinstance(response, dict) and set(response) == {FAILED_KEY}
+
+
 def entry_key(arguments: Any, state: str) -> str:
     return f"{state}\x00{canonical_json(arguments)}"
 
@@ -54,6 +64,9 @@ class ResponseStore:
         if directory.is_dir():
             for path in sorted(directory.glob("*.json")):
                 self._entries[path.stem] = _read(path)
+        # What the simulator shows as earlier answers: the cache as opened, so a prompt never depends on which
+        # episode of the run happened to write first.
+        self._opened = {operation: list(entries.values()) for operation, entries in self._entries.items()}
 
     def get(self, operation: str, arguments: Any, state: str) -> CachedResponse | None:
         return self._entries.get(operation, {}).get(entry_key(arguments, state))
@@ -64,17 +77,19 @@ class ResponseStore:
         return sum(len(entries) for entries in self._entries.values())
 
     def examples(self, operation: str) -> list[CachedResponse]:
-        """The operation's cached exchanges, in file order (what the simulator shows as earlier answers)."""
-        return list(self._entries.get(operation, {}).values())
+        """The operation's successful exchanges as the cache was when opened, in file order."""
+        return [entry for entry in self._opened.get(operation, []) if not is_failure(entry.response)]
 
     def put(self, operation: str, entry: CachedResponse) -> CachedResponse:
-        """Store ``entry`` unless one is there already; returns the entry that is (the first writer's)."""
+        """Store ``entry`` unless one is there already (a failure gives way to a success); returns the entry that
+        is there now (the first writer's)."""
         key = entry_key(entry.arguments, entry.state)
         with self._lock, self._folder_lock():
             path = self.directory / f"{operation}.json"
             entries = _read(path) if path.exists() else {}  # another process may have written since we loaded
-            kept = entries.setdefault(key, entry)
-            if kept is entry:
+            kept = entries.get(key)
+            if kept is None or (is_failure(kept.response) and not is_failure(entry.response)):
+                entries[key] = kept = entry  # a success replaces a failure asked again (worlds warm)
                 _write(path, operation, entries)
             self._entries[operation] = entries
             return kept
@@ -113,11 +128,17 @@ def _read(path: Path) -> dict[str, CachedResponse]:
 
 
 def _write(path: Path, operation: str, entries: dict[str, CachedResponse]) -> None:
+    # Arguments with sorted keys; a response as the model wrote it (read back, it is what the first episode saw).
     rows = [
-        {"arguments": e.arguments, "state": e.state, "response": e.response, "model": e.model}
+        {
+            "arguments": json.loads(canonical_json(e.arguments)),
+            "state": e.state,
+            "response": e.response,
+            "model": e.model,
+        }
         for _, e in sorted(entries.items())
     ]
-    text = json.dumps({"operation": operation, "entries": rows}, indent=1, sort_keys=True, ensure_ascii=False)
+    text = json.dumps({"operation": operation, "entries": rows}, indent=1, ensure_ascii=False)
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as out:

@@ -44,7 +44,11 @@ class Answer:
 
 
 class SimulationFailed(Exception):
-    """No usable answer: every attempt was refused, or the model could not be reached."""
+    """No usable answer: every attempt was refused, or (``transient``) the model could not be reached."""
+
+    def __init__(self, message: str, transient: bool = False) -> None:
+        super().__init__(message)
+        self.transient = transient
 
 
 _HTTP_STATUS: dict[int, ToolStatus] = {
@@ -112,7 +116,8 @@ async def simulate(
         try:
             response = await llm.complete(request)
         except Exception as error:  # the gateway gave up (provider down, model unusable): the world's failure
-            raise SimulationFailed(f"the simulator model failed: {type(error).__name__}: {error}") from error
+            why = f"the simulator model failed: {type(error).__name__}: {error}"
+            raise SimulationFailed(why, transient=True) from error
         checked = checker.check(response.text)
         if isinstance(checked, Answer):
             return checked

@@ -38,6 +38,7 @@ async def warm(
     chosen = list(pack.tasks() if tasks is None else tasks)
     report = WarmReport()
     before = pack.runtime.store.count()
+    pack.runtime.retry_failures = True  # a warm-up is where a failed simulation gets another chance
     for n, task in enumerate(chosen):
         world = pack.new_world(0, WorldContext(task=task, llm=llm, cache_mode=cache_mode))
         await _task(world, task, report)

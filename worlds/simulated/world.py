@@ -22,7 +22,7 @@ from typing import Any
 from sim.core import Task, ToolCall, ToolResult, ToolSpec, WorldContext, failure
 from worlds.common.arguments import ArgumentChecker
 from worlds.common.task_check import check_tasks_static
-from worlds.simulated.cache import CachedResponse, ResponseStore, entry_key
+from worlds.simulated.cache import FAILED_KEY, CachedResponse, ResponseStore, entry_key, is_failure
 from worlds.simulated.canonical import digest, normalised
 from worlds.simulated.operations import ApiOperation, ApiSpec
 from worlds.simulated.simulate import Answer, ResponseChecker, SimulationFailed, simulate, tool_status
@@ -61,6 +61,8 @@ class SimulatedRuntime:
         self.checkers = {op.name: ArgumentChecker(strict_schema(op.parameters)) for op in spec.operations}
         self.responses = {op.name: ResponseChecker(op.response_schema) for op in spec.operations}
         self.defaults = {op.name: documented_defaults(op.parameters) for op in spec.operations}
+        self.retry_failures = False
+        """Cached simulation failures are asked again (``worlds warm``) rather than replayed."""
         self.run_only: dict[tuple[str, str], CachedResponse] = {}  # cache mode off: answers kept for this run
         self._in_flight: dict[tuple[str, str], asyncio.Future[CachedResponse]] = {}
 
@@ -73,7 +75,7 @@ class SimulatedRuntime:
         """The cached answer, or the model's (one request for concurrent identical misses). Raises
         SimulationFailed, or LookupError when the run may not ask a model."""
         hit = self.cached(name, arguments, state)
-        if hit is not None:
+        if hit is not None and not (self.retry_failures and is_failure(hit.response)):
             return hit
         mode = context.cache_mode or "read-only"
         if mode == "read-only" or context.llm is None or self.model is None:
@@ -88,11 +90,16 @@ class SimulatedRuntime:
         try:
             operation = self.operations[name]
             seed = int(digest([name, arguments, state], 8), 16) & 0x7FFFFFFF
-            reply = await simulate(
-                context.llm, self.model, self.spec.title, operation, arguments,
-                self.store.examples(name), memory, self.responses[name], seed,
-            )  # fmt: skip
-            entry = CachedResponse(arguments, state, reply.to_json(), self.model)
+            try:
+                reply: Any = (await simulate(
+                    context.llm, self.model, self.spec.title, operation, arguments,
+                    self.store.examples(name), memory, self.responses[name], seed,
+                )).to_json()  # fmt: skip
+            except SimulationFailed as error:
+                if error.transient:  # the provider, not the model's answers: ask again next time
+                    raise
+                reply = {FAILED_KEY: str(error)}  # kept too: a re-run with the same seed replays it, asking nothing
+            entry = CachedResponse(arguments, state, reply, self.model)
             stored = mode == "read-write"
             entry = self.store.put(name, entry) if stored else self.run_only.setdefault(key, entry)
             future.set_result(entry)
@@ -138,6 +145,9 @@ class SimulatedWorld:
             return failure(call, "unavailable", NOT_CACHED, f"The simulated service has no answer: {error}.")
         except SimulationFailed as error:
             return failure(call, "unavailable", SIMULATION_FAILED, f"The simulated service failed: {error}.")
+        if is_failure(entry.response):
+            why = entry.response[FAILED_KEY]
+            return failure(call, "unavailable", SIMULATION_FAILED, f"The simulated service failed: {why}.")
         answer = Answer.from_json(entry.response)
         status = tool_status(answer.status)
         if status != "success":

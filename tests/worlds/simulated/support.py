@@ -12,7 +12,12 @@ from worlds.simulated.cache import ResponseStore
 from worlds.simulated.operations import ApiOperation, ApiSpec
 from worlds.simulated.world import SimulatedPack
 
-NOTE = {"type": "object", "required": ["id", "text"], "properties": {"id": {"type": "string"}, "text": {"type": "string"}}}
+GET_ARGS = {"noteId": {"type": "string"}, "limit": {"type": "integer", "default": 10}}
+NOTE = {
+    "type": "object",
+    "required": ["id", "text"],
+    "properties": {"id": {"type": "string"}, "text": {"type": "string"}},
+}
 SPEC = ApiSpec(
     name="notes",
     title="Notes",
@@ -20,7 +25,7 @@ SPEC = ApiSpec(
     operations=(
         ApiOperation(
             name="getNote", method="get", path="/notes/{noteId}", description="One note by id.",
-            parameters={"type": "object", "required": ["noteId"], "properties": {"noteId": {"type": "string"}, "limit": {"type": "integer"}}},
+            parameters={"type": "object", "required": ["noteId"], "properties": GET_ARGS},
             locations={"noteId": "path", "limit": "query"}, response_schema=NOTE, writes=False, source="t#/get",
         ),
         ApiOperation(

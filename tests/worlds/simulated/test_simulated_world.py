@@ -8,11 +8,11 @@ import threading
 from pathlib import Path
 
 from sim.core import EpisodeResult, Event, ToolCall, ToolResult, WorldContext
+from tests.worlds.simulated.support import ScriptedLLM, ok, pack
 from worlds.simulated.cache import CachedResponse, ResponseStore
 from worlds.simulated.canonical import canonical_json
 from worlds.simulated.simulate import ATTEMPTS
 from worlds.simulated.world import NOT_CACHED, SIMULATION_FAILED
-from tests.worlds.simulated.support import ScriptedLLM, ok, pack
 
 NOTE = {"id": "n-1", "text": "hi"}
 
@@ -26,7 +26,9 @@ def context(llm: ScriptedLLM | None, mode: str | None = "read-write") -> WorldCo
 
 
 def test_canonical_json_sorts_keys_and_normalises_numbers() -> None:
-    assert canonical_json({"b": 1.0, "a": [2.0, 2.5]}) == canonical_json({"a": [2, 2.5], "b": 1}) == '{"a":[2,2.5],"b":1}'
+    assert (
+        canonical_json({"b": 1.0, "a": [2.0, 2.5]}) == canonical_json({"a": [2, 2.5], "b": 1}) == '{"a":[2,2.5],"b":1}'
+    )
 
 
 async def test_bad_arguments_are_refused_like_a_strict_server_and_never_reach_the_model(tmp_path: Path) -> None:
@@ -53,7 +55,7 @@ async def test_a_miss_asks_the_model_once_and_the_cache_answers_after(tmp_path: 
     again = await pack(tmp_path).new_world(7, context(llm)).call(call("getNote", limit=5, noteId="n-1"))
     assert again == first and len(llm.requests) == 1
     stored = json.loads((tmp_path / "cache" / "getNote.json").read_text())
-    assert stored["entries"][0]["arguments"] == {"limit": 5, "noteId": "n-1"}
+    assert stored["entries"][0]["arguments"] == {"limit": 5, "noteId": "n-1"} and stored["operation"] == "getNote"
 
 
 async def test_invalid_answers_are_retried_with_the_error_then_classified(tmp_path: Path) -> None:
@@ -65,7 +67,23 @@ async def test_invalid_answers_are_retried_with_the_error_then_classified(tmp_pa
     result = await pack(tmp_path).new_world(0, context(failing)).call(call("getNote", noteId="n-2"))
     assert result.status == "unavailable" and result.error_code == SIMULATION_FAILED
     assert len(failing.requests) == ATTEMPTS
-    assert not (tmp_path / "cache" / "getNote.json").read_text().count("n-2")  # nothing cached for it
+    # The failure is cached: replayed with no request; a warm-up (retry_failures) asks again and replaces it.
+    again = pack(tmp_path).new_world(0, context(failing))
+    assert (await again.call(call("getNote", noteId="n-2"))).error_code == SIMULATION_FAILED
+    assert len(failing.requests) == ATTEMPTS
+    fixed = pack(tmp_path)
+    fixed.runtime.retry_failures = True
+    assert (await fixed.new_world(0, context(ScriptedLLM([ok(NOTE)]))).call(call("getNote", noteId="n-2"))).ok
+    assert (await pack(tmp_path).new_world(0, context(None)).call(call("getNote", noteId="n-2"))).ok
+
+
+async def test_a_documented_default_left_out_is_the_same_call(tmp_path: Path) -> None:
+    llm = ScriptedLLM([ok(NOTE)])
+    world = pack(tmp_path).new_world(0, context(llm))
+    assert (await world.call(call("getNote", noteId="n-1"))) == (
+        await world.call(call("getNote", noteId="n-1", limit=10))
+    )
+    assert len(llm.requests) == 1
 
 
 async def test_a_modelled_404_is_a_not_found_result(tmp_path: Path) -> None:

@@ -16,7 +16,9 @@ SCORES = ("conversation_success", "core_api_accuracy", "completion")
 
 
 def run(world: Path, out: Path, agent: str, run_id: str, *extra: str) -> dict[str, object]:
-    code, _, err = squall("run", "--world", str(world), "--agent", agent, "--out", str(out), "--run-id", run_id, "-q", *extra)
+    code, _, err = squall(
+        "run", "--world", str(world), "--agent", agent, "--out", str(out), "--run-id", run_id, "-q", *extra
+    )
     assert code == 0, err
     summary: dict[str, object] = json.loads((out / run_id / "summary.json").read_text())
     return summary
