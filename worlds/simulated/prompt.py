@@ -45,12 +45,14 @@ def request_view(operation: ApiOperation, arguments: Mapping[str, Any]) -> dict[
     """The HTTP request the arguments make: the path filled in, and query, headers and body apart."""
     path = operation.path
     parts: dict[str, dict[str, Any]] = {}
+    properties = operation.parameters.get("properties", {})
     for name, value in arguments.items():
         where = operation.locations.get(name, "body")
+        wire = properties.get(name, {}).get("x-squall-wire-name", name)  # the importer renamed a clash
         if where == "path":
-            path = path.replace("{" + name + "}", str(value))
+            path = path.replace("{" + wire + "}", str(value))
         else:
-            parts.setdefault(where, {})[name] = value
+            parts.setdefault(where, {})[wire] = value
     return {"method": operation.method.upper(), "path": path, **{k: parts[k] for k in sorted(parts)}}
 
 

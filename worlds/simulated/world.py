@@ -16,7 +16,7 @@ Results the world could not produce carry a ``world:`` code: judges exclude such
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from sim.core import Task, ToolCall, ToolResult, ToolSpec, WorldContext, failure
@@ -49,6 +49,26 @@ def documented_defaults(parameters: Any) -> dict[str, Any]:
     return {name: normalised(schema["default"]) for name, schema in properties.items() if "default" in schema}
 
 
+class LazyCheckers(Mapping[str, ArgumentChecker]):
+    """Operation name -> its argument checker, compiled on first use: checking a schema costs tens of milliseconds,
+    and a spec of thousands of operations has most of them never called in a run."""
+
+    def __init__(self, operations: Mapping[str, ApiOperation]) -> None:
+        self._operations = operations
+        self._built: dict[str, ArgumentChecker] = {}
+
+    def __getitem__(self, name: str) -> ArgumentChecker:
+        if name not in self._built:
+            self._built[name] = ArgumentChecker(strict_schema(self._operations[name].parameters))
+        return self._built[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._operations)
+
+    def __len__(self) -> int:
+        return len(self._operations)
+
+
 class SimulatedRuntime:
     """What every episode of one simulated world shares: operations, checkers, the cache and calls in flight."""
 
@@ -58,7 +78,7 @@ class SimulatedRuntime:
         self.model = model
         self.operations = {op.name: op for op in spec.operations}
         self.specs = [op.tool_spec() for op in spec.operations]
-        self.checkers = {op.name: ArgumentChecker(strict_schema(op.parameters)) for op in spec.operations}
+        self.checkers = LazyCheckers(self.operations)
         self.responses = {op.name: ResponseChecker(op.response_schema) for op in spec.operations}
         self.defaults = {op.name: documented_defaults(op.parameters) for op in spec.operations}
         self.retry_failures = False
