@@ -19,6 +19,7 @@ from judges.registry import summaries
 from judges.run_summary import RunSummary
 from judges.stats import mean_sd, pass_hat_k, wilson
 from sim.core import FAILED_TERMINATIONS, Score, TerminationReason, Usage
+from sim.core.trace import WORLD_FAULT_PREFIX
 
 __all__ = ["EpisodeOutline", "ErrorMark", "RunSummary", "pass_hat_k", "reduce_scores", "summarize", "wilson"]
 
@@ -27,6 +28,7 @@ class ResultMark(BaseModel):
     """The part of a tool result the summary reads."""
 
     status: str
+    error_code: str | None = None
 
 
 class ErrorMark(BaseModel):
@@ -39,6 +41,7 @@ class ErrorMark(BaseModel):
     code: str | None = None
     replayed: bool = False
     result: ResultMark | None = None
+    raw_result: ResultMark | None = None
 
     @property
     def goal_index(self) -> int:
@@ -70,7 +73,14 @@ class EpisodeOutline(BaseModel):
 
     @property
     def failed(self) -> bool:
-        return self.termination in FAILED_TERMINATIONS
+        """As ``EpisodeResult.failed``: a failed termination, or a result the world could not produce."""
+        return self.termination in FAILED_TERMINATIONS or any(
+            (mark.error_code or "").startswith(WORLD_FAULT_PREFIX)
+            for ev in self.events
+            if ev.kind == "tool_result"
+            for mark in (ev.result, ev.raw_result)
+            if mark is not None
+        )
 
 
 class _Status(Protocol):

@@ -52,8 +52,14 @@ def _sql_sample(tasks: Sequence[Task] | None) -> WorldPack:
     return sample_pack(tasks)
 
 
+def _ticket_desk(tasks: Sequence[Task] | None) -> WorldPack:
+    from worlds.simulated.examples import ticket_desk_pack
+
+    return ticket_desk_pack(tasks)
+
+
 BUILTIN_WORLDS: MappingProxyType[str, PackFactory] = MappingProxyType(
-    {"smart_home": _smart_home, "multidomain": _multidomain, "sql_sample": _sql_sample}
+    {"smart_home": _smart_home, "multidomain": _multidomain, "sql_sample": _sql_sample, "ticket_desk": _ticket_desk}
 )
 """Built-in world name -> pack factory. A plain constant: adding a world means editing this line."""
 
@@ -67,6 +73,12 @@ def _sql_folder(directory: Path, config: dict[str, Any]) -> WorldPack:
     from worlds.sql.folder import load_world_folder
 
     return load_world_folder(directory, config)
+
+
+def _simulated_folder(directory: Path, config: dict[str, Any]) -> WorldPack:
+    from worlds.simulated.folder import load_simulated_folder
+
+    return load_simulated_folder(directory, config)
 
 
 def _domain_folder(directory: Path, config: dict[str, Any]) -> WorldPack:
@@ -96,7 +108,9 @@ def _domain_folder(directory: Path, config: dict[str, Any]) -> WorldPack:
 
 
 DEFAULT_KIND = "domain"
-WORLD_KINDS: MappingProxyType[str, KindLoader] = MappingProxyType({"domain": _domain_folder, "sql": _sql_folder})
+WORLD_KINDS: MappingProxyType[str, KindLoader] = MappingProxyType(
+    {"domain": _domain_folder, "sql": _sql_folder, "simulated": _simulated_folder}
+)
 """world.toml ``kind`` -> the loader of such folders (no ``kind``: ``DEFAULT_KIND``). A plain constant, as
 ``BUILTIN_WORLDS``: a new kind is one line here, and naming one kind imports no other's package."""
 

@@ -1,4 +1,5 @@
-"""`squall worlds list | show NAME | validate NAME`: what each world offers, and proof its gold executes."""
+"""`squall worlds list | show NAME | validate NAME` (and a simulated world's `warm` and `draft-tasks`, in
+``sim.cli.worlds_simulated``): what each world offers, and proof its gold executes."""
 
 from __future__ import annotations
 
@@ -10,7 +11,11 @@ from typing import Annotated, Any
 
 import typer
 
+from sim.cli.worlds_simulated import draft_tasks_command, warm_command
+
 worlds_app = typer.Typer(help="List, describe and validate worlds.", no_args_is_help=True, add_completion=False)
+worlds_app.command("warm")(warm_command)
+worlds_app.command("draft-tasks")(draft_tasks_command)
 
 
 def _load(name: str) -> Any:

@@ -63,6 +63,10 @@ class WorldContext:
     llm: LLMHandle | None = None
     """For worlds whose responses a model writes: requests through it are charged to role ``world`` and never
     count as agent steps. None outside an episode."""
+    cache_mode: str | None = None
+    """The run's response-cache mode (``read-write``, ``read-only``, ``off``: ``--cache``), which a world keeping a
+    response cache of its own (a simulated API) obeys as the gateway does. None outside a run: such a world only
+    reads its cache."""
 
 
 @runtime_checkable

@@ -26,6 +26,15 @@ FAILED_TERMINATIONS: frozenset[str] = frozenset(
     {"timeout", "provider_error", "user_error", "harness_error", "cancelled"}
 )
 """Terminations that make an episode unscoreable: reported, never averaged in."""
+WORLD_FAULT_PREFIX = "world:"
+"""Error codes of tool results the world could not produce (a simulated API whose model failed, or with no cached
+answer in a read-only run): nobody's fault under test, so such an episode is unscoreable too."""
+
+
+def world_fault_code(result: ToolResult | None) -> str | None:
+    """The result's ``world:`` code, if it carries one."""
+    code = result.error_code if result is not None else None
+    return code if code is not None and code.startswith(WORLD_FAULT_PREFIX) else None
 
 
 class Usage(BaseModel):
@@ -189,8 +198,18 @@ class EpisodeResult(BaseModel):
 
     @property
     def failed(self) -> bool:
-        """True when the episode cannot be scored (a fault that is not the agent's)."""
-        return self.termination in FAILED_TERMINATIONS
+        """True when the episode cannot be scored (a fault that is not the agent's, the world's included)."""
+        return self.termination in FAILED_TERMINATIONS or self.world_fault is not None
+
+    @property
+    def world_fault(self) -> str | None:
+        """The first ``world:`` code among the tool results (the world could not answer a call); None: none."""
+        for ev in self.events:
+            if ev.kind == "tool_result":
+                code = world_fault_code(ev.raw_result) or world_fault_code(ev.result)
+                if code is not None:
+                    return code
+        return None
 
     def tools_at(self, goal: int) -> set[str]:
         """The names of the tools the agent could call while the user pursued ``goal``."""

@@ -48,7 +48,8 @@ def prepare_episode(
     waits = WaitClock()
     llm.waiting = waits.waiting
     # Every world of the episode (the agent's, the isolated setup's, the state judge's gold) from one context.
-    context = WorldContext(task=spec.task, llm=WorldLLM(llm))
+    cache_mode = env.gateway.cache.mode if env.gateway.cache is not None else "off"
+    context = WorldContext(task=spec.task, llm=WorldLLM(llm), cache_mode=cache_mode)
     world = env.pack.new_world(spec.seed, context)
     task = spec.task
     # Innermost first: the first stressor sees the agent's call first (sim.episode.runtime.chain), so it is the

@@ -1,0 +1,119 @@
+"""`squall worlds warm W --model M` and `squall worlds draft-tasks W --model M --n K`: a simulated world's cache
+filled ahead of a run, and tasks drafted by a model (kept only when their gold executes)."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, TypeVar
+
+import typer
+
+from sim.cli.generator import fail_usage, generator_config
+
+if TYPE_CHECKING:
+    from sim.core import LLMHandle
+    from worlds.simulated.world import SimulatedPack
+
+WorldArgument = Annotated[
+    str, typer.Argument(help="A simulated world: its directory (or a built-in such as ticket_desk).")
+]
+T = TypeVar("T")
+ModelFlag = Annotated[
+    str | None, typer.Option("--model", help="Simulator model spec (default: the world.toml's 'model').")
+]
+
+
+def _simulated(world: str, model: str | None) -> tuple[SimulatedPack, str]:
+    from worlds.registry import WorldLoadError, load_world
+    from worlds.simulated.world import SimulatedPack
+
+    try:
+        pack = load_world(world)
+    except WorldLoadError as error:
+        fail_usage(str(error))
+    if not isinstance(pack, SimulatedPack):
+        fail_usage(f'{world}: not a simulated world (world.toml kind = "simulated")')
+    chosen = model or pack.runtime.model
+    if chosen is None:
+        fail_usage(f"{world}: no simulator model: pass --model, or set 'model' in its world.toml")
+    pack.runtime.model = chosen
+    return pack, chosen
+
+
+async def _with_handle(world: str, model: str, use: Callable[[LLMHandle, str], Awaitable[T]]) -> T:
+    """Run ``use(handle, model name)`` on a gateway built like a run's; ``local`` starts the embedded model."""
+    from sim.config.gateway import build_gateway
+    from sim.llm.gateway import EpisodeLLM
+    from sim.llm.model_access import ModelUnavailable, open_model
+
+    config = generator_config(world, 0, "off", Path(".cache/responses"))  # the world's cache is its own
+    gateway = build_gateway(config)
+    try:
+        async with open_model(gateway, model) as name:
+            handle = EpisodeLLM(gateway, max_steps=1, record=lambda _event: None, clock=time.monotonic)
+            return await use(handle, name)
+    except ModelUnavailable as exc:
+        fail_usage(f"--model: {exc}")
+    finally:
+        await gateway.aclose()
+
+
+def warm_command(world: WorldArgument, model: ModelFlag = None) -> None:
+    """Fill the world's response cache with every task's gold calls (every path), asking the model on a miss."""
+    from worlds.simulated.warm import WarmReport, warm
+
+    pack, chosen = _simulated(world, model)
+
+    def progress(done: int, total: int, task: object) -> None:
+        sys.stderr.write(f"\r[{done}/{total}] {getattr(task, 'id', '')} — {pack.runtime.store.count()} cached")
+        sys.stderr.flush()
+
+    async def use(handle: LLMHandle, name: str) -> WarmReport:
+        pack.runtime.model = name
+        return await warm(pack, handle, progress=progress)
+
+    report = asyncio.run(_with_handle(world, chosen, use))
+    sys.stderr.write("\n")
+    sys.stdout.write(
+        f"{world}: {len(pack.tasks())} tasks, {report.calls} gold calls replayed, {report.added} answers added "
+        f"({pack.runtime.store.count()} cached in {pack.runtime.store.directory})\n"
+    )
+    for task_id, where, why in report.failures:
+        sys.stdout.write(f"  failed: task {task_id}: {where}: {why}\n")
+    if report.failures:
+        raise typer.Exit(1)
+
+
+def draft_tasks_command(
+    world: WorldArgument,
+    n: Annotated[int, typer.Option("--n", min=1, help="Drafts to ask for.")] = 5,
+    model: ModelFlag = None,
+    out: Annotated[Path | None, typer.Option("--out", help="JSONL to write (default: W/drafted_tasks.jsonl).")] = None,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the first draft (the next get seed+1, ...).")] = 0,
+    force: Annotated[bool, typer.Option("--force", help="Replace an existing --out.")] = False,
+) -> None:
+    """Ask a model for tasks; keep those whose gold calls execute through the simulator (answers cached)."""
+    from worlds.simulated.draft import DraftReport, draft_tasks
+
+    pack, chosen = _simulated(world, model)
+    target = out or pack.runtime.store.directory.parent / "drafted_tasks.jsonl"
+    if target.exists() and not force:
+        fail_usage(f"{target}: already exists (pass --force to replace it)")
+
+    async def use(handle: LLMHandle, name: str) -> DraftReport:
+        pack.runtime.model = name
+        return await draft_tasks(pack, handle, name, n, seed)
+
+    report = asyncio.run(_with_handle(world, chosen, use))
+    lines = "".join(task.model_dump_json(exclude_defaults=True) + "\n" for task in report.kept)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    temporary = target.with_name(f".{target.name}.tmp")
+    temporary.write_text(lines, encoding="utf-8")
+    temporary.replace(target)
+    sys.stdout.write(f"{world}: {len(report.kept)} of {n} drafts kept; wrote {target}\n")
+    for number, why in report.dropped:
+        sys.stdout.write(f"  dropped draft {number + 1}: {why}\n")
