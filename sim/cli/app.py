@@ -239,10 +239,11 @@ def run(
                 f"No agent configured: quickstart suite ({', '.join(cfg.tasks)}) on the embedded SmolLM2-135M "
                 "(llama.cpp, CPU). Its scores are low: a true measurement of a 135M model."
             )
+        from sim.run.event_loop import run as run_loop
         from sim.run.runner import execute
 
         with progress, terminate_as_interrupt() as terminated:
-            store, summary = asyncio.run(execute(cfg, on_start, on_episode))
+            store, summary = run_loop(execute(cfg, on_start, on_episode))
     except KeyboardInterrupt:
         make_console(stderr=True).print(
             "interrupted: finished episodes are saved; continue with --resume --run-id <id>"
