@@ -158,6 +158,10 @@ def run(
     ray_workers: Annotated[
         int | None, typer.Option(help="--backend ray: worker actors (default: the cluster's CPUs).")
     ] = None,
+    workers: Annotated[
+        int | None,
+        typer.Option(help="Local worker processes (default: 1 below 200 in flight, else the cores)."),
+    ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
 ) -> None:
     """Run episodes, judge them, store everything under OUT/RUN_ID and print the results table.
@@ -207,6 +211,7 @@ def run(
         "backend": backend,
         "ray_address": ray_address,
         "ray_workers": ray_workers,
+        "workers": workers,
         "tasks": task or None,
         "stressors": split_items(stressors) if stressors is not None else None,
         "resume": True if resume else None,
