@@ -35,9 +35,9 @@ async def execute(
     if config.backend == "ray":
         from sim.run.executors.ray_cluster import require_ray
 
-        require_ray(config)
         if config.workers is not None:
             raise config.problem("workers", "is for local worker processes; --backend ray takes --ray-workers")
+        require_ray(config)
     run = await prepare(config)
     async with open_judges(config) as judges, _open_executor(config, run) as (executor, cost):
         if config.max_cost is not None:
