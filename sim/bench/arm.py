@@ -6,7 +6,6 @@ arm's CPU time and peak RSS its own, and keeps the mock server's CPU out of both
 
 from __future__ import annotations
 
-import asyncio
 import json
 import math
 import os
@@ -19,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from sim.config.run_config import RunConfig
+from sim.run.event_loop import run
 from sim.run.runner import execute
 
 PAGE_BYTES = os.sysconf("SC_PAGE_SIZE")
@@ -52,7 +52,7 @@ def run_arm(params: dict[str, Any]) -> dict[str, Any]:
     served = EndpointCounter(params["url"])
     served.start()
     try:
-        _, summary = asyncio.run(execute(config, on_start, on_episode))
+        _, summary = run(execute(config, on_start, on_episode))
     finally:
         served.stop()
     wall = marks["end"] - marks["start"]

@@ -158,6 +158,10 @@ def run(
     ray_workers: Annotated[
         int | None, typer.Option(help="--backend ray: worker actors (default: the cluster's CPUs).")
     ] = None,
+    workers: Annotated[
+        int | None,
+        typer.Option(help="Local worker processes (default: 1 below 200 in flight, else the cores)."),
+    ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
 ) -> None:
     """Run episodes, judge them, store everything under OUT/RUN_ID and print the results table.
@@ -207,6 +211,7 @@ def run(
         "backend": backend,
         "ray_address": ray_address,
         "ray_workers": ray_workers,
+        "workers": workers,
         "tasks": task or None,
         "stressors": split_items(stressors) if stressors is not None else None,
         "resume": True if resume else None,
@@ -239,10 +244,11 @@ def run(
                 f"No agent configured: quickstart suite ({', '.join(cfg.tasks)}) on the embedded SmolLM2-135M "
                 "(llama.cpp, CPU). Its scores are low: a true measurement of a 135M model."
             )
+        from sim.run.event_loop import run as run_loop
         from sim.run.runner import execute
 
         with progress, terminate_as_interrupt() as terminated:
-            store, summary = asyncio.run(execute(cfg, on_start, on_episode))
+            store, summary = run_loop(execute(cfg, on_start, on_episode))
     except KeyboardInterrupt:
         make_console(stderr=True).print(
             "interrupted: finished episodes are saved; continue with --resume --run-id <id>"

@@ -248,6 +248,14 @@ class RunConfig(BaseModel):
         description="--backend ray: worker actors (default: the cluster's CPUs; never more than --concurrency). "
         "Ignored by inprocess.",
     )
+    workers: StrictInt | None = Field(
+        default=None,
+        ge=1,
+        le=1024,
+        description="Local worker processes playing the episodes (default: 1 below 200 episodes in flight, else the "
+        "machine's cores); rate limits and episode slots are split among them, this process stores, judges and "
+        "summarises. --backend ray uses --ray-workers instead.",
+    )
     retry: RetryPolicy = Field(default_factory=RetryPolicy)
 
     _sources: dict[str, str] = PrivateAttr(default_factory=dict)

@@ -20,6 +20,7 @@ from sim.config.run_config import RunConfig
 from sim.judging.judge_set import open_judges
 from sim.run.driver import OnEpisode, drive
 from sim.run.executors import CostCeiling, Executor, InProcessExecutor
+from sim.run.executors.local_workers import default_workers, local_workers
 from sim.run.prepare import PreparedRun, prepare
 from sim.run.session import episode_session
 from sim.store.run_store import RunStore, write_json_atomic
@@ -34,6 +35,8 @@ async def execute(
     if config.backend == "ray":
         from sim.run.executors.ray_cluster import require_ray
 
+        if config.workers is not None:
+            raise config.problem("workers", "is for local worker processes; --backend ray takes --ray-workers")
         require_ray(config)
     run = await prepare(config)
     async with open_judges(config) as judges, _open_executor(config, run) as (executor, cost):
@@ -55,6 +58,10 @@ async def _open_executor(config: RunConfig, run: PreparedRun) -> AsyncIterator[t
 
         async with ray_executor(config, run) as remote:
             yield remote, remote.cost
+        return
+    if (workers := default_workers(config)) > 1:
+        async with local_workers(config, run.root, workers) as local:
+            yield local, local.cost
         return
     async with episode_session(config, run.agent_spec, run.pack, run.root) as session:
         yield InProcessExecutor(session.run_one, config.concurrency), session.cost

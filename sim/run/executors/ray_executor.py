@@ -15,52 +15,24 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Iterator
-from contextlib import AsyncExitStack, asynccontextmanager
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 import ray
 from ray.exceptions import RayActorError, RayTaskError
 
-from sim.agents.factory import parse_agent_spec
 from sim.config.run_config import ConfigError, RunConfig
 from sim.core import EpisodeResult
 from sim.episode.loop import EpisodeSpec
-from sim.run.executors.base import EpisodeRunner, ResultSink, first_error
+from sim.run.executors.base import ResultSink, first_error
+from sim.run.executors.episode_worker import EpisodeWorker
 from sim.run.executors.ray_cluster import Cluster, ray_cluster
 from sim.run.executors.worker_share import WorkerConfig, worker_configs, worker_count
 from sim.run.prepare import PreparedRun
-from sim.run.session import episode_session
-from worlds.registry import load_world
 
 OPEN_TIMEOUT_S = 300.0
 """How long the workers may take to start and open their sessions (a busy cluster may not place them at all)."""
-
-
-class EpisodeWorker:
-    """A Ray actor (async: one event loop runs its share of the episodes at once) with one model-access session for
-    its lifetime. Created with ``ray.remote`` by the driver; a plain class, so it is importable without a cluster."""
-
-    def __init__(self, config_json: str, log_root: str | None) -> None:
-        self._config_json = config_json
-        self._log_root = Path(log_root) if log_root is not None else None
-        self._stack = AsyncExitStack()
-        self._run_one: EpisodeRunner | None = None
-
-    async def open(self) -> None:
-        """Load the world and open model access (the agent's model is resolved here: a ConfigError if unusable)."""
-        config = WorkerConfig.model_validate_json(self._config_json)
-        pack = load_world(config.world)  # the driver already ran its gold plans
-        session = episode_session(config, parse_agent_spec(config.agent), pack, self._log_root)
-        self._run_one = (await self._stack.enter_async_context(session)).run_one
-
-    async def play(self, spec_json: str) -> str:
-        assert self._run_one is not None, "open() first"
-        result = await self._run_one(EpisodeSpec.model_validate_json(spec_json))
-        return result.model_dump_json()
-
-    async def close(self) -> None:
-        await self._stack.aclose()
 
 
 class RayExecutor:

@@ -1,4 +1,4 @@
-"""The smart home as a ``WorldPack``: frozen data loaded once, a fresh deep copy per episode."""
+"""The smart home as a ``WorldPack``: frozen data loaded once, a copy-on-write fork per episode."""
 
 from __future__ import annotations
 
@@ -41,6 +41,4 @@ class SmartHomePack:
         return list(SPECS)
 
     def new_world(self, seed: int, context: WorldContext | None = None) -> SmartHomeWorld:
-        return SmartHomeWorld(
-            self._home.model_copy(deep=True), seed=seed, checkers=self._checkers, base_items=self._base_items
-        )
+        return SmartHomeWorld(self._home.fork(), seed=seed, checkers=self._checkers, base_items=self._base_items)

@@ -12,7 +12,7 @@ from datetime import datetime, timedelta
 from types import MappingProxyType
 from typing import Any, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
 DeviceType = Literal["light", "thermostat", "lock", "speaker", "tv", "plug", "blind"]
 ThermostatMode = Literal["heat", "cool", "auto", "off"]
@@ -154,6 +154,10 @@ class HomeState(_Model):
     devices: list[Device]
     scenes: list[Scene]
     activity: list[Activity] = Field(default_factory=list)
+    _shared: set[int] | None = PrivateAttr(default=None)
+    """Copy-on-write (``fork``): ids of the devices still shared with the template; None when this home owns all."""
+    _item_json: dict[int, str] = PrivateAttr(default_factory=dict)
+    """Canonical JSON of the template's items by id, shared by the template and its forks (items never mutated)."""
 
     @model_validator(mode="after")
     def _references_resolve(self) -> HomeState:
@@ -170,8 +174,30 @@ class HomeState(_Model):
                 _check_step(scene.id, step, devices.get(step.device_id))
         return self
 
+    def fork(self) -> HomeState:
+        """A home equal to this one that shares its rooms, scenes and devices until it changes a device
+        (``device`` copies that one device first). For a template nobody mutates: a world pack's home.
+
+        Why: a deep copy of the whole home per episode cost more CPU than the episode's tool calls."""
+        fork = self.model_copy(update={"devices": list(self.devices), "activity": list(self.activity)})
+        fork._shared = {id(d) for d in self.devices}
+        fork._item_json = self._item_json
+        return fork
+
+    def own_everything(self) -> None:
+        """Copy every device still shared with the template: whoever holds the live state may change it."""
+        for d in list(self.devices):
+            self.device(d.id)
+
     def device(self, device_id: str) -> Device | None:
-        return next((d for d in self.devices if d.id == device_id), None)
+        """The device, this home's own (copied from the template first in a fork): callers may change it."""
+        for i, d in enumerate(self.devices):
+            if d.id == device_id:
+                if self._shared is not None and id(d) in self._shared:
+                    self._shared.discard(id(d))
+                    d = self.devices[i] = d.model_copy()
+                return d
+        return None
 
     def scene(self, scene_id: str) -> Scene | None:
         return next((s for s in self.scenes if s.id == scene_id), None)
@@ -188,9 +214,29 @@ class HomeState(_Model):
         self.next_activity += 1
 
     def home_hash(self) -> str:
-        """sha256 of the canonical JSON of what the home looks like (rooms, devices, scenes)."""
-        home = self.model_dump(mode="json", include={"rooms", "devices", "scenes"})
-        return hashlib.sha256(json.dumps(home, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+        """sha256 of the canonical JSON of what the home looks like (rooms, devices, scenes).
+
+        The same bytes as ``json.dumps(model_dump(include=rooms, devices, scenes), sort_keys=True)``, built item by
+        item so that a fork encodes only the devices it changed (the template's items are encoded once)."""
+        sections = [
+            f'"{name}":[{",".join(self._json_of(item) for item in items)}]'
+            for name, items in (("devices", self.devices), ("rooms", self.rooms), ("scenes", self.scenes))
+        ]
+        return hashlib.sha256(("{" + ",".join(sections) + "}").encode()).hexdigest()
+
+    def owned_devices(self) -> list[Device]:
+        """The devices that may differ from the template's (all of them outside a fork)."""
+        shared = self._shared
+        return self.devices if shared is None else [d for d in self.devices if id(d) not in shared]
+
+    def _json_of(self, item: BaseModel) -> str:
+        shared = self._shared is not None and (not isinstance(item, Device) or id(item) in self._shared)
+        if shared and (cached := self._item_json.get(id(item))) is not None:
+            return cached
+        text = json.dumps(item.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
+        if shared:
+            self._item_json[id(item)] = text
+        return text
 
 
 def _check_step(scene_id: str, step: SceneStep, device: Device | None) -> None:

@@ -41,8 +41,17 @@ def home_items(home: HomeState) -> HomeItems:
 
 def home_changes(base: HomeItems, home: HomeState) -> dict[str, Any]:
     """The home's changes from ``base``, flat (``sim.core.task_state``). Items equal to the base's (most of them)
-    are compared as whole dicts and never flattened: this runs at every goal of every episode."""
-    flat: dict[str, Any] = {}
+    are compared as whole dicts and never flattened: this runs at every goal of every episode. A fork of the
+    pack's home (``HomeState.fork``, whose items ``base`` holds) compares only the devices it changed."""
+    if home.owned_devices() is not home.devices:
+        devices = base.get("devices", {})
+        flat: dict[str, Any] = {}
+        for device in home.owned_devices():
+            old, item = devices.get(device.id), device.model_dump(mode="json")
+            if old != item:
+                flat |= changed(flatten({"devices": [old]}) if old else {}, flatten({"devices": [item]}))
+        return flat
+    flat = {}
     for section, items in home_items(home).items():
         before = base.get(section, {})
         for key, item in items.items():
@@ -120,4 +129,5 @@ class SmartHomeWorld:
     def state(self) -> HomeState:
         """The live state, for tests and judges' replay checks; agents only see tool results."""
         self._changes = None  # whoever holds the live state may change it
+        self._state.own_everything()  # ... so none of its devices may still be the pack's
         return self._state
