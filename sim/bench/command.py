@@ -10,6 +10,7 @@ achieved / bound, measured in this one invocation.
 from __future__ import annotations
 
 import json
+import math
 import subprocess
 import sys
 import tempfile
@@ -125,8 +126,11 @@ def with_bounds(result: dict[str, Any], settings: BenchSettings) -> dict[str, An
     if settings.tpm is not None and tokens_per_episode > 0:
         tpm_bound = settings.tpm / 60 / tokens_per_episode
         # The mock's bucket (like a provider's) starts full: over a run of T seconds it admits tpm * (1 + T/60)
-        # tokens. squall paces to the steady rate from the start; a blind runner spends the burst, then 429s.
-        burst_bound = min(bound, tpm_bound * (1 + 60 / wall))
+        # tokens. A sliding window admits tpm in each minute: at most tpm * ceil(T/60).
+        if settings.limiter == "sliding_window":
+            burst_bound = min(bound, tpm_bound * 60 * math.ceil(wall / 60) / wall)
+        else:
+            burst_bound = min(bound, tpm_bound * (1 + 60 / wall))
         if tpm_bound < bound:
             bound, binding = tpm_bound, "tpm"
     attempts = result["requests"] + result["retries"]
@@ -190,7 +194,10 @@ ROWS = (
     ("episodes/s (bound)", lambda r: f"{r['bound']:.2f} ({r['binding']})"),
     ("achieved / bound", lambda r: f"{r['ratio']:.3f}"),
     ("steady state: requests/s, / bound", _steady),
-    ("bound incl. initial burst, achieved / it", lambda r: f"{r['bound_with_initial_burst']:.2f}, {r['ratio_to_burst_bound']:.3f}"),
+    (
+        "bound incl. initial burst, achieved / it",
+        lambda r: f"{r['bound_with_initial_burst']:.2f}, {r['ratio_to_burst_bound']:.3f}",
+    ),
     ("wall time s", lambda r: f"{r['wall_s']:.1f}"),
     ("episodes/hour", lambda r: f"{r['episodes_per_hour']:,}"),
     ("requests/s", lambda r: f"{r['requests_per_s']:.1f}"),

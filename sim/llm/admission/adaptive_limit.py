@@ -207,7 +207,8 @@ class Budgets:
     (``ReportedLevel``); a configured one stays a cap of our own as well."""
 
     __slots__ = ("_configured", "endpoint", "log", "reported_requests", "reported_tokens", "requests_taken",
-                 "requests_window", "rpm", "started", "tokens_taken", "tokens_window", "tpm", "utilization")  # fmt: skip
+                 "requests_window", "rpm", "started", "tokens_taken", "tokens_window", "tpm",
+                 "utilization")  # fmt: skip
 
     def __init__(
         self, endpoint: str, tpm: int | None, rpm: int | None, utilization: float, now: float, log: DecisionLog
@@ -380,7 +381,12 @@ class Budgets:
         frees slower than one (a window whose reset times read like a bucket's): from now on, assume no more than
         what of ours has left the minute window."""
         for reported in (self.reported_tokens, self.reported_requests):
-            if reported is not None and reported.frees == "bucket" and reported.seq < mark.requests and reported.fresh(mark.at):
+            if (
+                reported is not None
+                and reported.frees == "bucket"
+                and reported.seq < mark.requests
+                and reported.fresh(mark.at)
+            ):
                 reported.frees = "window"
                 self.log.event("frees_like_a_window", endpoint=self.endpoint)
 

@@ -46,7 +46,9 @@ class ReportedLevel:
     def fresh(self, now: float) -> bool:
         return now - self.at < STALE_S
 
-    def observe(self, remaining: float, reset_s: float | None, since: float, seq: int, at: float, expired: float) -> bool:
+    def observe(
+        self, remaining: float, reset_s: float | None, since: float, seq: int, at: float, expired: float
+    ) -> bool:
         """A report of ``remaining`` (full again in ``reset_s``) in the answer to the request admitted as ``seq`` at
         ``at`` (our window's ``expired`` then); ``since``: what we admitted after it. Ignored (False) when a report
         about a later admission is already in."""

@@ -49,7 +49,9 @@ class Provider:
         if ep.in_flight >= ep.limit.value or ep.ready_at(permit, self.clock.now) > self.clock.now:
             return False
         async with permit:
-            request = ModelRequest(model="m", role="agent", messages=(ChatMessage(role="user", content=text),), max_tokens=20)
+            request = ModelRequest(
+                model="m", role="agent", messages=(ChatMessage(role="user", content=text),), max_tokens=20
+            )
             try:
                 reply = await self.transport.send(request)
             except TransportError as error:
