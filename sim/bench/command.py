@@ -10,6 +10,7 @@ achieved / bound, measured in this one invocation.
 from __future__ import annotations
 
 import json
+import math
 import subprocess
 import sys
 import tempfile
@@ -37,6 +38,8 @@ class BenchSettings:
     arms: tuple[Arm, ...] = ("squall", "static", "mcp")
     mcp_calls: int = 300
     """Tool calls timed each way (in-process, over MCP) by the ``mcp`` arm."""
+    limiter: Literal["token_bucket", "sliding_window"] = "token_bucket"
+    """How the mock enforces tpm/rpm: a token bucket that starts full, or a sliding window (see mockllm.limits)."""
 
 
 def mock_config(settings: BenchSettings) -> dict[str, Any]:
@@ -49,7 +52,7 @@ def mock_config(settings: BenchSettings) -> dict[str, Any]:
     if settings.tpm is not None:
         limits["tpm"] = settings.tpm
     if limits:
-        config["rate_limit"] = limits
+        config["rate_limit"] = {**limits, "algorithm": settings.limiter}
     if settings.faults == "mix":
         # One uniform draw per request partitions [0, 1): exactly 5% 429, 5% 5xx, 2% hangs, 2% bad bodies.
         hang = settings.request_timeout_s * 2
@@ -123,8 +126,11 @@ def with_bounds(result: dict[str, Any], settings: BenchSettings) -> dict[str, An
     if settings.tpm is not None and tokens_per_episode > 0:
         tpm_bound = settings.tpm / 60 / tokens_per_episode
         # The mock's bucket (like a provider's) starts full: over a run of T seconds it admits tpm * (1 + T/60)
-        # tokens. squall paces to the steady rate from the start; a blind runner spends the burst, then 429s.
-        burst_bound = min(bound, tpm_bound * (1 + 60 / wall))
+        # tokens. A sliding window admits tpm in each minute: at most tpm * ceil(T/60).
+        if settings.limiter == "sliding_window":
+            burst_bound = min(bound, tpm_bound * 60 * math.ceil(wall / 60) / wall)
+        else:
+            burst_bound = min(bound, tpm_bound * (1 + 60 / wall))
         if tpm_bound < bound:
             bound, binding = tpm_bound, "tpm"
     attempts = result["requests"] + result["retries"]
@@ -143,6 +149,7 @@ def with_bounds(result: dict[str, Any], settings: BenchSettings) -> dict[str, An
         "ratio": round(achieved / bound, 3),
         "binding": binding,
         "bound_with_initial_burst": round(burst_bound, 3),
+        "ratio_to_burst_bound": round(achieved / burst_bound, 3),
         "episodes_per_hour": round(achieved * 3600),
         "requests_per_s": round(result["requests"] / wall, 2),
         "tokens_per_min": round(result["tokens"] / wall * 60),
@@ -160,7 +167,18 @@ def run_bench(settings: BenchSettings) -> dict[str, Any]:
         out.update(arms["squall"])
     if "static" in arms:
         out["static"] = arms["static"]
+    if "squall" in arms and "static" in arms:
+        out["comparison"] = compare(arms["squall"], arms["static"])
     return out
+
+
+def compare(squall: dict[str, Any], static: dict[str, Any]) -> dict[str, float]:
+    """squall against the static runner on the same workload: below 1 squall took less wall time."""
+    return {
+        "wall_ratio": round(squall["wall_s"] / max(1e-9, static["wall_s"]), 3),
+        "achieved_ratio": round(squall["achieved"] / max(1e-9, static["achieved"]), 3),
+        "cpu_ms_per_request_ratio": round(squall["cpu_ms_per_request"] / max(1e-9, static["cpu_ms_per_request"]), 3),
+    }
 
 
 def _steady(r: dict[str, Any]) -> str:
@@ -176,7 +194,11 @@ ROWS = (
     ("episodes/s (bound)", lambda r: f"{r['bound']:.2f} ({r['binding']})"),
     ("achieved / bound", lambda r: f"{r['ratio']:.3f}"),
     ("steady state: requests/s, / bound", _steady),
-    ("bound incl. initial burst", lambda r: f"{r['bound_with_initial_burst']:.2f}"),
+    (
+        "bound incl. initial burst, achieved / it",
+        lambda r: f"{r['bound_with_initial_burst']:.2f}, {r['ratio_to_burst_bound']:.3f}",
+    ),
+    ("wall time s", lambda r: f"{r['wall_s']:.1f}"),
     ("episodes/hour", lambda r: f"{r['episodes_per_hour']:,}"),
     ("requests/s", lambda r: f"{r['requests_per_s']:.1f}"),
     ("tokens/min", lambda r: f"{r['tokens_per_min']:,}"),

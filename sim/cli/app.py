@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal, cast
 
@@ -355,12 +356,26 @@ def bench(
         str, typer.Option(help="Comma-separated: squall, static, mcp (one tool call in-process vs over MCP)")
     ] = "squall,static,mcp",
     as_json: Annotated[bool, typer.Option("--json", help="Print the results as JSON.")] = False,
+    limiter: Annotated[str, typer.Option(help="How the mock enforces --tpm/--rpm: token_bucket | sliding_window")] = (
+        "token_bucket"
+    ),
+    suite: Annotated[
+        bool, typer.Option("--suite", help="Every README workload, squall vs static (the other options are ignored).")
+    ] = False,
 ) -> None:
     """Measure the harness against a mock endpoint: achieved vs Little's-law bound, 429s, CPU per request, RSS,
     for squall's scheduler and for a static fixed-concurrency runner with blind backoff, side by side; and (mcp) one
     tool call in-process against the same call over MCP, as an outside agent makes it."""
     from sim.bench.command import BenchSettings, render, run_bench
 
+    if suite:
+        from sim.bench.suite import render_suite, run_suite
+
+        result = run_suite()
+        sys.stdout.write(json.dumps(result, indent=2) + "\n" if as_json else render_suite(result))
+        return
+    if limiter not in ("token_bucket", "sliding_window"):
+        fail(f"--limiter: {limiter!r}: use token_bucket or sliding_window")
     chosen = tuple(a.strip() for a in arms.split(",") if a.strip())
     if not chosen or any(a not in ("squall", "static", "mcp") for a in chosen):
         fail(f"--arms: {arms!r}: use one or more of squall, static, mcp")
@@ -369,6 +384,7 @@ def bench(
     mode: Literal["none", "mix"] = "mix" if faults == "mix" else "none"
     picked = cast(tuple[Literal["squall", "static", "mcp"], ...], chosen)
     settings = BenchSettings(episodes, concurrency, latency, jitter, tpm, rpm, mode, request_timeout, picked)
+    settings = replace(settings, limiter=cast(Literal["token_bucket", "sliding_window"], limiter))
     report = run_bench(settings)
     if as_json:
         sys.stdout.write(json.dumps(report, indent=2) + "\n")

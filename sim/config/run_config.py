@@ -191,6 +191,9 @@ class RunConfig(BaseModel):
     max_turns: StrictInt = Field(default=20, ge=1, description="User turns per episode.")
     episode_timeout_s: StrictFloat = Field(default=600.0, gt=0, description="Working-time budget per episode, seconds.")
     request_timeout_s: StrictFloat = Field(default=120.0, gt=0, description="HTTP timeout per LLM request, seconds.")
+    connect_timeout_s: StrictFloat | None = Field(
+        default=None, gt=0, description="Seconds to open a connection; None: 10 s + 10 ms per request in flight."
+    )
     max_tokens: StrictInt | None = Field(default=512, ge=1, description="Completion cap per model request.")
     temperature: StrictFloat | None = Field(default=0.0, ge=0, description="Sampling temperature (None: provider's).")
     setup: Literal["cumulative", "isolated"] = Field(

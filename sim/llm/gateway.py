@@ -44,6 +44,7 @@ class Gateway:
         cache: ResponseCache | None = None,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
         request_timeout_s: float = 120.0,
+        connect_timeout_s: float | None = None,
     ) -> None:
         self.admission = admission or ScheduledAdmission(
             Scheduler(EndpointLimits(concurrency=_DEFAULT_CONNECTIONS), max_concurrency=_DEFAULT_CONNECTIONS)
@@ -52,6 +53,8 @@ class Gateway:
         self.cache = cache
         """Shared by every role; a hit makes no endpoint request and is counted as ``cached``, not as a request."""
         self.request_timeout_s = request_timeout_s
+        self.connect_timeout_s = connect_timeout_s
+        """None: 10 s, scaled with the requests in flight (see OpenAIChatTransport.connect_timeout)."""
         retrying = RetryingCompleter(self.admission, sleep)
         self._completer: Completer = retrying if cache is None else CachedCompleter(retrying, cache)
         self._transports: dict[str, Transport] = {}
@@ -102,7 +105,9 @@ class Gateway:
         if spec.base_url is not None or spec.raw.startswith("openai-chat:"):
             from sim.llm.transports.openai_chat import OpenAIChatTransport
 
-            return OpenAIChatTransport(self.http(), spec.base_url, spec.name, self.request_timeout_s)
+            return OpenAIChatTransport(
+                self.http(), spec.base_url, spec.name, self.request_timeout_s, self.connect_timeout_s
+            )
         from pydantic_ai.models import infer_model
 
         from sim.llm.transports.pydantic_ai import PydanticAITransport

@@ -19,4 +19,9 @@ class RetryPolicy(BaseModel):
     rate_limit_budget_s: StrictFloat = Field(
         default=900.0, ge=0, description="Total time one request may spend waiting out 429s before giving up."
     )
-    max_malformed: StrictInt = Field(default=2, ge=1, description="Attempts for malformed bodies (rarely transient).")
+    max_malformed: StrictInt = Field(
+        default=3,
+        ge=1,
+        description="Attempts for malformed bodies (rarely transient; 3 so that two bad bodies in a row, as a flaky "
+        "provider sends now and then, still get their retry).",
+    )

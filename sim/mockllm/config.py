@@ -107,13 +107,19 @@ class FaultRule(_Frozen):
 
 
 class RateLimit(_Frozen):
-    """Request and token limits per window, enforced as token buckets (see limits.RateLimiter).
+    """Request and token limits per window, enforced as token buckets or sliding windows (see limits.RateLimiter).
 
-    Each limit is a bucket holding up to its per-window limit, refilled continuously at limit / window_s and
-    starting full. A request is admitted only when both buckets hold its cost and is then charged to both; others
-    get 429 with Retry-After / retry-after-ms set to the time until enough capacity refills.
+    A token bucket holds up to its per-window limit, refilled continuously at limit / window_s and starting full.
+    A sliding window admits at most the limit in any window_s, each charge freed window_s after it was made. A
+    request is admitted only when both limits hold its cost and is then charged to both; others get 429 with
+    Retry-After / retry-after-ms set to the time until enough capacity is back.
     """
 
+    algorithm: Literal["token_bucket", "sliding_window"] = Field(
+        default="token_bucket",
+        description="token_bucket: starts full, refills continuously (OpenAI's model). sliding_window: at most the "
+        "limit in any window, nothing freed until a window after each charge.",
+    )
     rpm: int | None = Field(default=None, ge=1, description="Requests allowed per window; None: no request limit.")
     tpm: int | None = Field(
         default=None,

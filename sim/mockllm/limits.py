@@ -1,9 +1,11 @@
-"""Request and token rate limits as token buckets, with OpenAI's x-ratelimit-* headers and exact 429 waits."""
+"""Request and token rate limits, as token buckets or sliding windows, with OpenAI's x-ratelimit-* headers and exact
+429 waits."""
 
 from __future__ import annotations
 
 import math
 import time
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
@@ -57,12 +59,64 @@ class Bucket:
         missing = cost - self.level - _EPSILON
         return missing / self.rate if missing > 0 else 0.0
 
+    def take(self, cost: int) -> None:
+        self.level -= cost
+
     def headers(self, kind: str) -> dict[str, str]:
         return {
             f"x-ratelimit-limit-{kind}": str(self.limit),
             f"x-ratelimit-remaining-{kind}": str(max(0, math.floor(self.level + _EPSILON))),
             f"x-ratelimit-reset-{kind}": go_duration((self.limit - self.level) / self.rate),
         }
+
+
+class SlidingWindow:
+    """Admits at most `limit` units over any `window_s`: each charge counts until `window_s` after it was made, then
+    frees at once. Nothing refills meanwhile, so a burst that spends the limit waits out the whole window (a token
+    bucket would let it go on at limit/window_s from the start)."""
+
+    def __init__(self, limit: int, window_s: float, now: float) -> None:
+        self.limit, self.window_s, self.last = limit, window_s, now
+        self.charges: deque[tuple[float, int]] = deque()  # (when, cost), oldest first
+        self.used = 0
+
+    @property
+    def level(self) -> float:
+        return float(self.limit - self.used)
+
+    def refill(self, now: float) -> None:
+        """Free the charges older than the window."""
+        self.last = now
+        charges = self.charges
+        while charges and charges[0][0] <= now - self.window_s:
+            self.used -= charges.popleft()[1]
+
+    def wait_s(self, cost: int) -> float:
+        """Seconds until the charges that must leave for `cost` to fit have left (0 if it fits now)."""
+        excess = self.used + cost - self.limit
+        if excess <= 0:
+            return 0.0
+        for when, charged in self.charges:
+            excess -= charged
+            if excess <= 0:
+                return max(0.0, when + self.window_s - self.last)
+        return self.window_s  # cannot happen for cost <= limit: every charge leaves within a window
+
+    def take(self, cost: int) -> None:
+        self.charges.append((self.last, cost))
+        self.used += cost
+
+    def headers(self, kind: str) -> dict[str, str]:
+        # Reset: when the window is back to its whole limit (its newest charge leaves), as OpenAI defines it.
+        reset = self.charges[-1][0] + self.window_s - self.last if self.charges else 0.0
+        return {
+            f"x-ratelimit-limit-{kind}": str(self.limit),
+            f"x-ratelimit-remaining-{kind}": str(max(0, self.limit - self.used)),
+            f"x-ratelimit-reset-{kind}": go_duration(reset),
+        }
+
+
+Limit = Bucket | SlidingWindow
 
 
 @dataclass(frozen=True)
@@ -76,10 +130,11 @@ class Decision:
 
 
 class RateLimiter:
-    """Admits a request only if both buckets hold its cost (1 request; its tokens), then charges both.
+    """Admits a request only if both limits hold its cost (1 request; its tokens), then charges both.
 
-    A rejected request is charged nothing. Buckets start full, so a whole window's limit may come at once; over a
-    run of T seconds at most limit × (1 + T / window_s) is admitted.
+    A rejected request is charged nothing. Token buckets start full, so a whole window's limit may come at once; over
+    a run of T seconds at most limit × (1 + T / window_s) is admitted. A sliding window admits at most the limit in
+    any window: limit × ceil(T / window_s) over T seconds.
     """
 
     def __init__(self, config: RateLimit, model: str = "mock-model", clock: Callable[[], float] = time.monotonic):
@@ -87,13 +142,14 @@ class RateLimiter:
         self._model = model
         self._clock = clock
         now = clock()
-        self._requests = Bucket(config.rpm, config.window_s, now) if config.rpm else None
-        self._tokens = Bucket(config.tpm, config.window_s, now) if config.tpm else None
+        kind = SlidingWindow if config.algorithm == "sliding_window" else Bucket
+        self._requests: Limit | None = kind(config.rpm, config.window_s, now) if config.rpm else None
+        self._tokens: Limit | None = kind(config.tpm, config.window_s, now) if config.tpm else None
 
     def acquire(self, tokens: int) -> Decision:
         """Admit and charge a request costing `tokens`, or say why not and for how long."""
         now = self._clock()
-        waits: list[tuple[float, LimitReason, Bucket, int]] = []
+        waits: list[tuple[float, LimitReason, Limit, int]] = []
         if self._requests is not None:
             self._requests.refill(now)
             waits.append((self._requests.wait_s(1), "requests", self._requests, 1))
@@ -106,7 +162,7 @@ class RateLimiter:
         if wait > 0:
             return Decision(False, reason, wait, self._exceeded(reason, bucket, cost, wait))
         for _, _, b, c in waits:
-            b.level -= c
+            b.take(c)
         return Decision(True)
 
     def headers(self) -> dict[str, str]:
@@ -124,7 +180,7 @@ class RateLimiter:
     def _per(self) -> str:
         return "min" if self.config.window_s == 60 else f"{self.config.window_s:g}s"
 
-    def _exceeded(self, reason: LimitReason, bucket: Bucket, cost: int, wait: float) -> str:
+    def _exceeded(self, reason: LimitReason, bucket: Limit, cost: int, wait: float) -> str:
         abbr = "RPM" if reason == "requests" else "TPM"
         used = bucket.limit - math.floor(bucket.level + _EPSILON)
         return (

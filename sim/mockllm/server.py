@@ -57,12 +57,15 @@ def _raw(reply: RawReply, headers: dict[str, str] | None = None) -> web.Response
 class MockLLMApp:
     """Request handling; all state lives here, one instance per server."""
 
-    def __init__(self, config: MockConfig, policy: Policy | None = None) -> None:
+    def __init__(
+        self, config: MockConfig, policy: Policy | None = None, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         self.config = config
         self.stats = ServerStats()
         self._policy = policy if policy is not None else build_policy(config.policy)
         self._faults = FaultInjector(config.faults, config.seed)
-        self._limiter = RateLimiter(config.rate_limit, config.model) if config.rate_limit else None
+        # The limiter's clock is injectable: a test steps it to cross minutes without waiting them.
+        self._limiter = RateLimiter(config.rate_limit, config.model, clock) if config.rate_limit else None
         self._latency = LatencySampler(config)
         self._started = time.monotonic()
 
@@ -233,10 +236,12 @@ async def start_mock_server(
     *,
     backlog: int = LISTEN_BACKLOG,
     policy: Policy | None = None,
+    clock: Callable[[], float] = time.monotonic,
 ) -> MockServer:
     """Start serving in the running loop; port 0 picks a free port (see `.port` / `.url`). ``policy``, in-process
-    only, answers instead of ``config.policy`` (a test's own pure function of the request)."""
-    app = MockLLMApp(config, policy)
+    only, answers instead of ``config.policy`` (a test's own pure function of the request); ``clock``: the rate
+    limiter's."""
+    app = MockLLMApp(config, policy, clock)
     # handler_cancellation: a client that gives up on a hang frees its handler; short shutdown so close() never
     # waits out a long hang.
     runner = web.AppRunner(app.build(), access_log=None, handler_cancellation=True, shutdown_timeout=0.5)

@@ -66,9 +66,12 @@ class FakeEndpoint:
         latency_s: float = 2.0,
         headers: bool = False,
         retry_after_s: float | None = 1.0,
+        honest_reset: bool = True,
     ) -> None:
         self.vt, self.tpm, self.window, self.max_in_flight = vt, tpm, window, max_in_flight
         self.latency_s, self.send_headers, self.retry_after_s = latency_s, headers, retry_after_s
+        self.honest_reset = honest_reset
+        """False: a window that reports its reset as a bucket's would be (time to refill what is used, at the rate)."""
         self.recent: deque[tuple[float, int]] = deque()
         self.used = 0  # window: tokens in the last 60 s
         self.level, self.updated = float(tpm or 0), 0.0  # bucket
@@ -89,7 +92,10 @@ class FakeEndpoint:
         if not self.send_headers or self.tpm is None:
             return {}
         left = self.remaining()
+        # When it is full again: a bucket at its rate; a window when its newest charge leaves.
         reset = (self.tpm - left) / (self.tpm / 60.0)
+        if self.window and self.honest_reset:
+            reset = self.recent[-1][0] + 60.0 - self.vt.now if self.recent else 0.0
         return {
             "x-ratelimit-limit-tokens": str(self.tpm),
             "x-ratelimit-remaining-tokens": str(int(left)),

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from sim.llm.admission.decision_log import DecisionLog
+from sim.llm.admission.reported_level import ReportedLevel
 from sim.llm.admission.token_bucket import MinuteWindow, TokenBucket
 
 _DURATION_PART = re.compile(r"(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|ms|h|m|s)")
@@ -114,6 +115,10 @@ class AdaptiveLimit:
         if level > self._ok_level:
             self._ok_level = level
 
+    def isolated(self, level: int) -> bool:
+        """Whether a 429 at ``level`` came where requests also succeed (this round or the last): no overload."""
+        return 0 < level <= max(self._ok_level, self._ok_level_before)
+
     def rate_limited(self, epoch: int, level: int | None = None) -> bool:
         """A 429 for a request admitted in ``epoch`` at ``level`` (None: unknown, the round's share alone decides).
         True when it opens a new episode (the limit is cut, unless pinned); False for the echoes of an episode
@@ -185,6 +190,9 @@ class Mark(NamedTuple):
     """A request's admission, for reconciling it later."""
 
     at: float
+    expired_tokens: float
+    """Our minute windows' ``expired`` then (what a sliding window has freed of ours since is read against it)."""
+    expired_requests: float
     tokens: float
     """Tokens the endpoint had admitted by then, this request's included (and ``requests`` likewise)."""
     requests: int
@@ -194,10 +202,13 @@ class Mark(NamedTuple):
 
 
 class Budgets:
-    """The RPM and TPM buckets of one endpoint: configured, or learned from the provider's headers."""
+    """The RPM and TPM buckets of one endpoint: configured, or learned from the provider's headers. While the
+    provider reports what is left (``x-ratelimit-remaining-*``), its reports pace a learned budget, up and down
+    (``ReportedLevel``); a configured one stays a cap of our own as well."""
 
-    __slots__ = ("_configured", "endpoint", "log", "requests_taken", "requests_window", "rpm", "started",
-                 "tokens_taken", "tokens_window", "tpm", "utilization")  # fmt: skip
+    __slots__ = ("_configured", "endpoint", "log", "reported_requests", "reported_tokens", "requests_taken",
+                 "requests_window", "rpm", "started", "tokens_taken", "tokens_window", "tpm",
+                 "utilization")  # fmt: skip
 
     def __init__(
         self, endpoint: str, tpm: int | None, rpm: int | None, utilization: float, now: float, log: DecisionLog
@@ -211,15 +222,40 @@ class Budgets:
         self.started: float | None = None
         """When the first request was admitted."""
         self.tokens_window, self.requests_window = MinuteWindow(), MinuteWindow()
+        self.reported_tokens: ReportedLevel | None = None
+        self.reported_requests: ReportedLevel | None = None
 
     def wait(self, tokens: int, now: float) -> tuple[float, str]:
         """Seconds until one request of ``tokens`` fits both budgets, and the one it waits for."""
         wait_r = wait_t = 0.0
         if (rpm := self.rpm) is not None:
-            wait_r = max(rpm.wait_s(1, now), self.requests_window.wait_s(1, rpm.capacity, now))
+            wait_r = self._wait(1, rpm, self.reported_requests, self.requests_window, "requests", now)
         if (tpm := self.tpm) is not None:
-            wait_t = max(tpm.wait_s(tokens, now), self.tokens_window.wait_s(tokens, tpm.capacity, now))
+            wait_t = self._wait(tokens, tpm, self.reported_tokens, self.tokens_window, "tokens", now)
         return (wait_t, "tpm") if wait_t >= wait_r else (wait_r, "rpm")
+
+    def _wait(
+        self, amount: int, bucket: TokenBucket, reported: ReportedLevel | None, window: MinuteWindow, resource: str,
+        now: float,
+    ) -> float:  # fmt: skip
+        if reported is None or not reported.fresh(now):
+            return max(bucket.wait_s(amount, now), window.wait_s(amount, bucket.capacity, now))
+        wait = reported.wait_s(min(amount, bucket.capacity), window, now)
+        return max(wait, bucket.wait_s(amount, now)) if self._configured[resource] else wait
+
+    def level(self, resource: str, now: float) -> float:
+        """What the budget lets go now (0: none known), as the provider's fresh report or our bucket says."""
+        bucket, reported, window = (
+            (self.tpm, self.reported_tokens, self.tokens_window)
+            if resource == "tokens"
+            else (self.rpm, self.reported_requests, self.requests_window)
+        )
+        if bucket is None:
+            return 0.0
+        if reported is None or not reported.fresh(now):
+            return bucket.refill(now)
+        level = reported.available(window, now)
+        return min(level, bucket.refill(now)) if self._configured[resource] else level
 
     def take(self, tokens: int, now: float) -> Mark:
         """Spend one request and ``tokens``."""
@@ -231,12 +267,19 @@ class Budgets:
         self.requests_window.add(1, now, now)
         if self.rpm is not None:
             self.rpm.take(1, now)
+        if self.reported_requests is not None:
+            self.reported_requests.take(1)
+        if self.reported_tokens is not None:
+            self.reported_tokens.take(tokens)
         if self.tpm is not None:
             if tokens > self.tpm.capacity:
                 # It waited for a full bucket: going into debt is the only way it ever runs; later ones repay it.
                 self.log.event("oversize", endpoint=self.endpoint, tokens=tokens, capacity=round(self.tpm.capacity))
             self.tpm.take(tokens, now)
-        return Mark(now, self.tokens_taken, self.requests_taken, self.tpm, self.rpm)
+        return Mark(
+            now, self.tokens_window.expired, self.requests_window.expired, self.tokens_taken, self.requests_taken,
+            self.tpm, self.rpm,
+        )  # fmt: skip
 
     @property
     def paced(self) -> bool:
@@ -250,10 +293,14 @@ class Budgets:
             self.tokens_window.add(-tokens, mark.at, now)
             if mark.tpm is not None:
                 mark.tpm.give(tokens, now)
+            if self.reported_tokens is not None and self.tpm is not None:
+                self.reported_tokens.give(tokens, mark.requests)
         if requests:
             self.requests_window.add(-requests, mark.at, now)
             if mark.rpm is not None:
                 mark.rpm.give(requests, now)
+            if self.reported_requests is not None and self.rpm is not None:
+                self.reported_requests.give(requests, mark.requests)
 
     def observe(self, headers: Mapping[str, str], mark: Mark, now: float) -> None:
         """Learn limits the run did not configure, and lower our levels where the provider reports less left than
@@ -262,19 +309,41 @@ class Budgets:
             # The provider counted up to about this request's admission. What it has freed since: a token bucket
             # refills continuously, but a sliding window frees nothing until a minute after our first request.
             freed_s = max(0.0, now - max(mark.at, (now if self.started is None else self.started) + 60.0))
-            self.tpm = self._observe("tokens", self.tpm, headers, freed_s, self.tokens_taken - mark.tokens, now)
-            self.rpm = self._observe("requests", self.rpm, headers, freed_s, self.requests_taken - mark.requests, now)
+            since_t, since_r = self.tokens_taken - mark.tokens, self.requests_taken - mark.requests
+            seen_t, seen_r = RateHeaders.read(headers, "tokens"), RateHeaders.read(headers, "requests")
+            self.tpm = self._observe("tokens", self.tpm, seen_t, freed_s, since_t, now)
+            self.rpm = self._observe("requests", self.rpm, seen_r, freed_s, since_r, now)
+            self.reported_tokens = self._report(self.tpm, self.reported_tokens, seen_t, since_t, mark, now)
+            self.reported_requests = self._report(self.rpm, self.reported_requests, seen_r, since_r, mark, now)
+
+    def _report(
+        self,
+        bucket: TokenBucket | None,
+        reported: ReportedLevel | None,
+        seen: RateHeaders | None,
+        since: float,
+        mark: Mark,
+        now: float,
+    ) -> ReportedLevel | None:
+        """The provider's report of what is left, the newest one, with the margin we keep below its limit."""
+        if bucket is None or seen is None or seen.remaining is None:
+            return reported
+        limit = seen.limit or bucket.per_minute  # the provider's own, where it says
+        if reported is None or reported.limit != limit:  # new, or the limit changed
+            reported = ReportedLevel(limit, limit * (1.0 - self.utilization))
+        expired = mark.expired_tokens if bucket is self.tpm else mark.expired_requests
+        reported.observe(seen.remaining, parse_duration(seen.reset), since, mark.requests, mark.at, expired)
+        return reported
 
     def _observe(
         self,
         resource: str,
         bucket: TokenBucket | None,
-        headers: Mapping[str, str],
+        seen: RateHeaders | None,
         freed_s: float,
         since: float,
         now: float,
     ) -> TokenBucket | None:
-        seen = RateHeaders.read(headers, resource)
         if seen is None:
             return bucket
         learned = seen.limit if seen.limit and not self._configured[resource] else None
@@ -298,6 +367,28 @@ class Budgets:
         if (cut := bucket.lower_to(left, now)) > 0.1 * bucket.capacity and not new:
             self.log.event("bucket_corrected", endpoint=self.endpoint, resource=resource, cut=round(cut))
         return bucket
+
+    def spent(self, tokens: int, headers: Mapping[str, str]) -> bool:
+        """Whether the headers report less left than one request of ``tokens`` needs."""
+        for resource, need in (("tokens", tokens), ("requests", 1)):
+            seen = RateHeaders.read(headers, resource)
+            if seen is not None and seen.remaining is not None and seen.remaining < need:
+                return True
+        return False
+
+    def refused(self, mark: Mark) -> None:
+        """A 429 for a request admitted at ``mark``. If a report read as a token bucket's let it go, the provider
+        frees slower than one (a window whose reset times read like a bucket's): from now on, assume no more than
+        what of ours has left the minute window."""
+        for reported in (self.reported_tokens, self.reported_requests):
+            if (
+                reported is not None
+                and reported.frees == "bucket"
+                and reported.seq < mark.requests
+                and reported.fresh(mark.at)
+            ):
+                reported.frees = "window"
+                self.log.event("frees_like_a_window", endpoint=self.endpoint)
 
     def retry_wait(self, tokens: int, headers: Mapping[str, str], now: float) -> float:
         """After a 429 without Retry-After: how long until what the provider says is exhausted is back (0: unknown).

@@ -75,7 +75,7 @@ class ScheduledRequest:
             self._rate_limited_s += pause
             if pause > policy.max_retry_after_s or self._rate_limited_s > policy.rate_limit_budget_s:
                 raise gave_up(error, self._failed + self._rate_limited) from error
-            return Retry(pause, sleep=False)
+            return Retry(pause, sleep=not permit.paused)  # a paused endpoint's admission waits it out itself
         if error.kind == "malformed":
             permit.completed(0, 0, error.headers)  # billed, usage unknown: the reservation stands
         else:

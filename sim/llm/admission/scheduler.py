@@ -104,9 +104,9 @@ class Scheduler:
             "queued": sum(not p.fut.done() for p in ep.waiters),
             "paused_s": max(0.0, ep.paused_until - now),
             "tpm": tpm.per_minute if tpm else 0.0,
-            "tpm_level": tpm.refill(now) if tpm else 0.0,
+            "tpm_level": ep.budgets.level("tokens", now),
             "rpm": rpm.per_minute if rpm else 0.0,
-            "rpm_level": rpm.refill(now) if rpm else 0.0,
+            "rpm_level": ep.budgets.level("requests", now),
             "rate_limit_episodes": ep.limit.epoch,
         }
 
@@ -210,7 +210,7 @@ class Permit:
     """One admission. Use as ``async with``; inside, report the outcome once: completed, rate_limited or failed."""
 
     __slots__ = ("_ep", "_retry", "_state", "blocked_by", "cost", "epoch", "fut", "input_tokens", "level", "mark",
-                 "waited_s")  # fmt: skip
+                 "paused", "waited_s")  # fmt: skip
 
     def __init__(self, ep: _Endpoint, input_tokens: int, cost: int, retry: bool) -> None:
         self._ep, self._retry, self._state = ep, retry, _QUEUED
@@ -220,6 +220,8 @@ class Permit:
         self.waited_s = 0.0
         """Seconds spent waiting for admission (the gateway charges it as waiting time)."""
         self.blocked_by = "queue"
+        self.paused = False
+        """After a 429: whether it paused the whole endpoint (else the request waits alone)."""
         self.fut: asyncio.Future[None]
         self.mark: Mark
 
@@ -311,6 +313,7 @@ class Permit:
         must not freeze every other request of the endpoint)."""
         now, ep = self._settle(), self._ep
         ep.budgets.give(self.cost, 0, self.mark, now)  # rejected, not billed
+        ep.budgets.refused(self.mark)
         ep.budgets.observe(headers, self.mark, now)
         if retry_after_s is not None:
             wait = max(0.0, retry_after_s)
@@ -318,9 +321,13 @@ class Permit:
             ep.backoff_s = min(ep.backoff_s * 2, _BACKOFF_S[1]) if ep.backoff_s else _BACKOFF_S[0]
             wait = ep.backoff_s
         before = ep.limit.value
+        isolated = ep.limit.isolated(self.level) and not ep.budgets.spent(self.cost, headers)
         new_episode = ep.limit.rate_limited(self.epoch, self.level)
         gives_up = wait > give_up_s
-        if not gives_up:
+        # A 429 at a level that also succeeds, with budget left, is the provider's hiccup (or another user's of a
+        # shared key): it waits alone. Pausing every request for it cost a 5% fault mix 1.45x its wall time.
+        self.paused = not gives_up and (new_episode or not isolated)
+        if self.paused:
             ep.paused_until = max(ep.paused_until, now + wait)
         ep.stats.rate_limited += 1
         pause_s = round(max(0.0, ep.paused_until - now), 3)
@@ -330,4 +337,4 @@ class Permit:
         )  # fmt: skip
         if ep.limit.value != before:
             ep.log.event("limit_cut", endpoint=ep.name, limit=ep.limit.value, limit_before=before)
-        return wait if gives_up else ep.paused_until - now
+        return ep.paused_until - now if self.paused else wait

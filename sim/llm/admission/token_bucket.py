@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import json
+import math
 import weakref
 from typing import Any
 
@@ -83,22 +84,27 @@ class MinuteWindow:
     after a slack spell (a full bucket) from overrunning it. Bin ``k`` holds [k/4, (k+1)/4) and counts for 60 s
     after its end."""
 
-    __slots__ = ("_bins", "_newest", "total")
+    __slots__ = ("_bins", "_newest", "expired", "total")
 
     def __init__(self) -> None:
         self._bins = [0.0] * _WINDOW_BINS
         self._newest = 0
         self.total = 0.0
+        self.expired = 0.0
+        """All that has left the window so far: what a sliding-window limiter has freed of ours (a report's
+        ``ReportedLevel`` reads how much since)."""
 
     def _advance(self, now: float) -> None:
         newest = int(now * _BINS_PER_S)
         if newest <= self._newest:
             return
         if newest - self._newest >= _WINDOW_BINS:
-            self._bins, self.total = [0.0] * _WINDOW_BINS, 0.0
+            self._bins, self.expired, self.total = [0.0] * _WINDOW_BINS, self.expired + self.total, 0.0
         else:
             for k in range(self._newest + 1, newest + 1):
-                self.total -= self._bins[k % _WINDOW_BINS]
+                held = self._bins[k % _WINDOW_BINS]
+                self.total -= held
+                self.expired += held
                 self._bins[k % _WINDOW_BINS] = 0.0
         self._newest = newest
 
@@ -123,6 +129,23 @@ class MinuteWindow:
                 if excess <= 0:
                     break
         return (last + 1) / _BINS_PER_S + 60.0 - now
+
+    def expired_by(self, now: float) -> float:
+        """``expired`` as of ``now``."""
+        self._advance(now)
+        return self.expired
+
+    def expires_in(self, amount: float, now: float) -> float:
+        """Seconds until ``amount`` more of what is in the window has left it (inf: not that much is in it)."""
+        self._advance(now)
+        if amount <= 0:
+            return 0.0
+        for k in range(self._newest - _WINDOW_BINS + 1, self._newest + 1):  # the oldest leave first
+            if held := self._bins[k % _WINDOW_BINS]:
+                amount -= held
+                if amount <= 0:
+                    return (k + 1) / _BINS_PER_S + 60.0 - now
+        return math.inf
 
 
 # Model-name prefixes (after any 'org/') and the tiktoken encoding their family uses; o200k first ('gpt-4o' is

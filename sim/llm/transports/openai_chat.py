@@ -28,6 +28,7 @@ _CONTEXT_MARKERS = (
     "context size",  # llama.cpp: "request (4297 tokens) exceeds the available context size"
 )
 _TOOLS_CACHE_SIZE = 4096
+CONNECT_BASE_S, CONNECT_PER_REQUEST_S = 10.0, 0.01
 
 
 def api_key_for(base_url: str | None) -> str:
@@ -43,29 +44,65 @@ def api_key_for(base_url: str | None) -> str:
 class OpenAIChatTransport:
     """Sends Chat Completions requests for one model at one base URL over a shared aiohttp session."""
 
-    def __init__(self, session: aiohttp.ClientSession, base_url: str | None, model_name: str, timeout_s: float) -> None:
+    def __init__(
+        self,
+        session: aiohttp.ClientSession,
+        base_url: str | None,
+        model_name: str,
+        timeout_s: float,
+        connect_timeout_s: float | None = None,
+    ) -> None:
         self._session = session
         self._url = (base_url or OPENAI_BASE_URL).rstrip("/") + "/chat/completions"
         self._model_name = model_name
         self._priced = base_url is None  # only OpenAI's own endpoint has known prices
         self._headers = {"Authorization": f"Bearer {api_key_for(base_url)}", "Content-Type": "application/json"}
-        self._timeout = aiohttp.ClientTimeout(total=timeout_s, sock_connect=min(timeout_s, 10.0))
+        self._total_s = timeout_s
+        self._connect_s = connect_timeout_s
+        """None: scaled with the requests in flight (``connect_timeout``)."""
+        self._timeouts: dict[float, aiohttp.ClientTimeout] = {}
+        self._in_flight = 0
         # ids of the ToolSpecs -> (the specs, their JSON). Requests are rebuilt every step (pydantic copies the tuple)
         # but hold the same ToolSpec objects, shared by every episode of a world; the cache keeps them alive, so
         # their ids cannot be reused by other objects while cached.
         self._tools_json: dict[tuple[int, ...], tuple[tuple[ToolSpec, ...], str]] = {}
 
+    def connect_timeout(self, in_flight: int) -> float:
+        """Seconds a new connection may take to open: as configured, else 10 s plus 10 ms per request in flight (a
+        loaded machine opening thousands at once is slow to accept, not the provider slow to answer), never more
+        than the request's whole timeout."""
+        wanted = self._connect_s if self._connect_s is not None else CONNECT_BASE_S + CONNECT_PER_REQUEST_S * in_flight
+        return min(self._total_s, wanted)
+
+    def _timeout(self, in_flight: int) -> aiohttp.ClientTimeout:
+        connect = self.connect_timeout(in_flight // 100 * 100)  # in steps of 100, so the timeouts are few and kept
+        found = self._timeouts.get(connect)
+        if found is None:
+            found = self._timeouts[connect] = aiohttp.ClientTimeout(total=self._total_s, sock_connect=connect)
+        return found
+
     async def send(self, request: ModelRequest) -> Reply:
         body = self._body(request)
+        self._in_flight += 1
+        timeout = self._timeout(self._in_flight)
         try:
-            async with self._session.post(self._url, data=body, headers=self._headers, timeout=self._timeout) as resp:
+            async with self._session.post(self._url, data=body, headers=self._headers, timeout=timeout) as resp:
                 raw = await resp.read()
                 headers = _limit_headers(resp.headers)
                 status = resp.status
+        except aiohttp.ConnectionTimeoutError as exc:
+            detail = f"no connection within {timeout.sock_connect}s (connect timeout, {self._in_flight} in flight)"
+            raise TransportError("transient", "provider:connect_timeout", detail) from exc
+        except aiohttp.SocketTimeoutError as exc:
+            detail = f"no data within {timeout.sock_read}s (read timeout)"
+            raise TransportError("transient", "provider:timeout", detail) from exc
         except TimeoutError as exc:
-            raise TransportError("transient", "provider:timeout", f"no response within {self._timeout.total}s") from exc
+            detail = f"no response within {timeout.total}s (total request timeout)"
+            raise TransportError("transient", "provider:timeout", detail) from exc
         except aiohttp.ClientError as exc:
             raise TransportError("transient", "provider:connection", f"{type(exc).__name__}: {exc}"[:300]) from exc
+        finally:
+            self._in_flight -= 1
         if status != 200:
             raise _http_error(status, raw, headers)
         return Reply(self._parse(raw), headers)

@@ -115,6 +115,37 @@ def test_overloaded_bucket_admits_the_limit_rate() -> None:
     assert 6000 + 6000 * 119.99 / 60 - 100 <= admitted <= 6000 + 6000 * 120 / 60
 
 
+def test_sliding_window_frees_each_charge_a_window_after_it() -> None:
+    clock = Clock()
+    limiter = RateLimiter(RateLimit(tpm=100, algorithm="sliding_window"), clock=clock)
+    assert limiter.acquire(60).admitted  # at 0
+    clock.now = 30.0
+    assert limiter.acquire(40).admitted  # at 30: the window holds its whole limit
+    assert limiter.headers() == {
+        "x-ratelimit-limit-tokens": "100",
+        "x-ratelimit-remaining-tokens": "0",
+        "x-ratelimit-reset-tokens": "1m0s",  # full again when the newest charge leaves
+    }
+    clock.now = 50.0  # a token bucket would have refilled 83 by now; the window has freed nothing
+    rejected = limiter.acquire(50)
+    assert (rejected.admitted, rejected.reason, rejected.wait_s) == (False, "tokens", pytest.approx(10.0))
+    clock.now = 60.0  # the first charge leaves: 60 back at once
+    assert limiter.headers()["x-ratelimit-remaining-tokens"] == "60"
+    assert limiter.acquire(50).admitted
+    assert limiter.acquire(20).wait_s == pytest.approx(30.0)  # 10 left: waits for the charge made at 30
+
+
+def test_overloaded_window_admits_the_limit_per_window() -> None:
+    # A client offering 100 tokens every 10 ms for 120 s gets exactly the limit in each window: no initial burst.
+    clock = Clock()
+    limiter = RateLimiter(RateLimit(tpm=6000, window_s=60, algorithm="sliding_window"), clock=clock)
+    admitted = 0
+    for step in range(12_000):
+        clock.now = step * 0.01
+        admitted += 100 if limiter.acquire(100).admitted else 0
+    assert admitted == 2 * 6000
+
+
 async def test_usage_is_the_charge_and_headers_count_it_down(http: httpx2.AsyncClient) -> None:
     cfg = MockConfig(policy=EchoPolicy(), rate_limit=RateLimit(rpm=100, tpm=1000, window_s=600))
     body = payload(200)
