@@ -14,6 +14,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer, model_validator
 
+from judges.run_identity import RunIdentity
+
 Number = int | float  # a sum of ints stays an int in summary.json, as it always was
 
 
@@ -38,6 +40,9 @@ class RunSummary(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     run_id: str | None = Field(default=None, description="The run directory's name.")
+    identity: RunIdentity | None = Field(
+        default=None, description="What the run ran (agent, world, user, stressors, ...) and its label."
+    )
     setup: str | None = Field(default=None, description="cumulative | isolated; None for hand-built stores.")
     score_set: str | None = Field(default=None, description="The score set summarised (its config hash).")
     score_set_config: dict[str, Any] | None = Field(default=None, description="That set's judge configuration.")

@@ -114,6 +114,10 @@ def run(
     run_id: Annotated[
         str | None, typer.Option("--run-id", help="Run directory name, not a path (default: a timestamp).")
     ] = None,
+    label: Annotated[
+        str | None,
+        typer.Option(help="Short name of the run in reports and compare columns (default: agent+stressors)."),
+    ] = None,
     resume: Annotated[
         bool,
         typer.Option(
@@ -191,6 +195,7 @@ def run(
         "max_cost": max_cost,
         "out": out,
         "run_id": run_id,
+        "label": label,
         "max_steps": max_steps,
         "max_turns": max_turns,
         "episode_timeout_s": episode_timeout_s,

@@ -18,7 +18,7 @@ def report(
     ] = None,
     no_html: Annotated[bool, typer.Option("--no-html", help="Do not write RUN_DIR/report.html.")] = False,
     compare: Annotated[
-        Path | None,
+        list[Path] | None,
         typer.Option(
             "--compare",
             help="Another run to compare with: headline numbers side by side and the paired per-episode difference "
@@ -32,28 +32,34 @@ def report(
     from sim.cli.common import fail, make_console, user_errors
     from sim.run.rescore import summary_of
 
+    if compare and len(compare) > 1:  # click keeps the last of a repeated option: say so rather than drop one
+        fail(
+            f"--compare given {len(compare)} times: it compares RUN_DIR with one other run; for several runs use "
+            "`squall report A B C`"
+        )
+    compare_dir = compare[0] if compare else None
     try:
         summary = summary_of(run_dir, score_set)
-        other_summary = summary_of(compare, None) if compare is not None else None
+        other_summary = summary_of(compare_dir, None) if compare_dir is not None else None
     except user_errors() as exc:
         fail(str(exc))
     written: list[Path] = []
     comparison = None
     try:
-        if compare is not None and other_summary is not None:
+        if compare_dir is not None and other_summary is not None:
             from sim.report.compare import compare_runs
 
-            comparison = compare_runs(run_dir, summary, compare, other_summary)
+            comparison = compare_runs(run_dir, summary, compare_dir, other_summary)
         if not no_html:
             from sim.report.html import write_html_report
 
             chosen = summary.score_set
             written.append(write_html_report(run_dir, summary, chosen, cap=max_episodes))
-            if comparison is not None and compare is not None:
+            if comparison is not None and compare_dir is not None:
                 from sim.report.compare import compare_file_name, comparison_html
 
                 html = comparison_html(comparison)
-                name = compare_file_name(compare)
+                name = compare_file_name(compare_dir)
                 written.append(write_html_report(run_dir, summary, chosen, max_episodes, html, name))
     except user_errors() as exc:
         fail(str(exc))

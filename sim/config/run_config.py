@@ -186,6 +186,14 @@ class RunConfig(BaseModel):
     run_id: str | None = Field(
         default=None, description="Run directory name (a name, not a path; default: a timestamp)."
     )
+    label: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=60,
+        pattern=r"^[^\x00-\x1f]+$",
+        description="Short name of the run in reports, compare columns and run lists (default: from the agent and "
+        "stressors).",
+    )
     resume: bool = Field(default=False, description="Continue run_id, skipping finished episodes.")
     max_steps: StrictInt = Field(default=15, ge=1, description="Model requests (and tool calls) per turn.")
     max_turns: StrictInt = Field(default=20, ge=1, description="User turns per episode.")

@@ -14,6 +14,7 @@ from judges.error_handling import BANDS, EmbeddingRater, ErrorHandlingJudge
 from judges.error_handling_llm import LLMRater
 from judges.llm_ask import JudgeModel
 from judges.registry import JudgeEntry, judge_entries
+from judges.run_identity import RunIdentity
 from judges.run_summary import RunSummary
 from sim.config.run_config import RunConfig
 from sim.core import EpisodeResult, Judge, Score
@@ -204,6 +205,20 @@ def _setup(store: RunStore) -> str | None:
         return None  # not a run's manifest (hand-built stores)
 
 
+def run_name(store: RunStore) -> str:
+    """The run folder's real name: ``runs/latest`` is a link, and a report of it names the run it points to."""
+    return store.root.resolve().name or store.root.name
+
+
+def run_identity(store: RunStore, score_set: str | None) -> RunIdentity | None:
+    """What the run ran, from its manifest; None for a hand-built store without one."""
+    try:
+        manifest = store.manifest()
+    except StoreError:
+        return None
+    return RunIdentity.from_manifest(manifest, score_set, run_name(store))
+
+
 def run_summary(store: RunStore, score_set: str, planned: int | None) -> RunSummary:
     """The summary of one score set of a run (what summary.json and the report show).
 
@@ -221,7 +236,8 @@ def run_summary(store: RunStore, score_set: str, planned: int | None) -> RunSumm
     except ValueError as error:  # the run's world no longer loads from here (moved, or a relative path)
         stressors = {"mode": "isolated", "unavailable": f"cannot load the run's world: {error}"}
     run = {
-        "run_id": store.root.name,
+        "run_id": run_name(store),
+        **({"identity": identity} if (identity := run_identity(store, score_set)) else {}),
         "setup": _setup(store),
         "score_set": score_set,
         "score_set_config": next((s["config"] for s in sets if s["judge_config"] == score_set), None),

@@ -16,6 +16,7 @@ from html import escape
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from judges.run_identity import distinct_labels
 from judges.run_summary import RunSummary
 from judges.stats import paired_difference
 from judges.summary_view import pct
@@ -51,6 +52,8 @@ class Comparison:
     paired: int = 0
     only_this: int = 0
     only_other: int = 0
+    legend: list[str] = field(default_factory=list)
+    """'LABEL: what that run ran' for each run (``RunIdentity.header_line``)."""
     warnings: list[str] = field(default_factory=list)
     """Settings that differ between the runs and change what a pair means (not the agent: that is compared)."""
 
@@ -103,6 +106,13 @@ def _judge_diffs(this: RunStore, this_set: str, other: RunStore, other_set: str,
     return diffs
 
 
+def column_labels(runs: list[tuple[Path, RunSummary]]) -> list[str]:
+    """A column name per run: its label (``--label``, else agent+stressors), never a truncated timestamp; two runs
+    with one label are told apart by their run ids."""
+    labels = [s.identity.label if s.identity and s.identity.label else s.run_id or d.resolve().name for d, s in runs]
+    return distinct_labels(labels, [s.run_id or d.resolve().name for d, s in runs])
+
+
 def _ids(store: RunStore) -> set[str]:
     return {k.episode_id for k in store.iter_episodes(EpisodeKey)}
 
@@ -112,7 +122,13 @@ def compare_runs(this_dir: Path, this_summary: RunSummary, other_dir: Path, othe
     this, other = RunStore.open_existing(this_dir), RunStore.open_existing(other_dir)
     this_ids, other_ids = _ids(this), _ids(other)
     paired = this_ids & other_ids
-    cmp = Comparison(this_dir.name, other_dir.name, paired=len(paired))
+    this_name, other_name = column_labels([(this_dir, this_summary), (other_dir, other_summary)])
+    cmp = Comparison(this_name, other_name, paired=len(paired))
+    cmp.legend = [
+        f"{name} = {s.run_id}: {s.identity.header_line()}"
+        for name, s in ((this_name, this_summary), (other_name, other_summary))
+        if s.identity is not None
+    ]
     cmp.only_this, cmp.only_other = len(this_ids - paired), len(other_ids - paired)
     cmp.warnings = _pairing_warnings(this, other)
     del this_ids, other_ids
@@ -143,25 +159,30 @@ def paired_line(cmp: Comparison) -> str:
 
 
 def render_comparison(cmp: Comparison, console: Console) -> None:
+    from rich.markup import escape as escape_markup
     from rich.table import Table
 
     head = Table(title=f"{cmp.this_name} vs {cmp.other_name}", header_style="bold")
     head.add_column("metric")
     for column in (cmp.this_name, "95% CI", cmp.other_name, "95% CI "):
-        head.add_column(column, justify="right")
+        named = column in (cmp.this_name, cmp.other_name)  # a label wraps; it is never cut to "…"
+        head.add_column(column, justify="right", overflow="fold" if named else "ellipsis")
     for row in cmp.headline:
         head.add_row(*row)
+    for line in cmp.legend:
+        console.print(line, markup=False, highlight=False)
     console.print(head)
     t = Table(title="paired per-episode judges", header_style="bold")
     t.add_column("judge", no_wrap=True)
     for column in ("pairs", "tasks", cmp.this_name, cmp.other_name, "Δ", "95% CI"):
-        t.add_column(column, justify="right")
+        named = column in (cmp.this_name, cmp.other_name)
+        t.add_column(column, justify="right", overflow="fold" if named else "ellipsis")
     for d in cmp.diffs:
         t.add_row(d.judge, str(d.pairs), str(d.tasks), pct(d.this), pct(d.other), *_diff_text(d))
     console.print(t)
-    console.print(paired_line(cmp))
+    console.print(paired_line(cmp), markup=False, highlight=False)
     for warning in cmp.warnings:
-        console.print(f"[yellow]warning:[/] {warning}")
+        console.print(f"[yellow]warning:[/] {escape_markup(warning)}")
 
 
 def comparison_html(cmp: Comparison) -> str:
@@ -172,6 +193,7 @@ def comparison_html(cmp: Comparison) -> str:
         paired = '<p class="note">No judge has a verdict on an episode both runs hold.</p>'
     return (
         f'<h2 id="compare">Comparison: {escape(cmp.this_name)} vs {escape(cmp.other_name)}</h2>'
+        + "".join(f'<p class="note legend">{escape(line)}</p>' for line in cmp.legend)
         + table(header, cmp.headline, "compare")
         + "<h3>Paired per-episode judges</h3>"
         + paired

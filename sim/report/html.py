@@ -138,6 +138,8 @@ def render_html(
     keys = ("world", "agent", "user", "stressors", "stressor_mode", "setup")
     facts = [f"{k}: {', '.join(map(str, v)) if isinstance(v, list) else v}" for k in keys if (v := cfg.get(k))]
     facts.append(f"score set {summary.score_set or 'default'}")
+    if summary.identity is not None:  # what the run ran, as every other output names it
+        facts = [f"{k}: {v}" for k, v in summary.identity.facts()]
     charts, notes = plots(summary)
     headline, *others = build_sections(summary)
     links = [("headline", "headline"), ("plots-h", "plots")]

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from judges.run_summary import RunSummary
-from sim.report.sections import build_sections, page_title
+from sim.report.sections import build_sections, identity_line, page_title
 
 
 def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
@@ -18,6 +18,8 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
 def markdown_summary(summary: RunSummary) -> str:
     """The summary as Markdown."""
     lines = [f"# {page_title(summary)}"]
+    if line := identity_line(summary):
+        lines += ["", line]
     for section in build_sections(summary):
         if not section.columns and not section.notes:
             continue

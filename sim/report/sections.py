@@ -31,9 +31,16 @@ STRESS_COLUMNS = ("goals", "before", "after", "degradation", "retention [95% CI]
 
 def page_title(summary: RunSummary) -> str:
     title = f"squall run {summary.run_id or ''}".rstrip()
+    if summary.identity is not None and summary.identity.label:
+        title += f": {summary.identity.label}"
     if summary.incomplete:
         title += f" (INCOMPLETE score set: {summary.judged_episodes} of {summary.episodes} episodes judged)"
     return title
+
+
+def identity_line(summary: RunSummary) -> str | None:
+    """What the run ran, on one line (agent, world, user, stressors, setup, seed, trials, score set, version)."""
+    return summary.identity.header_line() if summary.identity is not None else None
 
 
 def incomplete_warning(summary: RunSummary) -> str | None:

@@ -7,13 +7,15 @@ from rich.table import Table
 
 from judges.run_summary import RunSummary
 from judges.summary_view import Section
-from sim.report.sections import build_sections, page_title
+from sim.report.sections import build_sections, identity_line, page_title
 
 __all__ = ["render", "render_sections"]
 
 
 def render(summary: RunSummary, console: Console) -> None:
     console.print(page_title(summary), style="bold", highlight=False)
+    if line := identity_line(summary):
+        console.print(line, highlight=False, markup=False)
     render_sections(build_sections(summary), console)
 
 

@@ -20,7 +20,7 @@ def test_a_run_writes_a_markdown_summary_with_the_json_numbers(tmp_path: Path) -
     run = tmp_path / "md"
     summary = json.loads((run / "summary.json").read_text())
     text = (run / "summary.md").read_text()
-    assert text.startswith("# squall run md\n")
+    assert text.startswith("# squall run md: oracle+outage,outage.impossible\n\nagent: oracle · world: multidomain")
     assert f"| core API accuracy | {100 * summary['core_api_accuracy']:.1f}% |" in text
     assert f"{summary['scored_turns']} goals" in text and "## By user" in text and "| scripted:underspecified |" in text
     assert "| give-up rate |" in text and "95% intervals over 6 tasks: bootstrap over tasks" in text
