@@ -31,6 +31,7 @@ from sim.cli.common import (
 )
 from sim.cli.import_source import import_app
 from sim.cli.judges import judges_app
+from sim.cli.many_runs import export_command, leaderboard_command, runs_app
 from sim.cli.personas import personas_app
 from sim.cli.report import report as report_command
 from sim.cli.serve import serve_command
@@ -58,6 +59,9 @@ app.add_typer(judges_app, name="judges")
 app.add_typer(import_app, name="import")
 app.command("serve")(serve_command)
 app.command("chat")(chat_command)
+app.add_typer(runs_app, name="runs")
+app.command("leaderboard")(leaderboard_command)
+app.command("export")(export_command)
 
 
 @app.command(epilog=CONFIG_ONLY_HELP)

@@ -27,13 +27,13 @@ from sim.core import Score
 from sim.report.run_index import RunInfo, read_run_info
 from sim.store.run_store import RunStore
 
-GROUP_FIELDS = ("agent", "run", "label", "world", "user", "stressors", "sweep")
-"""What ``--by`` may group runs by: a field of ``RunInfo`` (``run``: each run alone, named by its label or id)."""
+GROUP_FIELDS = ("agent", "run", "run_id", "label", "world", "user", "stressors", "sweep")
+"""What ``--by`` may group runs by: a field of ``RunInfo`` (``run``: each run alone, named by its label or else its
+id; runs that share a label pool — ``run_id`` keeps them apart)."""
 DEFAULT_METRIC = "core_api_accuracy"
 INTERVAL_NOTE = (
-    "95% intervals: percentile bootstrap over the shared tasks ({resamples} resamples, seed 0), a task's episodes "
-    "resampled together; Δ is this row − {reference} on the same episodes, its interval a paired bootstrap over "
-    "the same tasks (each task's pairs drawn together)."
+    "Δ = row − {reference}. 95% intervals: bootstrap over tasks ({resamples} resamples), Δ's paired (a task's "
+    "episodes in both rows drawn together)."
 )
 
 EpisodeKey = tuple[str, str]
