@@ -36,6 +36,7 @@ from sim.cli.personas import personas_app
 from sim.cli.report import report as report_command
 from sim.cli.serve import serve_command
 from sim.cli.stressors import stressors_app
+from sim.cli.sweep import run_sweep
 from sim.cli.worlds import worlds_app
 
 if TYPE_CHECKING:
@@ -73,7 +74,8 @@ def run(
         typer.Option(
             help="oracle | null | naive | MODEL | text:MODEL | native:MODEL | text:local | direct:MODEL (the whole "
             "call sequence in one reply; direct:oracle, direct:null calibrate it) | an agent outside squall, over the "
-            "squall-agent/1 protocol with its tools over MCP: http:URL | python:module:function | command:'PROG ARGS'"
+            "squall-agent/1 protocol with its tools over MCP: http:URL | python:module:function | command:'PROG ARGS'. "
+            "A,B,C: a sweep, one run per agent (OUT/RUN_ID-AGENT) over the same plan and seeds, then a leaderboard"
         ),
     ] = None,
     text_protocol: Annotated[
@@ -393,6 +395,9 @@ def run_cli(argv: list[str]) -> int:
     are one line too, like every other bad input."""
     try:
         _check_argument_lengths(argv)
+        swept = run_sweep(argv, run_cli)  # run --agent A,B,C: one run per agent (sim/cli/sweep.py)
+        if swept is not None:
+            return swept
         code = app(args=argv, prog_name="squall", standalone_mode=False)
     except _usage_errors() as exc:
         ctx = getattr(exc, "ctx", None)
