@@ -1,12 +1,14 @@
 """What a run folder says about itself, read cheaply for listing many runs: its identity (agent, world, user,
 stressors, label, date) from ``manifest.json`` and its headline from ``summary.json``; no episode is parsed.
 
-A run's typed identity may also be written by the run itself (``manifest["identity"]``); where it is, its
-fields win over the ones derived here from the run's config, so older runs and newer runs list alike."""
+A run's typed identity (``judges.run_identity.RunIdentity``: its label, the agent without its endpoint's address)
+is in ``summary.json`` under ``identity`` for runs that record it; where it is, its fields win over the ones read
+here from the run's config, so older runs and newer runs list alike. Credentials in an agent's URL are never shown."""
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -65,6 +67,14 @@ def _text(value: Any) -> str:
     return str(value)
 
 
+_USERINFO = re.compile(r"(?<=://)[^/@\s]*@")
+
+
+def redact(text: str) -> str:
+    """``text`` without a URL's user:password@ part or query string (where keys hide)."""
+    return re.sub(r"(://[^\s?#]*)[?#]\S*", r"\1", _USERINFO.sub("", text))
+
+
 def _number(value: Any) -> float | None:
     return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
 
@@ -81,17 +91,18 @@ def read_run_info(run_dir: Path) -> RunInfo:
     if not manifest:
         raise StoreError(f"{run_dir}: not a run directory (no {MANIFEST})")
     config: dict[str, Any] = manifest.get("config") or {}
-    identity: dict[str, Any] = manifest.get("identity") or {}
     summary = _read_json(root / SUMMARY)
+    identity: dict[str, Any] = summary.get("identity") or manifest.get("identity") or {}
 
     def pick(name: str) -> Any:
-        return identity.get(name, manifest.get(name, config.get(name)))
+        found = identity.get(name)
+        return found if found not in (None, "", []) else manifest.get(name, config.get(name))
 
     return RunInfo(
         path=root,
         run_id=root.name,
         label=_text(pick("label")),
-        agent=_text(pick("agent")),
+        agent=redact(_text(pick("agent"))),
         world=_text(pick("world")),
         user=_text(pick("user")),
         stressors=_text(pick("stressors")),

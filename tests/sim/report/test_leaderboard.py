@@ -103,3 +103,12 @@ def test_paired_ratio_difference_uses_each_runs_own_denominators() -> None:
     out = paired_ratio_difference([(1.0, 2.0, 1.0, 1.0), (0.0, 1.0, 0.0, 1.0)])
     assert (out["a"], out["b"], out["diff"]) == (round(1 / 3, 4), 0.5, round(0.5 - 1 / 3, 4))
     assert out["ci95"] is not None and out["clusters"] == 2
+
+
+def test_run_index_hides_credentials_and_prefers_the_summarys_identity(tmp_path: Path) -> None:
+    make_run(tmp_path / "r", "openai-chat:m@http://me:sk-secret@127.0.0.1:9/v1?key=k2", {"t1": [1.0]})
+    info = read_run_info(tmp_path / "r")
+    assert info.agent == "openai-chat:m@http://127.0.0.1:9/v1" and "secret" not in str(info.as_dict())
+    (tmp_path / "r" / "summary.json").write_text('{"identity": {"label": "mine", "agent": "openai-chat:m"}}')
+    info = read_run_info(tmp_path / "r")
+    assert (info.label, info.agent, info.world) == ("mine", "openai-chat:m", "smart_home")
