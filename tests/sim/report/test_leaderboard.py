@@ -56,7 +56,7 @@ def test_rows_rank_on_shared_episodes_and_count_goals_as_the_headline(tmp_path: 
     assert first.own_score == round(6 / 7, 4) and first.own_episodes == 4
     assert first.delta is None and second.delta == round(1 / 5 - 5 / 6, 4)
     assert second.delta_ci95 is not None and second.delta_ci95[0] <= second.delta <= second.delta_ci95[1]
-    assert first.ci95 is not None and "paired bootstrap" in board.note and board.reference == "good"
+    assert first.ci95 is not None and "bootstrap over tasks" in board.note and board.reference == "good"
 
 
 def test_runs_of_one_agent_pool_and_a_named_reference_is_used(tmp_path: Path) -> None:
