@@ -32,10 +32,12 @@ from sim.cli.common import (
 )
 from sim.cli.import_source import import_app
 from sim.cli.judges import judges_app
+from sim.cli.many_runs import export_command, leaderboard_command, runs_app
 from sim.cli.personas import personas_app
 from sim.cli.report import report as report_command
 from sim.cli.serve import serve_command
 from sim.cli.stressors import stressors_app
+from sim.cli.sweep import run_sweep
 from sim.cli.worlds import worlds_app
 
 if TYPE_CHECKING:
@@ -59,6 +61,9 @@ app.add_typer(judges_app, name="judges")
 app.add_typer(import_app, name="import")
 app.command("serve")(serve_command)
 app.command("chat")(chat_command)
+app.add_typer(runs_app, name="runs")
+app.command("leaderboard")(leaderboard_command)
+app.command("export")(export_command)
 
 
 @app.command(epilog=CONFIG_ONLY_HELP)
@@ -70,7 +75,8 @@ def run(
         typer.Option(
             help="oracle | null | naive | MODEL | text:MODEL | native:MODEL | text:local | direct:MODEL (the whole "
             "call sequence in one reply; direct:oracle, direct:null calibrate it) | an agent outside squall, over the "
-            "squall-agent/1 protocol with its tools over MCP: http:URL | python:module:function | command:'PROG ARGS'"
+            "squall-agent/1 protocol with its tools over MCP: http:URL | python:module:function | command:'PROG ARGS'. "
+            "A,B,C: a sweep, one run per agent (OUT/RUN_ID-AGENT) over the same plan and seeds, then a leaderboard"
         ),
     ] = None,
     text_protocol: Annotated[
@@ -416,6 +422,9 @@ def run_cli(argv: list[str]) -> int:
     are one line too, like every other bad input."""
     try:
         _check_argument_lengths(argv)
+        swept = run_sweep(argv, run_cli)  # run --agent A,B,C: one run per agent (sim/cli/sweep.py)
+        if swept is not None:
+            return swept
         code = app(args=argv, prog_name="squall", standalone_mode=False)
     except _usage_errors() as exc:
         ctx = getattr(exc, "ctx", None)

@@ -11,7 +11,14 @@ import typer
 
 
 def report(
-    run_dir: Annotated[Path, typer.Argument(help="A run directory (runs/<run-id>).")],
+    run_dirs: Annotated[
+        list[Path],
+        typer.Argument(
+            help="A run directory (runs/<run-id>); several: their headlines side by side and the core judges ranked "
+            "on the episodes all of them hold, paired against the first.",
+            show_default=False,
+        ),
+    ],
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
     score_set: Annotated[
         str | None, typer.Option("--score-set", help="Hash (or prefix) of the score set to show (default: newest).")
@@ -38,6 +45,15 @@ def report(
             "`squall report A B C`"
         )
     compare_dir = compare[0] if compare else None
+    if len(run_dirs) > 1:
+        if compare_dir is not None or score_set is not None:
+            fail("--compare and --score-set take one run; several runs are compared with each other already")
+        from sim.cli.many_runs import report_many
+
+        report_many(run_dirs, as_json)
+        return
+    run_dir = run_dirs[0]
+
     try:
         summary = summary_of(run_dir, score_set)
         other_summary = summary_of(compare_dir, None) if compare_dir is not None else None

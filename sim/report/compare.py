@@ -18,9 +18,10 @@ from typing import TYPE_CHECKING
 
 from judges.run_identity import distinct_labels
 from judges.run_summary import RunSummary
-from judges.stats import paired_difference
+from judges.stats import paired_ratio_difference
 from judges.summary_view import pct
 from sim.report.html import table
+from sim.report.leaderboard import verdict_units
 from sim.report.sections import headline_rows
 from sim.store.run_store import EpisodeKey, RunStore, StoreError
 
@@ -74,35 +75,40 @@ def _pairing_warnings(this: RunStore, other: RunStore) -> list[str]:
     ]
 
 
-def _values(store: RunStore, score_set: str) -> dict[str, dict[str, tuple[str, float | None]]]:
-    """judge -> episode_id -> (task, value); the newest line of the set wins."""
-    out: dict[str, dict[str, tuple[str, float | None]]] = defaultdict(dict)
+def _values(store: RunStore, score_set: str) -> dict[str, dict[str, tuple[str, tuple[float, float] | None]]]:
+    """judge -> episode_id -> (task, (sum, units) or None); the newest line of the set wins."""
+    out: dict[str, dict[str, tuple[str, tuple[float, float] | None]]] = defaultdict(dict)
     for s in store.iter_scores(score_set):
-        out[s.judge][s.episode_id] = (s.task_id, s.value)
+        out[s.judge][s.episode_id] = (s.task_id, verdict_units(s))
     return out
 
 
 def _judge_diffs(this: RunStore, this_set: str, other: RunStore, other_set: str, paired: set[str]) -> list[JudgeDiff]:
+    """Per judge, both runs' rates over the paired episodes with a verdict in both, counted as each run's headline
+    counts them (goals where the judge has a verdict per goal, so state match reads the same here as there)."""
     held = _values(other, other_set)
-    # judge -> task -> [sum other, sum this, pairs]; only episodes both runs hold, both with a verdict.
-    sums: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(lambda: [0.0, 0.0, 0.0]))
-    seen: dict[str, dict[str, tuple[str, float | None]]] = defaultdict(dict)
+    # judge -> task -> [sum other, units other, sum this, units this]
+    sums: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(lambda: [0.0, 0.0, 0.0, 0.0]))
+    pairs: dict[str, int] = defaultdict(int)
+    seen: dict[str, dict[str, tuple[str, tuple[float, float] | None]]] = defaultdict(dict)
     for s in this.iter_scores(this_set):
         if s.judge in held and s.episode_id in paired:
-            seen[s.judge][s.episode_id] = (s.task_id, s.value)  # newest line wins: sum after the pass
+            seen[s.judge][s.episode_id] = (s.task_id, verdict_units(s))  # newest line wins: sum after the pass
     for judge, by_episode in seen.items():
-        for eid, (task, value) in by_episode.items():
-            other_value = held[judge].get(eid, ("", None))[1]
-            if value is not None and other_value is not None:
+        for eid, (task, mine) in by_episode.items():
+            theirs = held[judge].get(eid, ("", None))[1]
+            if mine is not None and theirs is not None:
                 cell = sums[judge][task]
-                cell[0] += other_value
-                cell[1] += value
-                cell[2] += 1
+                cell[0] += theirs[0]
+                cell[1] += theirs[1]
+                cell[2] += mine[0]
+                cell[3] += mine[1]
+                pairs[judge] += 1
     names = sorted(held.keys() & seen.keys(), key=lambda j: (FIRST_JUDGES.index(j) if j in FIRST_JUDGES else 99, j))
     diffs = []
     for judge in names:
-        st = paired_difference([(c[0], c[1], c[2]) for c in sums[judge].values()])
-        diffs.append(JudgeDiff(judge, st["units"], st["b"], st["a"], st["diff"], st["ci95"], st["clusters"]))
+        st = paired_ratio_difference([(c[0], c[1], c[2], c[3]) for c in sums[judge].values()])
+        diffs.append(JudgeDiff(judge, pairs[judge], st["b"], st["a"], st["diff"], st["ci95"], st["clusters"]))
     return diffs
 
 
@@ -154,7 +160,8 @@ def paired_line(cmp: Comparison) -> str:
     return (
         f"{cmp.paired} episodes paired by episode_id; {cmp.only_this} only in {cmp.this_name}, "
         f"{cmp.only_other} only in {cmp.other_name}. Δ = {cmp.this_name} − {cmp.other_name} over paired "
-        "episodes with a verdict in both; 95% interval: paired bootstrap over tasks."
+        "episodes with a verdict in both, each rate counted as its headline counts it (goals where a judge has a "
+        "verdict per goal); 95% interval: paired bootstrap over tasks."
     )
 
 
