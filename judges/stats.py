@@ -144,3 +144,32 @@ def paired_difference(
         a, b, n = sums
         out["ci95"] = _percentiles((b - a) / n)
     return out
+
+
+def paired_ratio_difference(
+    clusters: Sequence[tuple[float, float, float, float]], resamples: int = BOOTSTRAP_RESAMPLES, seed: int = 0
+) -> PairedDifference:
+    """Two runs compared on the same episodes where each run counts its own units in an episode (goals at stake,
+    which differ when one agent changed the world and the other did not): each cluster (task) is (sum A, units A,
+    sum B, units B). Returns both ratio-of-sums rates — the same numbers as each run's headline over these
+    episodes — their difference B − A and its 95% percentile interval, resampling whole clusters with both runs'
+    sums drawn together. ``units`` is B's. Interval None with fewer than two clusters."""
+    kept = [c for c in clusters if c[1] > 0 and c[3] > 0]
+    if not kept:
+        return {"a": None, "b": None, "diff": None, "ci95": None, "units": 0, "clusters": 0}
+    data = np.array(kept, dtype=float)
+    sa, na, sb, nb = data.sum(axis=0)
+    a, b = sa / na, sb / nb
+    out: PairedDifference = {
+        "a": round(float(a), 4),
+        "b": round(float(b), 4),
+        "diff": round(float(b - a), 4),
+        "ci95": None,
+        "units": int(nb),
+        "clusters": len(kept),
+    }
+    if len(kept) >= 2:
+        picks = np.random.default_rng(seed).integers(0, len(kept), size=(resamples, len(kept)))
+        ra, rna, rb, rnb = (data[:, i][picks].sum(axis=1) for i in range(4))
+        out["ci95"] = _percentiles(rb / rnb - ra / rna)
+    return out

@@ -1,0 +1,119 @@
+"""What a run folder says about itself, read cheaply for listing many runs: its identity (agent, world, user,
+stressors, label, date) from ``manifest.json`` and its headline from ``summary.json``; no episode is parsed.
+
+A run's typed identity may also be written by the run itself (``manifest["identity"]``); where it is, its
+fields win over the ones derived here from the run's config, so older runs and newer runs list alike."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from sim.store.run_store import MANIFEST, SUMMARY, StoreError
+
+
+@dataclass(frozen=True)
+class RunInfo:
+    """One run as the list, the leaderboard and the export name it."""
+
+    path: Path
+    run_id: str
+    label: str
+    agent: str
+    world: str
+    user: str
+    stressors: str
+    seed: int | None
+    trials: int | None
+    created_at: str
+    sweep: str | None = None
+    """The sweep this run belongs to (``squall run --agent A,B,...``), else None."""
+    core_api_accuracy: float | None = None
+    conversation_success: float | None = None
+    episodes: int | None = None
+    failed_episodes: int | None = None
+
+    @property
+    def name(self) -> str:
+        """The short name a column or a row shows: the label a user set, else the run id."""
+        return self.label or self.run_id
+
+    def as_dict(self) -> dict[str, Any]:
+        out = asdict(self)
+        out["path"] = str(self.path)
+        return out
+
+
+def _read_json(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}
+    except (OSError, ValueError) as exc:
+        raise StoreError(f"{path}: cannot read: {exc}") from exc
+    return data if isinstance(data, dict) else {}
+
+
+def _text(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, list | tuple):
+        return ",".join(str(v) for v in value)
+    return str(value)
+
+
+def _number(value: Any) -> float | None:
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def _int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def read_run_info(run_dir: Path) -> RunInfo:
+    """The run in ``run_dir`` (a link such as ``runs/latest`` resolves to the run it names).
+    StoreError when the folder holds no run manifest."""
+    root = run_dir.resolve()
+    manifest = _read_json(root / MANIFEST)
+    if not manifest:
+        raise StoreError(f"{run_dir}: not a run directory (no {MANIFEST})")
+    config: dict[str, Any] = manifest.get("config") or {}
+    identity: dict[str, Any] = manifest.get("identity") or {}
+    summary = _read_json(root / SUMMARY)
+
+    def pick(name: str) -> Any:
+        return identity.get(name, manifest.get(name, config.get(name)))
+
+    return RunInfo(
+        path=root,
+        run_id=root.name,
+        label=_text(pick("label")),
+        agent=_text(pick("agent")),
+        world=_text(pick("world")),
+        user=_text(pick("user")),
+        stressors=_text(pick("stressors")),
+        seed=_int(pick("seed")),
+        trials=_int(pick("trials")),
+        created_at=_text(manifest.get("created_at")),
+        sweep=_text(manifest.get("sweep")) or None,
+        core_api_accuracy=_number(summary.get("core_api_accuracy")),
+        conversation_success=_number(summary.get("conversation_success")),
+        episodes=_int(summary.get("episodes")),
+        failed_episodes=_int(summary.get("failed_episodes")),
+    )
+
+
+def iter_runs(runs_dir: Path) -> Iterator[RunInfo]:
+    """Every run folder directly under ``runs_dir``, oldest first (by the manifest's date, then id); links (such
+    as ``latest``) and folders without a manifest are skipped. A manifest that cannot be read is an error."""
+    if not runs_dir.is_dir():
+        raise StoreError(f"{runs_dir}: no such folder")
+    found = [
+        read_run_info(child)
+        for child in runs_dir.iterdir()
+        if child.is_dir() and not child.is_symlink() and (child / MANIFEST).is_file()
+    ]
+    yield from sorted(found, key=lambda r: (r.created_at, r.run_id))
