@@ -38,7 +38,7 @@ def make_run(root: Path, agent: str, verdicts: dict[str, list[float | None]], la
                     per_goal=per_goal,
                     judge_config=SET,
                 )
-            ]  # fmt: skip
+            ]
         )
     store.close()
     return root
