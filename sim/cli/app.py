@@ -35,6 +35,7 @@ from sim.cli.personas import personas_app
 from sim.cli.report import report as report_command
 from sim.cli.serve import serve_command
 from sim.cli.stressors import stressors_app
+from sim.cli.view import view as view_command
 from sim.cli.worlds import worlds_app
 
 if TYPE_CHECKING:
@@ -307,6 +308,7 @@ def score(
 
 
 app.command("report")(report_command)
+app.command("view")(view_command)
 
 
 @app.command("mock-llm")
