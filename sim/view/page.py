@@ -30,7 +30,7 @@ def static_data_file(name: str) -> str:
 
 
 def index_html(mode: Mode, title: str = "squall view") -> str:
-    css = '<link rel="stylesheet" href="app/view.css">'
+    css = '<link rel="icon" href="data:,"><link rel="stylesheet" href="app/view.css">'
     scripts = "".join(f'<script src="app/{n}"></script>' for n in ASSETS if n.endswith(".js"))
     # Only this page's own files: a trace that holds markup can load nothing (and the viewer inserts text only).
     policy = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:"

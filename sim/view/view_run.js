@@ -61,13 +61,16 @@
       var q = S.add(bar, "input"); q.id = "search"; q.placeholder = "search every message, call and result"; q.type = "search";
       var fs = {
         stressor: [uniq(rows, function (r) { return r.fired.concat(r.variant ? [r.variant] : []); }), "any stressor"],
-        judge: [uniq(rows, function (r) { return Object.keys(r.judges); }), "failed by any judge"],
+        judge: [uniq(rows, function (r) {
+          return Object.keys(r.judges).filter(function (j) { return r.judges[j] !== null; });
+        }), "any judge verdict"],
         code: [uniq(rows, function (r) { return r.codes; }), "any error code"],
         outcome: [["passed", "wrong", "failed", "unscored"], "any outcome"]
       };
       var selects = {};
       Object.keys(fs).forEach(function (k) {
         var s = S.add(bar, "select"); s.id = "filter-" + k; options(s, fs[k][1], fs[k][0]);
+        if (k === "judge") Array.prototype.slice.call(s.options, 1).forEach(function (o) { o.textContent = "below 1 on " + o.value; });
         s.value = params[k] || ""; selects[k] = s;
       });
       q.value = params.q || "";

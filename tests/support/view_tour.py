@@ -40,7 +40,9 @@ async def wait_for(page: Page, expression: str, limit_s: float = WAIT_S) -> Any:
 async def goto(page: Page, hash_: str, ready: str) -> None:
     """Route to ``#hash_`` in the open page and wait until ``ready`` (a CSS selector) is there."""
     await page.evaluate(f"location.hash = {json.dumps(hash_)}")
-    await wait_for(page, f"location.hash === {json.dumps('#' + hash_)} && !!document.querySelector({json.dumps(ready)})")
+    await wait_for(
+        page, f"location.hash === {json.dumps('#' + hash_)} && !!document.querySelector({json.dumps(ready)})"
+    )
 
 
 async def screenshot(page: Page, width: int = 1280, max_height: int = 2400) -> bytes:
@@ -68,7 +70,9 @@ async def tour(page: Page, url: str, run: str, other: str, episode: str, stresso
     ``stressor`` fired; ``other`` is a second run to compare with."""
     seen = Tour()
     await page.navigate(url + "#/")
-    await wait_for(page, "!!document.querySelector('table.runs-table') && !!document.querySelector('table.leaderboard')")
+    await wait_for(
+        page, "!!document.querySelector('table.runs-table') && !!document.querySelector('table.leaderboard')"
+    )
     seen.facts["runs_listed"] = await count(page, "table.runs-table tbody tr")
     seen.facts["leaderboard_rows"] = await count(page, "table.leaderboard tbody tr")
     seen.shots["runs"] = await screenshot(page)
@@ -85,14 +89,23 @@ async def tour(page: Page, url: str, run: str, other: str, episode: str, stresso
         js = f"const s = document.getElementById('filter-{key}'); s.value = {json.dumps(value)}; s.dispatchEvent(new Event('change'));"
         await page.evaluate(f"(() => {{ {js} }})()")
         by[key] = await count(page, "tr.ep-row")
-        await page.evaluate(f"(() => {{ const s = document.getElementById('filter-{key}'); s.value = ''; s.dispatchEvent(new Event('change')); }})()")
-    for key in ("judge", "code"):  # the first option after 'any'
-        pick = f"(() => {{ const s = document.getElementById('filter-{key}'); s.selectedIndex = 1; s.dispatchEvent(new Event('change')); return s.value; }})()"
+        await page.evaluate(
+            f"(() => {{ const s = document.getElementById('filter-{key}'); s.value = ''; s.dispatchEvent(new Event('change')); }})()"
+        )
+    for key, index in (("judge", "[...s.options].findIndex(o => o.value === 'core_api_accuracy')"), ("code", "1")):
+        pick = f"(() => {{ const s = document.getElementById('filter-{key}'); s.selectedIndex = {index}; s.dispatchEvent(new Event('change')); return s.value; }})()"
         by[key] = (await page.evaluate(pick), await count(page, "tr.ep-row"))
-        await page.evaluate(f"(() => {{ const s = document.getElementById('filter-{key}'); s.value = ''; s.dispatchEvent(new Event('change')); }})()")
+        await page.evaluate(
+            f"(() => {{ const s = document.getElementById('filter-{key}'); s.value = ''; s.dispatchEvent(new Event('change')); }})()"
+        )
     search = episode.split("#")[0]
-    await page.evaluate(f"(() => {{ const q = document.getElementById('search'); q.value = {json.dumps(search)}; q.dispatchEvent(new Event('input')); }})()")
-    await wait_for(page, "/ of /.test(document.getElementById('ep-count').textContent) && document.getElementById('search').value !== ''")
+    await page.evaluate(
+        f"(() => {{ const q = document.getElementById('search'); q.value = {json.dumps(search)}; q.dispatchEvent(new Event('input')); }})()"
+    )
+    await wait_for(
+        page,
+        "/ of /.test(document.getElementById('ep-count').textContent) && document.getElementById('search').value !== ''",
+    )
     await asyncio.sleep(0.5)
     by["search"] = await count(page, "tr.ep-row")
     seen.facts.update(listed=listed, filtered=by)
