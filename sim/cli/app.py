@@ -38,6 +38,7 @@ from sim.cli.report import report as report_command
 from sim.cli.serve import serve_command
 from sim.cli.stressors import stressors_app
 from sim.cli.sweep import run_sweep
+from sim.cli.view import view as view_command
 from sim.cli.worlds import worlds_app
 
 if TYPE_CHECKING:
@@ -325,6 +326,7 @@ def score(
 
 
 app.command("report")(report_command)
+app.command("view")(view_command)
 
 
 @app.command("mock-llm")

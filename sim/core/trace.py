@@ -126,6 +126,24 @@ class Event(Frozen):
         return self.turn if self.goal is None else self.goal
 
 
+class ModelCall(Frozen):
+    """One model request of the episode, as the gateway charged it: which step of which turn asked, what it cost in
+    tokens and how long it took. The request's messages are the episode's instructions, tools and the events before
+    it; its response is the step's tool calls or the turn's message: kept once, in the events."""
+
+    role: str = Field(description="agent | user | judge | ...: who asked.")
+    turn: int = Field(description="The conversation turn it was asked in.")
+    goal: int | None = Field(default=None, description="The goal the user was on.")
+    step: int = Field(default=0, description="Agent requests: the step within the turn (tool calls of it share it).")
+    t: float = Field(description="Seconds since the episode started, when the answer came (or the request gave up).")
+    input_tokens: int = 0
+    output_tokens: int = 0
+    latency_s: float = Field(default=0.0, description="Seconds in requests that produced an answer (working time).")
+    waiting_s: float = Field(default=0.0, description="Seconds waiting for a slot, Retry-After or backoff.")
+    retries: int = 0
+    cached: bool = Field(default=False, description="Answered from the response cache (no endpoint request).")
+
+
 class GoalState(Frozen):
     """The world's task state around one goal (``sim.core.task_state``: flat, as changes from the world's base
     data), the agent's and the gold's: what the state judge compares."""
@@ -174,6 +192,9 @@ class EpisodeResult(BaseModel):
     usage: Usage = Field(default_factory=Usage, description="All model calls of the episode, every role.")
     usage_by_role: dict[str, Usage] = Field(
         default_factory=dict, description="The same per role (agent, user, judge...), for roles that made calls."
+    )
+    model_calls: list[ModelCall] = Field(
+        default_factory=list, description="Every model request, in the order answered (traces before it: none)."
     )
     duration_s: float = 0.0
     final_state_hash: str | None = None

@@ -180,6 +180,7 @@ class _Conversation:
             goals_played=progress.goals_played,
             usage=usage,
             usage_by_role=by_role,
+            model_calls=ep.llm.calls,
             duration_s=duration_s,
             final_state_hash=final_state_hash,
             goal_states=goal_states,

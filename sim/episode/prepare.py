@@ -44,7 +44,7 @@ def prepare_episode(
     spec: EpisodeSpec, env: EpisodeEnv, rec: EventRecorder, goal_now: Callable[[], int]
 ) -> PreparedEpisode:
     """Build the episode; ``goal_now`` answers the goal the user is on (what a calibration agent's gold reads)."""
-    llm = EpisodeLLM(env.gateway, env.limits.max_steps, rec.add, rec.clock)
+    llm = EpisodeLLM(env.gateway, env.limits.max_steps, rec.add, rec.clock, keep_calls=True)
     waits = WaitClock()
     llm.waiting = waits.waiting
     # Every world of the episode (the agent's, the isolated setup's, the state judge's gold) from one context.

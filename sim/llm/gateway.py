@@ -14,7 +14,7 @@ from collections.abc import Awaitable, Callable
 from contextlib import nullcontext
 from typing import TYPE_CHECKING
 
-from sim.core import MODEL_ROLES, Event, ModelRequest, ModelResponse, Usage
+from sim.core import MODEL_ROLES, Event, ModelCall, ModelRequest, ModelResponse, Usage
 from sim.llm.admission.policy import AdmissionPolicy
 from sim.llm.admission.scheduled import ScheduledAdmission
 from sim.llm.admission.scheduler import EndpointLimits, Scheduler
@@ -143,6 +143,7 @@ class EpisodeLLM:
         max_steps: int,
         record: Callable[[Event], None],
         clock: Callable[[], float],
+        keep_calls: bool = False,
     ) -> None:
         self.gateway = gateway
         self.max_steps = max_steps
@@ -150,6 +151,10 @@ class EpisodeLLM:
         self.by_role: dict[str, Usage] = {}
         self.turn_usage = Usage()
         """The agent's usage in the current turn (shown on its agent_message event)."""
+        self.calls: list[ModelCall] = []
+        """With ``keep_calls`` (an episode's handle; not a generator's, whose requests never end): every request
+        charged through the gateway, as the trace keeps it (tokens and latency per step)."""
+        self._keep_calls = keep_calls
         self._record = record
         self._clock = clock
         self.turn = 0
@@ -169,8 +174,28 @@ class EpisodeLLM:
         return await self.gateway.complete(request, self)
 
     def charge(self, request: ModelRequest, usage: Usage) -> None:
-        """Each request's usage, added to the episode's, its role's, the turn's (agent only) and the run's totals."""
+        """Each request's usage, added to the episode's, its role's, the turn's (agent only) and the run's totals,
+        and recorded as the request's own line of the trace."""
+        if self._keep_calls:
+            self._keep(request, usage)
         self.charge_role(request.role, usage)
+
+    def _keep(self, request: ModelRequest, usage: Usage) -> None:
+        self.calls.append(
+            ModelCall(
+                role=request.role,
+                turn=self.turn,
+                goal=self.goal,
+                step=self.steps if request.role == "agent" else 0,
+                t=self._clock(),
+                input_tokens=usage.input_tokens,
+                output_tokens=usage.output_tokens,
+                latency_s=round(usage.working_s, 4),
+                waiting_s=round(usage.waiting_s, 4),
+                retries=usage.retries,
+                cached=usage.cached > 0,
+            )
+        )
 
     def charge_role(self, role: str, usage: Usage) -> None:
         """Usage spent outside the gateway, as whoever spent it reports it (an outside agent's own model calls)."""

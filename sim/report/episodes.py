@@ -8,6 +8,7 @@ when it makes the cut, and a last pass over the scores attaches the kept episode
 from __future__ import annotations
 
 import heapq
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -106,8 +107,14 @@ def _outcome(ep: dict[str, Any]) -> str:
     return "passed" if (success if success is not None else ep["rank"]) == 1.0 else "wrong"
 
 
-def collect_episodes(store: RunStore, score_set: str, cap: int = DEFAULT_CAP) -> EpisodeSample:
-    """The viewer's sample: see the module docstring for the order."""
+def collect_episodes(
+    store: RunStore,
+    score_set: str,
+    cap: int = DEFAULT_CAP,
+    projector: Callable[[EpisodeResult], dict[str, Any]] = project,
+) -> EpisodeSample:
+    """The viewer's sample: see the module docstring for the order. ``projector`` makes an episode's dict (``squall
+    view`` keeps more of it than the report: the prompt, tools, model calls and state diffs)."""
     ranks = _rank_scores(store, score_set)
     path = store.root / EPISODES
     # Max-heap by priority via negated keys: the root is the worst kept episode, dropped when a better one comes.
@@ -136,7 +143,7 @@ def collect_episodes(store: RunStore, score_set: str, cap: int = DEFAULT_CAP) ->
         neg = (-key[0], -key[1], -key[2])
         if len(heap) >= cap and neg <= heap[0][0]:
             continue
-        item = (neg, order, project(parse_line(path, lineno, raw, EpisodeResult)))
+        item = (neg, order, projector(parse_line(path, lineno, raw, EpisodeResult)))
         if len(heap) < cap:
             heapq.heappush(heap, item)
         else:

@@ -77,3 +77,55 @@ def bar_chart(
     out.append(f'<line x1="{LABEL_W}" y1="{top - 2}" x2="{LABEL_W}" y2="{height - 6}" class="chart-axis"/>')
     out.append("</svg>")
     return "".join(out)
+
+
+AXIS_W = 300
+"""Width of an interval chart's 0-100% axis."""
+
+
+def interval_chart(
+    rows: Sequence[tuple[str, float | None, Sequence[float] | None, int]],
+    title: str,
+    axis_label: str,
+) -> str:
+    """One bar per row on a 0-100% axis with ticks, its 95% interval as an error bar and its n beside it.
+
+    ``rows`` are (label, value in [0, 1] or None, (low, high) or None, n). A value of None is 'n/a' (no bar)."""
+    top, bottom = 26, 34
+    height = top + ROW_H * len(rows) + bottom
+    x0, width = LABEL_W, LABEL_W + AXIS_W + 140
+    out = [
+        f'<svg class="chart" role="img" width="{width}" height="{height}" '
+        f'viewBox="0 0 {width} {height}" aria-label="{escape(title)}">',
+        f'<text x="0" y="16" class="chart-title">{escape(title)}</text>',
+    ]
+    axis_y = top + ROW_H * len(rows)
+    for tick in (0, 25, 50, 75, 100):
+        x = x0 + AXIS_W * tick / 100
+        out.append(f'<line x1="{x:.1f}" y1="{top - 4}" x2="{x:.1f}" y2="{axis_y}" class="chart-grid"/>')
+        out.append(f'<text x="{x:.1f}" y="{axis_y + 14}" text-anchor="middle" class="chart-value">{tick}%</text>')
+    out.append(f'<line x1="{x0}" y1="{axis_y}" x2="{x0 + AXIS_W}" y2="{axis_y}" class="chart-axis-dark"/>')
+    out.append(
+        f'<text x="{x0 + AXIS_W / 2:.0f}" y="{axis_y + 29}" text-anchor="middle" class="chart-legend">'
+        f"{escape(axis_label)} (bars: 95% interval)</text>"
+    )
+    for r, (label, value, ci, n) in enumerate(rows):
+        y = top + r * ROW_H
+        out.append(
+            f'<text x="{x0 - 8}" y="{y + 15}" text-anchor="end" class="chart-label">'
+            f"<title>{escape(label)}</title>{escape(_label(label))}</text>"
+        )
+        right = f"n={n}"
+        if value is not None and math.isfinite(value):
+            w = max(0.0, min(1.0, value)) * AXIS_W
+            out.append(f'<rect x="{x0}" y="{y + 3}" width="{w:.1f}" height="{ROW_H - 6}" fill="{PALETTE[0]}" rx="2"/>')
+            right = f"{_fmt(value, True)}  n={n}"
+        if ci is not None and len(ci) == 2:
+            lo, hi = (x0 + AXIS_W * max(0.0, min(1.0, float(v))) for v in ci)
+            mid = y + ROW_H / 2
+            out.append(f'<line x1="{lo:.1f}" y1="{mid}" x2="{hi:.1f}" y2="{mid}" class="chart-err"/>')
+            for x in (lo, hi):
+                out.append(f'<line x1="{x:.1f}" y1="{mid - 5}" x2="{x:.1f}" y2="{mid + 5}" class="chart-err"/>')
+        out.append(f'<text x="{x0 + AXIS_W + 8}" y="{y + 15}" class="chart-value">{escape(right)}</text>')
+    out.append("</svg>")
+    return "".join(out)

@@ -1,0 +1,113 @@
+"""One episode as ``squall view`` shows it: the report's projection (events, gold, verdicts) plus what the model was
+shown (instructions, tool schemas), every model request with its tokens and latency, and per goal the world state
+against the gold's.
+
+Instructions and tool lists repeat across a run's episodes, so an episode names them by a short hash and the chunk
+it travels in carries each distinct one once."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+from judges.state import judge_goal_state
+from sim.core import EpisodeResult, GoalState
+from sim.core.task_state import AS_AT_BASE, at, same
+from sim.report.episodes import project
+
+
+def content_key(value: Any) -> str:
+    """A short, stable name for a value that many episodes share."""
+    text = json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha1(text.encode("utf-8")).hexdigest()[:12]
+
+
+BASE = "(as at base)"
+"""How a path the state does not list (its value is the world's base data) is shown."""
+
+
+def _shown(value: Any) -> Any:
+    return BASE if value is AS_AT_BASE else value
+
+
+def _state_rows(state: GoalState) -> dict[str, Any]:
+    """The paths that matter for one goal (what the gold or the agent changed), each with its value before, after the
+    agent and after the gold, and how it differs (missing, wrong, collateral; '' = matches)."""
+    verdict = judge_goal_state(state)
+    if verdict is None:
+        return {"goal": state.goal, "gold": False, "rows": []}
+    kinds = {p: k for k, paths in (("missing", verdict.missing), ("wrong", verdict.wrong)) for p in paths}
+    kinds.update({p: "collateral" for p in verdict.collateral})
+    gold_after = state.gold_after or {}
+    paths = sorted(set(state.after) | set(gold_after) | set(state.before))
+    rows = []
+    for path in paths:
+        before, agent, gold = at(state.before, path), at(state.after, path), at(gold_after, path)
+        if path in kinds or not same(before, agent) or not same(at(state.gold_before or {}, path), gold):
+            shown = {"before": _shown(before), "agent": _shown(agent), "gold": _shown(gold)}
+            rows.append({"path": path, **shown, "diff": kinds.get(path, "")})
+    return {"goal": state.goal, "gold": True, "at_stake": verdict.applicable, "rows": rows}
+
+
+def project_for_view(result: EpisodeResult) -> dict[str, Any]:
+    """The report's projection of the episode and the viewer's own fields (see the module docstring)."""
+    out = project(result)
+    tools = [t.model_dump(mode="json") for t in result.tools]
+    out["instructions"] = result.instructions
+    out["tools"] = tools
+    out["goal_tools"] = {str(k): v for k, v in result.goal_tools.items()}
+    out["calls"] = [c.model_dump(mode="json", exclude_defaults=True) for c in result.model_calls]
+    out["steps"] = [ev.step for ev in result.events]
+    out["times"] = [ev.t for ev in result.events]
+    out["states"] = [_state_rows(s) for s in result.goal_states]
+    out["stressors"] = list(result.stressors)
+    out["seed"] = result.seed
+    usage = result.usage
+    out["usage"] = {"requests": usage.requests, "in": usage.input_tokens, "out": usage.output_tokens}
+    return out
+
+
+def _code(error: str) -> str:
+    """A verdict's error as its area:reason ('goal1:core:missing:set_power' -> 'core:missing')."""
+    parts = error.split(":")
+    if parts[0].startswith("goal") and parts[0][4:].isdigit():
+        parts = parts[1:]
+    return ":".join(parts[:2])
+
+
+def index_row(ep: dict[str, Any], chunk: int) -> dict[str, Any]:
+    """The light row the episode list, its filters and the task × trial grid read (no events)."""
+    fired = sorted({s for ev in ep["events"] for s in ev.get("scenarios", ())})
+    codes = {ev["code"] for ev in ep["events"] if ev.get("code")}
+    codes |= {_code(e) for s in ep["scores"].values() for e in s["errors"]}
+    return {
+        "id": ep["id"],
+        "task": ep["task"],
+        "trial": ep["trial"],
+        "variant": ep["variant"],
+        "user": ep["user"],
+        "outcome": ep["outcome"],
+        "rank": ep["rank"],
+        "termination": ep["termination"],
+        "fired": fired,
+        "codes": sorted(codes),
+        "judges": {name: s["value"] for name, s in ep["scores"].items()},
+        "tokens": ep["usage"]["in"] + ep["usage"]["out"],
+        "duration_s": ep["duration_s"],
+        "chunk": chunk,
+    }
+
+
+def chunk_document(episodes: list[dict[str, Any]]) -> dict[str, Any]:
+    """A chunk of full episodes; instructions and tool lists moved into ``shared`` once each."""
+    shared: dict[str, Any] = {}
+    kept = []
+    for ep in episodes:
+        ep = dict(ep)
+        for field in ("instructions", "tools"):
+            key = content_key(ep[field])
+            shared.setdefault(key, ep[field])
+            ep[field] = key
+        kept.append(ep)
+    return {"episodes": kept, "shared": shared}
