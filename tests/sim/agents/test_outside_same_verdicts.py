@@ -120,7 +120,9 @@ def firing_tasks(world: str, stressors: list[str]) -> list[str]:
 async def run_tasks(
     tmp_path: Path, world: str, agent: str, stressors: list[str], tasks: list[str], name: str
 ) -> tuple[list[EpisodeResult], list[Score]]:
+    # No error-handling judge: its embedding model takes a minute to load, and it reads replies, not calls.
     settings = {"world": world, "agent": agent, "stressors": stressors, "concurrency": 8, "tasks": tasks}
+    settings["error_judge"] = "off"
     config = RunConfig.model_validate({"out": tmp_path, "run_id": name, **settings})
     store, summary = await execute(config)
     assert summary["failed_episodes"] == 0 and summary["judge_faults"] == 0
@@ -134,10 +136,16 @@ def fired(kind: str, episodes: list[EpisodeResult]) -> bool:
         moved = {ev.call.name for ev in results if ev.result and ev.result.error_code == "endpoint_moved" and ev.call}
         listed = {n for e in episodes for names in e.goal_tools.values() for n in names}
         return bool(moved) and any(ev.call and ev.call.name in listed - moved and ev.scenarios for ev in results)
-    if kind == "missing":  # a goal without the function, and the function called in a later one
-        return any(e.goal_tools for e in episodes) and any(
-            e.task.goals[g].outcome == "decline" for e in episodes for g in e.goal_tools
-        )
+    if kind == "missing":  # a declined goal without the function, and the function listed and called in the next
+        for e in episodes:
+            for g, names in e.goal_tools.items():
+                back = set(e.tools_at(g + 1)) - set(names)
+                called = {
+                    ev.call.name for ev in e.events if ev.kind == "tool_call" and ev.call and ev.goal_index == g + 1
+                }
+                if e.task.goals[g].outcome == "decline" and back & called:
+                    return True
+        return False
     if kind == "search":  # a function looked up, then called
         return any(ev.call and ev.call.name == "get_info" for ev in results) and any(
             ev.call and ev.call.name != "get_info" and ev.result and ev.result.ok for ev in results

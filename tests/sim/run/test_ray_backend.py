@@ -248,6 +248,19 @@ async def test_native_agent_over_http_scores_match_inprocess(cluster: str, tmp_p
 
 @needs_ray
 @pytest.mark.slow
+async def test_an_outside_agent_over_mcp_scores_the_same_on_ray(cluster: str, tmp_path: Path) -> None:
+    """Each Ray worker opens its own MCP hub on its own loopback, and imports the ``python:`` agent itself."""
+    agent = "python:tests.support.outside_agents:lister"
+    _, local = await execute(config(tmp_path / "local", agent=agent, limit=4, stressors=["drift"]))
+    _, remote = await execute(config(tmp_path / "ray", agent=agent, limit=4, stressors=["drift"], backend="ray"))
+    assert verdicts(tmp_path / "ray" / "r") == verdicts(tmp_path / "local" / "r")
+    assert rates(remote) == rates(local) and remote["failed_episodes"] == 0
+    calls = [e for line in lines(tmp_path / "ray" / "r" / "episodes.jsonl") for e in json.loads(line)["events"]]
+    assert any(e["kind"] == "tool_call" for e in calls)
+
+
+@needs_ray
+@pytest.mark.slow
 def test_an_unusable_agent_fails_in_the_workers_before_the_run_folder(cluster: str, tmp_path: Path) -> None:
     # The workers resolve the agent's model when they open their sessions (here: a provider whose extra is not
     # installed); the driver reports their one line, and kills them.
