@@ -233,3 +233,26 @@ def test_a_self_referencing_ref_chain_is_an_error_not_a_hang(tmp_path: Path) -> 
     out = tmp_path / "w"
     code, _, err = squall("import", "openapi", str(write(tmp_path / "a.yaml", spec)), "--out", str(out))
     assert code == 2 and "refers to itself through other references" in err and not out.exists()
+
+
+def test_a_key_given_twice_is_refused(tmp_path: Path) -> None:
+    text = (
+        "openapi: 3.1.0\ninfo: {title: x, version: '1'}\npaths:\n  /a:\n    get: {}\n    get: {}\n  /a:\n    post: {}\n"
+    )
+    path = tmp_path / "api.yaml"
+    path.write_text(text, encoding="utf-8")
+    code, _, err = squall("import", "openapi", str(path), "--out", str(tmp_path / "w"))
+    assert code == 2 and not (tmp_path / "w").exists()
+    assert [" ".join(line.split()) for line in err.strip().splitlines()] == [
+        f"error: {path}#/paths/~1a: key 'get' appears twice (lines 5 and 6)",
+        f"error: {path}#/paths: key '/a' appears twice (lines 4 and 7)",
+    ]
+
+
+def test_problems_past_the_cap_are_counted(tmp_path: Path) -> None:
+    spec = small_spec()
+    spec["paths"]["/pets"]["get"]["parameters"] = [{"name": f"p{i}", "in": "body"} for i in range(60)]
+    out = tmp_path / "w"
+    code, _, err = squall("import", "openapi", str(write(tmp_path / "a.json", spec)), "--out", str(out))
+    lines = err.strip().splitlines()
+    assert code == 2 and len(lines) == 51 and lines[-1].endswith("… and 10 more")
