@@ -256,3 +256,43 @@ def test_problems_past_the_cap_are_counted(tmp_path: Path) -> None:
     code, _, err = squall("import", "openapi", str(write(tmp_path / "a.json", spec)), "--out", str(out))
     lines = err.strip().splitlines()
     assert code == 2 and len(lines) == 51 and lines[-1].endswith("… and 10 more")
+
+
+def test_named_examples_pair_by_name_and_cookies_are_arguments(tmp_path: Path) -> None:
+    spec = small_spec()
+    post = spec["paths"]["/pets"]["post"]
+    post["parameters"] = [
+        {"name": "session", "in": "cookie", "required": True, "schema": {"type": "string"}, "example": "s1"}
+    ]
+    post["requestBody"]["content"]["application/json"]["examples"] = {"cat": {"value": {"name": "Tom"}}}
+    response = post["responses"]["201"]["content"]["application/json"]
+    response["examples"] = {"cat": {"value": {"name": "Tom", "id": 2}}}
+    api = import_openapi(write(tmp_path / "pets.yaml", spec), "pets")
+    create = api.operation("createPet")
+    assert create is not None and create.locations == {"session": "cookie", "name": "body"}
+    by_source = {example.source.rsplit("/", 1)[-1]: example for example in create.examples}
+    assert by_source["example"].arguments == {"session": "s1", "name": "Rex"}
+    assert by_source["cat"].arguments == {"session": "s1", "name": "Tom"}
+    assert by_source["cat"].response == {"name": "Tom", "id": 2}
+
+
+def test_a_schema_that_expands_past_the_limit_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("worlds.simulated.refs.MAX_EXPANDED_NODES", 2_000)  # 2^20 values; the real limit is slow
+    schemas = {
+        f"S{i}": {
+            "type": "object",
+            "properties": {
+                "a": {"$ref": f"#/components/schemas/S{i + 1}"},
+                "b": {"$ref": f"#/components/schemas/S{i + 1}"},
+            },
+        }
+        for i in range(20)
+    }
+    schemas["S20"] = {"type": "string"}
+    spec = small_spec()
+    spec["components"]["schemas"].update(schemas)
+    spec["components"]["schemas"]["Pet"]["properties"]["tree"] = {"$ref": "#/components/schemas/S0"}
+    del spec["paths"]["/pets/{petId}"]  # Pet's four uses are refused at once after the first
+    out = tmp_path / "w"
+    code, _, err = squall("import", "openapi", str(write(tmp_path / "a.json", spec)), "--out", str(out))
+    assert code == 2 and "expanding the $refs gives over 2,000 values" in err and not out.exists()
