@@ -37,13 +37,15 @@ def large(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, ApiSpec]:
 
 def test_a_large_document_becomes_a_world_folder(large: tuple[Path, ApiSpec]) -> None:
     out, api = large
-    assert tree(out) == ["cache", "operations.json", "world.toml"]
+    assert tree(out) == ["cache", "operations.json", "tasks.jsonl", "world.toml"]
+    assert (out / "tasks.jsonl").read_text(encoding="utf-8") == ""  # no tasks yet
     config = tomllib.loads((out / "world.toml").read_text(encoding="utf-8"))
     assert config == {
         "kind": "simulated",
         "name": "inventory",
         "source": "openapi",
         "operations": "operations.json",
+        "tasks": "tasks.jsonl",
         "cache": "cache",
     }
     assert (api.name, api.title, api.version, api.source) == ("inventory", "Inventory", "2.4.1", "openapi")
@@ -202,7 +204,7 @@ def test_an_existing_folder_is_kept_unless_forced(tmp_path: Path) -> None:
     assert code == 2 and "already exists" in err and tree(out) == ["mine.txt"]
     code, _, err = squall("import", "openapi", str(spec), "--out", str(out), "--force", "--name", "zoo")
     assert code == 0, err
-    assert tree(out) == ["cache", "operations.json", "world.toml"]
+    assert tree(out) == ["cache", "operations.json", "tasks.jsonl", "world.toml"]
     assert ApiSpec.model_validate_json((out / "operations.json").read_text(encoding="utf-8")).name == "zoo"
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []  # no staging folder left
 
