@@ -92,17 +92,18 @@ class RefResolver:
             return {}
 
     def deref(self, value: Any, where: str) -> tuple[Any, str]:
-        """One level: a ``{"$ref": ...}`` object's target and its pointer (chains followed); else ``value``."""
+        """One level: a ``{"$ref": ...}`` object's target and its pointer (chains followed); else ``value``. None
+        (the problem already recorded) when a reference names nothing."""
         seen: set[str] = set()
         while isinstance(value, dict) and isinstance(value.get("$ref"), str):
             ref = value["$ref"]
             if ref in seen:
                 self.problems.add(where, f"$ref '{ref}' refers to itself through other references")
-                return {}, where
+                return None, where
             seen.add(ref)
             found = self.target(ref, extend(where, "$ref"))
             if found is None:
-                return {}, where
+                return None, where
             where, value = found
         return value, where
 

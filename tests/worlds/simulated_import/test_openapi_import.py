@@ -298,3 +298,24 @@ def test_a_schema_that_expands_past_the_limit_is_refused(tmp_path: Path, monkeyp
     out = tmp_path / "w"
     code, _, err = squall("import", "openapi", str(write(tmp_path / "a.json", spec)), "--out", str(out))
     assert code == 2 and "expanding the $refs gives over 2,000 values" in err and not out.exists()
+
+
+def test_a_dangling_reference_is_one_problem_wherever_it_stands(tmp_path: Path) -> None:
+    nope = "#/components/{}/Nope"
+    spec = {
+        "openapi": "3.0.0",
+        "info": {"title": "x", "version": "1"},
+        "paths": {
+            "/a": {
+                "get": {
+                    "parameters": [{"$ref": nope.format("parameters")}],
+                    "requestBody": {"$ref": nope.format("requestBodies")},
+                    "responses": {"200": {"$ref": nope.format("responses")}},
+                }
+            },
+            "/b": {"$ref": nope.format("pathItems")},
+        },
+    }
+    code, _, err = squall("import", "openapi", str(write(tmp_path / "a.json", spec)), "--out", str(tmp_path / "w"))
+    lines = err.strip().splitlines()
+    assert code == 2 and len(lines) == 4 and all("does not resolve" in line for line in lines)
