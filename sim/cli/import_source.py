@@ -6,6 +6,8 @@ world folder it writes names a ``kind`` in ``worlds.registry.WORLD_KINDS``) and 
 Today's sources are text-to-SQL sets (`squall import spider|bird --db-dir DIR --questions FILE --out PATH`): every
 question whose solution paths reproduce its SQL's result becomes a task; the rest are listed with reasons in
 ``import_report.json``. Bad input prints one line naming the file, item and field, exits 2, and writes nothing.
+`squall import openapi|toolbench` (``sim.cli.import_openapi``, ``sim.cli.import_toolbench``) write simulated worlds
+from API descriptions; their bad input is listed one problem per line (file and JSON pointer), exit 2.
 """
 
 from __future__ import annotations

@@ -57,8 +57,8 @@ def check_tasks(path: Path, spec: ApiSpec) -> list[Task]:
 
 
 def write_api_world(spec: ApiSpec, tasks: list[Task] | None, out: Path, replace: bool = False) -> Path:
-    """world.toml, operations.json, tasks.jsonl (when there are tasks) and an empty cache/; refuses an existing
-    ``out`` unless ``replace``."""
+    """world.toml, operations.json, tasks.jsonl (empty without tasks: the simulated world reads that as none yet,
+    to be written or drafted) and an empty cache/; refuses an existing ``out`` unless ``replace``."""
     out = Path(out)
     if out.exists() and not replace:
         raise FileExistsError(f"{out}: already exists (remove it, or pass --force to replace it)")
@@ -66,11 +66,9 @@ def write_api_world(spec: ApiSpec, tasks: list[Task] | None, out: Path, replace:
     staging = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}.", suffix=".tmp"))
     try:
         config = {"kind": KIND, "name": spec.name, "source": spec.source, "operations": "operations.json"}
-        if tasks:
-            config["tasks"] = "tasks.jsonl"
-            lines = [task.model_dump_json(exclude_defaults=True) for task in tasks]
-            (staging / "tasks.jsonl").write_text("".join(line + "\n" for line in lines), encoding="utf-8")
-        config["cache"] = "cache"
+        config |= {"tasks": "tasks.jsonl", "cache": "cache"}
+        lines = [task.model_dump_json(exclude_defaults=True) for task in tasks or []]
+        (staging / "tasks.jsonl").write_text("".join(line + "\n" for line in lines), encoding="utf-8")
         (staging / "world.toml").write_text(tomli_w.dumps(config), encoding="utf-8")
         operations = json.dumps(spec.model_dump(mode="json"), indent=1, ensure_ascii=False)
         (staging / "operations.json").write_text(operations + "\n", encoding="utf-8")

@@ -60,6 +60,8 @@ def import_openapi(path: Path, world: str) -> ApiSpec:
             problems.add(item_where, "a path must start with '/'")
             continue
         item, resolved_where = resolver.deref(raw_item, item_where)
+        if item is None:
+            continue
         if not isinstance(item, dict):
             problems.add(item_where, "a path item must be an object")
             continue

@@ -99,6 +99,8 @@ def operation_inputs(
 
 def _parameter(resolver: RefResolver, problems: Problems, raw: Any, where: str) -> Argument | None:
     param, where = resolver.deref(raw, where)
+    if param is None:
+        return None
     if not isinstance(param, dict):
         problems.add(where, "a parameter must be an object")
         return None
@@ -145,6 +147,8 @@ def _parameter(resolver: RefResolver, problems: Problems, raw: Any, where: str) 
 
 def _body(resolver: RefResolver, problems: Problems, raw: Any, where: str, inputs: Inputs) -> None:
     body, where = resolver.deref(raw, where)
+    if body is None:
+        return
     if not isinstance(body, dict):
         problems.add(where, "'requestBody' must be an object")
         return

@@ -45,6 +45,8 @@ def success_response(resolver: RefResolver, problems: Problems, responses: Any, 
         return Success()
     code = codes[0]
     response, response_where = resolver.deref(responses[code], extend(where, code))
+    if response is None:
+        return Success()
     if not isinstance(response, dict):
         problems.add(response_where, "a response must be an object")
         return Success()

@@ -17,8 +17,9 @@ from worlds.simulated.problems import Problems, extend
 
 MAX_EXPANDED_DEPTH = 300
 """Levels of nesting once references are expanded (Python's recursion, and any sane schema, stay far below)."""
-MAX_EXPANDED_NODES = 5_000_000
-"""Values the expansion of one document may produce (a reference used twice at each of 25 levels doubles 25 times)."""
+MAX_EXPANDED_NODES = 200_000
+"""Values one schema may expand to (a reference used twice at each of 20 levels doubles 20 times): past it the
+schema is refused, naming its place; no agent could read a tool description that size anyway."""
 LITERAL_KEYS = frozenset({"example", "const", "default", "enum"})
 """Keys whose values are data, not schema: copied as they are (unless the key is a name in a map of names)."""
 NAME_MAPS = frozenset(
@@ -28,7 +29,11 @@ NAME_MAPS = frozenset(
 
 
 class _Budget(Exception):
-    """The expansion grew past a limit; reported once as a problem."""
+    """The expansion grew past a limit; reported once as a problem. ``outermost``: the first reference followed."""
+
+    def __init__(self, message: str, outermost: str | None) -> None:
+        super().__init__(message)
+        self.outermost = outermost
 
 
 def cycle_placeholder(ref: str) -> dict[str, Any]:
@@ -55,6 +60,7 @@ class RefResolver:
         self.document = document
         self.problems = problems
         self._nodes = 0
+        self._too_big: set[str] = set()
 
     def target(self, ref: str, where: str) -> tuple[str, Any] | None:
         """(pointer, value) that ``ref`` (found at ``where``) names; None, with a problem, when it names nothing."""
@@ -76,34 +82,39 @@ class RefResolver:
 
     def resolve(self, value: Any, where: str) -> Any:
         """``value`` (found at pointer ``where``) with every reference expanded; a fresh structure."""
+        self._nodes = 0
         try:
             return self._walk(value, where, (), 0)
         except _Budget as budget:
             self.problems.add(where, str(budget))
+            if budget.outermost is not None:  # later uses of it fail at once instead of expanding it again
+                self._too_big.add(budget.outermost)
             return {}
 
     def deref(self, value: Any, where: str) -> tuple[Any, str]:
-        """One level: a ``{"$ref": ...}`` object's target and its pointer (chains followed); else ``value``."""
+        """One level: a ``{"$ref": ...}`` object's target and its pointer (chains followed); else ``value``. None
+        (the problem already recorded) when a reference names nothing."""
         seen: set[str] = set()
         while isinstance(value, dict) and isinstance(value.get("$ref"), str):
             ref = value["$ref"]
             if ref in seen:
                 self.problems.add(where, f"$ref '{ref}' refers to itself through other references")
-                return {}, where
+                return None, where
             seen.add(ref)
             found = self.target(ref, extend(where, "$ref"))
             if found is None:
-                return {}, where
+                return None, where
             where, value = found
         return value, where
 
     def _walk(self, value: Any, where: str, stack: tuple[str, ...], depth: int, names: bool = False) -> Any:
         """``names``: ``value`` maps names to objects (a ``properties`` map), so no key of it is a literal."""
         self._nodes += 1
+        outermost = stack[0] if stack else None
         if self._nodes > MAX_EXPANDED_NODES:
-            raise _Budget(f"expanding the $refs gives over {MAX_EXPANDED_NODES:,} values; refused")
+            raise _Budget(f"expanding the $refs gives over {MAX_EXPANDED_NODES:,} values; refused", outermost)
         if depth > MAX_EXPANDED_DEPTH:
-            raise _Budget(f"nested deeper than {MAX_EXPANDED_DEPTH} levels once $refs are expanded; refused")
+            raise _Budget(f"nested deeper than {MAX_EXPANDED_DEPTH} levels once $refs are expanded; refused", outermost)
         if isinstance(value, list):
             return [self._walk(item, extend(where, i), stack, depth + 1) for i, item in enumerate(value)]
         if not isinstance(value, dict):
@@ -115,6 +126,8 @@ class RefResolver:
         if isinstance(ref, str):
             if ref in stack:
                 return cycle_placeholder(ref)
+            if ref in self._too_big:
+                raise _Budget(f"expanding the $refs gives over {MAX_EXPANDED_NODES:,} values ({ref}); refused", None)
             found = self.target(ref, extend(where, "$ref"))
             if found is None:
                 return {}

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from jsonschema import Draft202012Validator
+from pydantic import ValidationError
 
 from worlds.simulated.operations import WRITE_METHODS, ApiExample, ApiOperation
 from worlds.simulated.problems import Problems, extend
@@ -80,20 +81,26 @@ def api_operation(
     if response_schema is not None:
         arguments = defaults if Draft202012Validator(schema).is_valid(defaults) else {}
         examples = (ApiExample(arguments=arguments, response=template, source="template_response"),)
-    return ApiOperation(
-        name=name,
-        method=method,  # checked against HTTP_METHODS
-        path=url,
-        summary=api_name,
-        description=description,
-        parameters=schema,
-        locations=locations,  # path, query or body
-        response_schema=response_schema,
-        examples=examples,
-        writes=method in WRITE_METHODS,
-        tags=(category,) if category else (),
-        source=f"{file}#{where}",
-    )
+    try:
+        operation = ApiOperation(
+            name=name,
+            method=method,  # checked against HTTP_METHODS
+            path=url,
+            summary=api_name,
+            description=description,
+            parameters=schema,
+            locations=locations,  # path, query or body
+            response_schema=response_schema,
+            examples=examples,
+            writes=method in WRITE_METHODS,
+            tags=(category,) if category else (),
+            source=f"{file}#{where}",
+        )
+    except ValidationError as error:  # a value the contract refuses that the checks above let through
+        first = error.errors(include_url=False)[0]
+        problems.add(where, f"{'.'.join(str(p) for p in first['loc'])}: {first['msg']}")
+        return None
+    return operation
 
 
 def _parameters(

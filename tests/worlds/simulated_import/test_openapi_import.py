@@ -37,13 +37,15 @@ def large(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, ApiSpec]:
 
 def test_a_large_document_becomes_a_world_folder(large: tuple[Path, ApiSpec]) -> None:
     out, api = large
-    assert tree(out) == ["cache", "operations.json", "world.toml"]
+    assert tree(out) == ["cache", "operations.json", "tasks.jsonl", "world.toml"]
+    assert (out / "tasks.jsonl").read_text(encoding="utf-8") == ""  # no tasks yet
     config = tomllib.loads((out / "world.toml").read_text(encoding="utf-8"))
     assert config == {
         "kind": "simulated",
         "name": "inventory",
         "source": "openapi",
         "operations": "operations.json",
+        "tasks": "tasks.jsonl",
         "cache": "cache",
     }
     assert (api.name, api.title, api.version, api.source) == ("inventory", "Inventory", "2.4.1", "openapi")
@@ -202,7 +204,7 @@ def test_an_existing_folder_is_kept_unless_forced(tmp_path: Path) -> None:
     assert code == 2 and "already exists" in err and tree(out) == ["mine.txt"]
     code, _, err = squall("import", "openapi", str(spec), "--out", str(out), "--force", "--name", "zoo")
     assert code == 0, err
-    assert tree(out) == ["cache", "operations.json", "world.toml"]
+    assert tree(out) == ["cache", "operations.json", "tasks.jsonl", "world.toml"]
     assert ApiSpec.model_validate_json((out / "operations.json").read_text(encoding="utf-8")).name == "zoo"
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []  # no staging folder left
 
@@ -233,3 +235,87 @@ def test_a_self_referencing_ref_chain_is_an_error_not_a_hang(tmp_path: Path) -> 
     out = tmp_path / "w"
     code, _, err = squall("import", "openapi", str(write(tmp_path / "a.yaml", spec)), "--out", str(out))
     assert code == 2 and "refers to itself through other references" in err and not out.exists()
+
+
+def test_a_key_given_twice_is_refused(tmp_path: Path) -> None:
+    text = (
+        "openapi: 3.1.0\ninfo: {title: x, version: '1'}\npaths:\n  /a:\n    get: {}\n    get: {}\n  /a:\n    post: {}\n"
+    )
+    path = tmp_path / "api.yaml"
+    path.write_text(text, encoding="utf-8")
+    code, _, err = squall("import", "openapi", str(path), "--out", str(tmp_path / "w"))
+    assert code == 2 and not (tmp_path / "w").exists()
+    assert [" ".join(line.split()) for line in err.strip().splitlines()] == [
+        f"error: {path}#/paths/~1a: key 'get' appears twice (lines 5 and 6)",
+        f"error: {path}#/paths: key '/a' appears twice (lines 4 and 7)",
+    ]
+
+
+def test_problems_past_the_cap_are_counted(tmp_path: Path) -> None:
+    spec = small_spec()
+    spec["paths"]["/pets"]["get"]["parameters"] = [{"name": f"p{i}", "in": "body"} for i in range(60)]
+    out = tmp_path / "w"
+    code, _, err = squall("import", "openapi", str(write(tmp_path / "a.json", spec)), "--out", str(out))
+    lines = err.strip().splitlines()
+    assert code == 2 and len(lines) == 51 and lines[-1].endswith("… and 10 more")
+
+
+def test_named_examples_pair_by_name_and_cookies_are_arguments(tmp_path: Path) -> None:
+    spec = small_spec()
+    post = spec["paths"]["/pets"]["post"]
+    post["parameters"] = [
+        {"name": "session", "in": "cookie", "required": True, "schema": {"type": "string"}, "example": "s1"}
+    ]
+    post["requestBody"]["content"]["application/json"]["examples"] = {"cat": {"value": {"name": "Tom"}}}
+    response = post["responses"]["201"]["content"]["application/json"]
+    response["examples"] = {"cat": {"value": {"name": "Tom", "id": 2}}}
+    api = import_openapi(write(tmp_path / "pets.yaml", spec), "pets")
+    create = api.operation("createPet")
+    assert create is not None and create.locations == {"session": "cookie", "name": "body"}
+    by_source = {example.source.rsplit("/", 1)[-1]: example for example in create.examples}
+    assert by_source["example"].arguments == {"session": "s1", "name": "Rex"}
+    assert by_source["cat"].arguments == {"session": "s1", "name": "Tom"}
+    assert by_source["cat"].response == {"name": "Tom", "id": 2}
+
+
+def test_a_schema_that_expands_past_the_limit_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("worlds.simulated.refs.MAX_EXPANDED_NODES", 2_000)  # 2^20 values; the real limit is slow
+    schemas = {
+        f"S{i}": {
+            "type": "object",
+            "properties": {
+                "a": {"$ref": f"#/components/schemas/S{i + 1}"},
+                "b": {"$ref": f"#/components/schemas/S{i + 1}"},
+            },
+        }
+        for i in range(20)
+    }
+    schemas["S20"] = {"type": "string"}
+    spec = small_spec()
+    spec["components"]["schemas"].update(schemas)
+    spec["components"]["schemas"]["Pet"]["properties"]["tree"] = {"$ref": "#/components/schemas/S0"}
+    del spec["paths"]["/pets/{petId}"]  # Pet's four uses are refused at once after the first
+    out = tmp_path / "w"
+    code, _, err = squall("import", "openapi", str(write(tmp_path / "a.json", spec)), "--out", str(out))
+    assert code == 2 and "expanding the $refs gives over 2,000 values" in err and not out.exists()
+
+
+def test_a_dangling_reference_is_one_problem_wherever_it_stands(tmp_path: Path) -> None:
+    nope = "#/components/{}/Nope"
+    spec = {
+        "openapi": "3.0.0",
+        "info": {"title": "x", "version": "1"},
+        "paths": {
+            "/a": {
+                "get": {
+                    "parameters": [{"$ref": nope.format("parameters")}],
+                    "requestBody": {"$ref": nope.format("requestBodies")},
+                    "responses": {"200": {"$ref": nope.format("responses")}},
+                }
+            },
+            "/b": {"$ref": nope.format("pathItems")},
+        },
+    }
+    code, _, err = squall("import", "openapi", str(write(tmp_path / "a.json", spec)), "--out", str(tmp_path / "w"))
+    lines = err.strip().splitlines()
+    assert code == 2 and len(lines) == 4 and all("does not resolve" in line for line in lines)

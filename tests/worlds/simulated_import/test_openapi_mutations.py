@@ -11,6 +11,7 @@ import contextlib
 import copy
 import io
 import json
+import re
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -52,7 +53,13 @@ RETYPINGS: list[tuple[list[Any], Any]] = [
 ]
 """Values of the wrong type (or an impossible one) where the document needs another."""
 DANGLING = ["#/components/schemas/Nope", "#/components/schemata/Pet", "other.yaml#/Pet", "#/paths/~1nope"]
-BROKEN_YAML = ["bad: [unclosed", "key: value: other", "\tindented: with a tab", "- a\nb: c", "x: 'unterminated"]
+BROKEN_YAML = [
+    "bad: [unclosed",
+    "key: value: other",
+    "\tindented: with a tab",
+    "- a\nb: c",
+    'x: "unterminated',
+]  # safe_dump quotes with ' only: never closed
 
 
 def set_at(document: dict[str, Any], path: list[Any], value: Any) -> None:
@@ -73,7 +80,7 @@ def delete_at(document: dict[str, Any], path: list[Any]) -> None:
 def broken_documents(draw: st.DrawFn) -> str:
     """The YAML text of the small document with one change that breaks it."""
     document = small_spec()
-    kind = draw(st.sampled_from(["delete", "retype", "duplicate", "dangling", "yaml"]))
+    kind = draw(st.sampled_from(["delete", "retype", "duplicate", "duplicate-key", "dangling", "yaml"]))
     if kind == "delete":
         delete_at(document, draw(st.sampled_from(DELETIONS)))
     elif kind == "retype":
@@ -93,6 +100,12 @@ def broken_documents(draw: st.DrawFn) -> str:
         )
         set_at(document, place, {"$ref": draw(st.sampled_from(DANGLING))})
     text = yaml.safe_dump(document, sort_keys=False)
+    if kind == "duplicate-key":  # a mapping's key line given twice in a row: the first now maps to nothing
+        lines = text.splitlines()
+        keyed = [index for index, line in enumerate(lines) if re.match(r"\s*[^-\s][^:]*:", line)]
+        at = draw(st.sampled_from(keyed))
+        lines.insert(at, lines[at])
+        text = "\n".join(lines) + "\n"
     if kind == "yaml":
         lines = text.splitlines()
         at = draw(st.integers(0, len(lines)))

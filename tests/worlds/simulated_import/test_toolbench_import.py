@@ -210,7 +210,7 @@ def test_a_single_tool_file_without_queries(tmp_path: Path) -> None:
     assert code == 0, err
     spec = ApiSpec.model_validate_json((tmp_path / "w" / "operations.json").read_text(encoding="utf-8"))
     assert spec.title == "Movie DB" and [op.name for op in spec.operations] == ["title_details_for_movie_db"]
-    assert not (tmp_path / "w" / "tasks.jsonl").exists()
+    assert (tmp_path / "w" / "tasks.jsonl").read_text(encoding="utf-8") == ""
 
 
 def test_many_relevant_apis_keep_their_order_only(tmp_path: Path) -> None:
