@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from sim.core import Task, ToolCall, ToolResult, ToolSpec, WorldContext, failure
@@ -193,9 +194,18 @@ class SimulatedWorld:
 class SimulatedPack:
     """An imported API, its tasks and its response cache, loaded once; ``new_world`` is cheap."""
 
-    def __init__(self, spec: ApiSpec, tasks: Sequence[Task], store: ResponseStore, model: str | None = None) -> None:
+    def __init__(
+        self,
+        spec: ApiSpec,
+        tasks: Sequence[Task],
+        store: ResponseStore,
+        model: str | None = None,
+        folder: Path | None = None,
+    ) -> None:
         """Raises ValueError when a task does not fit the operations."""
         self.name = spec.name
+        self.folder = folder
+        """The world folder it was read from (None: built in code)."""
         self.runtime = SimulatedRuntime(spec, store, model)
         self._tasks = tuple(tasks)
         check_tasks_static(self._tasks, self.name, self.runtime.checkers)
@@ -203,7 +213,7 @@ class SimulatedPack:
 
     def with_tasks(self, tasks: Sequence[Task]) -> SimulatedPack:
         """The same API and cache serving other tasks (a task file naming this world)."""
-        return SimulatedPack(self.spec, tasks, self.runtime.store, self.runtime.model)
+        return SimulatedPack(self.spec, tasks, self.runtime.store, self.runtime.model, self.folder)
 
     @property
     def spec(self) -> ApiSpec:
