@@ -51,15 +51,19 @@ async def warm(
 async def _task(world: SimulatedWorld, task: Task, report: WarmReport) -> None:
     for g, goal in enumerate(task.goals):
         start = world.snapshot()
-        for p, path in enumerate(goal.paths()):
-            world.restore(start)
-            await _path(world, task, path, f"goals.{g} path {p}", report)
-        world.restore(start)
-        if not await _path(world, task, goal.gold, f"goals.{g} path 0", report):
+        done = [
+            await _path(world, task, path, f"goals.{g} path {p}", report, start) for p, path in enumerate(goal.paths())
+        ]
+        if not done[0]:
             return  # later goals were written against the state this one leaves
+        world.restore(start)
+        await _path(world, task, goal.gold, "", WarmReport(), start)  # cached now: the state the next goal starts in
 
 
-async def _path(world: SimulatedWorld, task: Task, calls: Sequence[GoldCall], where: str, report: WarmReport) -> bool:
+async def _path(
+    world: SimulatedWorld, task: Task, calls: Sequence[GoldCall], where: str, report: WarmReport, start: object
+) -> bool:
+    world.restore(start)
     for c, gold in enumerate(calls):
         result = await world.call(ToolCall(id=f"warm_{c}", name=gold.name, arguments=dict(gold.arguments)))
         report.calls += 1
