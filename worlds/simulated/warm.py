@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from sim.core import GoldCall, LLMHandle, Task, ToolCall, WorldContext
+from worlds.gold_check import GOLD_ARGUMENTS_UNKNOWN
 from worlds.simulated.world import SimulatedPack, SimulatedWorld
 
 
@@ -35,7 +36,8 @@ async def warm(
     cache_mode: str = "read-write",
 ) -> WarmReport:
     """Replay the gold of ``tasks`` (default: the pack's) through the simulator; misses ask ``llm``."""
-    chosen = list(pack.tasks() if tasks is None else tasks)
+    # Gold without arguments (ToolBench queries) has nothing to replay.
+    chosen = [task for task in (pack.tasks() if tasks is None else tasks) if GOLD_ARGUMENTS_UNKNOWN not in task.tags]
     report = WarmReport()
     before = pack.runtime.store.count()
     pack.runtime.retry_failures = True  # a warm-up is where a failed simulation gets another chance

@@ -23,6 +23,7 @@ from typing import Any
 from sim.core import Task, ToolCall, ToolResult, ToolSpec, WorldContext, failure
 from worlds.common.arguments import ArgumentChecker
 from worlds.common.task_check import check_tasks_static
+from worlds.gold_check import GOLD_ARGUMENTS_UNKNOWN
 from worlds.simulated.cache import FAILED_KEY, CachedResponse, ResponseStore, entry_key, is_failure
 from worlds.simulated.canonical import digest, normalised
 from worlds.simulated.operations import ApiOperation, ApiSpec
@@ -68,6 +69,15 @@ class LazyCheckers(Mapping[str, ArgumentChecker]):
 
     def __len__(self) -> int:
         return len(self._operations)
+
+
+class AnyArguments(LazyCheckers):
+    """Checkers that accept any arguments: for gold that names operations without their arguments."""
+
+    def __getitem__(self, name: str) -> ArgumentChecker:
+        if name not in self._operations:
+            raise KeyError(name)
+        return ArgumentChecker({"type": "object"})
 
 
 class SimulatedRuntime:
@@ -208,7 +218,13 @@ class SimulatedPack:
         """The world folder it was read from (None: built in code)."""
         self.runtime = SimulatedRuntime(spec, store, model)
         self._tasks = tuple(tasks)
-        check_tasks_static(self._tasks, self.name, self.runtime.checkers)
+        known = [task for task in self._tasks if GOLD_ARGUMENTS_UNKNOWN not in task.tags]
+        check_tasks_static(known, self.name, self.runtime.checkers)
+        check_tasks_static(  # the rest name operations only (ToolBench queries): names and goal tool lists
+            [task for task in self._tasks if GOLD_ARGUMENTS_UNKNOWN in task.tags],
+            self.name,
+            AnyArguments(self.runtime.operations),
+        )
         self._instructions = INSTRUCTIONS.format(title=spec.title or spec.name)
 
     def with_tasks(self, tasks: Sequence[Task]) -> SimulatedPack:
