@@ -92,7 +92,7 @@ def draft_tasks_command(
     world: WorldArgument,
     n: Annotated[int, typer.Option("--n", min=1, help="Drafts to ask for.")] = 5,
     model: ModelFlag = None,
-    out: Annotated[Path | None, typer.Option("--out", help="JSONL to write (default: W/drafted_tasks.jsonl).")] = None,
+    out: Annotated[Path | None, typer.Option("--out", help="JSONL to write (default: W/tasks.jsonl).")] = None,
     seed: Annotated[int, typer.Option("--seed", help="Seed of the first draft (the next get seed+1, ...).")] = 0,
     force: Annotated[bool, typer.Option("--force", help="Replace an existing --out.")] = False,
 ) -> None:
@@ -100,9 +100,11 @@ def draft_tasks_command(
     from worlds.simulated.draft import DraftReport, draft_tasks
 
     pack, chosen = _simulated(world, model)
-    target = out or pack.runtime.store.directory.parent / "drafted_tasks.jsonl"
-    if target.exists() and not force:
-        fail_usage(f"{target}: already exists (pass --force to replace it)")
+    if out is None and pack.folder is None:
+        fail_usage(f"{world}: a built-in world: pass --out")
+    target = out or (pack.folder or Path()) / "tasks.jsonl"
+    if target.exists() and target.stat().st_size and not force:
+        fail_usage(f"{target}: already holds tasks (pass --out elsewhere, or --force to replace it)")
 
     async def use(handle: LLMHandle, name: str) -> DraftReport:
         pack.runtime.model = name

@@ -99,7 +99,7 @@ def test_missing_file_is_a_task_file_error(tmp_path: Path) -> None:
 def test_builtin_name() -> None:
     pack = load_world("smart_home")
     assert pack.name == "smart_home" and len(pack.tasks()) == 10
-    assert known_worlds() == ["multidomain", "smart_home", "sql_sample"] == sorted(BUILTIN_WORLDS)
+    assert known_worlds() == ["multidomain", "smart_home", "sql_sample", "ticket_desk"] == sorted(BUILTIN_WORLDS)
 
 
 def test_unknown_name_lists_the_known_ones() -> None:

@@ -46,7 +46,7 @@ def test_a_world_toml_names_its_kind(tmp_path: Path) -> None:
     (tmp_path / "world.toml").write_text('kind = "domain"\ndomain = "smart_home"\n')
     assert load_world(str(tmp_path)).name == "smart_home"
     (tmp_path / "world.toml").write_text('kind = "bfcl"\n')
-    with pytest.raises(WorldLoadError, match=r"world.toml: unknown kind 'bfcl'; known kinds: domain, sql"):
+    with pytest.raises(WorldLoadError, match=r"world.toml: unknown kind 'bfcl'; known kinds: domain, simulated, sql"):
         load_world(str(tmp_path))
     (tmp_path / "world.toml").write_text("kind = 3\n")
     with pytest.raises(WorldLoadError, match="unknown kind 3"):

@@ -57,7 +57,7 @@ def load_simulated_folder(directory: Path, config: dict[str, Any], model: str | 
     except CacheFileError as error:
         raise SimulatedWorldError(str(error)) from error
     try:
-        return SimulatedPack(spec, tasks, store, model or toml_model)
+        return SimulatedPack(spec, tasks, store, model or toml_model, directory)
     except ValueError as error:
         raise SimulatedWorldError(f"{directory}: {error}") from error
 

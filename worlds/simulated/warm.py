@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from sim.core import GoldCall, LLMHandle, Task, ToolCall, WorldContext
+from worlds.gold_check import GOLD_ARGUMENTS_UNKNOWN
 from worlds.simulated.world import SimulatedPack, SimulatedWorld
 
 
@@ -35,7 +36,8 @@ async def warm(
     cache_mode: str = "read-write",
 ) -> WarmReport:
     """Replay the gold of ``tasks`` (default: the pack's) through the simulator; misses ask ``llm``."""
-    chosen = list(pack.tasks() if tasks is None else tasks)
+    # Gold without arguments (ToolBench queries) has nothing to replay.
+    chosen = [task for task in (pack.tasks() if tasks is None else tasks) if GOLD_ARGUMENTS_UNKNOWN not in task.tags]
     report = WarmReport()
     before = pack.runtime.store.count()
     pack.runtime.retry_failures = True  # a warm-up is where a failed simulation gets another chance
@@ -51,15 +53,19 @@ async def warm(
 async def _task(world: SimulatedWorld, task: Task, report: WarmReport) -> None:
     for g, goal in enumerate(task.goals):
         start = world.snapshot()
-        for p, path in enumerate(goal.paths()):
-            world.restore(start)
-            await _path(world, task, path, f"goals.{g} path {p}", report)
-        world.restore(start)
-        if not await _path(world, task, goal.gold, f"goals.{g} path 0", report):
+        done = [
+            await _path(world, task, path, f"goals.{g} path {p}", report, start) for p, path in enumerate(goal.paths())
+        ]
+        if not done[0]:
             return  # later goals were written against the state this one leaves
+        world.restore(start)
+        await _path(world, task, goal.gold, "", WarmReport(), start)  # cached now: the state the next goal starts in
 
 
-async def _path(world: SimulatedWorld, task: Task, calls: Sequence[GoldCall], where: str, report: WarmReport) -> bool:
+async def _path(
+    world: SimulatedWorld, task: Task, calls: Sequence[GoldCall], where: str, report: WarmReport, start: object
+) -> bool:
+    world.restore(start)
     for c, gold in enumerate(calls):
         result = await world.call(ToolCall(id=f"warm_{c}", name=gold.name, arguments=dict(gold.arguments)))
         report.calls += 1

@@ -17,11 +17,13 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from sim.core import Task, ToolCall, ToolResult, ToolSpec, WorldContext, failure
 from worlds.common.arguments import ArgumentChecker
 from worlds.common.task_check import check_tasks_static
+from worlds.gold_check import GOLD_ARGUMENTS_UNKNOWN
 from worlds.simulated.cache import FAILED_KEY, CachedResponse, ResponseStore, entry_key, is_failure
 from worlds.simulated.canonical import digest, normalised
 from worlds.simulated.operations import ApiOperation, ApiSpec
@@ -67,6 +69,15 @@ class LazyCheckers(Mapping[str, ArgumentChecker]):
 
     def __len__(self) -> int:
         return len(self._operations)
+
+
+class AnyArguments(LazyCheckers):
+    """Checkers that accept any arguments: for gold that names operations without their arguments."""
+
+    def __getitem__(self, name: str) -> ArgumentChecker:
+        if name not in self._operations:
+            raise KeyError(name)
+        return ArgumentChecker({"type": "object"})
 
 
 class SimulatedRuntime:
@@ -193,17 +204,32 @@ class SimulatedWorld:
 class SimulatedPack:
     """An imported API, its tasks and its response cache, loaded once; ``new_world`` is cheap."""
 
-    def __init__(self, spec: ApiSpec, tasks: Sequence[Task], store: ResponseStore, model: str | None = None) -> None:
+    def __init__(
+        self,
+        spec: ApiSpec,
+        tasks: Sequence[Task],
+        store: ResponseStore,
+        model: str | None = None,
+        folder: Path | None = None,
+    ) -> None:
         """Raises ValueError when a task does not fit the operations."""
         self.name = spec.name
+        self.folder = folder
+        """The world folder it was read from (None: built in code)."""
         self.runtime = SimulatedRuntime(spec, store, model)
         self._tasks = tuple(tasks)
-        check_tasks_static(self._tasks, self.name, self.runtime.checkers)
+        known = [task for task in self._tasks if GOLD_ARGUMENTS_UNKNOWN not in task.tags]
+        check_tasks_static(known, self.name, self.runtime.checkers)
+        check_tasks_static(  # the rest name operations only (ToolBench queries): names and goal tool lists
+            [task for task in self._tasks if GOLD_ARGUMENTS_UNKNOWN in task.tags],
+            self.name,
+            AnyArguments(self.runtime.operations),
+        )
         self._instructions = INSTRUCTIONS.format(title=spec.title or spec.name)
 
     def with_tasks(self, tasks: Sequence[Task]) -> SimulatedPack:
         """The same API and cache serving other tasks (a task file naming this world)."""
-        return SimulatedPack(self.spec, tasks, self.runtime.store, self.runtime.model)
+        return SimulatedPack(self.spec, tasks, self.runtime.store, self.runtime.model, self.folder)
 
     @property
     def spec(self) -> ApiSpec:

@@ -32,6 +32,7 @@ def declined(goal: Goal, reply: str, criteria: Sequence[str] = ()) -> Goal:
             "alternatives": [],
             "outcome": "decline",
             "gold_answer": None,
+            "answer": None,  # the goal's exact answer is unreachable now: a good reply gives none
             "reference_response": reply,
             "criteria": list(criteria),
         }

@@ -95,7 +95,10 @@ def test_cold_cache_warm_then_runs_fill_it_and_a_rerun_is_identical_with_no_requ
 def test_draft_tasks_keeps_only_drafts_whose_gold_executes(tmp_path: Path) -> None:
     with mock_llm_server({"policy": POLICY}) as server:
         world = desk_copy(tmp_path, f"openai-chat:mock-model@{server.url}")
-        code, out, err = squall("worlds", "draft-tasks", str(world), "--n", "2")
+        code, _, err = squall("worlds", "draft-tasks", str(world), "--n", "2")
+        assert code == 2 and "already holds tasks" in err  # the shipped tasks are never overwritten unasked
+        drafts = world / "drafted_tasks.jsonl"
+        code, out, err = squall("worlds", "draft-tasks", str(world), "--n", "2", "--out", str(drafts))
         assert code == 0, err
         assert "1 of 2 drafts kept" in out and "dropped draft 2" in out
     drafted = [json.loads(line) for line in (world / "drafted_tasks.jsonl").read_text().splitlines()]

@@ -167,3 +167,16 @@ def test_a_world_fault_makes_the_episode_unscoreable() -> None:
     task = {"id": "e", "world": SPEC.name, "goals": [{"user": {"explicit": "x"}, "gold": []}]}
     result = EpisodeResult.model_validate({**base, "task": task, "tools": [], "events": [event.model_dump()]})
     assert result.failed and result.world_fault == SIMULATION_FAILED
+
+
+async def test_gold_without_arguments_loads_and_is_never_replayed(tmp_path: Path) -> None:
+    from sim.core import Task
+    from worlds.gold_check import GOLD_ARGUMENTS_UNKNOWN, check_gold_by_execution
+    from worlds.simulated.warm import warm
+
+    goal = {"user": {"explicit": "Show note n-1."}, "gold": [{"name": "getNote"}]}  # ToolBench: no arguments known
+    task = Task.model_validate({"id": "q7", "world": "notes", "tags": [GOLD_ARGUMENTS_UNKNOWN], "goals": [goal]})
+    loaded = pack(tmp_path, [task])
+    llm = ScriptedLLM([ok(NOTE)])
+    assert (await warm(loaded, llm)).calls == 0 and await check_gold_by_execution(loaded) == 0
+    assert llm.requests == []
