@@ -17,7 +17,7 @@
       var faults = r.failed_episodes ? String(r.failed_episodes) : "0";
       return [name, radios, r.agent || "", r.world || "", r.stressors || "\u2013", S.pct(r.core_api_accuracy),
         S.pct(r.conversation_success), r.episodes === null || r.episodes === undefined ? "writing" : String(r.episodes),
-        faults, (r.created_at || "").replace("T", " ").replace("+00:00", "Z")];
+        faults, (r.created_at || "").replace("T", " ").slice(0, 16)];
     });
     S.table(page, ["run", "A B", "agent", "world", "stressors", "core API acc.", "success", "episodes", "failed",
       "created"], rows, "runs-table");
