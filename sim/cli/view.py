@@ -54,8 +54,8 @@ def view(
         server = make_server(site, port)
     except OSError as exc:
         fail(f"127.0.0.1:{port}: cannot listen: {exc.strerror or exc}")
-    host, bound = server.server_address[:2]
-    console.print(f"squall view: http://{host}:{bound}/  (pid {os.getpid()}; Ctrl-C stops it)", highlight=False)
+    bound = server.server_address[1]
+    console.print(f"squall view: http://127.0.0.1:{bound}/  (pid {os.getpid()}; Ctrl-C stops it)", highlight=False)
     try:
         server.serve_forever(poll_interval=0.5)
     except KeyboardInterrupt:

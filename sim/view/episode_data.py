@@ -50,22 +50,33 @@ def _state_rows(state: GoalState) -> dict[str, Any]:
     return {"goal": state.goal, "gold": True, "at_stake": verdict.applicable, "rows": rows}
 
 
-def project_for_view(result: EpisodeResult) -> dict[str, Any]:
-    """The report's projection of the episode and the viewer's own fields (see the module docstring)."""
-    out = project(result)
-    tools = [t.model_dump(mode="json") for t in result.tools]
-    out["instructions"] = result.instructions
-    out["tools"] = tools
-    out["goal_tools"] = {str(k): v for k, v in result.goal_tools.items()}
-    out["calls"] = [c.model_dump(mode="json", exclude_defaults=True) for c in result.model_calls]
-    out["steps"] = [ev.step for ev in result.events]
-    out["times"] = [ev.t for ev in result.events]
-    out["states"] = [_state_rows(s) for s in result.goal_states]
-    out["stressors"] = list(result.stressors)
-    out["seed"] = result.seed
-    usage = result.usage
-    out["usage"] = {"requests": usage.requests, "in": usage.input_tokens, "out": usage.output_tokens}
-    return out
+class ViewProjector:
+    """Projects episodes for the viewer (the report's projection and the viewer's own fields), keeping each distinct
+    instructions text and tool list once in ``shared``: a run of 1,000 episodes with 100 tools each would otherwise
+    hold 1,000 copies of the same schemas."""
+
+    def __init__(self) -> None:
+        self.shared: dict[str, Any] = {}
+
+    def _intern(self, value: Any) -> str:
+        key = content_key(value)
+        self.shared.setdefault(key, value)
+        return key
+
+    def __call__(self, result: EpisodeResult) -> dict[str, Any]:
+        out = project(result)
+        out["instructions"] = self._intern(result.instructions)
+        out["tools"] = self._intern([t.model_dump(mode="json") for t in result.tools])
+        out["goal_tools"] = {str(k): v for k, v in result.goal_tools.items()}
+        out["calls"] = [c.model_dump(mode="json", exclude_defaults=True) for c in result.model_calls]
+        out["steps"] = [ev.step for ev in result.events]
+        out["times"] = [ev.t for ev in result.events]
+        out["states"] = [_state_rows(s) for s in result.goal_states]
+        out["stressors"] = list(result.stressors)
+        out["seed"] = result.seed
+        usage = result.usage
+        out["usage"] = {"requests": usage.requests, "in": usage.input_tokens, "out": usage.output_tokens}
+        return out
 
 
 def _code(error: str) -> str:
@@ -99,15 +110,7 @@ def index_row(ep: dict[str, Any], chunk: int) -> dict[str, Any]:
     }
 
 
-def chunk_document(episodes: list[dict[str, Any]]) -> dict[str, Any]:
-    """A chunk of full episodes; instructions and tool lists moved into ``shared`` once each."""
-    shared: dict[str, Any] = {}
-    kept = []
-    for ep in episodes:
-        ep = dict(ep)
-        for field in ("instructions", "tools"):
-            key = content_key(ep[field])
-            shared.setdefault(key, ep[field])
-            ep[field] = key
-        kept.append(ep)
-    return {"episodes": kept, "shared": shared}
+def chunk_document(episodes: list[dict[str, Any]], shared: dict[str, Any]) -> dict[str, Any]:
+    """A chunk of full episodes with the instructions and tool lists they name (``ViewProjector.shared``)."""
+    keys = {ep[field] for ep in episodes for field in ("instructions", "tools")}
+    return {"episodes": episodes, "shared": {k: shared[k] for k in keys}}

@@ -18,7 +18,7 @@ from sim.report.sections import build_sections
 from sim.report.svg import interval_chart
 from sim.run.rescore import summary_of
 from sim.store.run_store import RunStore, StoreError
-from sim.view.episode_data import chunk_document, index_row, project_for_view
+from sim.view.episode_data import ViewProjector, chunk_document, index_row
 
 CHUNK = 40
 """Episodes per chunk document: the episode view loads one chunk, the search loads them all."""
@@ -93,10 +93,11 @@ def build_run_documents(path: Path, key: str, cap: int = DEFAULT_CAP) -> RunDocu
     manifest = store.manifest()
     summary, problem = _summary(path)
     score_set = (summary.score_set if summary is not None else None) or store.newest_score_set()
-    sample = collect_episodes(store, score_set, cap, project_for_view)
+    projector = ViewProjector()
+    sample = collect_episodes(store, score_set, cap, projector)
     episodes = sample.episodes
     rows = [index_row(ep, i // CHUNK) for i, ep in enumerate(episodes)]
-    chunks = [chunk_document(episodes[i : i + CHUNK]) for i in range(0, len(episodes), CHUNK)]
+    chunks = [chunk_document(episodes[i : i + CHUNK], projector.shared) for i in range(0, len(episodes), CHUNK)]
     charts = [_judge_chart(rows), _rate_chart(rows, "variant", "passed per stressor scenario")]
     charts += [_rate_chart(rows, "user", "passed per user"), _rate_chart(rows, "task", "passed per task")]
     charts = [c for c in charts if c]

@@ -17,7 +17,7 @@
       var faults = r.failed_episodes ? String(r.failed_episodes) : "0";
       return [name, radios, r.agent || "", r.world || "", r.stressors || "\u2013", S.pct(r.core_api_accuracy),
         S.pct(r.conversation_success), r.episodes === null || r.episodes === undefined ? "writing" : String(r.episodes),
-        faults, (r.created_at || "").replace("T", " ").replace("+00:00", "Z")];
+        faults, (r.created_at || "").replace("T", " ").slice(0, 16)];
     });
     S.table(page, ["run", "A B", "agent", "world", "stressors", "core API acc.", "success", "episodes", "failed",
       "created"], rows, "runs-table");
@@ -75,7 +75,10 @@
   S.views.compare = function (page, parts) {
     var a = parts[1], b = parts[2];
     S.crumbs([["runs", "#/"], ["compare " + a + " \u2192 " + b, ""]]);
-    return S.load("compare/" + a + "/" + b).then(function (doc) {
+    return S.load("compare/" + a + "/" + b).catch(function (e) {
+      if (document.body.dataset.mode !== "static") throw e;
+      throw new Error("these static files hold comparisons for up to 8 runs; `squall view` served compares any two");
+    }).then(function (doc) {
       S.add(page, "h1", null, "Compare " + a + " \u2192 " + b);
       S.add(page, "p", "sub", doc.paired + " episodes in both runs; differences are B \u2212 A on the paired episodes, " +
         "95% intervals resample tasks.");

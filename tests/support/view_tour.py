@@ -11,6 +11,7 @@ import io
 import json
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from tests.support.cdp import CDPError, Page
@@ -24,6 +25,16 @@ class Tour:
 
     shots: dict[str, bytes] = field(default_factory=dict)
     facts: dict[str, Any] = field(default_factory=dict)
+
+
+def fired_episode(run: Path) -> tuple[str, str]:
+    """(episode id, scenario) of the first stored episode where a stressor fired on a tool result."""
+    for line in (run / "episodes.jsonl").read_text().splitlines():
+        episode = json.loads(line)
+        fired = [s for ev in episode["events"] for s in ev["scenarios"]]
+        if fired:
+            return episode["episode_id"], fired[0]
+    raise AssertionError(f"no stressor fired in {run}")
 
 
 async def wait_for(page: Page, expression: str, limit_s: float = WAIT_S) -> Any:
@@ -61,6 +72,13 @@ def ink(png: bytes) -> float:
     return float((pixels < 250).any(axis=1).mean())
 
 
+async def set_control(page: Page, ident: str, value: str | None, event: str = "change") -> str:
+    """Set an input or select (None: a select's first option after 'any') as a person would; returns its value."""
+    js = "s.selectedIndex = 1" if value is None else f"s.value = {json.dumps(value)}"
+    script = f"const s = document.getElementById({json.dumps(ident)}); {js}; s.dispatchEvent(new Event('{event}'));"
+    return str(await page.evaluate(f"(() => {{ {script} return s.value; }})()"))
+
+
 async def count(page: Page, selector: str) -> int:
     return int(await page.evaluate(f"document.querySelectorAll({json.dumps(selector)}).length"))
 
@@ -84,28 +102,19 @@ async def tour(page: Page, url: str, run: str, other: str, episode: str, stresso
 
     await goto(page, f"/run/{run}/episodes", "table.episodes tr.ep-row")
     listed = await count(page, "tr.ep-row")
-    by = {}
-    for key, value in (("stressor", stressor), ("outcome", "wrong")):
-        js = f"const s = document.getElementById('filter-{key}'); s.value = {json.dumps(value)}; s.dispatchEvent(new Event('change'));"
-        await page.evaluate(f"(() => {{ {js} }})()")
+    by: dict[str, Any] = {}
+    for key, wanted in (("stressor", stressor), ("outcome", "wrong")):
+        await set_control(page, f"filter-{key}", wanted)
         by[key] = await count(page, "tr.ep-row")
-        await page.evaluate(
-            f"(() => {{ const s = document.getElementById('filter-{key}'); s.value = ''; s.dispatchEvent(new Event('change')); }})()"
-        )
-    for key, index in (("judge", "[...s.options].findIndex(o => o.value === 'core_api_accuracy')"), ("code", "1")):
-        pick = f"(() => {{ const s = document.getElementById('filter-{key}'); s.selectedIndex = {index}; s.dispatchEvent(new Event('change')); return s.value; }})()"
-        by[key] = (await page.evaluate(pick), await count(page, "tr.ep-row"))
-        await page.evaluate(
-            f"(() => {{ const s = document.getElementById('filter-{key}'); s.value = ''; s.dispatchEvent(new Event('change')); }})()"
-        )
-    search = episode.split("#")[0]
-    await page.evaluate(
-        f"(() => {{ const q = document.getElementById('search'); q.value = {json.dumps(search)}; q.dispatchEvent(new Event('input')); }})()"
-    )
-    await wait_for(
-        page,
-        "/ of /.test(document.getElementById('ep-count').textContent) && document.getElementById('search').value !== ''",
-    )
+        await set_control(page, f"filter-{key}", "")
+    picks: tuple[tuple[str, str | None], ...] = (("judge", "core_api_accuracy"), ("code", None))
+    for key, pick in picks:  # None: the first code offered
+        picked = await set_control(page, f"filter-{key}", pick)
+        by[key] = (picked, await count(page, "tr.ep-row"))
+        await set_control(page, f"filter-{key}", "")
+    await set_control(page, "search", episode.split("#")[0], "input")
+    ready = "/ of /.test(document.getElementById('ep-count').textContent)"
+    await wait_for(page, f"{ready} && document.getElementById('search').value !== ''")
     await asyncio.sleep(0.5)
     by["search"] = await count(page, "tr.ep-row")
     seen.facts.update(listed=listed, filtered=by)

@@ -3,7 +3,6 @@ isolated stressors, the oracle and the null agent."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
@@ -26,13 +25,3 @@ def view_runs(tmp_path_factory: pytest.TempPathFactory) -> Path:
         code, _, err = squall("run", "--agent", agent, *COMMON, "--out", str(out), "--run-id", agent)
         assert code == 0, err
     return out
-
-
-def fired_episode(run: Path) -> tuple[str, str]:
-    """(episode id, scenario) of the first stored episode where a stressor fired on a tool result."""
-    for line in (run / "episodes.jsonl").read_text().splitlines():
-        episode = json.loads(line)
-        fired = [s for ev in episode["events"] for s in ev["scenarios"]]
-        if fired:
-            return episode["episode_id"], fired[0]
-    raise AssertionError(f"no stressor fired in {run}")

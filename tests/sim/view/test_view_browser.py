@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from sim.view.site import ViewSite
-from tests.sim.view.conftest import fired_episode
 from tests.sim.view.test_view_data import served
 from tests.support.cli import squall
+from tests.support.view_tour import fired_episode
 
 
 def test_every_view_in_headless_chromium(view_runs: Path, tmp_path: Path) -> None:

@@ -16,6 +16,7 @@ import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from sim.store.run_store import RunStore
 from sim.view.server import make_server
@@ -41,7 +42,7 @@ def test_documents_of_a_run(view_runs: Path) -> None:
     runs = site.document("runs")
     assert runs is not None and {r["key"] for r in runs["runs"]} == {"mock-stress", "oracle", "null"}
     board = runs["leaderboards"]["core_api_accuracy/agent"]
-    assert [r["name"] for r in board["rows"]][0] == "oracle" and "<svg" in board["chart"]
+    assert board["rows"][0]["name"] == "oracle" and "<svg" in board["chart"]
     run = site.document("run/mock-stress")
     assert run is not None and run["stored"] == run["shown"] == len(run["episodes"]) > 0
     assert run["identity"]["stressors"] == ["outage", "failure"] and run["sections"][0]["key"] == "headline"
@@ -65,7 +66,7 @@ def test_compare_lists_the_flipped_tasks(view_runs: Path) -> None:
 
 def test_static_files_and_their_errors(view_runs: Path, tmp_path: Path) -> None:
     out = tmp_path / "site"
-    code, text, err = squall("view", str(view_runs), "--out", str(out))
+    code, _, err = squall("view", str(view_runs), "--out", str(out))
     assert code == 0, err
     page = (out / "index.html").read_text()
     assert not re.search(r"(?:src|href)=\"?(?:https?:)?//", page), "nothing from the network"
@@ -94,9 +95,9 @@ def served(site: ViewSite) -> Iterator[str]:
         server.server_close()
 
 
-def get_json(url: str) -> dict:  # type: ignore[type-arg]
+def get_json(url: str) -> Any:
     with urllib.request.urlopen(url, timeout=20) as resp:
-        return json.loads(resp.read())  # type: ignore[no-any-return]
+        return json.loads(resp.read())
 
 
 def test_served_api_follows_a_run_being_written(view_runs: Path, tmp_path: Path) -> None:
