@@ -28,6 +28,7 @@ _CONTEXT_MARKERS = (
     "context size",  # llama.cpp: "request (4297 tokens) exceeds the available context size"
 )
 _TOOLS_CACHE_SIZE = 4096
+_MESSAGES_CACHE_SIZE = 65536
 
 
 def api_key_for(base_url: str | None) -> str:
@@ -54,6 +55,9 @@ class OpenAIChatTransport:
         # but hold the same ToolSpec objects, shared by every episode of a world; the cache keeps them alive, so
         # their ids cannot be reused by other objects while cached.
         self._tools_json: dict[tuple[int, ...], tuple[tuple[ToolSpec, ...], str]] = {}
+        # Each message's JSON by its id, the message kept alive beside it: an agent's request at step k holds the same
+        # ChatMessage objects as at step k-1 plus the new ones, so a history is encoded once, not once per step.
+        self._messages_json: dict[int, tuple[ChatMessage, str]] = {}
 
     async def send(self, request: ModelRequest) -> Reply:
         body = self._body(request)
@@ -74,7 +78,8 @@ class OpenAIChatTransport:
         return None  # the session belongs to the gateway
 
     def _body(self, request: ModelRequest) -> bytes:
-        payload: dict[str, Any] = {"model": self._model_name, "messages": [_message(m) for m in request.messages]}
+        """The same bytes as ``json.dumps`` of the whole payload, spliced from each message's cached JSON."""
+        payload: dict[str, Any] = {}
         if request.max_tokens is not None:
             payload["max_tokens"] = request.max_tokens  # not max_completion_tokens: local servers ignore it
         if request.temperature is not None:
@@ -85,10 +90,23 @@ class OpenAIChatTransport:
             payload["stop"] = list(request.stop)
         if request.tools and request.tool_choice is not None:
             payload["tool_choice"] = request.tool_choice
-        text = json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
+        model = json.dumps(self._model_name, ensure_ascii=False)
+        rest = json.dumps(payload, ensure_ascii=False, separators=(",", ":"))[1:]  # '}' or '"key":...}'
+        messages = ",".join(map(self._message_json, request.messages))
+        text = f'{{"model":{model},"messages":[{messages}]{"," if payload else ""}{rest}'
         if request.tools:
             text = f'{text[:-1]},"tools":{self._tools(request.tools)}}}'
         return text.encode()
+
+    def _message_json(self, message: ChatMessage) -> str:
+        hit = self._messages_json.get(id(message))
+        if hit is not None and hit[0] is message:
+            return hit[1]
+        if len(self._messages_json) >= _MESSAGES_CACHE_SIZE:
+            self._messages_json.clear()
+        encoded = json.dumps(_message(message), ensure_ascii=False, separators=(",", ":"))
+        self._messages_json[id(message)] = (message, encoded)
+        return encoded
 
     def _tools(self, tools: tuple[ToolSpec, ...]) -> str:
         key = tuple(map(id, tools))

@@ -101,6 +101,7 @@ def gone(pid: int) -> bool:
 
 
 @pytest.mark.slow
+@pytest.mark.reliability
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads worker processes from /proc")
 def test_sigkill_of_the_driver_with_workers_running_then_resume_finds_every_episode_once(tmp_path: Path) -> None:
     episodes = tmp_path / "killed" / "episodes.jsonl"
