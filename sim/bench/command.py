@@ -37,6 +37,8 @@ class BenchSettings:
     arms: tuple[Arm, ...] = ("squall", "static", "mcp")
     mcp_calls: int = 300
     """Tool calls timed each way (in-process, over MCP) by the ``mcp`` arm."""
+    workers: int = 1
+    """Worker processes of the squall arm (``--workers``); above 1 the report adds ``workers``: 1 vs N side by side."""
 
 
 def mock_config(settings: BenchSettings) -> dict[str, Any]:
@@ -93,6 +95,7 @@ def run_arm(arm: Arm, settings: BenchSettings) -> dict[str, Any]:
             "scheduler": SCHEDULER[arm],
             "request_timeout_s": settings.request_timeout_s,
             "out": out,
+            "workers": settings.workers if arm == "squall" else 1,
         }
         done = subprocess.run(
             [sys.executable, "-m", "sim.bench.arm", json.dumps(params)],
@@ -160,6 +163,10 @@ def run_bench(settings: BenchSettings) -> dict[str, Any]:
         out.update(arms["squall"])
     if "static" in arms:
         out["static"] = arms["static"]
+    if settings.workers > 1 and "squall" in settings.arms:
+        from sim.bench.workers import run_workers
+
+        out["workers"] = run_workers(settings, arms.get("squall"))
     return out
 
 
