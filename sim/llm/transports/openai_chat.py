@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import weakref
 from collections.abc import Mapping
 from typing import Any
 
@@ -28,7 +29,6 @@ _CONTEXT_MARKERS = (
     "context size",  # llama.cpp: "request (4297 tokens) exceeds the available context size"
 )
 _TOOLS_CACHE_SIZE = 4096
-_MESSAGES_CACHE_SIZE = 65536
 
 
 def api_key_for(base_url: str | None) -> str:
@@ -55,9 +55,10 @@ class OpenAIChatTransport:
         # but hold the same ToolSpec objects, shared by every episode of a world; the cache keeps them alive, so
         # their ids cannot be reused by other objects while cached.
         self._tools_json: dict[tuple[int, ...], tuple[tuple[ToolSpec, ...], str]] = {}
-        # Each message's JSON by its id, the message kept alive beside it: an agent's request at step k holds the same
-        # ChatMessage objects as at step k-1 plus the new ones, so a history is encoded once, not once per step.
-        self._messages_json: dict[int, tuple[ChatMessage, str]] = {}
+        # Each message's JSON by its id while the message lives (a weak reference drops the entry as it dies): an
+        # agent's request at step k holds the same ChatMessage objects as at step k-1 plus the new ones, so a history
+        # is encoded once, not once per step, and the cache holds no more than the episodes in flight do.
+        self._messages_json: dict[int, tuple[weakref.ref[ChatMessage], str]] = {}
 
     async def send(self, request: ModelRequest) -> Reply:
         body = self._body(request)
@@ -99,13 +100,13 @@ class OpenAIChatTransport:
         return text.encode()
 
     def _message_json(self, message: ChatMessage) -> str:
-        hit = self._messages_json.get(id(message))
-        if hit is not None and hit[0] is message:
+        key = id(message)
+        hit = self._messages_json.get(key)
+        if hit is not None and hit[0]() is message:
             return hit[1]
-        if len(self._messages_json) >= _MESSAGES_CACHE_SIZE:
-            self._messages_json.clear()
         encoded = json.dumps(_message(message), ensure_ascii=False, separators=(",", ":"))
-        self._messages_json[id(message)] = (message, encoded)
+        cache = self._messages_json
+        self._messages_json[key] = (weakref.ref(message, lambda _: cache.pop(key, None)), encoded)
         return encoded
 
     def _tools(self, tools: tuple[ToolSpec, ...]) -> str:
