@@ -13,7 +13,7 @@ import json
 import subprocess
 import sys
 import tempfile
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any, Literal
 
 from sim.bench.mock_process import REPO_ROOT, mock_llm_server
@@ -166,7 +166,10 @@ def run_bench(settings: BenchSettings) -> dict[str, Any]:
     if settings.workers > 1 and "squall" in settings.arms:
         from sim.bench.workers import run_workers
 
-        out["workers"] = run_workers(settings, arms.get("squall"))
+        def squall_with(workers: int) -> dict[str, Any]:
+            return with_bounds(run_arm("squall", replace(settings, workers=workers)), settings)
+
+        out["workers"] = run_workers(settings.workers, squall_with, arms.get("squall"))
     return out
 
 

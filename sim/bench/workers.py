@@ -6,18 +6,17 @@ loaded machine where absolute rates do not. CPU per request counts the driver an
 
 from __future__ import annotations
 
-import os
-from dataclasses import replace
+from collections.abc import Callable
 from typing import Any
 
-from sim.bench.command import BenchSettings, run_arm, with_bounds
 
-
-def run_workers(settings: BenchSettings, many: dict[str, Any] | None = None) -> dict[str, Any]:
-    """``{"1": arm, "<N>": arm, "scaling": achieved_N / achieved_1, "n": N}``; N is ``settings.workers`` (the cores
-    when that is 1). ``many``: the N-worker arm (with bounds) when the caller has just run it."""
-    n = settings.workers if settings.workers > 1 else os.cpu_count() or 1
-    one = with_bounds(run_arm("squall", replace(settings, workers=1)), settings)
+def run_workers(
+    n: int, run_with: Callable[[int], dict[str, Any]], many: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """``{"1": arm, "<N>": arm, "scaling": achieved_N / achieved_1, "n": N}``. ``run_with(w)``: the squall arm with
+    ``w`` workers, with its bounds (``sim.bench.command``); ``many``: the N-worker arm when the caller has just run
+    it (not run twice)."""
+    one = run_with(1)
     if many is None:
-        many = with_bounds(run_arm("squall", replace(settings, workers=n)), settings)
+        many = run_with(n)
     return {"1": one, str(n): many, "scaling": round(many["achieved"] / max(1e-9, one["achieved"]), 3), "n": n}
