@@ -37,6 +37,7 @@ def run_arm(params: dict[str, Any]) -> dict[str, Any]:
         out=Path(params["out"]),
         run_id=params["scheduler"],
         max_tokens=params.get("max_tokens", 64),
+        workers=params.get("workers", 1),
     )
     # Whole-run throughput: from the first admission to the last episode stored (not start-up or summary).
     marks: dict[str, float] = {}
@@ -44,6 +45,7 @@ def run_arm(params: dict[str, Any]) -> dict[str, Any]:
 
     def on_start(planned: int, done: int) -> None:
         marks["start"], marks["cpu_start"] = time.monotonic(), time.process_time()
+        marks["workers_cpu_start"] = children_cpu_s()  # worker processes' start-up, not counted
 
     def on_episode(result: object, scores: object) -> None:
         marks["end"], marks["cpu_end"] = time.monotonic(), time.process_time()
@@ -56,7 +58,9 @@ def run_arm(params: dict[str, Any]) -> dict[str, Any]:
     finally:
         served.stop()
     wall = marks["end"] - marks["start"]
-    cpu = marks["cpu_end"] - marks["cpu_start"]
+    # The workers (--workers N) have exited: their CPU is in RUSAGE_CHILDREN (the mock is not this process's child).
+    workers_cpu = _waited_children_cpu_s() - marks["workers_cpu_start"]
+    cpu = marks["cpu_end"] - marks["cpu_start"] + workers_cpu
     usage = summary.usage
     return {
         "episodes": summary.episodes,
@@ -69,6 +73,8 @@ def run_arm(params: dict[str, Any]) -> dict[str, Any]:
         "wall_s": round(wall, 3),
         "cpu_s": round(cpu, 3),  # everything the harness did per request: agent, gateway, world, judges, store
         "cpu_ms_per_request": round(1000 * cpu / max(1, usage.requests), 3),
+        "workers": config.workers,
+        "workers_cpu_s": round(workers_cpu, 3),  # of cpu_s: what the worker processes spent (0 with one process)
         "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
         "core_api_accuracy": summary.judged.get("core_api_accuracy"),
         **steady_state(finished, params["concurrency"], served.samples),
@@ -130,6 +136,26 @@ class EndpointCounter:
             except (OSError, ValueError, KeyError):
                 pass  # a missed sample only narrows the window
             self._stop.wait(1.0)
+
+
+def children_cpu_s() -> float:
+    """CPU seconds of this process's live child processes (the --workers processes), from /proc."""
+    total, me = 0, os.getpid()
+    for entry in os.scandir("/proc") if os.path.isdir("/proc") else ():
+        if entry.name.isdigit():
+            try:
+                with open(f"/proc/{entry.name}/stat", "rb") as stat:
+                    fields = stat.read().rpartition(b")")[2].split()
+            except OSError:
+                continue
+            if int(fields[1]) == me:
+                total += int(fields[11]) + int(fields[12])  # utime, stime
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+def _waited_children_cpu_s() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def _resident_mb() -> float:

@@ -14,7 +14,7 @@ import math
 import subprocess
 import sys
 import tempfile
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any, Literal
 
 from sim.bench.mock_process import REPO_ROOT, mock_llm_server
@@ -40,6 +40,8 @@ class BenchSettings:
     """Tool calls timed each way (in-process, over MCP) by the ``mcp`` arm."""
     limiter: Literal["token_bucket", "sliding_window"] = "token_bucket"
     """How the mock enforces tpm/rpm: a token bucket that starts full, or a sliding window (see mockllm.limits)."""
+    workers: int = 1
+    """Worker processes of the squall arm (``--workers``); above 1 the report adds ``workers``: 1 vs N side by side."""
 
 
 def mock_config(settings: BenchSettings) -> dict[str, Any]:
@@ -96,6 +98,7 @@ def run_arm(arm: Arm, settings: BenchSettings) -> dict[str, Any]:
             "scheduler": SCHEDULER[arm],
             "request_timeout_s": settings.request_timeout_s,
             "out": out,
+            "workers": settings.workers if arm == "squall" else 1,
         }
         done = subprocess.run(
             [sys.executable, "-m", "sim.bench.arm", json.dumps(params)],
@@ -169,6 +172,13 @@ def run_bench(settings: BenchSettings) -> dict[str, Any]:
         out["static"] = arms["static"]
     if "squall" in arms and "static" in arms:
         out["comparison"] = compare(arms["squall"], arms["static"])
+    if settings.workers > 1 and "squall" in settings.arms:
+        from sim.bench.workers import run_workers
+
+        def squall_with(workers: int) -> dict[str, Any]:
+            return with_bounds(run_arm("squall", replace(settings, workers=workers)), settings)
+
+        out["workers"] = run_workers(settings.workers, squall_with, arms.get("squall"))
     return out
 
 

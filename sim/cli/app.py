@@ -368,6 +368,9 @@ def bench(
     arms: Annotated[
         str, typer.Option(help="Comma-separated: squall, static, mcp (one tool call in-process vs over MCP)")
     ] = "squall,static,mcp",
+    workers: Annotated[
+        int, typer.Option(min=1, help="squall arm's worker processes; above 1, also 1 vs N side by side.")
+    ] = 1,
     as_json: Annotated[bool, typer.Option("--json", help="Print the results as JSON.")] = False,
     limiter: Annotated[str, typer.Option(help="How the mock enforces --tpm/--rpm: token_bucket | sliding_window")] = (
         "token_bucket"
@@ -396,7 +399,9 @@ def bench(
         fail(f"--faults: {faults!r}: use none or mix")
     mode: Literal["none", "mix"] = "mix" if faults == "mix" else "none"
     picked = cast(tuple[Literal["squall", "static", "mcp"], ...], chosen)
-    settings = BenchSettings(episodes, concurrency, latency, jitter, tpm, rpm, mode, request_timeout, picked)
+    settings = BenchSettings(
+        episodes, concurrency, latency, jitter, tpm, rpm, mode, request_timeout, picked, workers=workers
+    )
     settings = replace(settings, limiter=cast(Literal["token_bucket", "sliding_window"], limiter))
     report = run_bench(settings)
     if as_json:

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from typing import Any
 
-from sim.core import GoalState, GoldCall, SharedWorldPack, Task, ToolCall, World, WorldContext, WorldPack
+from sim.core import GoalState, GoldCall, Task, ToolCall, World, WorldContext, WorldPack
 from sim.core.task_state import moved, task_state
 
 GOLD_CACHE_SIZE = 4096
@@ -138,7 +138,8 @@ class StateTracker:
         """The gold's changes after each goal up to ``last``. Where every world of the pack is the same whatever the
         seed and task, the whole task's are computed once and kept in the cache for the episodes of the same task and
         stressed gold."""
-        if self._cache is None or not (isinstance(self._pack, SharedWorldPack) and self._pack.same_world_every_seed):
+        # getattr, not isinstance(pack, SharedWorldPack): a runtime Protocol check per episode costs more than this.
+        if self._cache is None or getattr(self._pack, "same_world_every_seed", False) is not True:
             return await self._replay_goals(last)
         fingerprint = self._fingerprint()
         states = self._cache.get(self._pack, fingerprint)

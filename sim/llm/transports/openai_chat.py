@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import weakref
 from collections.abc import Mapping
 from typing import Any
 
@@ -66,6 +67,10 @@ class OpenAIChatTransport:
         # but hold the same ToolSpec objects, shared by every episode of a world; the cache keeps them alive, so
         # their ids cannot be reused by other objects while cached.
         self._tools_json: dict[tuple[int, ...], tuple[tuple[ToolSpec, ...], str]] = {}
+        # Each message's JSON by its id while the message lives (a weak reference drops the entry as it dies): an
+        # agent's request at step k holds the same ChatMessage objects as at step k-1 plus the new ones, so a history
+        # is encoded once, not once per step, and the cache holds no more than the episodes in flight do.
+        self._messages_json: dict[int, tuple[weakref.ref[ChatMessage], str]] = {}
 
     def connect_timeout(self, in_flight: int) -> float:
         """Seconds a new connection may take to open: as configured, else 10 s plus 10 ms per request in flight (a
@@ -111,7 +116,8 @@ class OpenAIChatTransport:
         return None  # the session belongs to the gateway
 
     def _body(self, request: ModelRequest) -> bytes:
-        payload: dict[str, Any] = {"model": self._model_name, "messages": [_message(m) for m in request.messages]}
+        """The same bytes as ``json.dumps`` of the whole payload, spliced from each message's cached JSON."""
+        payload: dict[str, Any] = {}
         if request.max_tokens is not None:
             payload["max_tokens"] = request.max_tokens  # not max_completion_tokens: local servers ignore it
         if request.temperature is not None:
@@ -122,10 +128,23 @@ class OpenAIChatTransport:
             payload["stop"] = list(request.stop)
         if request.tools and request.tool_choice is not None:
             payload["tool_choice"] = request.tool_choice
-        text = json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
+        model = json.dumps(self._model_name, ensure_ascii=False)
+        rest = json.dumps(payload, ensure_ascii=False, separators=(",", ":"))[1:]  # '}' or '"key":...}'
+        messages = ",".join(map(self._message_json, request.messages))
+        text = f'{{"model":{model},"messages":[{messages}]{"," if payload else ""}{rest}'
         if request.tools:
             text = f'{text[:-1]},"tools":{self._tools(request.tools)}}}'
         return text.encode()
+
+    def _message_json(self, message: ChatMessage) -> str:
+        key = id(message)
+        hit = self._messages_json.get(key)
+        if hit is not None and hit[0]() is message:
+            return hit[1]
+        encoded = json.dumps(_message(message), ensure_ascii=False, separators=(",", ":"))
+        cache = self._messages_json
+        self._messages_json[key] = (weakref.ref(message, lambda _: cache.pop(key, None)), encoded)
+        return encoded
 
     def _tools(self, tools: tuple[ToolSpec, ...]) -> str:
         key = tuple(map(id, tools))

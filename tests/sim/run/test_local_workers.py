@@ -101,6 +101,7 @@ def gone(pid: int) -> bool:
 
 
 @pytest.mark.slow
+@pytest.mark.reliability
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads worker processes from /proc")
 def test_sigkill_of_the_driver_with_workers_running_then_resume_finds_every_episode_once(tmp_path: Path) -> None:
     episodes = tmp_path / "killed" / "episodes.jsonl"
@@ -130,3 +131,18 @@ def test_sigkill_of_the_driver_with_workers_running_then_resume_finds_every_epis
         for line in lines(tmp_path / "killed" / "scores.jsonl")
     )
     assert len(scores) == len(judge_names()) * planned and set(scores.values()) == {1}
+
+
+def test_bench_reports_one_and_n_workers_side_by_side() -> None:
+    from sim.bench.workers import run_workers
+
+    ran: list[int] = []
+
+    def arm(workers: int) -> dict[str, Any]:
+        ran.append(workers)
+        return {"achieved": 10.0 * (1 + 0.5 * (workers - 1))}
+
+    report = run_workers(2, arm)
+    assert ran == [1, 2] and report["n"] == 2 and report["scaling"] == 1.5
+    assert set(report) == {"1", "2", "scaling", "n"}
+    assert run_workers(2, arm, {"achieved": 20.0})["scaling"] == 2.0 and ran == [1, 2, 1]  # N's arm not rerun
