@@ -137,7 +137,10 @@ async def request(
             if ok:
                 permit.completed(input_tokens, output, headers)
                 return waited
-            permit.rate_limited(endpoint.retry_after_s, headers)
+            wait = permit.rate_limited(endpoint.retry_after_s, headers)
+        if not permit.paused:  # a 429 that paused nothing waits alone; a paused endpoint's admission waits it out
+            await endpoint.vt.sleep(wait)
+            waited += wait
         retry = True
 
 

@@ -25,15 +25,15 @@ _UNIT_S = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0,
 class AdaptiveLimit:
     """``value`` requests may be in flight. Pinned when ``pinned`` is set: it never moves.
 
-    A round lasts until as many requests finish as the limit was when it began (about one latency). The limit
-    grows by ``step`` (10% when token budgets pace the endpoint) after a round in which at least ``grow_at`` of it
-    was in use and 429s were no more than ``tolerance`` of it: growing an unsaturated limit would only raise a
-    ceiling nobody reaches. 429s are overload, and cut the limit by ``cut_to``, once a round has two for requests
-    admitted with more requests in flight (their ``level``) than any that succeeded this round or the last (the
-    provider's capacity is below that level), or more than ``tolerance`` of it (and more than two) came back 429
-    (every level refused: a spent budget). Only 429s of requests admitted after the last cut (``epoch``) count:
-    the rest of a burst was caused by requests sent before the cut, and cutting for each would collapse the limit
-    to the floor.
+    A round lasts until as many requests finish as the limit was when it began (about one latency). The limit grows
+    by ``step`` (10% until the first cut, and when token budgets pace the endpoint) after a round in which at least
+    ``grow_at`` of it was in use and 429s were no more than ``tolerance`` of it: growing an unsaturated limit would
+    only raise a ceiling nobody reaches. 429s are overload, and cut the limit by ``cut_to``, once a round has two
+    for requests admitted with more requests in flight (their ``level``) than any that succeeded this round or the
+    last (the provider's capacity is below that level), or more than ``tolerance`` of it (and more than two) came
+    back 429 (every level refused: a spent budget). Only 429s of requests admitted after the last cut (``epoch``)
+    count: the rest of a burst was caused by requests sent before the cut, and cutting for each would collapse the
+    limit to the floor.
 
     Why not cut on every 429: a trickle of 429s unrelated to load (a provider's own hiccups, other users of a
     shared key) goes on whatever the limit, and cutting on each takes the limit to about 1.2/sqrt(share) (TCP's
@@ -104,7 +104,10 @@ class AdaptiveLimit:
         clean = self._limited <= self.tolerance * self.value
         grow = self.pinned is None and clean and self._peak >= self._need and self.value < self.ceiling
         if grow:
-            self.value = min(self.value + max(self.step, self.value // 10 if paced else 0), self.ceiling)
+            # 10% a round until the first cut (a slow start: 20 to 100 connections in 18 rounds, not 80), or while
+            # token budgets pace the endpoint; one a round near a capacity already found.
+            fast = paced or self.epoch == 0
+            self.value = min(self.value + max(self.step, self.value // 10 if fast else 0), self.ceiling)
         # What succeeded is remembered for this round and the next; a cut keeps it (a cut proves nothing about it).
         self._ok_level_before, self._ok_level = self._ok_level, 0
         self._begin_round()

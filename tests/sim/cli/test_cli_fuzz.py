@@ -143,6 +143,7 @@ TOML_FIELDS: dict[str, tuple[list[Any], list[Any]]] = {
     "max_turns": TOML_STEPS,
     "episode_timeout_s": ([1e-9, 0.5, 600, math.inf], [0, -1, math.nan, "fast"]),
     "request_timeout_s": ([1e-9, 120], [0, math.nan]),
+    "connect_timeout_s": ([0.5, 30.0], [0, math.nan]),
     "max_tokens": ([1, 512], [0]),
     "temperature": ([0.0, 1.5], [-0.1, math.nan]),
     "arg_match": (["exact", "embedding"], ["fuzzy", "", 1]),

@@ -134,9 +134,12 @@ def test_adaptive_limit_tolerates_a_trickle_of_429s_and_cuts_on_more() -> None:
     assert not any(limit.rate_limited(limit.epoch) for _ in range(12))  # a quarter of 50: not overload
     assert limit.value == 50
     limit.in_use(50)
-    assert [limit.finished() for _ in range(50)][-1] and limit.value == 51  # a saturated round within tolerance grows
-    assert not any(limit.rate_limited(limit.epoch) for _ in range(12))
-    assert limit.rate_limited(limit.epoch) and limit.value == 40  # the 13th of the round (> 12.75): a spent budget
+    # A saturated round within tolerance grows: by 10% (no cut yet: a slow start), by one after a cut.
+    assert [limit.finished() for _ in range(50)][-1] and limit.value == 55
+    assert not any(limit.rate_limited(limit.epoch) for _ in range(13))
+    assert limit.rate_limited(limit.epoch) and limit.value == 44  # the 14th of the round (> 13.75): a spent budget
+    limit.in_use(44)
+    assert [limit.finished() for _ in range(44)][-1] and limit.value == 45
     small = AdaptiveLimit(initial=4, floor=1, ceiling=60)
     assert [small.rate_limited(small.epoch) for _ in range(3)] == [False, False, True] and small.value == 3
 

@@ -99,15 +99,18 @@ async def test_a_fault_mix_of_429s_does_not_starve_the_adaptive_limit() -> None:
         for _ in range(40):
             retry = False
             while True:
+                wait = 0.0
                 async with scheduler.admit(EP, 100, 10, retry=retry) as permit:
                     ok, headers = await endpoint.call(100, 10)
                     if ok:
                         permit.completed(100, 10, headers)
                     else:
-                        permit.rate_limited(endpoint.retry_after_s, headers)
+                        wait = permit.rate_limited(endpoint.retry_after_s, headers)
+                        wait = 0.0 if permit.paused else wait  # a paused endpoint's admission waits it out
                 limits.append(int(scheduler.state(EP)["limit"]))
                 if ok:
                     break
+                await vt.sleep(wait)  # as the gateway does: a 429 that paused nothing waits alone
                 retry = True
 
     await vt.run(gather(*(episode() for _ in range(50))))

@@ -118,7 +118,7 @@ async def test_workers_sharing_an_endpoint_pace_to_its_limit_together(window: bo
     vt = VirtualTime()
     limits = EndpointLimits(initial=20 // workers)  # the run's 20 slots, split
     naive = await drive([Scheduler(limits) for _ in range(workers)])
-    assert naive.rejected > 100
+    assert naive.rejected > 20  # each paces from the global reports as if alone (hundreds when it never raised)
     vt = VirtualTime()
     shared = await drive([ShareScheduler(1 / workers, limits, {}, max_concurrency=100, log=DecisionLog())
                           for _ in range(workers)])  # fmt: skip
