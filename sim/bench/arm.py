@@ -37,6 +37,7 @@ def run_arm(params: dict[str, Any]) -> dict[str, Any]:
         out=Path(params["out"]),
         run_id=params["scheduler"],
         max_tokens=params.get("max_tokens", 64),
+        preflight=False,  # the mock's injected faults are the measurement; a probe would perturb its counters
     )
     # Whole-run throughput: from the first admission to the last episode stored (not start-up or summary).
     marks: dict[str, float] = {}

@@ -35,4 +35,5 @@ def build_gateway(config: RunConfig, decision_log: Path | None = None) -> Gatewa
         admission_policy(config, decision_log),
         cache=response_cache(config),
         request_timeout_s=config.request_timeout_s,
+        endpoints=config.endpoints,
     )

@@ -10,16 +10,15 @@ for every request in flight, and classifies every failure for the gateway. It ne
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Mapping
 from typing import Any
 
 import aiohttp
 
 from sim.core import ChatMessage, ModelRequest, ModelResponse, ToolCall, ToolSpec
+from sim.llm.endpoints import OPENAI_BASE_URL, EndpointSettings, default_api_key
 from sim.llm.transports.base import Reply, TransportError, retry_after_from
 
-OPENAI_BASE_URL = "https://api.openai.com/v1"
 _CONTEXT_MARKERS = (
     "context_length_exceeded",
     "maximum context length",
@@ -32,23 +31,32 @@ _TOOLS_CACHE_SIZE = 4096
 
 def api_key_for(base_url: str | None) -> str:
     """SQUALL_API_KEY or OPENAI_API_KEY; a local endpoint without either gets a placeholder."""
-    key = os.environ.get("SQUALL_API_KEY") or os.environ.get("OPENAI_API_KEY")
-    if key:
-        return key
-    if base_url is None:
-        raise ValueError("Set the OPENAI_API_KEY environment variable to use OpenAI's API")
-    return "EMPTY"
+    return default_api_key(base_url)
 
 
 class OpenAIChatTransport:
     """Sends Chat Completions requests for one model at one base URL over a shared aiohttp session."""
 
-    def __init__(self, session: aiohttp.ClientSession, base_url: str | None, model_name: str, timeout_s: float) -> None:
+    def __init__(
+        self,
+        session: aiohttp.ClientSession,
+        base_url: str | None,
+        model_name: str,
+        timeout_s: float,
+        settings: EndpointSettings | None = None,
+    ) -> None:
         self._session = session
         self._url = (base_url or OPENAI_BASE_URL).rstrip("/") + "/chat/completions"
         self._model_name = model_name
-        self._priced = base_url is None  # only OpenAI's own endpoint has known prices
-        self._headers = {"Authorization": f"Bearer {api_key_for(base_url)}", "Content-Type": "application/json"}
+        self._settings = settings
+        self._priced = base_url is None  # OpenAI's own prices are known; a configured endpoint's are its own
+        key = (settings.api_key() if settings else None) or api_key_for(base_url)
+        self._headers = {
+            "Authorization": f"Bearer {key}",
+            "Content-Type": "application/json",
+            **(settings.headers if settings else {}),
+        }
+        self._sampling = settings.sampling if settings else "standard"
         self._timeout = aiohttp.ClientTimeout(total=timeout_s, sock_connect=min(timeout_s, 10.0))
         # ids of the ToolSpecs -> (the specs, their JSON). Requests are rebuilt every step (pydantic copies the tuple)
         # but hold the same ToolSpec objects, shared by every episode of a world; the cache keeps them alive, so
@@ -75,10 +83,14 @@ class OpenAIChatTransport:
 
     def _body(self, request: ModelRequest) -> bytes:
         payload: dict[str, Any] = {"model": self._model_name, "messages": [_message(m) for m in request.messages]}
-        if request.max_tokens is not None:
-            payload["max_tokens"] = request.max_tokens  # not max_completion_tokens: local servers ignore it
-        if request.temperature is not None:
-            payload["temperature"] = request.temperature
+        if self._sampling == "reasoning":  # reasoning models reject temperature and max_tokens
+            if request.max_tokens is not None:
+                payload["max_completion_tokens"] = request.max_tokens
+        elif self._sampling == "standard":
+            if request.max_tokens is not None:
+                payload["max_tokens"] = request.max_tokens  # not max_completion_tokens: local servers ignore it
+            if request.temperature is not None:
+                payload["temperature"] = request.temperature
         if request.seed is not None:
             payload["seed"] = request.seed
         if request.stop:
@@ -126,6 +138,8 @@ class OpenAIChatTransport:
             ) from exc
 
     def _cost(self, input_tokens: int, output_tokens: int) -> float:
+        if self._settings is not None and (priced := self._settings.cost(input_tokens, output_tokens)) is not None:
+            return priced
         if not self._priced:
             return 0.0
         try:
