@@ -75,6 +75,10 @@ def test_an_endpoint_table_key_headers_prices_and_thresholds(
     assert "org-secret" not in stored and json.loads(stored)["config"]["endpoints"]["mock"]["headers"] == {
         "X-Org": "***"
     }
+    code, _, err = squall("run", "-c", str(config), "--out", str(out), "-q", "--run-id", "c", "--max-cost", "0.01",
+                          "--concurrency", "1")  # fmt: skip
+    assert code == 0, err
+    assert json.loads((out / "c" / "summary.json").read_text())["episodes"] == 1  # the first one spent the budget
     code, _, err = squall("run", "--agent", "openai-chat:mock-model@other", "--world", "smart_home", "--out", str(out))
     assert_clean_failure(code, err, "no endpoint named 'other'")
 
