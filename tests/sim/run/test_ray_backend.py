@@ -64,9 +64,11 @@ def verdicts(run: Path) -> dict[tuple[str, str], dict[str, Any]]:
 
 
 def rates(summary: dict[str, Any]) -> dict[str, Any]:
-    """The summary less what differs between any two runs: timings."""
+    """The summary less what differs between any two runs: timings, and when the run was made."""
     usage = {k: v for k, v in summary["usage"].items() if not k.endswith("_s")}
-    return {**{k: v for k, v in summary.items() if k not in ("usage", "usage_by_role")}, "usage": usage}
+    identity = {k: v for k, v in (summary.get("identity") or {}).items() if k != "created_at"}
+    kept = {k: v for k, v in summary.items() if k not in ("usage", "usage_by_role", "identity")}
+    return {**kept, "usage": usage, "identity": identity}
 
 
 # ---- the rate-limit split (no Ray needed)
