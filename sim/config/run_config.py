@@ -435,7 +435,10 @@ def resolve_config(path: Path | None, overrides: dict[str, Any]) -> tuple[RunCon
         elif err["type"] == "extra_forbidden":
             msg += f" (known: {', '.join(RetryPolicy.model_fields)})"
         more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
-        raise ConfigError(f"{source(top, '.'.join(loc[1:]))}: {msg}{more}") from exc
+        where = source(top, ".".join(loc[1:]))
+        if top == "endpoints" and top in cli and len(loc) > 1:  # which endpoint and key: --endpoint x.sampling
+            where += " " + ".".join(loc[1:])
+        raise ConfigError(f"{where}: {msg}{more}") from exc
     cfg._sources = {name: source(name) for name in RunConfig.model_fields if name in cli or name in given}
     try:
         out_is_file = cfg.out.exists() and not cfg.out.is_dir()

@@ -95,6 +95,9 @@ def test_endpoint_options_and_bad_tables(tmp_path: Path) -> None:
     code, _, err = squall("run", "-c", str(config), "--out", str(tmp_path / "o"))
     assert_clean_failure(code, err, "bad.toml", "unknown setting", "api_key_env")
     assert parse_model_spec("openai-chat:m@my-box").endpoint_name == "my-box"
+    bad = ("--endpoint", "x=http://h/v1", "--endpoint", "x.sampling=fast")
+    code, _, err = squall("run", "--agent", "oracle", *bad, "--out", str(tmp_path / "o"))
+    assert_clean_failure(code, err, "--endpoint x.sampling", "'reasoning'")
 
 
 def test_sampling_modes_decide_the_parameters_sent() -> None:
