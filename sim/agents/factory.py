@@ -17,6 +17,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
+from sim.agents.agent_view import AgentView, ViewedAgent
 from sim.agents.baselines import NaiveAgent, NullAgent, OracleAgent
 from sim.core import Agent, AgentFactory, shared_agent
 from sim.llm.model_access import LOCAL, ModelUnavailable, open_model
@@ -78,10 +79,12 @@ async def open_agent_factory(
     max_tokens: int | None,
     temperature: float | None,
     text_protocol: TextProtocol = "react",
+    view: AgentView | None = None,
 ) -> AsyncIterator[AgentFactory]:
     """Yield what builds each episode's agent; starts (and afterwards stops) the embedded model server when asked for.
 
-    ``text_protocol`` is the prompt a ``text:`` agent is taught (react or tags); other agents ignore it.
+    ``text_protocol`` is the prompt a ``text:`` agent is taught (react or tags); other agents ignore it. ``view``: the
+    system prompt and tool trimming a model agent is shown (``sim.agents.agent_view``).
 
     Raises AgentUnavailable before yielding when the model cannot be reached from here, so a caller that
     creates its run folder inside the block creates nothing for an unusable agent.
@@ -112,7 +115,8 @@ async def open_agent_factory(
         async with open_model(gateway, spec.model) as model:
             # The embedded model has a 4k context: show tools as one-line signatures.
             style: ToolStyle = "signature" if spec.model == LOCAL else "schema"
-            yield shared_agent(_build(spec, model, max_tokens, temperature, style, text_protocol))
+            agent = _build(spec, model, max_tokens, temperature, style, text_protocol)
+            yield shared_agent(ViewedAgent(agent, view) if view is not None and view.changes_anything else agent)
     except ModelUnavailable as exc:
         raise AgentUnavailable(str(exc)) from exc
 

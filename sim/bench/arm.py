@@ -38,6 +38,7 @@ def run_arm(params: dict[str, Any]) -> dict[str, Any]:
         run_id=params["scheduler"],
         max_tokens=params.get("max_tokens", 64),
         workers=params.get("workers", 1),
+        preflight=False,  # the mock's injected faults are the measurement; a probe would perturb its counters
     )
     # Whole-run throughput: from the first admission to the last episode stored (not start-up or summary).
     marks: dict[str, float] = {}

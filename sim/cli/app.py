@@ -18,7 +18,6 @@ import typer
 
 from sim.cli.chat import chat_command
 from sim.cli.common import (
-    EXIT_NOTHING_SCORED,
     MAX_ARGUMENT_CHARS,
     AnswerJudgeOption,
     AnswerThresholdOption,
@@ -35,6 +34,7 @@ from sim.cli.judges import judges_app
 from sim.cli.many_runs import export_command, leaderboard_command, runs_app
 from sim.cli.personas import personas_app
 from sim.cli.report import report as report_command
+from sim.cli.run_help import RunCommand
 from sim.cli.serve import serve_command
 from sim.cli.stressors import stressors_app
 from sim.cli.sweep import run_sweep
@@ -44,8 +44,8 @@ from sim.cli.worlds import worlds_app
 if TYPE_CHECKING:
     from sim.core import EpisodeResult, Score
 
-CONFIG_ONLY_HELP = (
-    "Config-file-only settings (no option): the retry policy, in a [retry] table "
+CONFIG_ONLY_HELP = (  # "\[" : rich would read "[retry]" as markup and print nothing
+    "Config-file-only settings (no option): the retry policy, in a \\[retry] table "
     "(max_attempts, base_delay_s, max_delay_s, max_retry_after_s, rate_limit_budget_s, max_malformed)."
 )
 
@@ -67,7 +67,7 @@ app.command("leaderboard")(leaderboard_command)
 app.command("export")(export_command)
 
 
-@app.command(epilog=CONFIG_ONLY_HELP)
+@app.command(epilog=CONFIG_ONLY_HELP, cls=RunCommand)
 def run(
     config: Annotated[Path | None, typer.Option("--config", "-c", help="TOML file with run settings.")] = None,
     world: Annotated[str | None, typer.Option(help="World name, task file or world directory.")] = None,
@@ -174,16 +174,54 @@ def run(
         int | None,
         typer.Option(help="Local worker processes (default: 1 below 200 in flight, else the cores)."),
     ] = None,
+    endpoint: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--endpoint",
+            help="NAME=BASE_URL or NAME.KEY=VALUE (repeatable): an \\[endpoints.NAME] table's setting, KEY one of "
+            "base_url, api_key_env, headers.HEADER, input_price, output_price (USD per million tokens), sampling "
+            "(standard | reasoning | none); a model names it as openai-chat:MODEL@NAME.",
+        ),
+    ] = None,
+    system_prompt: Annotated[
+        str | None,
+        typer.Option(help="TEXT or @FILE: put before the world's instructions in the agent's system prompt."),
+    ] = None,
+    tool_descriptions: Annotated[
+        int | None,
+        typer.Option(help="Cut each tool description the agent sees to N characters (0: none; default: whole)."),
+    ] = None,
+    param_descriptions: Annotated[
+        str | None, typer.Option(help="keep | drop the tool parameters' descriptions the agent sees.")
+    ] = None,
+    no_preflight: Annotated[
+        bool,
+        typer.Option(
+            "--no-preflight",
+            help="Skip the check, before the run folder is made, that the endpoint answers, serves the model and "
+            "takes tools.",
+        ),
+    ] = False,
+    max_failed: Annotated[
+        float | None,
+        typer.Option(help="Exit 3 when more than this share (0-1) of episodes failed (default: only all)."),
+    ] = None,
+    fail_under: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--fail-under", help="METRIC=VALUE (repeatable): exit 4 when summary.json's METRIC is below VALUE."
+        ),
+    ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
 ) -> None:
     """Run episodes, judge them, store everything under OUT/RUN_ID and print the results table.
 
-    Exit status: 0 done; 2 bad input (nothing written); 3 every episode failed (provider, user or harness faults:
-    nothing scored); 130 Ctrl-C, 143 SIGTERM (what finished is saved)."""
+    Exit status: 0 done; 2 bad input or a failed preflight (nothing written); 3 every episode failed, or more than
+    --max-failed of them (provider, user or harness faults); 4 a --fail-under threshold missed; 130 Ctrl-C,
+    143 SIGTERM (what finished is saved)."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from sim.config.run_config import resolve_config
-    from sim.report.terminal import render
     from worlds.stressors.catalog import split_items
 
     overrides: dict[str, Any] = {
@@ -228,6 +266,13 @@ def run(
         "tasks": task or None,
         "stressors": split_items(stressors) if stressors is not None else None,
         "resume": True if resume else None,
+        "endpoints": _endpoint_options(endpoint),
+        "system_prompt": _text_or_file("--system-prompt", system_prompt),
+        "tool_descriptions": tool_descriptions,
+        "param_descriptions": param_descriptions,
+        "preflight": False if no_preflight else None,
+        "max_failed": max_failed,
+        "fail_under": _thresholds(fail_under),
     }
     console = make_console()
     progress = Progress(
@@ -257,6 +302,11 @@ def run(
                 f"No agent configured: quickstart suite ({', '.join(cfg.tasks)}) on the embedded SmolLM2-135M "
                 "(llama.cpp, CPU). Its scores are low: a true measurement of a 135M model."
             )
+        from sim.run.preflight import preflight
+
+        for note in preflight(cfg):  # before the world loads and the run folder is made
+            if not quiet:
+                console.print(note, highlight=False, markup=False)
         from sim.run.event_loop import run as run_loop
         from sim.run.runner import execute
 
@@ -269,16 +319,17 @@ def run(
         raise typer.Exit(143 if terminated else 130) from None
     except user_errors() as exc:
         fail(str(exc))
+    from sim.report.terminal import render  # imported once there is a summary: a failed preflight answers sooner
+
     render(summary, console)
     console.print(f"run directory: {store.root}")
-    if summary.episodes and not summary.scored_episodes:
-        make_console(stderr=True).print(
-            f"every episode failed ({summary.failed_episodes} of {summary.episodes}): nothing was scored; once the "
-            f"endpoint is back, --resume --run-id {store.root.name} plays the provider faults again",
-            highlight=False,
-            soft_wrap=True,
-        )
-        raise typer.Exit(EXIT_NOTHING_SCORED)
+    from sim.cli.exit_status import run_exit_status
+
+    code, message = run_exit_status(summary, cfg.max_failed, cfg.fail_under, store.root.name)
+    if message:
+        make_console(stderr=True).print(message, highlight=False, soft_wrap=True, markup=False)
+    if code:
+        raise typer.Exit(code)
 
 
 @app.command()
@@ -408,6 +459,46 @@ def bench(
         sys.stdout.write(json.dumps(report, indent=2) + "\n")
     else:
         sys.stdout.write(render(report))
+
+
+def _endpoint_options(items: list[str] | None) -> dict[str, dict[str, object]] | None:
+    """``--endpoint`` options as the config's ``endpoints`` table; a malformed one exits 2."""
+    from sim.llm.endpoints import parse_endpoint_options
+
+    if not items:
+        return None
+    try:
+        return parse_endpoint_options(items)
+    except ValueError as exc:
+        fail(f"--endpoint: {exc}")
+
+
+def _text_or_file(option: str, value: str | None) -> str | None:
+    """TEXT, or the contents of FILE for @FILE (bounded, UTF-8); an unreadable file exits 2."""
+    if value is None or not value.startswith("@"):
+        return value
+    from sim.core.bounded_read import SETTINGS_LIMIT, InputFileError, read_text
+
+    try:
+        return read_text(Path(value[1:]), SETTINGS_LIMIT)
+    except InputFileError as exc:
+        fail(f"{option}: {exc}")
+
+
+def _thresholds(items: list[str] | None) -> dict[str, float] | None:
+    """``--fail-under METRIC=VALUE`` options; a malformed one exits 2."""
+    if not items:
+        return None
+    out: dict[str, float] = {}
+    for item in items:
+        metric, sep, value = item.partition("=")
+        try:
+            out[metric.strip()] = float(value)
+        except ValueError:
+            fail(f"--fail-under: expected METRIC=NUMBER (e.g. core_api_accuracy=0.8), got {item!r}")
+        if not sep or not metric.strip():
+            fail(f"--fail-under: expected METRIC=NUMBER (e.g. core_api_accuracy=0.8), got {item!r}")
+    return out
 
 
 def _usage_errors() -> tuple[type[Exception], ...]:

@@ -36,4 +36,5 @@ def build_gateway(config: RunConfig, decision_log: Path | None = None) -> Gatewa
         cache=response_cache(config),
         request_timeout_s=config.request_timeout_s,
         connect_timeout_s=config.connect_timeout_s,
+        endpoints=config.endpoints,
     )

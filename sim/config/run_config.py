@@ -32,6 +32,7 @@ from sim.config.errors import ConfigError
 from sim.config.identity import ENDPOINT_FIELDS, without_endpoint
 from sim.config.toml_file import TomlSettings
 from sim.core.files import FILE_NAME
+from sim.llm.endpoints import ENDPOINT_NAME, EndpointSettings
 from sim.llm.retry_policy import RetryPolicy
 
 if TYPE_CHECKING:
@@ -84,14 +85,20 @@ IDENTITY_FIELDS = (
     "setup",
     "text_protocol",
     "stressor_mode",
+    "system_prompt",
+    "tool_descriptions",
+    "param_descriptions",
 )
 
-_LATER_IDENTITY_DEFAULTS = {
+_LATER_IDENTITY_DEFAULTS: dict[str, Any] = {
     "text_protocol": "react",
     "setup": "cumulative",
     "stressor_mode": "cumulative",
     "user_model": "local",
     "arg_match_params": {},
+    "system_prompt": None,
+    "tool_descriptions": None,
+    "param_descriptions": "keep",
 }
 """Identity fields added after runs were stored, with the default those runs had."""
 
@@ -100,6 +107,8 @@ OPTION_NAMES = {
     "request_timeout_s": "--request-timeout",
     "tasks": "--task",
     "arg_match_params": "--arg-match-param",
+    "endpoints": "--endpoint",
+    "fail_under": "--fail-under",
 }
 """Fields whose command-line option is not simply ``--`` + the field name with dashes."""
 
@@ -267,6 +276,43 @@ class RunConfig(BaseModel):
         "machine's cores); rate limits and episode slots are split among them, this process stores, judges and "
         "summarises. --backend ray uses --ray-workers instead.",
     )
+    endpoints: dict[str, EndpointSettings] = Field(
+        default_factory=dict,
+        description="Named OpenAI-compatible endpoints ([endpoints.NAME]: base_url, api_key_env, headers, "
+        "input_price, output_price, sampling); a model names one as openai-chat:MODEL@NAME.",
+    )
+    system_prompt: str | None = Field(
+        default=None,
+        max_length=100_000,
+        description="Text put before the world's instructions in the agent's system prompt (--system-prompt TEXT or "
+        "@FILE).",
+    )
+    tool_descriptions: StrictInt | None = Field(
+        default=None,
+        ge=0,
+        description="Cut each tool's description to at most N characters in what the agent is shown (0: drop them); "
+        "default: whole.",
+    )
+    param_descriptions: Literal["keep", "drop"] = Field(
+        default="keep", description="keep | drop the descriptions of tool parameters in what the agent is shown."
+    )
+    preflight: bool = Field(
+        default=True,
+        description="Before the run folder is made, check the agent's endpoint answers, the model exists and (native "
+        "agents) takes tools: one tiny request.",
+    )
+    max_failed: StrictFloat | None = Field(
+        default=None,
+        ge=0,
+        le=1,
+        description="Exit 3 when more than this share of episodes failed (provider, user or harness faults); "
+        "default: only when every episode failed.",
+    )
+    fail_under: dict[str, StrictFloat] = Field(
+        default_factory=dict,
+        description="METRIC -> threshold: exit 4 when a headline metric of summary.json is below it "
+        "(e.g. core_api_accuracy = 0.8).",
+    )
     retry: RetryPolicy = Field(default_factory=RetryPolicy)
 
     _sources: dict[str, str] = PrivateAttr(default_factory=dict)
@@ -301,6 +347,14 @@ class RunConfig(BaseModel):
                 f"{value!r} is not a run name: use 1-128 letters, digits, '.', '_' or '-', starting with a letter or "
                 "digit (not a path, not 'latest')"
             )
+        return value
+
+    @field_validator("endpoints")
+    @classmethod
+    def _endpoint_names(cls, value: dict[str, EndpointSettings]) -> dict[str, EndpointSettings]:
+        bad = [name for name in value if not ENDPOINT_NAME.fullmatch(name)]
+        if bad:
+            raise ValueError(f"{bad[0]!r} is not an endpoint name: letters, digits, '.', '_' or '-'")
         return value
 
     @property
@@ -357,6 +411,12 @@ def resolve_config(path: Path | None, overrides: dict[str, Any]) -> tuple[RunCon
     file = TomlSettings.read(path) if path is not None else None
     cli = {k: v for k, v in overrides.items() if v is not None}
     given = {**(file.settings if file else {}), **cli}
+    if file is not None and isinstance(file.settings.get("endpoints"), dict) and isinstance(cli.get("endpoints"), dict):
+        # --endpoint NAME.KEY=VALUE sets one key of a table the file may hold: merged per endpoint, not replaced
+        tables = {**file.settings["endpoints"]}
+        for name, table in cli["endpoints"].items():
+            tables[name] = {**(tables.get(name) or {}), **table}
+        given["endpoints"] = tables
     stored = _stored_settings(given) if given.get("resume") else {}
     merged = {**stored, **given}
     quickstart = "agent" not in merged and "world" not in merged
@@ -381,10 +441,15 @@ def resolve_config(path: Path | None, overrides: dict[str, Any]) -> tuple[RunCon
         msg = "unknown setting" if err["type"] == "extra_forbidden" else err["msg"].removeprefix("Value error, ")
         if err["type"] == "extra_forbidden" and len(loc) == 1:
             msg += f" (known: {', '.join(RunConfig.model_fields)})"
+        elif err["type"] == "extra_forbidden" and top == "endpoints":
+            msg += f" (known: {', '.join(EndpointSettings.model_fields)})"
         elif err["type"] == "extra_forbidden":
             msg += f" (known: {', '.join(RetryPolicy.model_fields)})"
         more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
-        raise ConfigError(f"{source(top, '.'.join(loc[1:]))}: {msg}{more}") from exc
+        where = source(top, ".".join(loc[1:]))
+        if top == "endpoints" and top in cli and len(loc) > 1:  # which endpoint and key: --endpoint x.sampling
+            where += " " + ".".join(loc[1:])
+        raise ConfigError(f"{where}: {msg}{more}") from exc
     cfg._sources = {name: source(name) for name in RunConfig.model_fields if name in cli or name in given}
     try:
         out_is_file = cfg.out.exists() and not cfg.out.is_dir()

@@ -39,11 +39,18 @@ class TomlSettings:
             return cls(path, data, text, "")
         if not isinstance(data["run"], dict):
             raise ConfigError(f"{path}: 'run' must be a table ([run]) holding the run settings")
-        outside = sorted(k for k in data if k != "run")
+        outside = sorted(k for k in data if k not in ("run", "endpoints"))
         if outside:
             raise ConfigError(
                 f"{path}: {', '.join(outside)} outside the [run] table; put every setting in [run] (the retry "
                 "policy in [run.retry]) or every setting at top level (the retry policy in [retry]), not both"
+            )
+        if isinstance(data.get("endpoints"), dict):  # [endpoints.NAME] sits beside [run] as well as inside it
+            return cls(
+                path,
+                {**data["run"], "endpoints": {**data["endpoints"], **data["run"].get("endpoints", {})}},
+                text,
+                "run",
             )
         return cls(path, data["run"], text, "run")
 

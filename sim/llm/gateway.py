@@ -10,7 +10,7 @@ counts only agent-role requests against the agent's per-turn step budget and sum
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from contextlib import nullcontext
 from typing import TYPE_CHECKING
 
@@ -20,6 +20,7 @@ from sim.llm.admission.scheduled import ScheduledAdmission
 from sim.llm.admission.scheduler import EndpointLimits, Scheduler
 from sim.llm.cached_completer import CachedCompleter
 from sim.llm.completer import Caller, Completer, Route, Untracked, Waiting
+from sim.llm.endpoints import EndpointSettings, find_endpoint
 from sim.llm.errors import StepLimitReached
 from sim.llm.model_spec import parse_model_spec
 from sim.llm.retrying import RetryingCompleter
@@ -45,6 +46,7 @@ class Gateway:
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
         request_timeout_s: float = 120.0,
         connect_timeout_s: float | None = None,
+        endpoints: Mapping[str, EndpointSettings] | None = None,
     ) -> None:
         self.admission = admission or ScheduledAdmission(
             Scheduler(EndpointLimits(concurrency=_DEFAULT_CONNECTIONS), max_concurrency=_DEFAULT_CONNECTIONS)
@@ -55,6 +57,8 @@ class Gateway:
         self.request_timeout_s = request_timeout_s
         self.connect_timeout_s = connect_timeout_s
         """None: 10 s, scaled with the requests in flight (see OpenAIChatTransport.connect_timeout)."""
+        self.endpoints: Mapping[str, EndpointSettings] = endpoints or {}
+        """The run's ``[endpoints.NAME]`` tables: a model names one (``@NAME``) or is served at one's base URL."""
         retrying = RetryingCompleter(self.admission, sleep)
         self._completer: Completer = retrying if cache is None else CachedCompleter(retrying, cache)
         self._transports: dict[str, Transport] = {}
@@ -102,11 +106,16 @@ class Gateway:
 
     def _build_transport(self, model: str) -> Transport:
         spec = parse_model_spec(model)
-        if spec.base_url is not None or spec.raw.startswith("openai-chat:"):
+        settings = find_endpoint(self.endpoints, spec.endpoint_name, spec.base_url)
+        if spec.endpoint_name is not None and settings is None:
+            known = ", ".join(sorted(self.endpoints)) or "none is configured"
+            raise ValueError(f"model {model!r}: no endpoint named {spec.endpoint_name!r} ([endpoints.NAME]: {known})")
+        if settings is not None or spec.base_url is not None or spec.raw.startswith("openai-chat:"):
             from sim.llm.transports.openai_chat import OpenAIChatTransport
 
+            base_url = settings.base_url if settings is not None else spec.base_url
             return OpenAIChatTransport(
-                self.http(), spec.base_url, spec.name, self.request_timeout_s, self.connect_timeout_s
+                self.http(), base_url, spec.name, self.request_timeout_s, self.connect_timeout_s, settings
             )
         from pydantic_ai.models import infer_model
 

@@ -112,7 +112,8 @@ def manifest(config: RunConfig, run_id: str, planned: int) -> dict[str, Any]:
     return {
         "run_id": run_id,
         "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
-        "config": config.model_dump(mode="json"),
+        "config": config.model_dump(mode="json")
+        | {"endpoints": {n: e.for_manifest() for n, e in config.endpoints.items()}},
         "config_hash": config.config_hash(),
         "judge_config": judge_config(config),
         "seed": config.seed,

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from personas import UserSpec, build_user, parse_user_specs
+from sim.agents.agent_view import AgentView
 from sim.agents.factory import AgentSpec, AgentUnavailable, open_agent_factory
 from sim.config.gateway import build_gateway
 from sim.config.run_config import RunConfig
@@ -30,6 +31,11 @@ class EpisodeSession:
 
     run_one: EpisodeRunner
     cost: Callable[[], float]
+
+
+def agent_view(config: RunConfig) -> AgentView:
+    """What the agent under test is shown: --system-prompt, --tool-descriptions, --param-descriptions."""
+    return AgentView(config.system_prompt, config.tool_descriptions, config.param_descriptions == "drop")
 
 
 @asynccontextmanager
@@ -54,7 +60,9 @@ async def episode_session(
         stack.push_async_callback(gateway.aclose)
         try:
             agent = await stack.enter_async_context(
-                open_agent_factory(agent_spec, gateway, config.max_tokens, config.temperature, config.text_protocol)
+                open_agent_factory(
+                    agent_spec, gateway, config.max_tokens, config.temperature, config.text_protocol, agent_view(config)
+                )
             )
         except AgentUnavailable as exc:
             raise config.problem("agent", str(exc)) from exc

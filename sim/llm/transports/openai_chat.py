@@ -10,7 +10,6 @@ for every request in flight, and classifies every failure for the gateway. It ne
 from __future__ import annotations
 
 import json
-import os
 import weakref
 from collections.abc import Mapping
 from typing import Any
@@ -18,9 +17,9 @@ from typing import Any
 import aiohttp
 
 from sim.core import ChatMessage, ModelRequest, ModelResponse, ToolCall, ToolSpec
+from sim.llm.endpoints import OPENAI_BASE_URL, EndpointSettings, default_api_key
 from sim.llm.transports.base import Reply, TransportError, retry_after_from
 
-OPENAI_BASE_URL = "https://api.openai.com/v1"
 _CONTEXT_MARKERS = (
     "context_length_exceeded",
     "maximum context length",
@@ -34,12 +33,7 @@ CONNECT_BASE_S, CONNECT_PER_REQUEST_S = 10.0, 0.01
 
 def api_key_for(base_url: str | None) -> str:
     """SQUALL_API_KEY or OPENAI_API_KEY; a local endpoint without either gets a placeholder."""
-    key = os.environ.get("SQUALL_API_KEY") or os.environ.get("OPENAI_API_KEY")
-    if key:
-        return key
-    if base_url is None:
-        raise ValueError("Set the OPENAI_API_KEY environment variable to use OpenAI's API")
-    return "EMPTY"
+    return default_api_key(base_url)
 
 
 class OpenAIChatTransport:
@@ -52,12 +46,20 @@ class OpenAIChatTransport:
         model_name: str,
         timeout_s: float,
         connect_timeout_s: float | None = None,
+        settings: EndpointSettings | None = None,
     ) -> None:
         self._session = session
         self._url = (base_url or OPENAI_BASE_URL).rstrip("/") + "/chat/completions"
         self._model_name = model_name
-        self._priced = base_url is None  # only OpenAI's own endpoint has known prices
-        self._headers = {"Authorization": f"Bearer {api_key_for(base_url)}", "Content-Type": "application/json"}
+        self._settings = settings
+        self._priced = base_url is None  # OpenAI's own prices are known; a configured endpoint's are its own
+        key = (settings.api_key() if settings else None) or api_key_for(base_url)
+        self._headers = {
+            "Authorization": f"Bearer {key}",
+            "Content-Type": "application/json",
+            **(settings.headers if settings else {}),
+        }
+        self._sampling = settings.sampling if settings else "standard"
         self._total_s = timeout_s
         self._connect_s = connect_timeout_s
         """None: scaled with the requests in flight (``connect_timeout``)."""
@@ -118,10 +120,14 @@ class OpenAIChatTransport:
     def _body(self, request: ModelRequest) -> bytes:
         """The same bytes as ``json.dumps`` of the whole payload, spliced from each message's cached JSON."""
         payload: dict[str, Any] = {}
-        if request.max_tokens is not None:
-            payload["max_tokens"] = request.max_tokens  # not max_completion_tokens: local servers ignore it
-        if request.temperature is not None:
-            payload["temperature"] = request.temperature
+        if self._sampling == "reasoning":  # reasoning models reject temperature and max_tokens
+            if request.max_tokens is not None:
+                payload["max_completion_tokens"] = request.max_tokens
+        elif self._sampling == "standard":
+            if request.max_tokens is not None:
+                payload["max_tokens"] = request.max_tokens  # not max_completion_tokens: local servers ignore it
+            if request.temperature is not None:
+                payload["temperature"] = request.temperature
         if request.seed is not None:
             payload["seed"] = request.seed
         if request.stop:
@@ -182,6 +188,8 @@ class OpenAIChatTransport:
             ) from exc
 
     def _cost(self, input_tokens: int, output_tokens: int) -> float:
+        if self._settings is not None and (priced := self._settings.cost(input_tokens, output_tokens)) is not None:
+            return priced
         if not self._priced:
             return 0.0
         try:

@@ -204,7 +204,12 @@ async def test_an_executor_running_episodes_elsewhere_needs_nothing_else(tmp_pat
     assert executor.worker_threads and threading.get_ident() not in executor.worker_threads
     key = lambda e: (e.episode_id, e.seed, e.final_state_hash)  # noqa: E731
     assert sorted(map(key, store.iter_episodes())) == sorted(map(key, local_store.iter_episodes()))
-    assert {k: v for k, v in remote.items() if k != "usage"} == {k: v for k, v in local.items() if k != "usage"}
+    same = lambda s: {k: v for k, v in s.items() if k not in ("usage", "identity")}  # noqa: E731
+    assert same(remote) == same(local)
+    assert remote.identity and local.identity  # the same run but for when it was made
+    assert remote.identity.model_copy(update={"created_at": None}) == local.identity.model_copy(
+        update={"created_at": None}
+    )
 
 
 def test_episode_marks_follow_the_plan_and_take_strangers() -> None:

@@ -32,7 +32,7 @@ def _args(tmp_path: Path, url: str, *more: str) -> list[str]:
     config.write_text("[retry]\nmax_attempts = 1\n", encoding="utf-8")  # one refused connection fails a request
     return ["run", "-c", str(config), "--agent", f"openai-chat:mock-model@{url}", "--world", "smart_home",
             "--trials", "30", "--concurrency", "20", "--error-judge", "off", "--out", str(tmp_path),
-            "--run-id", "outage", "-q", *more]  # fmt: skip
+            "--run-id", "outage", "-q", "--no-preflight", *more]  # fmt: skip
 
 
 def _terminations(run: Path) -> Counter[str]:

@@ -32,7 +32,7 @@ def run(mock: dict[str, Any], tmp_path: Path, *options: str, exit_code: int = 0)
     with mock_llm_server(mock) as server:
         proc = squall_process(
             ["run", "--agent", f"openai-chat:mock-model@{server.url}", "--limit", "4", "--concurrency", "4",
-             "--out", str(tmp_path), "--run-id", "r", "-q", *options]
+             "--out", str(tmp_path), "--run-id", "r", "-q", "--no-preflight", *options]
         )  # fmt: skip
         try:
             _, err = proc.communicate(timeout=HANG_LIMIT_S)

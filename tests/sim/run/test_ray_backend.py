@@ -22,6 +22,7 @@ from typing import Any
 
 import pytest
 
+from judges.run_summary import RunSummary
 from sim.config.run_config import RunConfig
 from sim.judging.judge_set import judge_names
 from sim.llm.admission.decision_log import DecisionLog
@@ -63,10 +64,13 @@ def verdicts(run: Path) -> dict[tuple[str, str], dict[str, Any]]:
     return {(s["episode_id"], s["judge"]): s for s in map(json.loads, lines(run / "scores.jsonl"))}
 
 
-def rates(summary: dict[str, Any]) -> dict[str, Any]:
-    """The summary less what differs between any two runs: timings."""
+def rates(run: RunSummary) -> dict[str, Any]:
+    """The summary less what differs between any two runs: timings, and when the run was made."""
+    summary = run.as_dict()
     usage = {k: v for k, v in summary["usage"].items() if not k.endswith("_s")}
-    return {**{k: v for k, v in summary.items() if k not in ("usage", "usage_by_role")}, "usage": usage}
+    identity = {k: v for k, v in (summary.get("identity") or {}).items() if k != "created_at"}
+    kept = {k: v for k, v in summary.items() if k not in ("usage", "usage_by_role", "identity")}
+    return {**kept, "usage": usage, "identity": identity}
 
 
 # ---- the rate-limit split (no Ray needed)
