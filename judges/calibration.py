@@ -7,7 +7,8 @@ quadratic-weighted (a 4 for a 5 is a smaller miss than a 1 for a 5), beside plai
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import contextlib
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -104,9 +105,12 @@ def agreement(a: Sequence[int], b: Sequence[int]) -> dict[str, Any]:
     }
 
 
-async def calibrate(cases: Sequence[LabelledCase], raters: Sequence[Rater]) -> dict[str, Any]:
+async def calibrate(
+    cases: Sequence[LabelledCase], raters: Sequence[Rater], on_case: Callable[[str], None] | None = None
+) -> dict[str, Any]:
     """Every rater's scores on the set; agreement of each with the labels and of each pair of raters, over the
-    cases both scored (a rater that gave no usable verdict on a case — a judge fault in a run — is counted)."""
+    cases both scored (a rater that gave no usable verdict on a case — a judge fault in a run — is counted).
+    ``on_case(mode)`` is called after each case a rater has rated (progress)."""
     from judges.error_handling_llm import JudgeOutputError
 
     labels = {c.id: c.label for c in cases}
@@ -115,10 +119,10 @@ async def calibrate(cases: Sequence[LabelledCase], raters: Sequence[Rater]) -> d
     for rater in raters:
         given: dict[str, int] = {}
         for c in cases:
-            try:
+            with contextlib.suppress(JudgeOutputError):
                 given[c.id] = (await rater.rate(c.case)).score
-            except JudgeOutputError:
-                continue
+            if on_case is not None:
+                on_case(rater.mode)
         scores[rater.mode], unusable[rater.mode] = given, len(cases) - len(given)
     modes = list(scores)
     return {

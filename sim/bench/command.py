@@ -14,6 +14,7 @@ import math
 import subprocess
 import sys
 import tempfile
+import time
 from dataclasses import asdict, dataclass, replace
 from typing import Any, Literal
 
@@ -161,10 +162,23 @@ def with_bounds(result: dict[str, Any], settings: BenchSettings) -> dict[str, An
     }
 
 
+def _progress(line: str) -> None:
+    """One line per arm on stderr: a bench takes minutes, and stdout stays the report (or one JSON document)."""
+    sys.stderr.write(f"bench: {line}\n")
+    sys.stderr.flush()
+
+
 def run_bench(settings: BenchSettings) -> dict[str, Any]:
-    arms = {arm: with_bounds(run_arm(arm, settings), settings) for arm in settings.arms if arm != "mcp"}
+    arms: dict[str, Any] = {}
+    chosen = [a for a in settings.arms if a != "mcp"]
+    for i, arm in enumerate(chosen, 1):
+        _progress(f"arm {arm} ({i}/{len(settings.arms)}): {settings.episodes} episodes, {settings.concurrency} at once")
+        started = time.monotonic()
+        arms[arm] = with_bounds(run_arm(arm, settings), settings)
+        _progress(f"arm {arm} done in {time.monotonic() - started:.1f} s")
     out: dict[str, Any] = {"settings": asdict(settings)}
     if "mcp" in settings.arms:
+        _progress(f"arm mcp ({len(settings.arms)}/{len(settings.arms)}): one tool call in-process vs over MCP")
         out["mcp"] = run_mcp_arm(settings)
     if "squall" in arms:
         out.update(arms["squall"])

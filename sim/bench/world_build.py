@@ -37,10 +37,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--episodes", type=int, default=10_000)
     args = parser.parse_args(argv)
-    print(f"{'world':<14} {'build ms/episode':>17} {'/ 5 ms target':>14} {'KB per live world':>18}")
-    for name in known_worlds():
+    names = known_worlds()
+    print(f"{'world':<14} {'build ms/episode':>17} {'/ 5 ms target':>14} {'KB per live world':>18}", flush=True)
+    for i, name in enumerate(names, 1):
+        # Progress on stderr (a run takes minutes): stdout stays the table, each row flushed as it is measured.
+        print(f"[{i}/{len(names)}] {name}: {args.episodes:,} builds, then {args.episodes:,} alive", file=sys.stderr)
         row = measure(name, args.episodes)
-        print(f"{name:<14} {row['build_ms']:>17.4f} {row['ratio']:>14.4f} {row['kb_per_world']:>18.2f}")
+        print(f"{name:<14} {row['build_ms']:>17.4f} {row['ratio']:>14.4f} {row['kb_per_world']:>18.2f}", flush=True)
     return 0
 
 

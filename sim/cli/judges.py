@@ -22,8 +22,16 @@ def calibrate_command(
     labels: Annotated[
         Path | None, typer.Option(help="A labelled JSONL set (default: the one shipped, judges/data).")
     ] = None,
-    raters: Annotated[str, typer.Option(help="Comma-separated: embedding, llm.")] = "embedding,llm",
-    judge_model: Annotated[str, typer.Option(help="Model of the llm rater (default: local).")] = "local",
+    raters: Annotated[
+        str, typer.Option(help="Comma-separated: embedding, llm (llm needs --judge-model).")
+    ] = "embedding",
+    judge_model: Annotated[
+        str | None,
+        typer.Option(
+            help="Model of the llm rater, e.g. openai-chat:NAME@URL; 'local' is the embedded SmolLM2-135M, which "
+            "rates near chance and takes many minutes on a CPU, so it is never picked by default."
+        ),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON (with every rater's score per case).")] = False,
 ) -> None:
     """Score the labelled set with each rater; print Cohen's kappa against the labels and between raters."""
@@ -35,9 +43,11 @@ def calibrate_command(
     unknown = [r for r in chosen if r not in RATERS]
     if unknown or not chosen:
         fail(f"--raters: unknown {', '.join(unknown) or '(none given)'}; choose from {', '.join(RATERS)}")
+    if "llm" in chosen and judge_model is None:
+        fail("--raters llm needs --judge-model MODEL (the embedded toy model is never picked by default)")
     try:
         cases = load_labels(labels or LABELS_PATH)
-        report = asyncio.run(_calibrate(cases, chosen, judge_model))
+        report = asyncio.run(_calibrate(cases, chosen, judge_model or "local"))
     except (LabelsError, ConfigError) as exc:
         fail(str(exc))
     except ProviderError as exc:  # retries spent (a CPU model on a busy machine times out): one line, no traceback
@@ -51,9 +61,12 @@ def calibrate_command(
 async def _calibrate(cases: list[Any], chosen: list[str], judge_model: str) -> dict[str, Any]:
     from contextlib import AsyncExitStack
 
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
     from judges.calibration import calibrate
     from judges.error_handling import EmbeddingRater, Rater
     from judges.error_handling_llm import LLMRater
+    from sim.cli.common import make_console
     from sim.config.run_config import ConfigError, RunConfig
     from sim.judging.judge_set import open_judge_model
 
@@ -69,7 +82,16 @@ async def _calibrate(cases: list[Any], chosen: list[str], judge_model: str) -> d
             else:
                 config = RunConfig(judge_model=judge_model, error_judge="llm")
                 raters.append(LLMRater(await stack.enter_async_context(open_judge_model(config))))
-        return await calibrate(cases, raters)
+        progress = Progress(
+            TextColumn("[bold]{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            console=make_console(stderr=True),  # stdout stays the report (or one JSON document)
+        )
+        bars = {r.mode: progress.add_task(f"rater {r.mode}", total=len(cases)) for r in raters}
+        with progress:
+            return await calibrate(cases, raters, lambda mode: progress.advance(bars[mode]))
 
 
 def _print(report: dict[str, Any]) -> None:

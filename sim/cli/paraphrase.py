@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import sys
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -53,17 +53,31 @@ def paraphrase_command(
         tasks = load_world(world).tasks()[:limit]
     except WorldLoadError as exc:
         fail_usage(str(exc))
-    report = asyncio.run(_run(config, model, tasks, per_turn))
+    similarity = _similarity()
+    report = asyncio.run(_run(config, model, tasks, per_turn, similarity))
     write_rows(out, report.rows)
     sys.stdout.write(
-        f"turns asked: {report.asked}; wordings proposed: {report.proposed}; kept: {report.kept} "
-        f"(dropped {report.proposed - report.kept}: a value changed or missing)\n"
+        f"turns asked: {report.asked}; wordings proposed: {report.proposed}; kept: {report.kept} (dropped "
+        f"{report.lost_values}: a value changed or missing, or too short / too few of its words; "
+        f"{report.lost_meaning}: its meaning too far from the original's)\n"
         f"request failures: {report.request_failures}\nwrote {len(report.rows)} turns to {out}\n"
         f"use: squall run --world {world} --stressors perturb.paraphrase_written:file={out}\n"
     )
 
 
-async def _run(config: RunConfig, model: str, tasks: list[Task], per_turn: int) -> ParaphraseReport:
+def _similarity() -> Callable[[str, str], float] | None:
+    """The embedding check's cosine, or None (said on stderr) where the [embed] extra is missing."""
+    from sim.core.embedding import Embedder, embedding_available
+
+    if (reason := embedding_available()) is not None:
+        sys.stderr.write(f"warning: embedding check skipped ({reason}); the length and overlap floors still apply\n")
+        return None
+    return Embedder().similarity
+
+
+async def _run(
+    config: RunConfig, model: str, tasks: list[Task], per_turn: int, similarity: Callable[[str, str], float] | None
+) -> ParaphraseReport:
     from sim.agents.factory import AgentUnavailable
     from worlds.stressors.paraphrases import write_paraphrases
 
@@ -76,7 +90,9 @@ async def _run(config: RunConfig, model: str, tasks: list[Task], per_turn: int) 
                 except Exception:  # a provider fault past the gateway's retries: counted, the other turns go on
                     return None
 
-            return await write_paraphrases(complete, name, tasks, per_turn=per_turn, seed=config.seed)
+            return await write_paraphrases(
+                complete, name, tasks, per_turn=per_turn, seed=config.seed, similarity=similarity
+            )
     except AgentUnavailable as exc:
         fail_usage(f"--model: {exc}")
 

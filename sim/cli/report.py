@@ -33,6 +33,12 @@ def report(
         ),
     ] = None,
     max_episodes: Annotated[int, typer.Option(min=0, help="Episodes embedded in the HTML viewer, at most.")] = 1000,
+    tasks: Annotated[
+        bool | None,
+        typer.Option(
+            "--tasks/--no-tasks", help="Show the per-task table (default: only when the run has 10 tasks or fewer)."
+        ),
+    ] = None,
 ) -> None:
     """Print a run's results table (recomputed from the stored scores of one score set) and write
     RUN_DIR/report.html: one offline page with charts and an episode viewer."""
@@ -87,7 +93,7 @@ def report(
     from sim.report.terminal import render
 
     console = make_console()
-    render(summary, console)
+    render(summary, console, tasks)
     if comparison is not None:
         from sim.report.compare import render_comparison
 

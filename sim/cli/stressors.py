@@ -54,12 +54,24 @@ def list_stressors(
         ]
         sys.stdout.write(json.dumps(out, indent=2) + "\n")
         return
+    from rich.table import Table
+
+    from sim.cli.common import make_console
+
+    console = make_console()
+    listing = Table(title=f"{len(rows)} scenarios", header_style="bold", expand=True)
+    listing.add_column("scenario", overflow="fold", ratio=3)
+    listing.add_column("level", no_wrap=True)
+    listing.add_column("tools", overflow="fold", ratio=2)
+    listing.add_column("effect", overflow="fold", ratio=4)
     for s in rows:
-        mark = "by name" if s.by_name_only else ""
-        sys.stdout.write(f"{s.name:<36} {s.level:<4} {mark:<7} {', '.join(s.tools)[:40]:<40} {s.effect}\n")
-    sys.stdout.write("\ngroups (a row marked 'by name' is in none: name it, optionally with rate=SHARE of tasks):\n")
+        level = f"{s.level}, by name" if s.by_name_only else s.level
+        listing.add_row(s.name, level, ", ".join(s.tools), s.effect)
+    console.print(listing, highlight=False)
+    note = "\ngroups (a row marked 'by name' is in none: name it, optionally with rate=SHARE of tasks):"
+    console.print(note, highlight=False)
     for group in [g for g in GROUPS if kind is None or g in (kind, LEVEL[kind], "all")]:
         members = [s.name for s in group_members(group, table)]
         named = [s.name for s in table if s.by_name_only and group in ("all", s.type, s.level)]
         listed = ", ".join(members) if len(members) <= 6 else f"{len(members)} rows ({', '.join(members[:2])}, ...)"
-        sys.stdout.write(f"  {group:<11} {listed}" + (f"; not {', '.join(named)}" if named else "") + "\n")
+        console.print(f"  {group:<11} {listed}" + (f"; not {', '.join(named)}" if named else ""), highlight=False)

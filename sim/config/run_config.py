@@ -373,8 +373,10 @@ class RunConfig(BaseModel):
             tpm=self.tpm,
             rpm=self.rpm,
         )
+        # The decisions go to the file only: echoed on a terminal they printed over the progress bar and into
+        # `squall chat` (issue 23); `tail -f RUN_DIR/scheduler.jsonl` shows them live.
         return Scheduler(
-            limits, max_concurrency=self.concurrency, log=DecisionLog(log_path, console=None) if log_path else None
+            limits, max_concurrency=self.concurrency, log=DecisionLog(log_path, console=False) if log_path else None
         )
 
     def config_hash(self, *, with_endpoint: bool = False) -> str:

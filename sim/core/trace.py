@@ -107,7 +107,9 @@ class Event(Frozen):
         "the stressor answered without calling the world, or changed nothing).",
     )
     scenarios: list[str] = Field(
-        default_factory=list, description="For tool_result: the stressor scenarios that fired on this call, in order."
+        default_factory=list,
+        description="For tool_result: the stressor scenarios that fired on this call, in order; for the "
+        "user_message that opens a goal: the scenarios that rewrote that goal's wording.",
     )
     read_only: bool | None = Field(default=None, description="For tool_call: whether the tool is a lookup.")
     fault: FaultKind | None = Field(default=None, description="For error: whose fault it was.")

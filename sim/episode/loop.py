@@ -107,7 +107,8 @@ class _Conversation:
         if message.ends:
             return None
         await self._enter_goal(new_goal)
-        self._add("user_message", content=message.text, user_act=message.act)
+        reworded = self._ep.reworded.pop(progress.goal, [])  # on the goal's first message only
+        self._add("user_message", content=message.text, user_act=message.act, scenarios=list(reworded))
         self._ep.runtime.start_turn(progress.turn, progress.goal)
         reply = await self._agent_reply()
         if reply is None:

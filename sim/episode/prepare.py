@@ -7,7 +7,7 @@ this episode (``sim.episode.faults``), never of the run.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from sim.core import Agent, EpisodeGold, Task, ToolSpec, World, WorldContext
 from sim.episode.deadline import WaitClock
@@ -38,6 +38,9 @@ class PreparedEpisode:
     waits: WaitClock
     runtime: EpisodeRuntime
     agent: Agent
+    reworded: dict[int, list[str]] = field(default_factory=dict)
+    """Goal index -> the scenarios that rewrote what the user says for it (``on_task``), recorded on the user's
+    first message of the goal (taken from here as it is recorded) so the trace shows the swap."""
 
 
 def prepare_episode(
@@ -54,8 +57,12 @@ def prepare_episode(
     task = spec.task
     # Innermost first: the first stressor sees the agent's call first (sim.episode.runtime.chain), so it is the
     # last to rewrite the gold and the docs, which must be in the form that reaches it.
+    reworded: dict[int, list[str]] = {}
     for s in reversed(env.stressors):
-        task = s.on_task(task)
+        before, task = task, s.on_task(task)
+        for index, (old, new) in enumerate(zip(before.goals, task.goals, strict=False)):
+            if old.user != new.user:
+                reworded.setdefault(index, []).append(s.name)
     tools, instructions = world.specs(), world.instructions()
     for s in reversed(env.stressors):
         tools, instructions = s.on_spec(tools, instructions)
@@ -72,7 +79,7 @@ def prepare_episode(
         episode_id=spec.episode_id,
     )  # fmt: skip
     agent = env.make_agent(EpisodeGold(task, spec.task, goal_now))
-    return PreparedEpisode(world, task, tools, instructions, gold_history, states, llm, waits, runtime, agent)
+    return PreparedEpisode(world, task, tools, instructions, gold_history, states, llm, waits, runtime, agent, reworded)
 
 
 def calls_per_turn(task: Task, max_steps: int) -> int:

@@ -122,3 +122,38 @@ def test_calibrate_names_a_judge_model_that_never_answered_in_one_line(monkeypat
     done = CliRunner().invoke(app, ["judges", "calibrate", "--raters", "llm", "--judge-model", "local"])
     assert done.exit_code == 1 and done.exception is not None and not isinstance(done.exception, ProviderError)
     assert "--judge-model local: no response within 120.0s" in " ".join(done.output.split())
+
+
+def test_calibrate_never_picks_the_embedded_toy_model_by_default(monkeypatch: pytest.MonkeyPatch) -> None:
+    from typer.testing import CliRunner
+
+    from sim.cli import judges
+    from sim.cli.app import app
+
+    seen: list[object] = []
+
+    async def recorded(cases: object, chosen: list[str], model: str) -> dict[str, object]:
+        seen.append((chosen, model))
+        return {"cases": 0, "labels": {}, "unusable": {}, "vs_labels": {}, "between": {}, "scores": {}}
+
+    monkeypatch.setattr(judges, "_calibrate", recorded)
+    assert CliRunner().invoke(app, ["judges", "calibrate", "--json"]).exit_code == 0
+    assert seen == [(["embedding"], "local")] and "llm" not in seen[0][0]  # type: ignore[index]
+    done = CliRunner().invoke(app, ["judges", "calibrate", "--raters", "embedding,llm"])
+    assert done.exit_code == 2 and "--judge-model" in " ".join(done.output.split()) and len(seen) == 1
+
+
+async def test_calibrate_reports_progress_per_case() -> None:
+    from judges.calibration import LABELS_PATH, calibrate, load_labels
+    from judges.error_handling import ErrorCase, Rating
+
+    class Fixed:
+        mode = "fixed"
+
+        async def rate(self, case: ErrorCase) -> Rating:
+            return Rating(score=3, reasons="fixed")
+
+    cases = load_labels(LABELS_PATH)[:5]
+    ticks: list[str] = []
+    report = await calibrate(cases, [Fixed()], ticks.append)
+    assert ticks == ["fixed"] * 5 and report["cases"] == 5

@@ -2,7 +2,9 @@
 
 ``squall stressors paraphrase`` asks a model, once per goal, for other wordings of the user's explicit request,
 and keeps only those that carry every protected span of the original verbatim (a gold argument value, the
-``refers_to`` name, a name-like token: what ``perturb.protected_mask`` protects), so the same gold still scores.
+``refers_to`` name, a name-like token: what ``perturb.protected_mask`` protects), so the same gold still scores,
+and that carry its meaning (``worlds.stressors.meaning``: not much shorter, some content words shared, and, with an
+embedder, a sentence embedding close to the original's), so "All done." never stands for "Lock the back door".
 The file is JSONL, one row per goal: ``{"task": ID, "turn": I, "paraphrases": [...], "model": SPEC}`` (``turn``: the
 goal's index, under the key files were first written with).
 A run reads it with ``--stressors perturb.paraphrase_written:file=PATH``; without a file, the task's own
@@ -22,6 +24,7 @@ from sim.core import ChatMessage, Goal, ModelRequest, Task
 from sim.core.bounded_read import DATA_LIMIT, InputFileError, read_text
 from sim.core.files import write_text_atomic
 from sim.core.structured import parse_json
+from worlds.stressors.meaning import close_in_meaning
 from worlds.stressors.protect import goal_values, protected_spans, usable
 
 Written = dict[tuple[str, int], list[str]]
@@ -88,6 +91,10 @@ class ParaphraseReport:
     proposed: int = 0
     kept: int = 0
     request_failures: int = 0
+    lost_values: int = 0
+    """Dropped: a protected value changed or missing, or too short / too far from the original's words."""
+    lost_meaning: int = 0
+    """Dropped by the embedding check: its meaning too far from the original's."""
 
 
 async def write_paraphrases(
@@ -96,8 +103,10 @@ async def write_paraphrases(
     tasks: Iterable[Task],
     per_turn: int = 3,
     seed: int = 0,
+    similarity: Callable[[str, str], float] | None = None,
 ) -> ParaphraseReport:
-    """Ask for ``per_turn`` rewordings of every goal's request; keep the ones that keep every value."""
+    """Ask for ``per_turn`` rewordings of every goal's request; keep the ones that keep every value and the
+    meaning (``similarity``: a sentence-embedding cosine; None skips the embedding check)."""
     report = ParaphraseReport()
     for task in tasks:
         for index, goal in enumerate(task.goals):
@@ -107,8 +116,11 @@ async def write_paraphrases(
                 report.request_failures += 1
                 continue
             proposed = parse_lines(reply, goal.user.explicit)[:per_turn]
-            kept = usable(goal, proposed)
+            valued = usable(goal, proposed)
+            kept = [p for p in valued if similarity is None or close_in_meaning(similarity, goal.user.explicit, p)]
             report.proposed += len(proposed)
+            report.lost_values += len(proposed) - len(valued)
+            report.lost_meaning += len(valued) - len(kept)
             report.kept += len(kept)
             if kept:
                 report.rows.append({"task": task.id, "turn": index, "paraphrases": kept, "model": model})

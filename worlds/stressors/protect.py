@@ -14,6 +14,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from sim.core import Goal
+from worlds.stressors.meaning import carries_meaning
 
 Mask = list[bool]
 """One flag per character of the original text: True where no operator may change it."""
@@ -99,6 +100,7 @@ def keeps_values(original: str, candidate: str, values: list[str]) -> bool:
 
 
 def usable(goal: Goal, candidates: Iterable[str]) -> list[str]:
-    """The candidates that keep every protected span of the goal's explicit request."""
-    values = goal_values(goal)
-    return [c for c in candidates if keeps_values(goal.user.explicit, c, values)]
+    """The candidates that keep every protected span of the goal's explicit request and carry its meaning (the
+    length and overlap floors of ``worlds.stressors.meaning``: "All done." is no rewording of a request)."""
+    values, original = goal_values(goal), goal.user.explicit
+    return [c for c in candidates if keeps_values(original, c, values) and carries_meaning(original, c)]

@@ -103,3 +103,14 @@ def test_export_parquet(runs: Path, tmp_path: Path) -> None:
     assert code == 0, out
     table = pq.read_table(tmp_path / "episodes.parquet")
     assert table.num_rows == 5 and table.column("core_api_accuracy").to_pylist() == [1.0] * 5
+
+
+def test_stressors_list_has_a_header_and_cuts_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    from worlds.stressors import builtin_scenarios
+
+    code, out = invoke("stressors", "list", "--type", "outage")
+    assert code == 0 and widest(out) <= 80 and "…" not in out
+    assert re.search(r"┃ scenario\s+┃ level\s+┃ tools\s+┃ effect\s+┃", out), out
+    monkeypatch.setenv("COLUMNS", "400")
+    code, out = invoke("stressors", "list")
+    assert code == 0 and all(s.name in out for s in builtin_scenarios())  # every row, its name whole

@@ -73,7 +73,7 @@ def test_run_help_and_stressors_list_say_what_each_group_holds(capsys: pytest.Ca
     assert all(name in help_text for name in BY_NAME_ONLY) and "outage is outage.backup" in help_text
     assert run_cli(["stressors", "list", "--type", "outage"]) == 0
     out = capsys.readouterr().out
-    assert "outage.impossible                    exec by name" in out
+    assert re.search(r"│ outage\.impossible\s+│ exec, by name\s+│", out), out
     assert re.search(r"^  outage +outage.backup; not outage.impossible$", out, re.MULTILINE)
     assert run_cli(["stressors", "list", "--json"]) == 0
     rows = {row["name"]: row for row in json.loads(capsys.readouterr().out)}

@@ -1,0 +1,60 @@
+"""The terminal report is quiet and fits 80 columns: the per-task table only for few tasks or with --tasks, and a
+table too wide for the console split into parts rather than its cells cut to "scrip…"."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+
+from judges.run_summary import RunSummary
+from judges.summary_view import Section
+from sim.report.terminal import FEW_TASKS, column_groups, render, render_sections
+from tests.support.cli import invoke
+
+
+def console80() -> tuple[Console, io.StringIO]:
+    buf = io.StringIO()
+    return Console(file=buf, width=80, force_terminal=False, color_system=None), buf
+
+
+def summary_with_tasks(n: int) -> RunSummary:
+    per_task = {f"task-{i:03d}": {"conversation_success": 1.0, "trials": 1} for i in range(n)}
+    return RunSummary.model_validate({"run_id": "r", "episodes": n, "scored_episodes": n, "per_task": per_task})
+
+
+def test_the_per_task_table_shows_for_few_tasks_or_when_asked() -> None:
+    for n, asked, shown in ((FEW_TASKS, None, True), (FEW_TASKS + 1, None, False), (40, True, True), (3, False, False)):
+        console, buf = console80()
+        render(summary_with_tasks(n), console, asked)
+        out = buf.getvalue()
+        assert ("task-000" in out) is shown, (n, asked)
+        assert ("--tasks shows it" in out) is (not shown), (n, asked)
+
+
+def test_a_wide_table_is_split_not_cut() -> None:
+    columns = ("user", "goals", "goal acc.", "retention [95% CI]", "success", "turns/goal", "asked", "faults")
+    row = ("scripted:coreferential", "30", "100.0%", "1.000 [1.000, 1.000]", "100.0%", "1.00", "—", "0")
+    groups = column_groups(columns, [row], 80)
+    assert len(groups) == 2 and all(g[0] == 0 for g in groups)
+    assert sorted({i for g in groups for i in g}) == list(range(len(columns)))
+    console, buf = console80()
+    render_sections([Section.of("users", "by user", columns, [row])], console)
+    out = buf.getvalue()
+    assert "…" not in out and out.count("scripted:coreferential") == 2
+    assert max(len(line) for line in out.splitlines()) <= 80
+
+
+def test_report_of_a_run_with_three_users_fits_80_columns(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COLUMNS", "80")
+    users = "scripted:explicit,scripted:coreferential,scripted:terse"
+    code, out = invoke("run", "--agent", "naive", "--world", "smart_home", "--limit", "2", "--user", users,
+                       "--out", str(tmp_path), "--run-id", "u", "-q")  # fmt: skip
+    assert code == 0, out
+    code, out = invoke("report", str(tmp_path / "u"), "--no-html")
+    assert code == 0 and "…" not in out and "scripted:coreferential" in out
+    assert max(len(line) for line in out.splitlines()) <= 80
+    assert json.loads((tmp_path / "u" / "summary.json").read_text())["episodes"] == 6
