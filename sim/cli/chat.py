@@ -208,5 +208,5 @@ def chat_command(
         raise typer.Exit(130) from None
     except user_errors() as exc:
         fail(str(exc))
-    render(summary, console)
+    render(summary, console, tasks=False)  # one conversation: its per-task table would repeat the headline
     console.print(f"saved: {root} (re-judge with: squall score {root})")

@@ -30,7 +30,7 @@ def render(summary: RunSummary, console: Console, tasks: bool | None = None) -> 
     sections = build_sections(summary)
     hidden = [s for s in sections if s.key == TASK_SECTION and not _show_tasks(s, tasks)]
     render_sections([s for s in sections if s not in hidden], console)
-    for section in hidden:
+    for section in hidden if tasks is None else ():  # left out by default: say how to see it
         console.print(
             f"per-task table left out ({len(section.rows)} tasks): squall report RUN_DIR --tasks shows it",
             highlight=False,
