@@ -73,7 +73,9 @@ step "installing torch==$TORCH_VERSION (CPU) first, so nothing pulls a CUDA buil
 pip install "torch==$TORCH_VERSION"
 
 # [local] is xllamacpp, pinned in pyproject.toml: llama.cpp's own server in a prebuilt CPU wheel.
-extras="embed,dev,ray,bfcl,fast" # fast: uvloop. ray: ~7 s cold (wheel + deps), so every setup has it and its tests run
+# fast: uvloop; parquet: pyarrow (`squall export --format parquet`); ray: ~7 s cold (wheel + deps): every setup has
+# them, so their tests run
+extras="embed,dev,ray,bfcl,fast,parquet"
 [[ $NO_LOCAL == 1 ]] || extras="$extras,local"
 step "installing squall (editable) with extras [$extras]"
 pip install -e ".[$extras]"
