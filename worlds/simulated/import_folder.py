@@ -8,14 +8,13 @@ Written into a temporary folder beside the target and renamed into place at the 
 from __future__ import annotations
 
 import json
-import shutil
-import tempfile
 from pathlib import Path
 
 import tomli_w
 from jsonschema import Draft202012Validator
 
 from sim.core import Task
+from sim.core.files import staged_folder
 from worlds.simulated.operations import ApiSpec
 from worlds.simulated.problems import SpecError
 from worlds.task_files import TaskFileError, load_tasks
@@ -60,11 +59,7 @@ def write_api_world(spec: ApiSpec, tasks: list[Task] | None, out: Path, replace:
     """world.toml, operations.json, tasks.jsonl (empty without tasks: the simulated world reads that as none yet,
     to be written or drafted) and an empty cache/; refuses an existing ``out`` unless ``replace``."""
     out = Path(out)
-    if out.exists() and not replace:
-        raise FileExistsError(f"{out}: already exists (remove it, or pass --force to replace it)")
-    out.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}.", suffix=".tmp"))
-    try:
+    with staged_folder(out, replace) as staging:
         config = {"kind": KIND, "name": spec.name, "source": spec.source, "operations": "operations.json"}
         config |= {"tasks": "tasks.jsonl", "cache": "cache"}
         lines = [task.model_dump_json(exclude_defaults=True) for task in tasks or []]
@@ -73,15 +68,4 @@ def write_api_world(spec: ApiSpec, tasks: list[Task] | None, out: Path, replace:
         operations = json.dumps(spec.model_dump(mode="json"), indent=1, ensure_ascii=False)
         (staging / "operations.json").write_text(operations + "\n", encoding="utf-8")
         (staging / "cache").mkdir()
-        staging.chmod(0o755)
-        old = None
-        if out.exists():
-            old = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}.", suffix=".old"))
-            out.rename(old / "world")
-        staging.rename(out)
-        if old is not None:
-            shutil.rmtree(old, ignore_errors=True)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
     return out

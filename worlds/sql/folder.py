@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +22,7 @@ import tomli_w
 from pydantic import TypeAdapter, ValidationError
 
 from sim.core.bounded_read import DATA_LIMIT, InputFileError
+from sim.core.files import staged_folder
 from sim.core.structured import load_json
 from worlds.sql.importer import ImportedWorld
 from worlds.sql.model import SqlFunction
@@ -43,11 +43,7 @@ class SqlWorldError(ValueError):
 def write_world(world: ImportedWorld, out: Path, replace: bool = False) -> Path:
     """Write the folder; refuses an existing ``out`` unless ``replace``."""
     out = Path(out)
-    if out.exists() and not replace:
-        raise FileExistsError(f"{out}: already exists (remove it, or pass --force to replace it)")
-    out.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}.", suffix=".tmp"))
-    try:
+    with staged_folder(out, replace) as staging:
         (staging / "databases").mkdir()
         for db_id, path in sorted(world.databases.items()):
             shutil.copyfile(path, staging / "databases" / f"{db_id}.sqlite")
@@ -73,17 +69,6 @@ def write_world(world: ImportedWorld, out: Path, replace: bool = False) -> Path:
         (staging / "tasks.jsonl").write_text("".join(line + "\n" for line in lines), encoding="utf-8")
         report = world.report.model_dump_json(indent=1)
         (staging / "import_report.json").write_text(report + "\n", encoding="utf-8")
-        staging.chmod(0o755)
-        old = None
-        if out.exists():
-            old = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}.", suffix=".old"))
-            out.rename(old / "world")
-        staging.rename(out)
-        if old is not None:
-            shutil.rmtree(old, ignore_errors=True)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
     return out
 
 
