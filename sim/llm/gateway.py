@@ -115,7 +115,12 @@ class Gateway:
 
             base_url = settings.base_url if settings is not None else spec.base_url
             return OpenAIChatTransport(
-                self.http(), base_url, spec.name, self.request_timeout_s, self.connect_timeout_s, settings
+                self.http(),
+                base_url,
+                spec.name,
+                self.request_timeout_s,
+                connect_timeout_s=self.connect_timeout_s,
+                settings=settings,
             )
         from pydantic_ai.models import infer_model
 

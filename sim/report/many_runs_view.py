@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from rich.console import Console
 from rich.table import Table
 
+from judges.run_identity import default_label
 from judges.run_summary import RunSummary
 from judges.summary_view import pct
 from sim.report.leaderboard import Leaderboard
@@ -32,7 +33,7 @@ def _delta(delta: float | None, ci: tuple[float, float] | None) -> str:
 
 
 def render_runs(runs: Sequence[RunInfo], console: Console) -> None:
-    labelled = any(r.label for r in runs)
+    labelled = any(_set_label(r) for r in runs)
     table = Table(title=f"{len(runs)} runs", header_style="bold")
     for column in RUNS_COLUMNS:
         if column == "label" and not labelled:
@@ -44,6 +45,11 @@ def render_runs(runs: Sequence[RunInfo], console: Console) -> None:
         cells = [r.run_id, r.label, r.agent, r.world, r.stressors or "—", pct(r.core_api_accuracy), date]
         table.add_row(*(c for i, c in enumerate(cells) if labelled or i != 1))
     console.print(table)
+
+
+def _set_label(run: RunInfo) -> bool:
+    """Whether the run's label says more than its agent and stressors (a --label, not the derived default)."""
+    return bool(run.label) and run.label != default_label(run.agent, [s for s in run.stressors.split(",") if s])
 
 
 def render_leaderboard(board: Leaderboard, console: Console) -> None:

@@ -45,6 +45,7 @@ class OpenAIChatTransport:
         base_url: str | None,
         model_name: str,
         timeout_s: float,
+        *,
         connect_timeout_s: float | None = None,
         settings: EndpointSettings | None = None,
     ) -> None:

@@ -19,10 +19,11 @@ def test_world_build_says_which_world_it_measures(
 
 
 def test_bench_says_which_arm_it_runs(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
-    monkeypatch.setattr(command, "run_arm", lambda arm, settings: {"arm": arm})
+    measured = {"wall_s": 1.0, "achieved": 1.0, "cpu_ms_per_request": 1.0}
+    monkeypatch.setattr(command, "run_arm", lambda arm, settings: {"arm": arm, **measured})
     monkeypatch.setattr(command, "with_bounds", lambda result, settings: result)
     settings = command.BenchSettings(2, 1, 0.01, 0.0, None, None, "mix", 1.0, ("squall", "static"))
     report = command.run_bench(settings)
     out, err = capsys.readouterr()
-    assert out == "" and report["static"] == {"arm": "static"}
+    assert out == "" and report["static"] == {"arm": "static", **measured}
     assert "bench: arm squall (1/2)" in err and "bench: arm static done in" in err

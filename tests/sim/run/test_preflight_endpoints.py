@@ -107,7 +107,7 @@ def test_sampling_modes_decide_the_parameters_sent() -> None:
 
     def body(sampling: str) -> dict[str, object]:
         settings = EndpointSettings.model_validate({"base_url": "http://h/v1", "sampling": sampling})
-        transport = OpenAIChatTransport(None, settings.base_url, "m", 5.0, settings)  # type: ignore[arg-type]
+        transport = OpenAIChatTransport(None, settings.base_url, "m", 5.0, settings=settings)  # type: ignore[arg-type]
         return json.loads(transport._body(request))
 
     standard, reasoning, none = body("standard"), body("reasoning"), body("none")
