@@ -34,6 +34,7 @@ from sim.cli.many_runs import export_command, leaderboard_command, runs_app
 from sim.cli.personas import personas_app
 from sim.cli.report import report as report_command
 from sim.cli.run_help import RunCommand
+from sim.cli.run_options import endpoint_options, text_or_file, thresholds
 from sim.cli.serve import serve_command
 from sim.cli.stressors import stressors_app
 from sim.cli.sweep import run_sweep
@@ -220,7 +221,7 @@ def run(
     143 SIGTERM (what finished is saved)."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from sim.config.run_config import resolve_config
+    from sim.config.resolve import resolve_config
     from worlds.stressors.catalog import split_items
 
     overrides: dict[str, Any] = {
@@ -265,13 +266,13 @@ def run(
         "tasks": task or None,
         "stressors": split_items(stressors) if stressors is not None else None,
         "resume": True if resume else None,
-        "endpoints": _endpoint_options(endpoint),
-        "system_prompt": _text_or_file("--system-prompt", system_prompt),
+        "endpoints": endpoint_options(endpoint),
+        "system_prompt": text_or_file("--system-prompt", system_prompt),
         "tool_descriptions": tool_descriptions,
         "param_descriptions": param_descriptions,
         "preflight": False if no_preflight else None,
         "max_failed": max_failed,
-        "fail_under": _thresholds(fail_under),
+        "fail_under": thresholds(fail_under),
     }
     console = make_console()
     progress = Progress(
@@ -379,46 +380,6 @@ app.command("report")(report_command)
 app.command("view")(view_command)
 app.command("mock-llm")(mock_llm)
 app.command("bench")(bench)
-
-
-def _endpoint_options(items: list[str] | None) -> dict[str, dict[str, object]] | None:
-    """``--endpoint`` options as the config's ``endpoints`` table; a malformed one exits 2."""
-    from sim.llm.endpoints import parse_endpoint_options
-
-    if not items:
-        return None
-    try:
-        return parse_endpoint_options(items)
-    except ValueError as exc:
-        fail(f"--endpoint: {exc}")
-
-
-def _text_or_file(option: str, value: str | None) -> str | None:
-    """TEXT, or the contents of FILE for @FILE (bounded, UTF-8); an unreadable file exits 2."""
-    if value is None or not value.startswith("@"):
-        return value
-    from sim.core.bounded_read import SETTINGS_LIMIT, InputFileError, read_text
-
-    try:
-        return read_text(Path(value[1:]), SETTINGS_LIMIT)
-    except InputFileError as exc:
-        fail(f"{option}: {exc}")
-
-
-def _thresholds(items: list[str] | None) -> dict[str, float] | None:
-    """``--fail-under METRIC=VALUE`` options; a malformed one exits 2."""
-    if not items:
-        return None
-    out: dict[str, float] = {}
-    for item in items:
-        metric, sep, value = item.partition("=")
-        try:
-            out[metric.strip()] = float(value)
-        except ValueError:
-            fail(f"--fail-under: expected METRIC=NUMBER (e.g. core_api_accuracy=0.8), got {item!r}")
-        if not sep or not metric.strip():
-            fail(f"--fail-under: expected METRIC=NUMBER (e.g. core_api_accuracy=0.8), got {item!r}")
-    return out
 
 
 def _usage_errors() -> tuple[type[Exception], ...]:

@@ -174,7 +174,8 @@ def chat_command(
 ) -> None:
     """Play the user yourself: talk to an agent in the terminal; the conversation is saved and judged as a run."""
     from sim.cli.common import fail, make_console, user_errors
-    from sim.config.run_config import DEFAULT_AGENT, resolve_config
+    from sim.config.resolve import resolve_config
+    from sim.config.run_config import DEFAULT_AGENT
     from sim.report.terminal import render
     from worlds.stressors.catalog import split_items
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, NoReturn
 
@@ -16,6 +17,8 @@ import typer
 from sim.cli.common import fail, make_console
 
 if TYPE_CHECKING:
+    from sim.core import Task
+    from worlds.simulated.operations import ApiSpec
     from worlds.simulated.problems import SpecError
 
 SpecArgument = Annotated[Path, typer.Argument(help="The OpenAPI document (.json, .yaml or .yml).", show_default=False)]
@@ -40,6 +43,28 @@ def report_problems(error: SpecError) -> NoReturn:
     raise typer.Exit(2)
 
 
+def write_imported_world(
+    out: Path, force: bool, build: Callable[[], tuple[ApiSpec, list[Task] | None]]
+) -> tuple[ApiSpec, list[Task] | None]:
+    """Import (``build``) and write the world folder; an existing ``out`` without ``force``, a bad source (every
+    problem listed) or an unwritable folder exits 2 with nothing written."""
+    from worlds.simulated.import_folder import write_api_world
+    from worlds.simulated.problems import SpecError
+
+    if out.exists() and not force:
+        fail(f"{out}: already exists (remove it, or pass --force to replace it)")
+    try:
+        api, tasks = build()
+        write_api_world(api, tasks, out, replace=force)
+    except SpecError as error:
+        report_problems(error)
+    except FileExistsError as error:
+        fail(str(error))
+    except OSError as error:
+        fail(f"{out}: cannot write: {error.strerror or error}")
+    return api, tasks
+
+
 def openapi_command(
     spec: SpecArgument,
     out: OutOption,
@@ -48,23 +73,16 @@ def openapi_command(
     force: ForceOption = False,
 ) -> None:
     """A simulated world from an OpenAPI 3.0/3.1 document: one tool per operation, responses simulated."""
-    from worlds.simulated.import_folder import check_tasks, write_api_world
+    from worlds.simulated.import_folder import check_tasks
     from worlds.simulated.openapi_import import import_openapi
-    from worlds.simulated.problems import SpecError
 
     started = time.perf_counter()
-    if out.exists() and not force:
-        fail(f"{out}: already exists (remove it, or pass --force to replace it)")
-    try:
+
+    def build() -> tuple[ApiSpec, list[Task] | None]:
         api = import_openapi(spec, name or out.name)
-        checked = check_tasks(tasks, api) if tasks is not None else None
-        write_api_world(api, checked, out, replace=force)
-    except SpecError as error:
-        report_problems(error)
-    except FileExistsError as error:
-        fail(str(error))
-    except OSError as error:
-        fail(f"{out}: cannot write: {error.strerror or error}")
+        return api, check_tasks(tasks, api) if tasks is not None else None
+
+    api, checked = write_imported_world(out, force, build)
     writes = sum(operation.writes for operation in api.operations)
     examples = sum(len(operation.examples) for operation in api.operations)
     sys.stdout.write(

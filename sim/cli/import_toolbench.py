@@ -9,12 +9,16 @@ from __future__ import annotations
 import sys
 import time
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from sim.cli.common import fail
-from sim.cli.import_openapi import ForceOption, NameOption, OutOption, report_problems
+from sim.cli.import_openapi import ForceOption, NameOption, OutOption, write_imported_world
+
+if TYPE_CHECKING:
+    from sim.core import Task
+    from worlds.simulated.operations import ApiSpec
 
 SourceArgument = Annotated[
     Path, typer.Argument(help="A ToolBench tool file (.json), or a folder of them (<Category>/<tool>.json).")
@@ -33,24 +37,16 @@ def toolbench_command(
     force: ForceOption = False,
 ) -> None:
     """A simulated world from ToolBench tool files: one tool per API, named as ToolBench names it; queries as tasks."""
-    from worlds.simulated.import_folder import write_api_world
-    from worlds.simulated.problems import SpecError
     from worlds.simulated.toolbench_files import import_toolbench
 
     started = time.perf_counter()
-    if out.exists() and not force:
-        fail(f"{out}: already exists (remove it, or pass --force to replace it)")
-    if not source.exists():
-        fail(f"{source}: no such file or folder")
-    try:
-        api, tasks = import_toolbench(source, name or out.name, queries)
-        write_api_world(api, tasks, out, replace=force)
-    except SpecError as error:
-        report_problems(error)
-    except FileExistsError as error:
-        fail(str(error))
-    except OSError as error:
-        fail(f"{out}: cannot write: {error.strerror or error}")
+
+    def build() -> tuple[ApiSpec, list[Task]]:
+        if not source.exists():
+            fail(f"{source}: no such file or folder")
+        return import_toolbench(source, name or out.name, queries)
+
+    api, tasks = write_imported_world(out, force, build)
     sys.stdout.write(
-        f"{out}: {len(api.operations)} operations, {len(tasks)} tasks, {time.perf_counter() - started:.1f}s\n"
+        f"{out}: {len(api.operations)} operations, {len(tasks or [])} tasks, {time.perf_counter() - started:.1f}s\n"
     )

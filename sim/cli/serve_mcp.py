@@ -171,7 +171,7 @@ def serve_mcp(
     stdio: bool = False,
 ) -> None:
     from sim.cli.common import fail, make_console, user_errors
-    from sim.config.run_config import resolve_config
+    from sim.config.resolve import resolve_config
     from sim.report.terminal import render
     from worlds.stressors.catalog import split_items
 

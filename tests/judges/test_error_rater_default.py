@@ -15,7 +15,8 @@ from judges.error_handling import EMBEDDING_KAPPA
 from judges.quality_metrics import ErrorHandlingSummary, handling_title
 from judges.reduction import EpisodeFacts, RunFacts
 from judges.run_summary import RunSummary
-from sim.config.run_config import RunConfig, resolve_config
+from sim.config.resolve import resolve_config
+from sim.config.run_config import RunConfig
 from sim.core import Score
 from sim.judging.judge_set import error_judge_mode, judge_config, uses_judge_model
 from sim.report.html import section_html

@@ -18,7 +18,8 @@ from sim.agents.text_agent import TextProtocolAgent, transcript
 from sim.agents.text_parse import Action, FinalAnswer, ParseError, parse_step
 from sim.agents.text_prompt import render_observation, render_parse_error, render_system_prompt
 from sim.cli.app import run_cli
-from sim.config.run_config import RunConfig, load_config
+from sim.config.resolve import load_config
+from sim.config.run_config import RunConfig
 from sim.core import Event, ModelRequest, ModelResponse, Task, ToolCall, ToolResult, ToolSpec, shared_agent
 from sim.episode.env import EpisodeEnv, EpisodeSpec
 from sim.episode.loop import run_episode

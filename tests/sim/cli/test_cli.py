@@ -103,7 +103,8 @@ def test_resume_with_only_run_id_continues_the_stored_config(tmp_path: Path) -> 
 
 
 def test_quickstart_applies_only_without_agent_and_world(tmp_path: Path) -> None:
-    from sim.config.run_config import QUICKSTART, resolve_config
+    from sim.config.resolve import resolve_config
+    from sim.config.run_config import QUICKSTART
 
     cfg, quickstart = resolve_config(None, {})
     assert quickstart and cfg.tasks == QUICKSTART["tasks"]

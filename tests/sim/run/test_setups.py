@@ -13,7 +13,8 @@ from judges.arg_match import ArgMatcher
 from judges.core_api import CoreApiAccuracy
 from personas.scripted import ScriptedUser
 from sim.cli.app import app
-from sim.config.run_config import ConfigError, RunConfig, resolve_config
+from sim.config.resolve import resolve_config
+from sim.config.run_config import ConfigError, RunConfig
 from sim.core import AgentFactory, AgentRuntime, EpisodeGold, EpisodeResult, Event, ToolCall
 from sim.episode.env import EpisodeEnv, EpisodeSpec
 from sim.episode.gold_history import Setup, gold_reply
