@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Iterator
+import asyncio
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from typing import Protocol
 
 from sim.core import EpisodeResult
@@ -43,3 +44,30 @@ def first_error(group: BaseExceptionGroup[BaseException]) -> BaseException:
     while isinstance(error, BaseExceptionGroup):
         error = error.exceptions[0]
     return error
+
+
+async def play_in_slots(
+    players: Sequence[tuple[EpisodeRunner, int]],
+    todo: Iterator[EpisodeSpec],
+    sink: ResultSink,
+    kill: Callable[[], None],
+) -> None:
+    """Each (player, slots): that many slots, each playing specs to the end and handing each result to ``sink``
+    before taking the next. The slots share one lazy iterator: taking the next spec never awaits, so no spec is
+    taken twice. An error or a cancellation calls ``kill`` (whatever still plays is stopped now) and is raised, a
+    TaskGroup's as its first error."""
+
+    async def slot(play: EpisodeRunner) -> None:
+        for spec in todo:
+            await sink(await play(spec))
+
+    try:
+        async with asyncio.TaskGroup() as tg:
+            for play, slots in players:
+                for _ in range(slots):
+                    tg.create_task(slot(play))
+    except BaseException as exc:
+        kill()
+        if isinstance(exc, BaseExceptionGroup):
+            raise first_error(exc) from None
+        raise

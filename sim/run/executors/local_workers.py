@@ -26,7 +26,7 @@ from sim.config.errors import ConfigError
 from sim.config.run_config import RunConfig
 from sim.core import EpisodeResult
 from sim.episode.loop import EpisodeSpec
-from sim.run.executors.base import ResultSink, first_error
+from sim.run.executors.base import EpisodeRunner, ResultSink, play_in_slots
 from sim.run.executors.worker_share import WorkerConfig, worker_configs, worker_count
 
 OPEN_TIMEOUT_S = 300.0
@@ -154,24 +154,19 @@ class LocalWorkersExecutor:
         return [w.process.pid for w in self._workers]
 
     async def run(self, todo: Iterator[EpisodeSpec], sink: ResultSink) -> None:
-        async def slot(worker: _Worker) -> None:
-            # Slots share one lazy iterator: taking the next spec never awaits, so no spec is taken twice.
-            for spec in todo:
-                self._next_id += 1
-                result = await worker.play(self._next_id, spec)
-                self._spent += result.usage.cost
-                await sink(result)
+        async def record(result: EpisodeResult) -> None:
+            self._spent += result.usage.cost
+            await sink(result)
 
-        try:
-            async with asyncio.TaskGroup() as tg:
-                for worker, slots in zip(self._workers, self._slots, strict=True):
-                    for _ in range(slots):
-                        tg.create_task(slot(worker))
-        except BaseException as exc:
-            self.kill()  # an error or a cancellation: whatever the workers still play is stopped now
-            if isinstance(exc, BaseExceptionGroup):
-                raise first_error(exc) from None
-            raise
+        def player(worker: _Worker) -> EpisodeRunner:
+            async def play(spec: EpisodeSpec) -> EpisodeResult:
+                self._next_id += 1
+                return await worker.play(self._next_id, spec)
+
+            return play
+
+        players = [(player(w), n) for w, n in zip(self._workers, self._slots, strict=True)]
+        await play_in_slots(players, todo, record, self.kill)
 
     def kill(self) -> None:
         for worker in self._workers:

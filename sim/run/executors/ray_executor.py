@@ -25,7 +25,7 @@ from ray.exceptions import RayActorError, RayTaskError
 from sim.config.run_config import ConfigError, RunConfig
 from sim.core import EpisodeResult
 from sim.episode.loop import EpisodeSpec
-from sim.run.executors.base import ResultSink, first_error
+from sim.run.executors.base import EpisodeRunner, ResultSink, play_in_slots
 from sim.run.executors.episode_worker import EpisodeWorker
 from sim.run.executors.ray_cluster import Cluster, ray_cluster
 from sim.run.executors.worker_share import WorkerConfig, worker_configs, worker_count
@@ -51,23 +51,18 @@ class RayExecutor:
         return self._spent
 
     async def run(self, todo: Iterator[EpisodeSpec], sink: ResultSink) -> None:
-        async def slot(actor: Any) -> None:
-            # Slots share one lazy iterator: taking the next spec never awaits, so no spec is taken twice.
-            for spec in todo:
-                result = EpisodeResult.model_validate_json(await actor.play.remote(spec.model_dump_json()))
-                self._spent += result.usage.cost
-                await sink(result)
+        async def record(result: EpisodeResult) -> None:
+            self._spent += result.usage.cost
+            await sink(result)
 
-        try:
-            async with asyncio.TaskGroup() as tg:
-                for actor, slots in zip(self._actors, self._slots, strict=True):
-                    for _ in range(slots):
-                        tg.create_task(slot(actor))
-        except BaseException as exc:
-            self.kill()  # an error or a cancellation: whatever the actors still play is stopped now
-            if isinstance(exc, BaseExceptionGroup):
-                raise first_error(exc) from None
-            raise
+        def player(actor: Any) -> EpisodeRunner:
+            async def play(spec: EpisodeSpec) -> EpisodeResult:
+                return EpisodeResult.model_validate_json(await actor.play.remote(spec.model_dump_json()))
+
+            return play
+
+        players = [(player(a), n) for a, n in zip(self._actors, self._slots, strict=True)]
+        await play_in_slots(players, todo, record, self.kill)
 
     def kill(self) -> None:
         """Stop every actor and what it plays (idempotent)."""
