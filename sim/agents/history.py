@@ -7,6 +7,7 @@ cumulative runs (the real history) and teacher-forced ones (a gold history) alik
 from __future__ import annotations
 
 import json
+import weakref
 from collections.abc import Sequence
 from typing import Any
 
@@ -18,34 +19,77 @@ def tool_content(content: Any) -> str:
     return content if isinstance(content, str) else json.dumps(content, ensure_ascii=False)
 
 
-def to_chat_messages(events: Sequence[Event], instructions: str = "") -> list[ChatMessage]:
+class MessageMemo:
+    """Each event's chat message, made once: a conversation is rebuilt from its events at every turn, and handing
+    back the same message objects lets the transport reuse their encoded JSON (it caches by identity). Entries die
+    with their events (weak references); the system message is kept by its text."""
+
+    def __init__(self) -> None:
+        self._by_event: dict[int, tuple[weakref.ref[Event], ChatMessage]] = {}
+        self._system: dict[str, ChatMessage] = {}
+
+    def get(self, event: Event) -> ChatMessage | None:
+        hit = self._by_event.get(id(event))
+        return hit[1] if hit is not None and hit[0]() is event else None
+
+    def put(self, event: Event, message: ChatMessage) -> ChatMessage:
+        key, memo = id(event), self._by_event
+        memo[key] = (weakref.ref(event, lambda _: memo.pop(key, None)), message)
+        return message
+
+    def system(self, instructions: str) -> ChatMessage:
+        found = self._system.get(instructions)
+        if found is None:
+            if len(self._system) >= 64:  # a world's variants have a few instruction texts; never grow without end
+                self._system.clear()
+            found = self._system[instructions] = ChatMessage(role="system", content=instructions)
+        return found
+
+
+def to_chat_messages(
+    events: Sequence[Event], instructions: str = "", memo: MessageMemo | None = None
+) -> list[ChatMessage]:
     """System instructions, then user/agent messages and tool calls/results in order; error events are not
     shown to the model.
 
     All calls of one model step (same turn and step) go in one assistant message, even when their results
-    were recorded in between (tools of one step may run concurrently).
+    were recorded in between (tools of one step may run concurrently). With a ``memo``, an event made into a
+    message before (at an earlier turn: its step is complete) gives back that same message object.
     """
-    messages: list[ChatMessage] = [ChatMessage(role="system", content=instructions)] if instructions else []
+    memo = memo or MessageMemo()
+    messages: list[ChatMessage] = [memo.system(instructions)] if instructions else []
     grouped: dict[tuple[int, int], list[ToolCall]] = {}
     for ev in events:
         if ev.kind == "tool_call" and ev.call is not None:
             grouped.setdefault((ev.turn, ev.step), []).append(ev.call)
     emitted: set[tuple[int, int]] = set()
     for ev in events:
-        if ev.kind == "user_message":
-            messages.append(ChatMessage(role="user", content=ev.content or ""))
-        elif ev.kind == "tool_call" and ev.call is not None:
+        if ev.kind == "tool_call" and ev.call is not None:
             key = (ev.turn, ev.step)
-            if key not in emitted:
-                emitted.add(key)
-                messages.append(ChatMessage(role="assistant", tool_calls=tuple(grouped[key])))
-        elif ev.kind == "tool_result" and ev.call is not None and ev.result is not None:
-            messages.append(
-                ChatMessage(
-                    role="tool", content=tool_content(ev.result.content), tool_call_id=ev.call.id, name=ev.call.name
-                )
-            )
-        elif ev.kind == "agent_message":
-            # Some servers reject assistant messages with empty content (llama.cpp); keep a placeholder.
-            messages.append(ChatMessage(role="assistant", content=ev.content or "(no reply)"))
+            if key in emitted:
+                continue
+            emitted.add(key)
+        message = memo.get(ev)
+        if message is None:
+            made = _message_of(ev, grouped)
+            if made is None:
+                continue
+            message = memo.put(ev, made)
+        messages.append(message)
     return messages
+
+
+def _message_of(ev: Event, grouped: dict[tuple[int, int], list[ToolCall]]) -> ChatMessage | None:
+    """The message an event shows the model (a tool call: its step's calls together), or None."""
+    if ev.kind == "user_message":
+        return ChatMessage(role="user", content=ev.content or "")
+    if ev.kind == "tool_call" and ev.call is not None:
+        return ChatMessage(role="assistant", tool_calls=tuple(grouped[(ev.turn, ev.step)]))
+    if ev.kind == "tool_result" and ev.call is not None and ev.result is not None:
+        return ChatMessage(
+            role="tool", content=tool_content(ev.result.content), tool_call_id=ev.call.id, name=ev.call.name
+        )
+    if ev.kind == "agent_message":
+        # Some servers reject assistant messages with empty content (llama.cpp); keep a placeholder.
+        return ChatMessage(role="assistant", content=ev.content or "(no reply)")
+    return None

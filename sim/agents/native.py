@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 
-from sim.agents.history import to_chat_messages, tool_content
+from sim.agents.history import MessageMemo, to_chat_messages, tool_content
 from sim.core import AgentRuntime, ChatMessage, Event, ModelRequest, ModelResponse, ToolCall
 
 
@@ -23,9 +23,10 @@ class NativeToolAgent:
         self.model = model
         self._max_tokens = max_tokens
         self._temperature = temperature
+        self._memo = MessageMemo()
 
     async def respond(self, history: Sequence[Event], runtime: AgentRuntime) -> str:
-        messages = to_chat_messages(history, runtime.instructions)
+        messages = to_chat_messages(history, runtime.instructions, self._memo)
         while True:  # the episode's step budget (enforced by runtime.llm) ends a runaway loop
             toolset = runtime.current_tools()
             request = ModelRequest(

@@ -27,9 +27,8 @@ from sim.llm.retrying import RetryingCompleter
 from sim.llm.transports.base import Transport
 
 if TYPE_CHECKING:
-    import aiohttp
-
     from sim.llm.cache import ResponseCache
+    from sim.llm.transports.http1 import Http1Pool
 
 UNTRACKED = Untracked()
 _DEFAULT_CONNECTIONS = 16
@@ -63,7 +62,7 @@ class Gateway:
         self._completer: Completer = retrying if cache is None else CachedCompleter(retrying, cache)
         self._transports: dict[str, Transport] = {}
         self._routes: dict[str, Route] = {}
-        self._session: aiohttp.ClientSession | None = None
+        self._session: Http1Pool | None = None
         self.totals = Usage()
         """Everything the run's episode handles spent (the cost ceiling reads it)."""
 
@@ -96,8 +95,8 @@ class Gateway:
             found = self._routes[model] = Route(self.transport(model), parse_model_spec(model).endpoint)
         return found
 
-    def http(self) -> aiohttp.ClientSession:
-        """The run's HTTP session (created on first use, inside the running loop)."""
+    def http(self) -> Http1Pool:
+        """The run's HTTP connection pool (created on first use, inside the running loop)."""
         if self._session is None:
             from sim.llm.transports.openai_chat import new_session
 

@@ -7,10 +7,10 @@ import gc
 import json
 from typing import Any
 
-import aiohttp
 import pytest
 
 from sim.core import ChatMessage, ModelRequest, ToolCall
+from sim.llm.transports.http1 import Http1Pool
 from sim.llm.transports.openai_chat import OpenAIChatTransport, _message
 
 HISTORY = (
@@ -35,7 +35,7 @@ def whole(model: str, request: ModelRequest) -> bytes:
     "extra", [{}, {"max_tokens": 64}, {"max_tokens": 8, "temperature": 0.2, "seed": 7, "stop": ("x",)}]
 )
 async def test_the_body_is_what_encoding_it_whole_gives(extra: dict[str, Any]) -> None:
-    async with aiohttp.ClientSession() as session:
+    async with Http1Pool() as session:
         transport = OpenAIChatTransport(session, "http://127.0.0.1:1/v1", 'mo"del', 5.0)
         for end in range(1, len(HISTORY) + 1):  # a history growing step by step, as an agent's does
             request = ModelRequest(role="agent", model="m", messages=HISTORY[:end], **extra)
@@ -43,7 +43,7 @@ async def test_the_body_is_what_encoding_it_whole_gives(extra: dict[str, Any]) -
 
 
 async def test_the_cache_lets_go_of_messages_that_are_gone() -> None:
-    async with aiohttp.ClientSession() as session:
+    async with Http1Pool() as session:
         transport = OpenAIChatTransport(session, "http://127.0.0.1:1/v1", "m", 5.0)
         messages = tuple(ChatMessage(role="user", content=f"hello {i}") for i in range(50))
         transport._body(ModelRequest(role="agent", model="m", messages=messages))

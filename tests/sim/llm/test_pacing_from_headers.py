@@ -11,12 +11,12 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
-import aiohttp
 import pytest
 
 from sim.core import ChatMessage, ModelRequest
 from sim.llm.admission.scheduler import Scheduler
 from sim.llm.transports.base import TransportError
+from sim.llm.transports.http1 import Http1Pool
 from sim.llm.transports.openai_chat import OpenAIChatTransport
 from sim.mockllm import EchoPolicy, MockConfig, RateLimit
 from sim.mockllm.server import start_mock_server
@@ -80,7 +80,7 @@ async def provider(request: pytest.FixtureRequest) -> AsyncIterator[Provider]:
     config = MockConfig(policy=EchoPolicy(), rate_limit=RateLimit(tpm=TPM, algorithm=request.param))
     async with (
         await start_mock_server(config, clock=clock) as server,
-        aiohttp.ClientSession() as session,
+        Http1Pool() as session,
     ):
         scheduler = Scheduler(clock=clock, max_concurrency=10_000)  # nothing configured: learned from headers
         yield Provider(clock, scheduler, OpenAIChatTransport(session, server.url, "mock-model", 30.0))

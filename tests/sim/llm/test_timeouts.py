@@ -5,11 +5,11 @@ from __future__ import annotations
 import socket
 from collections.abc import Iterator
 
-import aiohttp
 import pytest
 
 from sim.core import ChatMessage, ModelRequest
 from sim.llm.transports.base import TransportError
+from sim.llm.transports.http1 import Http1Pool
 from sim.llm.transports.openai_chat import OpenAIChatTransport
 from sim.mockllm import EchoPolicy, FaultRule, MockConfig
 from sim.mockllm.server import start_mock_server
@@ -26,7 +26,7 @@ def test_the_connect_timeout_is_configured_or_scales_with_requests_in_flight() -
 
 async def test_a_hang_is_named_as_the_total_timeout_with_its_value() -> None:
     config = MockConfig(policy=EchoPolicy(), faults=[FaultRule(kind="timeout", at=[1], hang_s=30.0)])
-    async with await start_mock_server(config) as server, aiohttp.ClientSession() as session:
+    async with await start_mock_server(config) as server, Http1Pool() as session:
         transport = OpenAIChatTransport(session, server.url, "mock-model", 0.3)
         with pytest.raises(TransportError) as caught:
             await transport.send(REQUEST)
@@ -56,7 +56,7 @@ def unaccepting_port() -> Iterator[int]:
 
 
 async def test_a_connection_that_never_opens_is_named_as_the_connect_timeout(unaccepting_port: int) -> None:
-    async with aiohttp.ClientSession() as session:
+    async with Http1Pool() as session:
         url = f"http://127.0.0.1:{unaccepting_port}/v1"
         transport = OpenAIChatTransport(session, url, "mock-model", 30.0, connect_timeout_s=0.3)
         try:
