@@ -48,7 +48,7 @@ def run_arm(params: dict[str, Any]) -> dict[str, Any]:
         marks["start"], marks["cpu_start"] = time.monotonic(), time.process_time()
         marks["workers_cpu_start"] = children_cpu_s()  # worker processes' start-up, not counted
 
-    def on_episode(result: object, scores: object) -> None:
+    def on_episode(done: object) -> None:
         marks["end"], marks["cpu_end"] = time.monotonic(), time.process_time()
         finished.append((marks["end"], _resident_mb()))
 

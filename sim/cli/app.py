@@ -42,7 +42,7 @@ from sim.cli.view import view as view_command
 from sim.cli.worlds import worlds_app
 
 if TYPE_CHECKING:
-    from sim.core import EpisodeResult, Score
+    from sim.run.executors import EpisodeDone
 
 CONFIG_ONLY_HELP = (  # "\[" : rich would read "[retry]" as markup and print nothing
     "Config-file-only settings (no option): the retry policy, in a \\[retry] table "
@@ -289,10 +289,10 @@ def run(
     def on_start(planned: int, done: int) -> None:
         bar.append(progress.add_task("episodes", total=planned, completed=done, last=""))
 
-    def on_episode(result: EpisodeResult, scores: list[Score]) -> None:
-        acc = next((s.value for s in scores if s.judge == "core_api_accuracy"), None)
+    def on_episode(done: EpisodeDone) -> None:
+        acc = done.values.get("core_api_accuracy")
         shown = "failed" if acc is None else f"{acc:.2f}"
-        progress.update(bar[0], advance=1, last=f"{result.episode_id}: {shown} ({result.termination})")
+        progress.update(bar[0], advance=1, last=f"{done.episode_id}: {shown} ({done.termination})")
 
     terminated: list[int] = []  # SIGTERM seen (the run then exits 143, not 130)
     try:

@@ -2,13 +2,16 @@
 
     prepare ─▶ store (create / resume) ─▶ judge what a crash left unjudged ─▶ executor.run(todo, sink)
                                                                                       │ trace
-              summary.json ◀── summary (streamed) ◀── store writer ◀── judge queue ◀──┘ (stored at once)
+              summary.json ◀── summary (streamed) ◀── store writer ◀── judge queue ◀──┤ (stored at once)
+                                                                  ◀───────────────────┘ judged episode's lines
 
-The driver is the single writer whatever the backend: executors hand traces back through ``sink``, which
-queues the episode for the store writer and then for the judges; the judge queue's workers queue the scores.
-An episode is stored before it is judged, so a kill -9 loses at most what is in flight or queued for the
-writer, and an interrupted run loses no stored episode's verdicts: ``--resume`` judges every stored episode
-that lacks a verdict of the run's score set (or whose verdict is a judge fault).
+The driver is the single writer whatever the backend: executors hand episodes back through ``sink``. A trace is
+queued for the store writer and then for the judges; the judge queue's workers queue the scores. An episode
+judged where it played (a worker process or a Ray actor: ``sim.run.executors.episode_worker``) comes as the
+store's lines, already encoded: they are queued for the writer as they came, the episode's line before its scores'.
+An episode is stored before (or with) its scores, never after, so a kill -9 loses at most what is in flight or
+queued for the writer, and an interrupted run loses no stored episode's verdicts: ``--resume`` judges every stored
+episode that lacks a verdict of the run's score set (or whose verdict is a judge fault).
 
 ``--resume`` also plays again every episode whose newest record ended in a provider fault (an outage is no verdict
 on the agent): the new record is appended and supersedes the old one (``sim.store.superseded``), and the summary
@@ -29,7 +32,7 @@ from sim.judging.judge_set import judges_in_thread, run_summary
 from sim.judging.queue import JudgeQueue
 from sim.report.html import write_html_report
 from sim.report.markdown import markdown_summary
-from sim.run.executors.base import Executor
+from sim.run.executors.base import EpisodeDone, Executor, Finished, JudgedEpisode
 from sim.run.plan import Plan
 from sim.run.prepare import PreparedRun, manifest, point_latest
 from sim.run.resume_identity import note_endpoint
@@ -38,7 +41,8 @@ from sim.store.superseded import EpisodeStatus
 from sim.store.writer import StoreWriter
 
 OnStart = Callable[[int, int], None]
-OnEpisode = Callable[[EpisodeResult, list[Score]], None]
+OnEpisode = Callable[[EpisodeDone], None]
+"""Called once per episode of this run, once it is stored with its scores (not for those resume judges again)."""
 
 
 class PlanIndex:
@@ -175,7 +179,7 @@ async def _run(
         async def on_scored(result: EpisodeResult, scores: list[Score], fresh: bool) -> None:
             await writer.append_scores(scores)
             if fresh and on_episode:
-                on_episode(result, scores)
+                on_episode(EpisodeDone.of(result, scores))
 
         in_thread = judges_in_thread(run.config)
         async with JudgeQueue(judges, run.score_set, on_scored, in_thread=in_thread, max_queued=max(64, slots)) as jq:
@@ -184,9 +188,14 @@ async def _run(
             if on_start:
                 on_start(len(run.plan), stored)
 
-            async def sink(result: EpisodeResult) -> None:
-                await writer.append_episode(result)  # queued before its scores: durable before them
-                await jq.put(result)
+            async def sink(finished: Finished) -> None:
+                if isinstance(finished, JudgedEpisode):  # stored as it came: the driver never parses the trace
+                    await writer.append_judged(finished.episode_line, finished.score_lines)
+                    if on_episode:
+                        on_episode(finished.done)
+                    return
+                await writer.append_episode(finished)  # queued before its scores: durable before them
+                await jq.put(finished)
 
             await executor.run(todo(run.plan, done), sink)
 

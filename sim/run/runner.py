@@ -20,6 +20,7 @@ from sim.config.run_config import RunConfig
 from sim.judging.judge_set import open_judges
 from sim.run.driver import OnEpisode, drive
 from sim.run.executors import CostCeiling, Executor, InProcessExecutor
+from sim.run.executors.episode_worker import judges_in_workers
 from sim.run.executors.local_workers import default_workers, local_workers
 from sim.run.prepare import PreparedRun, prepare
 from sim.run.session import episode_session
@@ -60,7 +61,8 @@ async def _open_executor(config: RunConfig, run: PreparedRun) -> AsyncIterator[t
             yield remote, remote.cost
         return
     if (workers := default_workers(config)) > 1:
-        async with local_workers(config, run.root, workers) as local:
+        score_set = run.score_set if judges_in_workers(config) else None  # else the driver judges their traces
+        async with local_workers(config, run.root, workers, score_set) as local:
             yield local, local.cost
         return
     async with episode_session(config, run.agent_spec, run.pack, run.root) as session:

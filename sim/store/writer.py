@@ -6,7 +6,8 @@ return at once while there is room); the thread writes and fsyncs — both relea
 records pile up it takes many of them per write + fsync (one batch: every queued record, up to
 ``max_batch``). Serialising stays on the loop on purpose: on the thread it holds the GIL in long runs and
 the loop waits for it (measured: loop stalls of 15–50 ms vs 5–15 ms, same throughput;
-``python -m sim.bench.store_writer``).
+``python -m sim.bench.store_writer``). Lines encoded elsewhere (``append_judged``: an episode judged in a worker
+process, encoded there by ``store_line``) are stored as they came: no serialising here at all.
 
 Guarantees, the same as ``RunStore._append`` gives one record at a time:
 - every record is one whole line, appended with O_APPEND; a record counts as stored only once fsync'd
@@ -29,6 +30,7 @@ import queue
 import threading
 import time
 from collections import deque
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Self
@@ -130,11 +132,22 @@ class StoreWriter:
                 raise  # otherwise the run's own error is the one to report; the write error is its context
 
     async def append_episode(self, result: EpisodeResult) -> None:
-        await self._put(_Record(EPISODES, [_line(result)]), 1)
+        await self._put(1, _Record(EPISODES, [store_line(result)]))
 
     async def append_scores(self, scores: list[Score]) -> None:
         if scores:
-            await self._put(_Record(SCORES, [_line(s) for s in scores]), len(scores))
+            await self._put(len(scores), _Record(SCORES, [store_line(s) for s in scores]))
+
+    async def append_judged(self, episode_line: bytes, score_lines: Sequence[bytes]) -> None:
+        """An episode and its scores encoded elsewhere (``store_line``, in a worker process), stored as they are:
+        queued together, the episode first (durable before its scores, as ever)."""
+        for line in (episode_line, *score_lines):
+            if not line.endswith(b"\n") or line.count(b"\n") != 1:
+                raise ValueError("not one store line: a record must be one line, newline included")
+        records = [_Record(EPISODES, [episode_line])]
+        if score_lines:
+            records.append(_Record(SCORES, list(score_lines)))
+        await self._put(1 + len(score_lines), *records)
 
     async def flush(self) -> None:
         """Returns once every record queued before the call is fsync'd; raises if the writer failed."""
@@ -157,7 +170,8 @@ class StoreWriter:
         if self._error is not None:
             raise StoreWriteError(f"{self.store.root}: cannot write the run store: {_describe(self._error)}")
 
-    async def _put(self, record: _Record, n: int) -> None:
+    async def _put(self, n: int, *records: _Record) -> None:
+        """Queue ``records`` (``n`` lines in all) one after the other, once there is room."""
         self._check()
         if self._thread is None:
             raise RuntimeError("StoreWriter is not open")
@@ -167,7 +181,8 @@ class StoreWriter:
             await waiter
             self._check()
         self._pending += n
-        self._queue.put(record)
+        for record in records:
+            self._queue.put(record)
 
     async def _marker(self, kind: type[_Flush] | type[_Stop]) -> None:
         self._check()
@@ -264,7 +279,8 @@ class StoreWriter:
         self.stats.largest_batch = max(self.stats.largest_batch, batch.records)
 
 
-def _line(record: EpisodeResult | Score) -> bytes:
+def store_line(record: EpisodeResult | Score) -> bytes:
+    """A record as the store holds it: one JSON line, newline included (what ``append_judged`` takes)."""
     return json_line(record).encode("utf-8") + b"\n"
 
 

@@ -1,13 +1,16 @@
 """Episodes in N local worker processes (``--workers N``): every core of one machine, this process the driver.
 
-    driver: plan ─▶ slots ──"P id spec"──▶ worker process × N (each: one EpisodeWorker — the Ray actor's code —
-            sink ◀──"R id trace"─────────┘ with its share of the episode slots and rate limits: ``worker_share``)
+    driver: plan ─▶ slots ──"P id spec"───────────▶ worker process × N (each: one EpisodeWorker — the Ray actor's
+            sink ◀──"J id" + the store's lines──┘ code — with its share of the episode slots and rate limits:
+                                                  ``worker_share``; it plays and judges)
 
 Why processes: past a few hundred episodes in flight one process is CPU-bound on one core (the event loop, the HTTP
 client, the worlds). The driver keeps what must be single: the store writer, the judge queue, resume and the
 summary, so kill -9 and ``--resume`` behave exactly as in-process (an episode counts once the driver stored it;
-what a worker had in flight is lost and played again). Workers die with the driver: end of their stdin, or the
-kernel's parent-death signal. Ray (``--backend ray``) runs the same ``EpisodeWorker`` past one machine.
+what a worker had in flight is lost and played again). The workers judge what they play and send the store's lines
+ready-made, which the driver appends unparsed (``episode_worker``; they send the trace, for the driver to judge, where
+the judges ask a model or need the judge thread). Workers die with the driver: end of their stdin, or the kernel's
+parent-death signal. Ray (``--backend ray``) runs the same ``EpisodeWorker`` past one machine.
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ from sim.config.errors import ConfigError
 from sim.config.run_config import RunConfig
 from sim.core import EpisodeResult
 from sim.episode.loop import EpisodeSpec
-from sim.run.executors.base import EpisodeRunner, ResultSink, play_in_slots
+from sim.run.executors.base import EpisodeDone, Finished, JudgedEpisode, Player, ResultSink, play_in_slots
 from sim.run.executors.worker_share import WorkerConfig, worker_configs, worker_count
 
 OPEN_TIMEOUT_S = 300.0
@@ -57,7 +60,7 @@ class _Worker:
     def __init__(self, index: int, process: asyncio.subprocess.Process) -> None:
         self.index = index
         self.process = process
-        self.waiting: dict[int, asyncio.Future[EpisodeResult]] = {}
+        self.waiting: dict[int, asyncio.Future[Finished]] = {}
         self.stderr: deque[str] = deque(maxlen=_STDERR_LINES)
         self.ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self.error: BaseException | None = None
@@ -67,10 +70,10 @@ class _Worker:
         assert self.process.stdin is not None
         self.process.stdin.write(line.encode() + b"\n")
 
-    async def play(self, episode: int, spec: EpisodeSpec) -> EpisodeResult:
+    async def play(self, episode: int, spec: EpisodeSpec) -> Finished:
         if self.error is not None:
             raise self.error
-        future: asyncio.Future[EpisodeResult] = asyncio.get_running_loop().create_future()
+        future: asyncio.Future[Finished] = asyncio.get_running_loop().create_future()
         self.waiting[episode] = future
         self.send(f"P {episode} {spec.model_dump_json()}")
         assert self.process.stdin is not None
@@ -86,7 +89,9 @@ class _Worker:
         try:
             while line := await self.process.stdout.readline():
                 kind, _, rest = line.decode().rstrip("\n").partition(" ")
-                if kind == "R":
+                if kind == "J":
+                    await self._judged(rest)
+                elif kind == "R":
                     episode, _, trace = rest.partition(" ")
                     future = self.waiting.pop(int(episode))
                     if not future.done():
@@ -100,13 +105,25 @@ class _Worker:
                     self._fail(ConfigError(json.loads(rest)))
             await self.process.wait()
             self._fail(self.died(f"exited (status {self.process.returncode})"))
-        except (ValueError, KeyError) as exc:  # a line outside the protocol: the worker is not one of ours
+        except (ValueError, KeyError, TypeError) as exc:  # a line outside the protocol: the worker is not one of ours
             self._fail(self.died(f"broke the protocol: {exc}"))
 
-    def _fail(self, error: BaseException, *extra: asyncio.Future[EpisodeResult]) -> None:
+    async def _judged(self, header: str) -> None:
+        """A judged episode: its header's fields, then its store lines, taken as they are (never parsed here)."""
+        assert self.process.stdout is not None
+        episode, count, done = header.split(" ", 2)
+        lines = [await self.process.stdout.readline() for _ in range(1 + int(count))]
+        if not lines[-1].endswith(b"\n"):
+            return  # the worker died mid-answer (end of output): reported as its exit, the episode played again
+        judged = JudgedEpisode(EpisodeDone(**json.loads(done)), lines[0], tuple(lines[1:]))
+        future = self.waiting.pop(int(episode))
+        if not future.done():
+            future.set_result(judged)
+
+    def _fail(self, error: BaseException, *extra: asyncio.Future[Finished]) -> None:
         if self.error is None:
             self.error = error
-        futures: list[asyncio.Future[EpisodeResult] | asyncio.Future[None]] = [*extra, *self.waiting.values()]
+        futures: list[asyncio.Future[Finished] | asyncio.Future[None]] = [*extra, *self.waiting.values()]
         for future in [*futures, self.ready]:
             if not future.done():
                 future.set_exception(error)
@@ -154,12 +171,12 @@ class LocalWorkersExecutor:
         return [w.process.pid for w in self._workers]
 
     async def run(self, todo: Iterator[EpisodeSpec], sink: ResultSink) -> None:
-        async def record(result: EpisodeResult) -> None:
-            self._spent += result.usage.cost
-            await sink(result)
+        async def record(finished: Finished) -> None:
+            self._spent += finished.done.cost if isinstance(finished, JudgedEpisode) else finished.usage.cost
+            await sink(finished)
 
-        def player(worker: _Worker) -> EpisodeRunner:
-            async def play(spec: EpisodeSpec) -> EpisodeResult:
+        def player(worker: _Worker) -> Player:
+            async def play(spec: EpisodeSpec) -> Finished:
                 self._next_id += 1
                 return await worker.play(self._next_id, spec)
 
@@ -174,15 +191,18 @@ class LocalWorkersExecutor:
 
 
 @asynccontextmanager
-async def local_workers(config: RunConfig, root: Path, workers: int) -> AsyncIterator[LocalWorkersExecutor]:
-    """Start ``workers`` processes and open their sessions; yields the executor. On exit the workers close their
-    sessions (after a clean run) or are killed (an error, a cancellation)."""
+async def local_workers(
+    config: RunConfig, root: Path, workers: int, score_set: str | None = None
+) -> AsyncIterator[LocalWorkersExecutor]:
+    """Start ``workers`` processes and open their sessions; yields the executor. Given the run's ``score_set`` the
+    workers judge what they play (``judges_in_workers``); else they send traces for the driver to judge. On exit the
+    workers close their sessions (after a clean run) or are killed (an error, a cancellation)."""
     configs = worker_configs(config, worker_count(config, workers))
     started: list[_Worker] = []
     executor = LocalWorkersExecutor(started, [c.concurrency for c in configs])
     try:
         for i, cfg in enumerate(configs):
-            started.append(await _start(i, cfg, root / "workers" / str(i)))
+            started.append(await _start(i, cfg, root / "workers" / str(i), score_set))
         await _open_all(started)
         yield executor
         await asyncio.gather(*(w.close() for w in started))
@@ -193,7 +213,7 @@ async def local_workers(config: RunConfig, root: Path, workers: int) -> AsyncIte
                 await w.process.wait()
 
 
-async def _start(index: int, config: WorkerConfig, log_root: Path) -> _Worker:
+async def _start(index: int, config: WorkerConfig, log_root: Path, score_set: str | None) -> _Worker:
     process = await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",
@@ -205,7 +225,7 @@ async def _start(index: int, config: WorkerConfig, log_root: Path) -> _Worker:
         limit=1 << 30,  # one trace per line
     )
     worker = _Worker(index, process)
-    worker.send(json.dumps({"config": config.model_dump_json(), "log_root": str(log_root)}))
+    worker.send(json.dumps({"config": config.model_dump_json(), "log_root": str(log_root), "score_set": score_set}))
     return worker
 
 

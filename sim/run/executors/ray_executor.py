@@ -1,13 +1,15 @@
 """Episodes on Ray (``--backend ray``): worker actors play them, this process stays the driver.
 
-    driver (squall run): plan ─▶ slots ──spec JSON──▶ EpisodeWorker actor × N (each: one episode_session, its own
-                         sink ◀─trace JSON──────────┘  event loop, its share of the episode slots and rate limits)
+    driver (squall run): plan ─▶ slots ──spec JSON───────▶ EpisodeWorker actor × N (each: one episode_session, its
+                         sink ◀─the store's lines──┘  own event loop, its share of the episode slots and rate limits)
 
 Each actor opens ``episode_session`` once (its own gateway, agent and scheduler, with its share of the run's limits:
-``worker_share``) and plays ``EpisodeSpec``s sent as JSON, returning ``EpisodeResult`` JSON. The driver keeps
+``worker_share``) and plays ``EpisodeSpec``s sent as JSON; it judges each one and returns a ``JudgedEpisode`` (the
+store's lines, encoded there, which the driver appends unparsed) — or, where the judges ask a model or need the
+judge thread (``judges_in_workers``), the ``EpisodeResult`` JSON for the driver to judge. The driver keeps
 ``concurrency`` slots spread over the actors; a slot takes the next spec from the driver's lazy iterator only when it
-is free, awaits the actor's answer and hands the trace to the driver's sink, so the driver remains the single writer,
-judge and summariser and resume works exactly as in-process. On an error or cancellation the actors are killed:
+is free, awaits the actor's answer and hands it to the driver's sink, so the driver remains the single writer and
+summariser and resume works exactly as in-process. On an error or cancellation the actors are killed:
 the episodes they had in flight are lost, never half stored, and ``--resume`` runs them again.
 """
 
@@ -25,8 +27,8 @@ from ray.exceptions import RayActorError, RayTaskError
 from sim.config.run_config import ConfigError, RunConfig
 from sim.core import EpisodeResult
 from sim.episode.loop import EpisodeSpec
-from sim.run.executors.base import EpisodeRunner, ResultSink, play_in_slots
-from sim.run.executors.episode_worker import EpisodeWorker
+from sim.run.executors.base import Finished, JudgedEpisode, Player, ResultSink, play_in_slots
+from sim.run.executors.episode_worker import EpisodeWorker, judges_in_workers
 from sim.run.executors.ray_cluster import Cluster, ray_cluster
 from sim.run.executors.worker_share import WorkerConfig, worker_configs, worker_count
 from sim.run.prepare import PreparedRun
@@ -36,11 +38,12 @@ OPEN_TIMEOUT_S = 300.0
 
 
 class RayExecutor:
-    """Plays specs on the actors: ``slots[i]`` episodes at a time on ``actors[i]``. ``cost`` is what the finished
-    episodes cost (what is in flight arrives with its trace): --max-cost reads it between episodes."""
+    """Plays specs on the actors: ``slots[i]`` episodes at a time on ``actors[i]``; ``judged``: the actors judge them.
+    ``cost`` is what the finished episodes cost (what is in flight arrives with its trace): --max-cost reads it
+    between episodes."""
 
-    def __init__(self, actors: list[Any], slots: list[int]) -> None:
-        self._actors, self._slots = actors, slots
+    def __init__(self, actors: list[Any], slots: list[int], judged: bool = False) -> None:
+        self._actors, self._slots, self._judged = actors, slots, judged
         self._spent = 0.0
 
     @property
@@ -51,12 +54,15 @@ class RayExecutor:
         return self._spent
 
     async def run(self, todo: Iterator[EpisodeSpec], sink: ResultSink) -> None:
-        async def record(result: EpisodeResult) -> None:
-            self._spent += result.usage.cost
-            await sink(result)
+        async def record(finished: Finished) -> None:
+            self._spent += finished.done.cost if isinstance(finished, JudgedEpisode) else finished.usage.cost
+            await sink(finished)
 
-        def player(actor: Any) -> EpisodeRunner:
-            async def play(spec: EpisodeSpec) -> EpisodeResult:
+        def player(actor: Any) -> Player:
+            async def play(spec: EpisodeSpec) -> Finished:
+                if self._judged:
+                    judged: JudgedEpisode = await actor.play_judged.remote(spec.model_dump_json())
+                    return judged
                 return EpisodeResult.model_validate_json(await actor.play.remote(spec.model_dump_json()))
 
             return play
@@ -77,8 +83,9 @@ async def ray_executor(config: RunConfig, run: PreparedRun) -> AsyncIterator[Ray
     async with ray_cluster(config) as cluster:
         workers = worker_count(config, config.ray_workers or cluster.cpus or 1)
         configs = worker_configs(config, workers)
-        actors = _start_actors(configs, cluster, run.root)
-        executor = RayExecutor(actors, [c.concurrency for c in configs])
+        score_set = run.score_set if judges_in_workers(config) else None
+        actors = _start_actors(configs, cluster, run.root, score_set)
+        executor = RayExecutor(actors, [c.concurrency for c in configs], judged=score_set is not None)
         try:
             await _open_all(actors)
             yield executor
@@ -87,7 +94,7 @@ async def ray_executor(config: RunConfig, run: PreparedRun) -> AsyncIterator[Ray
             executor.kill()
 
 
-def _start_actors(configs: list[WorkerConfig], cluster: Cluster, root: Path) -> list[Any]:
+def _start_actors(configs: list[WorkerConfig], cluster: Cluster, root: Path, score_set: str | None) -> list[Any]:
     remote = ray.remote(EpisodeWorker)
     # A CPU each where the cluster has them; a fraction each where there are more workers than CPUs (rather than
     # actors that never start). SPREAD: one per node before two on any.
@@ -97,7 +104,7 @@ def _start_actors(configs: list[WorkerConfig], cluster: Cluster, root: Path) -> 
         # Each worker keeps its own scheduler decision log; only where the run folder is on its file system.
         log_root = str(root / "workers" / str(i)) if cluster.local else None
         options = remote.options(max_concurrency=cfg.concurrency + 1, num_cpus=cpus, scheduling_strategy="SPREAD")
-        actors.append(options.remote(cfg.model_dump_json(), log_root))
+        actors.append(options.remote(cfg.model_dump_json(), log_root, score_set))
     return actors
 
 

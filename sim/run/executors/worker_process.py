@@ -1,15 +1,21 @@
 """A local worker process (``--workers N``): ``python -m sim.run.executors.worker_process``, started by the driver.
 
-Protocol, one line each way per message over the process's stdin and stdout (JSON never holds a raw newline):
+Protocol, over the process's stdin and stdout, one line per message unless said (JSON never holds a raw newline):
 
-    driver -> worker   first line: {"config": <WorkerConfig JSON>, "log_root": <folder or null>}
+    driver -> worker   first line: {"config": <WorkerConfig JSON>, "log_root": <folder or null>,
+                                    "score_set": <the run's score set, or null>}
                        then  "P <id> <EpisodeSpec JSON>"  (play)  ...  and finally "C" (close cleanly)
     worker -> driver   "READY" once its session is open, or "FAIL <message JSON>" (exit 2: bad input)
-                       then  "R <id> <EpisodeResult JSON>"  or  "E <id> <message JSON>" (a harness bug)
+                       then per episode, with a score set (the worker judges):
+                             "J <id> <n> <EpisodeDone JSON>"  followed by n + 1 lines, as the store holds them:
+                             the episode's line, then its n scores' lines (``EpisodeWorker.play_judged``)
+                       without one (the driver judges):  "R <id> <EpisodeResult JSON>"
+                       or  "E <id> <message JSON>" (a harness bug)
 
-The worker never writes the run store: the driver stays its one writer, so what the worker plays counts only
-once the driver has stored it. Its stdin is its lifeline: end of input without "C" means the driver died
-(kill -9 included), and the worker exits at once, dropping what it had in flight — ``--resume`` plays it again.
+The worker never writes the run store: the driver stays its one writer and appends the lines as they came, so
+what the worker plays counts only once the driver has stored it. Its stdin is its lifeline: end of input without
+"C" means the driver died (kill -9 included), and the worker exits at once, dropping what it had in flight —
+``--resume`` plays it again.
 As a second line of defence it asks the kernel for SIGKILL when its parent dies (Linux).
 """
 
@@ -18,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import ctypes
+import dataclasses
 import json
 import os
 import signal
@@ -46,14 +53,14 @@ async def serve(protocol_out: int) -> int:
     transport, flow = await loop.connect_write_pipe(asyncio.streams.FlowControlMixin, out)
     writer = asyncio.StreamWriter(transport, flow, None, loop)
 
-    def send(line: str) -> None:
-        writer.write(line.encode() + b"\n")
+    def send(line: str, *records: bytes) -> None:
+        writer.write(b"".join([line.encode(), b"\n", *records]))  # one write: nothing comes between them
 
     first = await reader.readline()
     if not first:
         return 1
     hello = json.loads(first)
-    worker = EpisodeWorker(hello["config"], hello["log_root"])
+    worker = EpisodeWorker(hello["config"], hello["log_root"], hello.get("score_set"))
     try:
         await worker.open()
     except (ConfigError, ValueError) as exc:
@@ -64,7 +71,12 @@ async def serve(protocol_out: int) -> int:
 
     async def play(episode: str, spec_json: str) -> None:
         try:
-            send(f"R {episode} {await worker.play(spec_json)}")
+            if hello.get("score_set") is None:
+                send(f"R {episode} {await worker.play(spec_json)}")
+            else:
+                judged = await worker.play_judged(spec_json)
+                done = json.dumps(dataclasses.asdict(judged.done))
+                send(f"J {episode} {len(judged.score_lines)} {done}", judged.episode_line, *judged.score_lines)
         except Exception as exc:  # a harness bug: the driver reports it and stops the run
             send(f"E {episode} {json.dumps(''.join(traceback.format_exception(exc))[-4000:])}")
 

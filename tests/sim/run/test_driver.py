@@ -130,7 +130,7 @@ async def test_cancel_keeps_stored_unjudged_episodes_and_resume_judges_them(
     started: list[tuple[int, int]] = []
     fresh: list[str] = []
     store, summary = await execute(
-        config(tmp_path, resume=True), lambda p, d: started.append((p, d)), lambda r, s: fresh.append(r.episode_id)
+        config(tmp_path, resume=True), lambda p, d: started.append((p, d)), lambda done: fresh.append(done.episode_id)
     )
     assert started == [(10, 10)] and fresh == []  # nothing new ran; the stored episodes were judged
     judged = Counter((s.episode_id, s.judge) for s in store.scores())

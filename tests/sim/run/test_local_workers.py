@@ -69,6 +69,9 @@ async def test_two_workers_give_the_results_of_one_process(tmp_path: Path) -> No
         _, one = await execute(config(tmp_path / "one", agent=agent, trials=2, workers=1))
         _, two = await execute(config(tmp_path / "two", agent=agent, trials=2, workers=2))
     assert traces(tmp_path / "two" / "r") == traces(tmp_path / "one" / "r")
+    # Judged in the workers, judged in the driver: the same score lines, byte for byte.
+    scores = {run: sorted((tmp_path / run / "r" / "scores.jsonl").read_bytes().splitlines()) for run in ("one", "two")}
+    assert scores["two"] == scores["one"] and len(scores["one"]) == 20 * len(judge_names())
     assert one.episodes == two.episodes == 20 and one.judged == two.judged
     assert 0 < two.judged["core_api_accuracy"] < 1 and two.usage.requests == one.usage.requests
 

@@ -15,7 +15,7 @@ import pytest
 import sim.store.writer
 from sim.core import EpisodeResult, Score
 from sim.store.run_store import EPISODES, SCORES, RunStore, StoreError
-from sim.store.writer import StoreWriteError, StoreWriter
+from sim.store.writer import StoreWriteError, StoreWriter, store_line
 from tests.support.episodes import disk_full, result
 
 
@@ -41,7 +41,10 @@ async def test_batches_many_records_per_fsync_and_keeps_every_line_whole(tmp_pat
     assert [r.episode_id for r in store.iter_episodes()] == ids(tmp_path / "r" / EPISODES)
 
 
-async def test_an_episode_is_durable_before_its_scores(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("encoded", [False, True], ids=["records", "lines encoded elsewhere"])
+async def test_an_episode_is_durable_before_its_scores(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, encoded: bool
+) -> None:
     """At every fsync of scores.jsonl, each episode it scores is already in episodes.jsonl (fsync'd before)."""
     root = tmp_path / "r"
     store = RunStore.create(root, {"config_hash": "h"})
@@ -56,12 +59,40 @@ async def test_an_episode_is_durable_before_its_scores(tmp_path: Path, monkeypat
     monkeypatch.setattr(sim.store.writer.os, "fsync", checking_fsync)
     async with StoreWriter(store) as writer:
         for i in range(200):
-            await writer.append_episode(result(i))
-            await writer.append_scores(scores_of(result(i)))
+            if encoded:
+                await writer.append_judged(store_line(result(i)), [store_line(s) for s in scores_of(result(i))])
+            else:
+                await writer.append_episode(result(i))
+                await writer.append_scores(scores_of(result(i)))
             if i % 7 == 0:
                 await asyncio.sleep(0.001)  # let batches of every size form
     assert violations == []
     assert len(ids(root / SCORES)) == 400
+
+
+async def test_lines_encoded_elsewhere_are_stored_byte_for_byte_as_the_writer_would(tmp_path: Path) -> None:
+    stores = {name: RunStore.create(tmp_path / name, {"config_hash": "h"}) for name in ("records", "lines")}
+    episodes = [result(i).model_copy(update={"instructions": "naïve “quoted”\n\ud800"}) for i in range(20)]
+    async with StoreWriter(stores["records"]) as writer:
+        for r in episodes:
+            await writer.append_episode(r)
+            await writer.append_scores(scores_of(r))
+    async with StoreWriter(stores["lines"], max_pending=3) as writer:  # an episode and its scores wait for room
+        for r in episodes:
+            await writer.append_judged(store_line(r), [store_line(s) for s in scores_of(r)])
+        await writer.append_judged(store_line(result(99)), [])  # an episode without scores (no judges)
+    for name in (EPISODES, SCORES):
+        assert (tmp_path / "lines" / name).read_bytes().startswith((tmp_path / "records" / name).read_bytes())
+    assert ids(tmp_path / "lines" / EPISODES)[-1] == "t99#0" and len(ids(tmp_path / "lines" / SCORES)) == 40
+
+
+@pytest.mark.parametrize("bad", [b'{"a": 1}', b'{"a": 1}\n{"b": 2}\n'], ids=["no newline", "two lines"])
+async def test_a_record_that_is_not_one_line_is_refused_and_nothing_is_written(tmp_path: Path, bad: bytes) -> None:
+    store = RunStore.create(tmp_path / "r", {"config_hash": "h"})
+    async with StoreWriter(store) as writer:
+        with pytest.raises(ValueError, match="one store line"):
+            await writer.append_judged(store_line(result(0)), [bad])
+    assert ids(tmp_path / "r" / EPISODES) == [] and ids(tmp_path / "r" / SCORES) == []
 
 
 async def test_appends_never_block_the_loop_on_fsync(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
