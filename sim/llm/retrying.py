@@ -34,30 +34,31 @@ class RetryingCompleter:
         retries = 0
         working_s = waiting_s = 0.0
         try:
-            while True:
-                waiting_s += await admission.enter(caller.waiting)
-                started = time.monotonic()
-                try:
-                    with caller.waiting():
+            # One wait around every attempt, backoff included (not one per admission and per send): entering the
+            # episode's clock is per-request work too.
+            with caller.waiting():
+                while True:
+                    waiting_s += await admission.enter()
+                    started = time.monotonic()
+                    try:
                         reply = await transport.send(request)
-                except TransportError as error:
-                    if error.kind == "context_length":
-                        raise ContextLengthExceeded(str(error)) from error  # leave() counts it as a failed attempt
-                    retry = admission.failed(error)  # raises ProviderError when it gives up
-                    failure = error
-                else:
-                    admission.succeeded(reply)
-                    answer = reply.response
-                    return answer
-                finally:
-                    working_s += time.monotonic() - started
-                    admission.leave()
-                retries += 1
-                caller.retrying(failure.code, f"{failure}; retry in {retry.delay_s:.2f}s")
-                if retry.sleep:
-                    with caller.waiting():
+                    except TransportError as error:
+                        if error.kind == "context_length":
+                            raise ContextLengthExceeded(str(error)) from error  # leave() counts it as a failed attempt
+                        retry = admission.failed(error)  # raises ProviderError when it gives up
+                        failure = error
+                    else:
+                        admission.succeeded(reply)
+                        answer = reply.response
+                        return answer
+                    finally:
+                        working_s += time.monotonic() - started
+                        admission.leave()
+                    retries += 1
+                    caller.retrying(failure.code, f"{failure}; retry in {retry.delay_s:.2f}s")
+                    if retry.sleep:
                         await self._sleep(retry.delay_s)
-                    waiting_s += retry.delay_s
+                        waiting_s += retry.delay_s
         finally:
             caller.charge(request, _spent(answer, retries, working_s, waiting_s))
 

@@ -11,7 +11,6 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from sim.core import ModelRequest
-from sim.llm.completer import Waiting
 from sim.llm.errors import ProviderError
 from sim.llm.transports.base import Reply, TransportError
 
@@ -28,9 +27,10 @@ class Retry:
 
 class RequestAdmission(Protocol):
     """One request's attempts under a policy. Per attempt: ``enter``, then one outcome (``succeeded`` or ``failed``)
-    unless the attempt was cut short, then ``leave`` whatever happened."""
+    unless the attempt was cut short, then ``leave`` whatever happened. The caller holds the episode's ``waiting``
+    around them all."""
 
-    async def enter(self, waiting: Waiting) -> float:
+    async def enter(self) -> float:
         """Wait until this attempt may go; the seconds waited."""
         ...
 

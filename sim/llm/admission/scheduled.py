@@ -14,7 +14,6 @@ import random
 from sim.core import ModelRequest
 from sim.llm.admission.policy import Retry, gave_up
 from sim.llm.admission.scheduler import Permit, Scheduler
-from sim.llm.completer import Waiting
 from sim.llm.retry_policy import RetryPolicy
 from sim.llm.transports.base import Reply, TransportError
 
@@ -54,13 +53,12 @@ class ScheduledRequest:
         self._rate_limited_s = 0.0
         self._permit: Permit
 
-    async def enter(self, waiting: Waiting) -> float:
+    async def enter(self) -> float:
         # A request retried after a 429 queues at the front: it has waited longest.
         permit = self._permit = self._policy.scheduler.admit(
             self._endpoint, self._tokens, self._max_tokens, retry=self._rate_limited > 0
         )
-        with waiting():
-            await permit.acquire()
+        await permit.acquire()
         return permit.waited_s
 
     def succeeded(self, reply: Reply) -> None:

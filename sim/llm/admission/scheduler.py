@@ -320,13 +320,16 @@ class Permit:
         elif (wait := ep.budgets.retry_wait(self.cost, headers, now)) <= 0:
             ep.backoff_s = min(ep.backoff_s * 2, _BACKOFF_S[1]) if ep.backoff_s else _BACKOFF_S[0]
             wait = ep.backoff_s
-        before = ep.limit.value
-        isolated = ep.limit.isolated(self.level) and not ep.budgets.spent(self.cost, headers)
+        before, echo = ep.limit.value, self.epoch != ep.limit.epoch
         new_episode = ep.limit.rate_limited(self.epoch, self.level)
+        scattered = (
+            not new_episode and ep.limit.scattered(self.level, echo) and not ep.budgets.spent(self.cost, headers)
+        )
         gives_up = wait > give_up_s
-        # A 429 at a level that also succeeds, with budget left, is the provider's hiccup (or another user's of a
-        # shared key): it waits alone. Pausing every request for it cost a 5% fault mix 1.45x its wall time.
-        self.paused = not gives_up and (new_episode or not isolated)
+        # A 429 that is not overload (see AdaptiveLimit.scattered), with budget left, is the provider's hiccup (or
+        # another user's of a shared key): it waits alone. Pausing every request for it cost a 5% fault mix 1.45x its
+        # wall time; pausing for one above the levels that succeeded (the top level, with the queue full) 1.2x.
+        self.paused = not gives_up and not scattered
         if self.paused:
             ep.paused_until = max(ep.paused_until, now + wait)
         ep.stats.rate_limited += 1

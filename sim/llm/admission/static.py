@@ -9,7 +9,6 @@ import time
 
 from sim.core import ModelRequest
 from sim.llm.admission.policy import Retry, gave_up
-from sim.llm.completer import Waiting
 from sim.llm.retry_policy import RetryPolicy
 from sim.llm.transports.base import Reply, TransportError
 
@@ -43,10 +42,9 @@ class StaticRequest:
     def __init__(self, policy: StaticAdmission, slot: asyncio.Semaphore) -> None:
         self._policy, self._slot, self._failed = policy, slot, 0
 
-    async def enter(self, waiting: Waiting) -> float:
+    async def enter(self) -> float:
         queued = time.monotonic()
-        with waiting():
-            await self._slot.acquire()
+        await self._slot.acquire()
         return time.monotonic() - queued
 
     def succeeded(self, reply: Reply) -> None:

@@ -16,7 +16,7 @@ from typing import Any
 
 import tiktoken
 
-from sim.core import ChatMessage, ModelRequest, ToolSpec
+from sim.core import ChatMessage, ModelRequest, ToolCall, ToolSpec
 from sim.llm.tokens import TokenizerUnavailable, get_encoding
 
 _BINS_PER_S = 4
@@ -168,29 +168,64 @@ class TokenEstimator:
     An episode re-sends its conversation each step with the same ChatMessage objects and the same ToolSpec objects
     (pydantic copies the tuples, not the models in them): each is counted once, cached by identity until it is
     garbage collected, so memory follows the episodes in flight. A count is that of the first model it was sent to.
+    A request's tool list, the same objects every step of every episode of a world, is summed once; a ToolCall,
+    the same object in the messages an agent rebuilds from its events each turn, is counted once per encoding.
     """
 
     def __init__(self) -> None:
         self._encodings: dict[str, tiktoken.Encoding | None] = {}
         self._counts: dict[int, tuple[weakref.ref[ChatMessage | ToolSpec], int]] = {}
+        self._tool_sets: dict[tuple[int, ...], int] = {}
+        """Tool lists' totals by the tools' ids; cleared whenever a counted tool dies (its id may be reused)."""
+        self._calls: dict[int, tuple[weakref.ref[ToolCall], tiktoken.Encoding | None, int]] = {}
 
     def estimate(self, request: ModelRequest) -> int:
         encoding = self._encodings.get(request.model, _UNSET)
         if encoding is _UNSET:
             encoding = self._encodings[request.model] = _load(encoding_for(request.model))
         total = _REPLY_PRIMING
-        for tool in request.tools:
-            total += self._cached(tool, encoding)
-        for message in request.messages:
-            total += self._cached(message, encoding)
+        if tools := request.tools:
+            key = tuple(map(id, tools))
+            tools_total = self._tool_sets.get(key)
+            if tools_total is None:
+                tools_total = self._tool_sets[key] = sum(self._counted(tool, encoding) for tool in tools)
+            total += tools_total
+        counts = self._counts
+        for message in request.messages:  # the hit inline: this runs for every message of every request
+            hit = counts.get(id(message))
+            total += hit[1] if hit is not None and hit[0]() is message else self._counted(message, encoding)
         return total
 
-    def _cached(self, item: ChatMessage | ToolSpec, encoding: tiktoken.Encoding | None) -> int:
-        hit = self._counts.get(id(item))
+    def _counted(self, item: ChatMessage | ToolSpec, encoding: tiktoken.Encoding | None) -> int:
+        key, counts = id(item), self._counts
+        hit = counts.get(key)
         if hit is not None and hit[0]() is item:
             return hit[1]
-        count = _count_message(item, encoding) if isinstance(item, ChatMessage) else _count_tool(item, encoding)
-        self._counts[id(item)] = (weakref.ref(item, functools.partial(_forget, self._counts, id(item))), count)
+        if isinstance(item, ChatMessage):
+            count, forget = self._count_message(item, encoding), functools.partial(_forget, counts, key)
+        else:
+            count, forget = _count_tool(item, encoding), functools.partial(_forget_tool, counts, self._tool_sets, key)
+        counts[key] = (weakref.ref(item, forget), count)
+        return count
+
+    def _count_message(self, message: ChatMessage, encoding: tiktoken.Encoding | None) -> int:
+        total = _PER_MESSAGE + _ROLE + (_count(message.content, encoding) if message.content else 0)
+        for call in message.tool_calls:
+            total += self._count_call(call, encoding)
+        if message.tool_call_id:
+            total += _count(message.tool_call_id, encoding)
+        if message.name:
+            total += _PER_NAME + _count(message.name, encoding)
+        return total
+
+    def _count_call(self, call: ToolCall, encoding: tiktoken.Encoding | None) -> int:
+        key, calls = id(call), self._calls
+        hit = calls.get(key)
+        if hit is not None and hit[0]() is call and hit[1] is encoding:
+            return hit[2]
+        arguments = json.dumps(call.arguments, ensure_ascii=False, separators=(",", ":"))
+        count = _PER_CALL + _count(f"{call.id}{call.name}{arguments}", encoding)
+        calls[key] = (weakref.ref(call, functools.partial(_forget, calls, key)), encoding, count)
         return count
 
 
@@ -200,6 +235,11 @@ _PER_MESSAGE, _ROLE, _PER_NAME, _PER_CALL, _REPLY_PRIMING = 3, 1, 1, 8, 3  # as 
 
 def _forget(cache: dict[int, Any], key: int, _ref: object) -> None:
     cache.pop(key, None)  # the message was garbage collected: its id may be reused
+
+
+def _forget_tool(cache: dict[int, Any], sets: dict[tuple[int, ...], int], key: int, _ref: object) -> None:
+    cache.pop(key, None)
+    sets.clear()  # rare (a world's tools die with it): no set may name a reused id
 
 
 def _load(name: str | None) -> tiktoken.Encoding | None:
@@ -219,15 +259,3 @@ def _count(text: str, encoding: tiktoken.Encoding | None) -> int:
 
 def _count_tool(tool: ToolSpec, encoding: tiktoken.Encoding | None) -> int:
     return 1 + _count(json.dumps(tool.to_openai(), ensure_ascii=False, separators=(",", ":")), encoding)
-
-
-def _count_message(message: ChatMessage, encoding: tiktoken.Encoding | None) -> int:
-    total = _PER_MESSAGE + _ROLE + (_count(message.content, encoding) if message.content else 0)
-    for call in message.tool_calls:
-        arguments = json.dumps(call.arguments, ensure_ascii=False, separators=(",", ":"))
-        total += _PER_CALL + _count(f"{call.id}{call.name}{arguments}", encoding)
-    if message.tool_call_id:
-        total += _count(message.tool_call_id, encoding)
-    if message.name:
-        total += _PER_NAME + _count(message.name, encoding)
-    return total
