@@ -32,6 +32,7 @@ from sim.judging.judge_set import judges_in_thread, run_summary
 from sim.judging.queue import JudgeQueue
 from sim.report.html import write_html_report
 from sim.report.markdown import markdown_summary
+from sim.run.event_loop import settled
 from sim.run.executors.base import EpisodeDone, Executor, Finished, JudgedEpisode
 from sim.run.plan import Plan
 from sim.run.prepare import PreparedRun, manifest, point_latest
@@ -197,6 +198,7 @@ async def _run(
                 await writer.append_episode(finished)  # queued before its scores: durable before them
                 await jq.put(finished)
 
+            settled()
             await executor.run(todo(run.plan, done), sink)
 
 

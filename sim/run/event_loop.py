@@ -38,19 +38,30 @@ def loop_factory() -> Callable[[], asyncio.AbstractEventLoop] | None:
 
 
 GC_THRESHOLDS = (20_000, 20, 20)
+_tuned = False
 
 
 @contextlib.contextmanager
 def long_run_gc() -> Iterator[None]:
     """The collector tuned for the run (see above); the previous settings come back after it."""
-    before = gc.get_threshold()
+    global _tuned
+    before, was_tuned = gc.get_threshold(), _tuned
     gc.freeze()
     gc.set_threshold(*GC_THRESHOLDS)
+    _tuned = True
     try:
         yield
     finally:
+        _tuned = was_tuned
         gc.set_threshold(*before)
         gc.unfreeze()
+
+
+def settled() -> None:
+    """The run is set up (world loaded, plan built, sessions open): freeze what it built too — it lives as long as
+    the run. Only inside ``run`` (a caller of ``drive`` on its own loop keeps its collector as it is)."""
+    if _tuned:
+        gc.freeze()
 
 
 def run(main: Coroutine[Any, Any, T]) -> T:

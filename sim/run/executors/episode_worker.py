@@ -20,6 +20,7 @@ from sim.config.run_config import RunConfig
 from sim.core import Judge
 from sim.episode.loop import EpisodeSpec
 from sim.judging.judge_set import judge, judges_in_thread, open_judges, uses_judge_model
+from sim.run.event_loop import settled
 from sim.run.executors.base import EpisodeDone, EpisodeRunner, JudgedEpisode
 from sim.run.executors.worker_share import WorkerConfig
 from sim.run.session import episode_session
@@ -55,6 +56,7 @@ class EpisodeWorker:
         self._run_one = (await self._stack.enter_async_context(session)).run_one
         if self._score_set is not None:
             self._judges = await self._stack.enter_async_context(open_judges(config))
+        settled()
 
     async def play(self, spec_json: str) -> str:
         assert self._run_one is not None, "open() first"
