@@ -17,13 +17,13 @@ import contextlib
 import email.utils
 import logging
 import re
-import socket
 import time
 from collections.abc import Callable
 from http import HTTPStatus
 from typing import cast
 
 from aiohttp.http import SERVER_SOFTWARE
+from aiohttp.tcp_helpers import tcp_keepalive, tcp_nodelay
 
 from sim.mockllm.completions import Admitted, Completions
 from sim.mockllm.replies import RawReply
@@ -166,9 +166,8 @@ class FastHTTP(asyncio.Protocol):
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self._transport = transport = cast(asyncio.Transport, transport)  # uvloop's is not a subclass
-        sock = transport.get_extra_info("socket")
-        if sock is not None and sock.family in (socket.AF_INET, socket.AF_INET6):
-            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # as aiohttp sets it
+        tcp_nodelay(transport, True)  # both as aiohttp's server sets them
+        tcp_keepalive(transport)
         self._front.connections.add(self)
         self._close_at = self._loop.time() + _KEEPALIVE_S
         self._idle_timer = self._loop.call_at(self._close_at, self._idle_check)

@@ -215,7 +215,8 @@ def normalised(answer: bytes) -> bytes:
     return re.sub(rb'"created": \d+', b'"created": 0', answer)
 
 
-async def test_fast_front_answers_as_aiohttp_does() -> None:
+async def compare_fronts() -> None:
+    """The same requests to a server with the fast front and one without: the same answers and counters."""
     config = MockConfig(
         policy=FirstToolPolicy(),
         seed=7,
@@ -246,3 +247,13 @@ async def test_fast_front_answers_as_aiohttp_does() -> None:
     assert len(fast_answers) == len(slow_answers)
     for slow, fast_answer in zip(slow_answers, fast_answers, strict=True):
         assert fast_answer == slow
+
+
+async def test_fast_front_answers_as_aiohttp_does() -> None:
+    await compare_fronts()
+
+
+def test_fast_front_answers_as_aiohttp_does_on_uvloop() -> None:
+    # The CLI server runs on uvloop where it is installed: its transports must hand connections over alike.
+    uvloop = pytest.importorskip("uvloop")
+    uvloop.run(compare_fronts())
