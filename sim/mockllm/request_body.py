@@ -18,8 +18,10 @@ from typing import Any
 
 _TOOLS_KEY = '"tools"'
 _WHITESPACE = " \t\n\r"
-_KEEP = 8  # distinct tool lists remembered (a run sends one or a few)
-_SMALLEST = 64  # shorter tool lists parse faster than the bookkeeping costs
+_KEEP = 64  # distinct tool lists remembered (a run of several worlds sends a few each)
+# A tool list is looked up by its first characters (its first tool's name and description); shorter lists are not
+# cached: they parse faster than the bookkeeping costs.
+_KEY = 256
 
 
 class _Placeholder:
@@ -33,7 +35,7 @@ class BodyParser:
     """``parse(raw)`` == ``json.loads(raw)``, raising the same ValueError on a bad body; see the module doc."""
 
     def __init__(self) -> None:
-        self._tools: dict[str, Any] = {}  # tool-list text -> its parsed value, oldest first
+        self._tools: dict[str, tuple[str, Any]] = {}  # first _KEY characters -> (tool-list text, its parse)
         self._nans = 0
         self._decoder = json.JSONDecoder(parse_constant=self._constant)
         self._plain = json.JSONDecoder()  # what json.loads decodes bytes with, after decoding them as below
@@ -49,12 +51,11 @@ class BodyParser:
         text = raw.decode(json.detect_encoding(raw), "surrogatepass")
         start = _tools_value_start(text)
         if start >= 0:
-            for tools_text, tools in self._tools.items():
-                if text.startswith(tools_text, start):
-                    found = self._with_cached(text, start, tools_text, tools)
-                    if found is not None:
-                        return found
-                    break
+            cached = self._tools.get(text[start : start + _KEY])
+            if cached is not None and text.startswith(cached[0], start):
+                found = self._with_cached(text, start, *cached)
+                if found is not None:
+                    return found
         body = self._plain.decode(text)
         if start >= 0 and isinstance(body, dict) and isinstance(body.get("tools"), list):
             self._remember(text, start, body["tools"])
@@ -76,12 +77,13 @@ class BodyParser:
             value, end = self._plain.raw_decode(text, start)
         except ValueError:
             return
-        if value != tools or end - start < _SMALLEST:
+        if value != tools or end - start < _KEY:
             return
         # The cache maps a text to its own parse; whether a later body holds it as its tool list is checked there.
         tools_text = text[start:end]
-        self._tools.pop(tools_text, None)
-        self._tools[tools_text] = tools
+        key = tools_text[:_KEY]
+        self._tools.pop(key, None)
+        self._tools[key] = (tools_text, tools)
         while len(self._tools) > _KEEP:
             del self._tools[next(iter(self._tools))]
 

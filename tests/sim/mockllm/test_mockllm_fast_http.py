@@ -105,7 +105,7 @@ def test_body_parser_reuses_the_tool_list_and_forgets_old_ones() -> None:
     first = parser.parse(json.dumps({"messages": [], "tools": TOOLS}).encode())
     second = parser.parse(json.dumps({"messages": [{"role": "user"}], "tools": TOOLS}).encode())
     assert second["tools"] is first["tools"]
-    for i in range(20):
+    for i in range(70):
         parser.parse(json.dumps({"messages": [], "tools": [tool(f"t{i}", 3)] * 3}).encode())
     again = parser.parse(json.dumps({"messages": [], "tools": TOOLS}).encode())
     assert again["tools"] == TOOLS and again["tools"] is not first["tools"]
