@@ -1,5 +1,5 @@
-"""The fast HTTP front and the cached-tools body parser change nothing: the same bytes and counters as aiohttp's app
-and ``json.loads``, request for request."""
+"""The fast HTTP front, the cached-tools body parser and first_tool's remembered call change nothing: the same bytes and
+counters as aiohttp's app, ``json.loads`` and a runner without memory, request for request."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ import pytest
 
 from sim.mockllm import FaultRule, FirstToolPolicy, MockConfig, RateLimit
 from sim.mockllm.fast_http import parse_head
+from sim.mockllm.policies import FirstToolRunner
 from sim.mockllm.request_body import BodyParser
 from sim.mockllm.server import CLIENT_MAX_SIZE, start_mock_server
 
@@ -109,6 +110,23 @@ def test_body_parser_reuses_the_tool_list_and_forgets_old_ones() -> None:
         parser.parse(json.dumps({"messages": [], "tools": [tool(f"t{i}", 3)] * 3}).encode())
     again = parser.parse(json.dumps({"messages": [], "tools": TOOLS}).encode())
     assert again["tools"] == TOOLS and again["tools"] is not first["tools"]
+
+
+def test_first_tool_runner_remembers_only_the_same_list() -> None:
+    weird = [{"type": "function", "function": {"name": "w", "parameters": {"enum": {"a": 1}}}}]  # raises KeyError
+    lists = [TOOLS, OTHER_TOOLS, [], [{"type": "x"}], weird]
+    runner = FirstToolRunner(FirstToolPolicy())
+    for turns in range(3):
+        for tools in [*lists, TOOLS, TOOLS, list(TOOLS), weird, TOOLS]:
+            messages = conversation(turns, 0)[: 2 + turns]  # ends with the user or an assistant call, or a result
+            for last in (messages, [*messages, {"role": "tool", "content": "r"}]):
+                outcomes = []
+                for answer in (runner, FirstToolRunner(FirstToolPolicy())):
+                    try:
+                        outcomes.append(repr(answer.respond(last, tools)))
+                    except KeyError as e:
+                        outcomes.append(f"KeyError {e}")
+                assert outcomes[0] == outcomes[1]
 
 
 def test_parse_head_takes_only_plain_chat_posts() -> None:
