@@ -1,5 +1,8 @@
 """The aiohttp app speaking OpenAI Chat Completions, plus in-process and blocking start helpers.
 
+The listening socket is fast_http.py's front: it answers plain keep-alive chat completion POSTs itself, with the bytes
+this app writes, and hands every other connection to this app. Both decide through one ``Completions``.
+
 Routes, each also without the /v1 prefix: POST /v1/chat/completions, GET /v1/models, GET /v1/stats (ServerStats as
 JSON); and GET /health.
 """
