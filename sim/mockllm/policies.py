@@ -128,16 +128,30 @@ class FirstToolRunner:
 
     def __init__(self, config: FirstToolPolicy) -> None:
         self._config = config
+        # The last tool list seen and its call (name, arguments): the server hands every request sending the same
+        # list the same parsed object (request_body.BodyParser), and requests are read-only.
+        self._last: tuple[list[dict[str, Any]], tuple[str, str] | None] | None = None
+
+    def _first_call(self, tools: list[dict[str, Any]]) -> tuple[str, str] | None:
+        last = self._last
+        if last is not None and last[0] is tools:
+            return last[1]
+        functions = [t["function"] for t in tools if isinstance(t, dict) and isinstance(t.get("function"), dict)]
+        call: tuple[str, str] | None = None
+        if functions:
+            fn = functions[0]
+            args = example_value(fn.get("parameters") or {"type": "object"})
+            call = (str(fn.get("name", "")), json.dumps(args))
+        self._last = (tools, call)
+        return call
 
     def respond(self, messages: list[Message], tools: list[dict[str, Any]]) -> Reply:
         last_role = messages[-1].get("role") if messages else None
-        functions = [t["function"] for t in tools if isinstance(t, dict) and isinstance(t.get("function"), dict)]
-        if last_role == "tool" or not functions:
+        first = self._first_call(tools) if last_role != "tool" else None
+        if first is None:
             return Reply(text=self._config.done_text)
-        fn = functions[0]
-        args = example_value(fn.get("parameters") or {"type": "object"})
-        call = WireToolCall(id=_new_call_id(messages, 0), name=str(fn.get("name", "")), arguments=json.dumps(args))
-        return Reply(text=None, tool_calls=[call])
+        name, arguments = first
+        return Reply(text=None, tool_calls=[WireToolCall(id=_new_call_id(messages, 0), name=name, arguments=arguments)])
 
 
 def build_policy(config: PolicyConfig) -> Policy:

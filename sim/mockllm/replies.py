@@ -19,11 +19,13 @@ _SERVER_ERRORS = {
 
 @dataclass(frozen=True)
 class RawReply:
-    """A complete HTTP answer: status, body bytes, content type and extra headers."""
+    """A complete HTTP answer: status, body bytes, content type (with its charset parameter, if any) and extra
+    headers."""
 
     status: int
     body: bytes
     content_type: str = "application/json"
+    charset: str | None = None
     headers: dict[str, str] = field(default_factory=dict)
 
 

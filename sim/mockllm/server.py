@@ -1,5 +1,8 @@
 """The aiohttp app speaking OpenAI Chat Completions, plus in-process and blocking start helpers.
 
+The listening socket is fast_http.py's front: it answers plain keep-alive chat completion POSTs itself, with the bytes
+this app writes, and hands every other connection to this app. Both decide through one ``Completions``.
+
 Routes, each also without the /v1 prefix: POST /v1/chat/completions, GET /v1/models, GET /v1/stats (ServerStats as
 JSON); and GET /health.
 """
@@ -8,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import os
 import resource
 import signal
@@ -17,61 +19,49 @@ import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from types import TracebackType
-from typing import Any
 
 from aiohttp import web
 
+from sim.mockllm.completions import Completions
 from sim.mockllm.config import MockConfig
-from sim.mockllm.faults import FaultInjector
-from sim.mockllm.latency import LatencySampler
-from sim.mockllm.limits import RateLimiter
-from sim.mockllm.policies import Policy, build_policy
-from sim.mockllm.replies import (
-    RawReply,
-    completion_body,
-    completion_tokens,
-    error_reply,
-    malformed_reply,
-    prompt_tokens,
-    rate_limit_reply,
-    server_error_reply,
-)
-from sim.mockllm.stats import ServerStats, bump
+from sim.mockllm.fast_http import FastFront
+from sim.mockllm.policies import Policy
+from sim.mockllm.replies import RawReply, error_reply
+from sim.mockllm.stats import ServerStats
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 # Pending connections the kernel queues for accept(); aiohttp's default of 128 drops SYNs when thousands of clients
 # connect at once. Linux silently caps it at net.core.somaxconn.
 LISTEN_BACKLOG = 16384
+# Long agent conversations outgrow aiohttp's 1 MiB default body limit.
+CLIENT_MAX_SIZE = 64 * 1024 * 1024
+SHUTDOWN_TIMEOUT_S = 0.5
 
 
-def _raw(reply: RawReply, headers: dict[str, str] | None = None) -> web.Response:
+def _raw(reply: RawReply) -> web.Response:
     return web.Response(
         status=reply.status,
         body=reply.body,
         content_type=reply.content_type,
-        headers=reply.headers | headers if headers else reply.headers,
+        charset=reply.charset,
+        headers=reply.headers,
     )
 
 
 class MockLLMApp:
-    """Request handling; all state lives here, one instance per server."""
+    """The aiohttp app: every route; all state lives in its ``completions``, one instance per server."""
 
     def __init__(
         self, config: MockConfig, policy: Policy | None = None, clock: Callable[[], float] = time.monotonic
     ) -> None:
         self.config = config
-        self.stats = ServerStats()
-        self._policy = policy if policy is not None else build_policy(config.policy)
-        self._faults = FaultInjector(config.faults, config.seed)
-        # The limiter's clock is injectable: a test steps it to cross minutes without waiting them.
-        self._limiter = RateLimiter(config.rate_limit, config.model, clock) if config.rate_limit else None
-        self._latency = LatencySampler(config)
+        self.completions = Completions(config, policy, clock)
+        self.stats = self.completions.stats
         self._started = time.monotonic()
 
     def build(self) -> web.Application:
-        # Long agent conversations outgrow aiohttp's 1 MiB default body limit.
-        app = web.Application(middlewares=[self._count], client_max_size=64 * 1024 * 1024)
+        app = web.Application(middlewares=[self._count], client_max_size=CLIENT_MAX_SIZE)
         for prefix in ("/v1", ""):
             app.router.add_post(f"{prefix}/chat/completions", self._chat)
             app.router.add_get(f"{prefix}/models", self._models)
@@ -91,9 +81,7 @@ class MockLLMApp:
         except asyncio.CancelledError:
             self.stats.cancelled += 1
             raise
-        bump(self.stats.by_status, response.status)
-        if response.status == 429:
-            self.stats.rate_limited += 1
+        self.completions.answered(response.status)
         return response
 
     async def _health(self, request: web.Request) -> web.Response:
@@ -109,108 +97,44 @@ class MockLLMApp:
         return web.json_response({"object": "list", "data": [model]})
 
     async def _chat(self, request: web.Request) -> web.Response:
-        stats = self.stats
-        stats.completions += 1
-        ordinal = stats.completions
-        stats.in_flight += 1
-        stats.max_in_flight = max(stats.max_in_flight, stats.in_flight)
+        ordinal = self.completions.start()
         try:
             response = await self._complete(request, ordinal)
         finally:
-            stats.in_flight -= 1
+            self.stats.in_flight -= 1
         response.headers["x-request-id"] = f"req_{ordinal}"
         return response
 
-    def _limit_headers(self) -> dict[str, str]:
-        return self._limiter.headers() if self._limiter is not None else {}
-
-    def _bad_request(self, message: str, code: str) -> web.Response:
-        return _raw(error_reply(400, message, "invalid_request_error", code), self._limit_headers())
-
     async def _complete(self, request: web.Request, ordinal: int) -> web.Response:
-        """One completion, in this order:
-
-        1. a bad body or stream=true: 400; 2. the fault draw: a rate_limit or server_error fault answers at once and
-        is not charged to the limits (the provider turned it away); 3. the limiter: 429 (requests, tokens, too
-        large), or the request is admitted and charged 1 request and its usage.total_tokens; 4. a timeout fault
-        hangs hang_s, then the latency draw; 5. a malformed fault's body, or the completion.
-        """
-        raw = await request.read()
-        try:
-            body = json.loads(raw)
-        except ValueError:  # invalid JSON or UTF-8
-            return self._bad_request("Request body is not valid JSON.", "invalid_json")
-        if not isinstance(body, dict) or not isinstance(body.get("messages"), list) or not body["messages"]:
-            return self._bad_request("'messages' must be a non-empty list.", "invalid_request")
-        messages: list[dict[str, Any]] = body["messages"]
-        if not all(isinstance(m, dict) for m in messages):
-            return self._bad_request("Each message must be an object.", "invalid_request")
-        tools = body.get("tools") or []
-        if not isinstance(tools, list):
-            return self._bad_request("'tools' must be a list.", "invalid_request")
-        if body.get("stream"):
-            return self._bad_request(
-                "Streaming is not supported by the squall mock LLM server; send stream=false.", "stream_not_supported"
-            )
-
-        stats = self.stats
-        rule = self._faults.match(ordinal)
-        # A 429 or 5xx fault is the provider turning the request away before any work: nothing is charged.
-        if rule is not None and rule.kind == "rate_limit":
-            bump(stats.faults, rule.kind)
-            bump(stats.rate_limited_by, "fault")
-            message = f"Rate limit reached. Please try again in {rule.retry_after_s:g}s."
-            answer = rate_limit_reply(message, "requests", rule.retry_after_s, rule.retry_after_ms_header)
-            return _raw(answer, self._limit_headers())
-        if rule is not None and rule.kind == "server_error":
-            bump(stats.faults, rule.kind)
-            return _raw(server_error_reply(rule.status), self._limit_headers())
-
-        # The policy is a pure function of the request, so the completion (and its tokens) is known at admission.
-        reply = self._policy.respond(messages, tools)
-        prompt, completion = prompt_tokens(raw), completion_tokens(reply)
-        limit_headers: dict[str, str] = {}
-        if self._limiter is not None:
-            decision = self._limiter.acquire(prompt + completion)
-            limit_headers = self._limiter.headers()  # as of admission, as a provider's gateway sends them
-            if not decision.admitted:
-                assert decision.reason is not None
-                bump(stats.rate_limited_by, decision.reason)
-                kind = "requests" if decision.reason == "requests" else "tokens"
-                with_ms = self._limiter.config.retry_after_ms_header
-                return _raw(rate_limit_reply(decision.message, kind, decision.wait_s, with_ms), limit_headers)
-        stats.admitted += 1
-        stats.tokens_charged += prompt + completion
-        # Drop the parsed conversation before sleeping: thousands of requests waiting would otherwise keep their
-        # object trees alive, and every garbage-collector pass would walk them all.
-        del raw, body, messages, tools
-
-        if rule is not None:  # timeout or malformed: admitted work that goes wrong on the way back
-            bump(stats.faults, rule.kind)
-            if rule.kind == "timeout":
-                await asyncio.sleep(rule.hang_s)  # sleeps (no CPU); a client that gives up cancels it
-        delay = self._latency.delay_s(prompt, completion)
+        """The steps of ``Completions.admit``, then its waits: a timeout fault's hang, then the latency."""
+        completions = self.completions
+        admitted = completions.admit(await request.read(), ordinal)
+        if isinstance(admitted, RawReply):
+            return _raw(admitted)
+        if admitted.hang_s is not None:
+            await asyncio.sleep(admitted.hang_s)  # sleeps (no CPU); a client that gives up cancels it
+        delay = completions.delay_s(admitted)
         if delay > 0:
             await asyncio.sleep(delay)
-        completion_id = f"chatcmpl-mock{ordinal:06d}"
-        created = int(time.time())
-        if rule is not None and rule.kind == "malformed":
-            return _raw(malformed_reply(rule.variant, completion_id, self.config.model, created), limit_headers)
-
-        result = completion_body(completion_id, self.config.model, created, reply, prompt, completion)
-        stats.served += 1
-        stats.prompt_tokens += prompt
-        stats.completion_tokens += completion
-        stats.tool_calls += len(reply.tool_calls)
-        return web.json_response(result, headers=limit_headers)
+        return _raw(completions.finish(admitted))
 
 
 class MockServer:
     """An in-process mock server; `async with await start_mock_server(cfg) as srv:` closes it on exit."""
 
-    def __init__(self, runner: web.AppRunner, app: MockLLMApp, host: str, port: int) -> None:
+    def __init__(
+        self,
+        runner: web.AppRunner,
+        app: MockLLMApp,
+        host: str,
+        port: int,
+        listener: asyncio.AbstractServer | None = None,
+        front: FastFront | None = None,
+    ) -> None:
         self._runner = runner
         self._app = app
+        self._listener = listener
+        self._front = front
         self.host = host
         self.port = port
         self.url = f"http://{host}:{port}/v1"
@@ -218,7 +142,12 @@ class MockServer:
         self.config: MockConfig = app.config
 
     async def close(self) -> None:
-        await self._runner.cleanup()
+        if self._listener is not None and self._front is not None:
+            self._listener.close()
+            await asyncio.gather(self._front.shutdown(SHUTDOWN_TIMEOUT_S), self._runner.cleanup())
+            await self._listener.wait_closed()
+        else:
+            await self._runner.cleanup()
 
     async def __aenter__(self) -> MockServer:
         return self
@@ -237,23 +166,34 @@ async def start_mock_server(
     backlog: int = LISTEN_BACKLOG,
     policy: Policy | None = None,
     clock: Callable[[], float] = time.monotonic,
+    fast_http: bool = True,
 ) -> MockServer:
     """Start serving in the running loop; port 0 picks a free port (see `.port` / `.url`). ``policy``, in-process
     only, answers instead of ``config.policy`` (a test's own pure function of the request); ``clock``: the rate
-    limiter's."""
+    limiter's. ``fast_http=False``: aiohttp serves every request (fast_http.py's front answers the plain chat
+    completions otherwise, with the same bytes)."""
     app = MockLLMApp(config, policy, clock)
     # handler_cancellation: a client that gives up on a hang frees its handler; short shutdown so close() never
     # waits out a long hang.
-    runner = web.AppRunner(app.build(), access_log=None, handler_cancellation=True, shutdown_timeout=0.5)
+    runner = web.AppRunner(app.build(), access_log=None, handler_cancellation=True, shutdown_timeout=SHUTDOWN_TIMEOUT_S)
     await runner.setup()
-    site = web.TCPSite(runner, host, port, backlog=backlog)
+    if not fast_http:
+        site = web.TCPSite(runner, host, port, backlog=backlog)
+        try:
+            await site.start()
+        except BaseException:
+            await runner.cleanup()
+            raise
+        return MockServer(runner, app, host, int(runner.addresses[0][1]))
+    assert runner.server is not None
+    front = FastFront(app.completions, runner.server, CLIENT_MAX_SIZE)
     try:
-        await site.start()
+        listener = await asyncio.get_running_loop().create_server(front.protocol, host, port, backlog=backlog)
     except BaseException:
         await runner.cleanup()
         raise
-    bound_port = int(runner.addresses[0][1])
-    return MockServer(runner, app, host, bound_port)
+    bound_port = int(listener.sockets[0].getsockname()[1])
+    return MockServer(runner, app, host, bound_port, listener, front)
 
 
 def raise_open_files_limit() -> int:
@@ -314,4 +254,18 @@ def run_server(
     max_lifetime_s: float | None = None,
 ) -> None:
     """Blocking: serve until a signal or max_lifetime_s; writes the bound port to port_file once listening."""
-    asyncio.run(serve(config, host, port, port_file, max_lifetime_s))
+    with asyncio.Runner(loop_factory=loop_factory()) as runner:
+        runner.run(serve(config, host, port, port_file, max_lifetime_s))
+
+
+def loop_factory() -> Callable[[], asyncio.AbstractEventLoop] | None:
+    """uvloop's loop factory where it is installed (the ``fast`` extra) and not turned off (``SQUALL_UVLOOP=0``, as
+    for ``squall run``); None, the stock loop, otherwise. uvloop halves the loop's own CPU per request."""
+    if os.environ.get("SQUALL_UVLOOP", "1") == "0":
+        return None
+    try:
+        import uvloop
+    except ImportError:
+        return None
+    factory: Callable[[], asyncio.AbstractEventLoop] = uvloop.new_event_loop
+    return factory
