@@ -71,6 +71,7 @@ def _run_checkout(checkout: Path, args: list[str]) -> dict[str, list[float]]:
     env = {**os.environ, "PYTHONPATH": str(checkout)}
     done = subprocess.run(
         [sys.executable, "-c", code, __file__, *args, "--child"],
+        cwd=checkout,  # ``-c`` puts the working folder first on the path: the checkout's, not this tree's
         env=env,
         capture_output=True,
         text=True,
@@ -98,13 +99,13 @@ def main(argv: list[str] | None = None) -> None:
         for run, ms in numbers.items():
             print(f"{run}: {statistics.median(ms):.3f} ms CPU per episode (median of {len(ms)})")
         return
-    common = [*map(str, args.runs), "--rounds", str(args.rounds), "--error-judge", args.error_judge]
+    common = [*(str(r.resolve()) for r in args.runs), "--rounds", str(args.rounds), "--error-judge", args.error_judge]
     here = Path(__file__).resolve().parents[2]
     new: dict[str, list[float]] = {str(r): [] for r in args.runs}
     old: dict[str, list[float]] = {str(r): [] for r in args.runs}
     for _ in range(args.turns):  # A B A B ...: drift in the machine's speed falls on both
         for checkout, into in ((args.baseline, old), (here, new)):
-            for run, ms in _run_checkout(checkout, common).items():
+            for run, ms in zip(map(str, args.runs), _run_checkout(checkout, common).values(), strict=True):
                 into[run] += ms
     print(f"{'run':<40} {'episodes':>8} {'baseline ms':>12} {'this ms':>9} {'ratio':>6}")
     for run in map(str, args.runs):
