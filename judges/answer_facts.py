@@ -28,11 +28,12 @@ from __future__ import annotations
 import json
 import re
 from decimal import Decimal
+from functools import lru_cache
 from typing import cast
 
 from judges.answer_empty import gives_empty, is_empty
 from judges.answer_normalise import fold, number_matches, numbers_in
-from judges.trace_view import agent_events, score_for, unscoreable
+from judges.trace_view import agent_events, failed, score_for, unscoreable
 from judges.value_normalise import MONTH_NAMES, MONTHS
 from sim.core import EpisodeResult, Goal, Score
 
@@ -57,6 +58,37 @@ def facts_of(gold: str, named: str, asked: str = "") -> Facts:
     """The checkable facts of a gold answer; ``named`` (the folded gold arguments) vouches for names that open a
     sentence; numbers the request ``asked`` states ("the last 10 trading days", "16 GB") are the user's, not
     facts to report."""
+    dates, times, emails, quoted, candidates, stated = _gold_facts(gold)
+    names: list[object] = []
+    for name, opens in candidates:
+        if (not opens or name in named) and name not in names:
+            names.append(name)
+    theirs = _asked_numbers(asked)
+    return {
+        "date": list(dates),
+        "time": list(times),
+        "email": list(emails),
+        "quote": list(quoted),
+        "name": names,
+        "number": [n for n in stated if n not in theirs],
+    }
+
+
+GoldFacts = tuple[
+    tuple[object, ...],
+    tuple[int, ...],
+    tuple[str, ...],
+    tuple[str, ...],
+    tuple[tuple[str, bool], ...],
+    tuple[Decimal, ...],
+]
+"""(dates, times, emails, quotes, (name, opens a sentence) in order, numbers): what a gold answer's text states."""
+
+
+@lru_cache(maxsize=4096)
+def _gold_facts(gold: str) -> GoldFacts:
+    """What ``gold`` states, before the goal's arguments and request pick among it. Kept: it depends on the task
+    alone and every trial of a task asks again (immutable values; ``facts_of`` copies them into fresh lists)."""
     quoted = [fold(a or b) for a, b in _QUOTED.findall(gold)]
     rest = _QUOTED.sub(" ", gold)
     dates: list[object] = list(_reply_dates(rest))
@@ -65,23 +97,28 @@ def facts_of(gold: str, named: str, asked: str = "") -> Facts:
     rest = _TIME_24.sub(" ", rest)
     emails = [e.casefold() for e in _EMAIL.findall(rest)]
     rest = _EMAIL.sub(" ", rest)
-    names: list[object] = []
+    candidates: list[tuple[str, bool]] = []
     for m in _NAME.finditer(rest):
         name = fold(m.group().strip(" .'’"))
         opens = _SENTENCE_START.search(rest[: m.start()]) is not None
         name = re.sub(r"(?:\s+(?:of|de|la|van|von|the|and|&))+$", "", name)
-        if len(name) > 2 and name not in _NOT_NAMES and (not opens or name in named) and name not in names:
-            names.append(name)
-    theirs = [n for n, _ in numbers_in(fold(asked), with_one=False)]
-    numbers: list[object] = [n for n, _ in numbers_in(fold(rest), with_one=False) if n not in theirs]
-    return {
-        "date": dates,
-        "time": [t for t in times if t is not None],
-        "email": list(emails),
-        "quote": list(quoted),
-        "name": names,
-        "number": numbers,
-    }
+        if len(name) > 2 and name not in _NOT_NAMES:
+            candidates.append((name, opens))
+    numbers = [n for n, _ in numbers_in(fold(rest), with_one=False)]
+    return (
+        tuple(dates),
+        tuple(t for t in times if t is not None),
+        tuple(emails),
+        tuple(quoted),
+        tuple(candidates),
+        tuple(numbers),
+    )
+
+
+@lru_cache(maxsize=4096)
+def _asked_numbers(asked: str) -> tuple[Decimal, ...]:
+    """The numbers a request states (the user's, not facts to report)."""
+    return tuple(n for n, _ in numbers_in(fold(asked), with_one=False))
 
 
 def _minutes(m: re.Match[str]) -> int | None:
@@ -113,16 +150,17 @@ def missing_facts(facts: Facts, reply: str) -> list[str]:
     """The facts ``reply`` does not state, as 'kind:value'."""
     folded = fold(reply)
     missing: list[str] = []
-    dates = _reply_dates(reply)
+    # The reply is read for a kind of fact only where the gold answer has one (the reading is most of the cost).
+    dates = _reply_dates(reply) if facts["date"] else []
     for fact in facts["date"]:
         year, month, day = cast(tuple[int | None, int, int], fact)
         if not any((m, d) == (month, day) and (y is None or year is None or y == year) for y, m, d in dates):
             missing.append(f"date:{year or '*'}-{month:02d}-{day:02d}")
-    times = _reply_times(reply)
+    times = _reply_times(reply) if facts["time"] else set()
     missing += [f"time:{t // 60:02d}:{t % 60:02d}" for t in cast(list[int], facts["time"]) if t not in times]
     missing += [f"{kind}:{v}" for kind in ("email", "quote", "name") for v in facts[kind] if str(v) not in folded]
     missing += ["nothing"] if any(not gives_empty(folded, answer) for answer in facts.get("nothing", ())) else []
-    stated = [abs(n) for n, _ in numbers_in(_without_dates_and_times(folded))]
+    stated = [abs(n) for n, _ in numbers_in(_without_dates_and_times(folded))] if facts["number"] else []
     for gold in facts["number"]:
         assert isinstance(gold, Decimal)
         if not any(number_matches(s, abs(gold)) for s in stated):
@@ -161,7 +199,7 @@ class AnswerFacts:
     name = "answer_facts"
 
     async def score(self, result: EpisodeResult) -> Score:
-        if result.failed:
+        if failed(result):
             return unscoreable(result, self.name)
         per_goal: list[float | None] = []
         errors: list[str] = []

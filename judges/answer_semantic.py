@@ -18,7 +18,7 @@ import asyncio
 from typing import TYPE_CHECKING, Protocol
 
 from judges.llm_ask import JudgeModel, parse_yes_no
-from judges.trace_view import agent_events, score_for, unscoreable
+from judges.trace_view import agent_events, failed, played, score_for, unscoreable
 from sim.core import EpisodeResult, Score
 
 if TYPE_CHECKING:
@@ -71,11 +71,11 @@ class AnswerMatch:
         self.rater = rater
 
     async def score(self, result: EpisodeResult) -> Score:
-        if result.failed:
+        if failed(result):
             return unscoreable(result, self.name)
         verdicts: dict[int, tuple[bool, str]] = {}
         for g, goal in enumerate(result.task.goals):
-            if not goal.gold_answer or not result.played(g):
+            if not goal.gold_answer or not played(result, g):
                 continue
             events = agent_events(result, g)
             question = " / ".join(ev.content or "" for ev in events if ev.kind == "user_message")

@@ -34,6 +34,7 @@ from typing import Any, Literal, Protocol
 
 import numpy as np
 
+from judges.episode_memo import open_values
 from judges.value_normalise import same_number_and_text, same_text
 from sim.core import EpisodeResult
 
@@ -62,9 +63,11 @@ class ValueVerdicts(Protocol):
 
 def normalise(value: Any) -> Any:
     """A canonical JSON-like form: integral floats become ints, tuples lists, dict keys strings."""
+    if isinstance(value, str):
+        return value  # the common leaf, before the slower Mapping check
     if isinstance(value, float) and value.is_integer():
         return int(value)
-    if isinstance(value, Mapping):
+    if isinstance(value, (dict, Mapping)):  # a dict first: no abc check for the usual kind
         return {str(k): normalise(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
         return [normalise(v) for v in value]
@@ -124,6 +127,52 @@ class ArgMatcher:
     ) -> tuple[bool, list[str]]:
         """Whether the agent's arguments match the gold ones, and the ``args:<reason>:<key>`` codes if not.
         ``accepted``: other values each parameter may take (``GoldCall.accepted``)."""
+        ok, errors = self._verdict(agent_args, gold_args, schema, tool, accepted)
+        return ok, list(errors)
+
+    def matches(
+        self,
+        agent_args: Mapping[str, Any],
+        gold_args: Mapping[str, Any],
+        schema: Mapping[str, Any] | None = None,
+        tool: str = "",
+        accepted: Mapping[str, Sequence[Any]] | None = None,
+    ) -> bool:
+        """``match(...)[0]``."""
+        return self._verdict(agent_args, gold_args, schema, tool, accepted)[0]
+
+    def _verdict(
+        self,
+        agent_args: Mapping[str, Any],
+        gold_args: Mapping[str, Any],
+        schema: Mapping[str, Any] | None,
+        tool: str,
+        accepted: Mapping[str, Sequence[Any]] | None,
+    ) -> tuple[bool, tuple[str, ...]]:
+        """The comparison, once per pair of argument objects while an episode is judged (``judges.episode_memo``):
+        several judges compare the same calls with the same gold, and a comparison depends on nothing else (in llm
+        mode every judge has prepared the episode's verdicts before it compares)."""
+        values = open_values()
+        if values is None:
+            ok, errors = self._match(agent_args, gold_args, schema, tool, accepted)
+            return ok, tuple(errors)
+        key = ("match", id(self), id(agent_args), id(gold_args), id(schema), tool, id(accepted))
+        kept = values.get(key)
+        if kept is None:
+            # The compared objects stay in the memo with the verdict: their ids cannot be reused while it lives.
+            ok, errors = self._match(agent_args, gold_args, schema, tool, accepted)
+            kept = values[key] = ((ok, tuple(errors)), agent_args, gold_args, schema, accepted, self)
+        verdict: tuple[bool, tuple[str, ...]] = kept[0]
+        return verdict
+
+    def _match(
+        self,
+        agent_args: Mapping[str, Any],
+        gold_args: Mapping[str, Any],
+        schema: Mapping[str, Any] | None,
+        tool: str,
+        accepted: Mapping[str, Sequence[Any]] | None,
+    ) -> tuple[bool, list[str]]:
         agent, gold = normalise(agent_args), normalise(gold_args)
         props = schema_properties(schema)
         if self.embedder is not None:
@@ -208,13 +257,13 @@ def collect_pairs(a: Any, b: Any, out: list[str]) -> None:
 
 
 def schema_properties(schema: Mapping[str, Any] | None) -> Mapping[str, Any]:
-    props = schema.get("properties") if isinstance(schema, Mapping) else None
-    return props if isinstance(props, Mapping) else {}
+    props = schema.get("properties") if isinstance(schema, (dict, Mapping)) else None
+    return props if isinstance(props, (dict, Mapping)) else {}
 
 
 def free_text(spec: Any) -> bool:
     """True unless the schema constrains the value to codes (enum, const, format, pattern)."""
-    return not (isinstance(spec, Mapping) and any(k in spec for k in _CONSTRAINTS))
+    return not (isinstance(spec, (dict, Mapping)) and any(k in spec for k in _CONSTRAINTS))
 
 
 def _embeddable(a: str, b: str) -> bool:

@@ -22,7 +22,6 @@ does not make are exploration, not errors.
 
 from __future__ import annotations
 
-import json
 import math
 from collections import Counter
 from collections.abc import Mapping
@@ -30,7 +29,17 @@ from typing import Any
 
 from judges.arg_match import ArgMatcher
 from judges.decline import INVENTED_CODES
-from judges.trace_view import agent_events, score_for, superseded_calls, unscoreable
+from judges.episode_memo import memo
+from judges.trace_view import (
+    agent_events,
+    arguments_json,
+    failed,
+    goal_superseded,
+    played,
+    score_for,
+    tools_at,
+    unscoreable,
+)
 from sim.core import EpisodeResult, GoldCall, Score, ToolCall, ToolSpec
 
 REASONS = (
@@ -117,7 +126,7 @@ def _gold_agrees(error: str, call: ToolCall, gold: GoldCall) -> bool:
 
 
 def _key(call: ToolCall) -> tuple[str, str]:
-    return call.name, json.dumps(call.arguments, sort_keys=True, default=str)
+    return call.name, arguments_json(call)
 
 
 def check_goal(
@@ -130,10 +139,10 @@ def check_goal(
     if not paths or task_goal.outcome == "decline":
         return None
     events = agent_events(result, goal)
-    dropped = superseded_calls(events)
+    dropped = goal_superseded(result, goal)
     read_only = {ev.call.id: bool(ev.read_only) for ev in events if ev.kind == "tool_call" and ev.call}
-    toolkit = result.tools_at(goal)
-    specs = {s.name: s for s in result.tools}
+    toolkit = tools_at(result, goal)
+    specs = memo(result, "ast.specs", lambda: {s.name: s for s in result.tools})
     # A call a stressor refused (a drifted name, a limitation, an injected failure) followed the docs the agent had:
     # what it did next is judged, not the call no agent could have known would fail.
     refused = {
@@ -141,9 +150,10 @@ def check_goal(
         for ev in events
         if ev.kind == "tool_result" and ev.call and ev.result and not ev.result.ok and ev.scenarios
     }
+    skipped = dropped | refused
     calls: dict[tuple[str, str], ToolCall] = {}
     for ev in events:
-        if ev.kind == "tool_call" and ev.call is not None and ev.call.id not in dropped | refused:
+        if ev.kind == "tool_call" and ev.call is not None and ev.call.id not in skipped:
             calls.setdefault(_key(ev.call), ev.call)
     # Calls the runtime refused before they reached the world: invented functions, unreadable output.
     formats = [
@@ -200,7 +210,8 @@ def _against_path(
         if call.name not in anywhere and not read_only.get(call.id, False):
             errors.append("ast:wrong_function")
         per_call.append((call.name, errors))
-    made = Counter(c.name for c in calls if c.name in {g.name for g in core})
+    core_names = {g.name for g in core}
+    made = Counter(c.name for c in calls if c.name in core_names)
     wanted = Counter(g.name for g in core)
     whole = [f"ast:wrong_count:{name}" for name in sorted(wanted) if made[name] != wanted[name]]
     return per_call, whole
@@ -221,12 +232,12 @@ class AstChecker:
         self.matcher = matcher
 
     async def score(self, result: EpisodeResult) -> Score:
-        if result.failed:
+        if failed(result):
             return unscoreable(result, self.name)
         await self.matcher.prepare(result)  # a judge model's verdicts on value pairs (llm mode), asked once
         verdicts = {}
         for goal in range(len(result.task.goals)):
-            if result.played(goal) and (checked := check_goal(result, goal, self.matcher)) is not None:
+            if played(result, goal) and (checked := check_goal(result, goal, self.matcher)) is not None:
                 verdicts[goal] = checked
         if not verdicts:
             return score_for(result, self.name, value=None)

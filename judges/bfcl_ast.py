@@ -33,7 +33,7 @@ from typing import Any, NamedTuple
 
 from judges.bfcl_ast_match import call_error
 from judges.decline import INVENTED_CODES
-from judges.trace_view import agent_events, score_for, unscoreable
+from judges.trace_view import agent_events, failed, played, score_for, unscoreable
 from sim.core import EpisodeResult, GoldCall, Score
 
 NAME = "bfcl_ast"
@@ -148,9 +148,9 @@ class BfclAst:
         category = category_of(result.task.tags)
         if category is None:
             return score_for(result, self.name, value=None)
-        if result.failed:
+        if failed(result):
             return unscoreable(result, self.name)
-        if not result.played(0):
+        if not played(result, 0):
             return score_for(result, self.name, value=None, errors=["goal0:turn:not_played"])
         gold = result.task.goals[0].gold
         schemas = {s.name: s.parameters for s in result.tools}

@@ -35,7 +35,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from judges.trace_view import agent_events, score_for, unscoreable
+from judges.trace_view import agent_events, failed, played, score_for, unscoreable
 from sim.core import EpisodeResult, Event, GoalState, Score, Task
 from sim.core.task_state import at, same
 
@@ -146,7 +146,7 @@ def judge_entry(result: EpisodeResult, paths: dict[int, list[str]]) -> EntryVerd
     last = len(goals) - 1
     events = {g: agent_events(result, g) for g in range(len(goals))}
     steps = [call_steps(events[g]) for g in range(len(goals))]
-    unplayed = [g for g in range(len(goals)) if not result.played(g)]
+    unplayed = [g for g in range(len(goals)) if not played(result, g)]
     turns: dict[int, TurnVerdict] = {}
     results: list[str] = []
     for g, goal in enumerate(goals):
@@ -183,12 +183,12 @@ class BfclMultiTurn:
         category = bfcl_multi_turn_category(result.task)
         if category is None:
             return score_for(result, self.name, value=None)
-        if result.failed:
+        if failed(result):
             return unscoreable(result, self.name)
         isolated = any(ev.replayed for ev in result.events)
-        paths = differing_paths([s for s in result.goal_states if result.played(s.goal)], isolated)
+        paths = differing_paths([s for s in result.goal_states if played(result, s.goal)], isolated)
         goals = result.task.goals
-        if paths is None or any(g.gold and result.played(i) and i not in paths for i, g in enumerate(goals)):
+        if paths is None or any(g.gold and played(result, i) and i not in paths for i, g in enumerate(goals)):
             return score_for(result, self.name, value=None, errors=["bfcl:gold_state_unavailable"])
         verdict = judge_entry(result, paths)
         return score_for(

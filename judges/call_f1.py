@@ -36,10 +36,18 @@ from typing import Any
 
 from judges.answer_metrics import CATEGORIES, STUCK_REASONS
 from judges.arg_match import ArgMatcher
-from judges.core_api import Schemas, agent_calls, judge_turn, judge_turns
+from judges.core_api import Schemas, agent_calls, judge_turns, path_errors
 from judges.decline import INVENTED_CODES, LOOP_REPEATS
 from judges.failure_stage import EXECUTION_STATUSES, EXECUTION_STRESSORS
-from judges.trace_view import agent_events, call_repeats, score_for, unscoreable
+from judges.trace_view import (
+    agent_events,
+    failed,
+    played,
+    repeated_outcomes,
+    schemas,
+    score_for,
+    unscoreable,
+)
 from sim.core import EpisodeResult, Goal, GoldCall, Score, ToolCall
 
 __all__ = ["CATEGORIES", "STUCK_REASONS", "CallF1", "Counts", "align", "category", "prf", "stuck", "turn_counts"]
@@ -57,8 +65,12 @@ class Counts:
     slot_gold: int = 0
 
     def add(self, other: Counts) -> None:
-        for k in vars(self):
-            setattr(self, k, getattr(self, k) + getattr(other, k))
+        self.intent_tp += other.intent_tp
+        self.intent_pred += other.intent_pred
+        self.intent_gold += other.intent_gold
+        self.slot_tp += other.slot_tp
+        self.slot_pred += other.slot_pred
+        self.slot_gold += other.slot_gold
 
     def pooled_f1(self) -> float:
         den = self.intent_pred + self.intent_gold + self.slot_pred + self.slot_gold
@@ -150,7 +162,7 @@ def category(
     result: EpisodeResult, index: int, errors: list[str], aligned: list[tuple[ToolCall, GoldCall, list[str]]]
 ) -> str:
     """The BFCL-style category of a wrong goal, from core API accuracy's deductions on the best path."""
-    if not result.played(index):
+    if not played(result, index):
         return "not_played"
     events = agent_events(result, index)
     codes = [ev.code or "" for ev in events if ev.kind == "error"]
@@ -193,13 +205,14 @@ def category(
 def stuck(result: EpisodeResult, index: int) -> str | None:
     """Why the agent was stuck in a goal (see the module doc), or None."""
     events = agent_events(result, index)
-    done = call_repeats(events)
-    if any(n >= LOOP_REPEATS for (_, _, ok), n in done.items() if not ok):
+    looped = repeated_outcomes(events, LOOP_REPEATS)
+    if False in looped:
         return "repeated_failure"
-    if any(n >= LOOP_REPEATS for (_, _, ok), n in done.items() if ok):
+    if True in looped:
         return "repeated_call"
     limit = any(ev.kind == "error" and ev.code == "agent:step_limit" for ev in events)
-    return "no_progress" if limit and not any(ok for _, _, ok in done) else None
+    succeeded = any(ev.kind == "tool_result" and ev.call and ev.result and ev.result.ok for ev in events)
+    return "no_progress" if limit and not succeeded else None
 
 
 def turn_counts(
@@ -223,27 +236,26 @@ class CallF1:
         self.matcher = matcher
 
     async def score(self, result: EpisodeResult) -> Score:
-        if result.failed:
+        if failed(result):
             return unscoreable(result, self.name)
         await self.matcher.prepare(result)  # a judge model's verdicts on value pairs (llm mode), asked once
-        schemas = {s.name: s.parameters for s in result.tools}
+        tool_schemas = schemas(result)
         total = Counts()
         per_goal: list[float | None] = []
         categories: list[str | None] = []
         verdicts = judge_turns(result, self.matcher)
         for i, (goal, verdict) in enumerate(zip(result.task.goals, verdicts, strict=True)):
-            calls = agent_calls(result, i) if result.played(i) else []
-            index, counts, aligned = turn_counts(goal, calls, schemas, self.matcher)
+            calls = agent_calls(result, i) if played(result, i) else []
+            index, counts, aligned = turn_counts(goal, calls, tool_schemas, self.matcher)
             total.add(counts)
             per_goal.append(prf(counts.slot_tp, counts.slot_pred, counts.slot_gold)["f1"])
             label = None
             if any(c.role == "core" for c in goal.gold) and not verdict.correct:  # core API accuracy's wrong goals
                 path = goal.paths()[index]
-                alone = goal.model_copy(update={"gold": path, "alternatives": []})
-                label = category(result, i, judge_turn(alone, calls, schemas, self.matcher).errors, aligned)
+                label = category(result, i, path_errors(path, calls, tool_schemas, self.matcher), aligned)
             categories.append(label)
         stuck_turns = {
-            i: r for i in range(result.goals_reached) if result.played(i) and (r := stuck(result, i)) is not None
+            i: r for i in range(result.goals_reached) if played(result, i) and (r := stuck(result, i)) is not None
         }
         slot = prf(total.slot_tp, total.slot_pred, total.slot_gold)
         return score_for(

@@ -10,7 +10,7 @@ scored; an episode without any is None (not applicable), like the decline judge.
 
 from __future__ import annotations
 
-from judges.trace_view import agent_events, score_for, unscoreable
+from judges.trace_view import agent_events, failed, score_for, unscoreable
 from sim.core import EpisodeResult, Event, Score
 
 
@@ -47,7 +47,7 @@ class ClarificationJudge:
     name = "clarification"
 
     async def score(self, result: EpisodeResult) -> Score:
-        if result.failed:
+        if failed(result):
             return unscoreable(result, self.name)
         goals = withheld_goals(result)
         if not goals:

@@ -35,6 +35,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from decimal import Decimal
+from functools import lru_cache
 from typing import Any
 
 from judges.answer_empty import NO, gives_empty, is_empty, refuses
@@ -47,7 +48,7 @@ from judges.answer_normalise import (
     rows,
     structured_matches,
 )
-from judges.trace_view import score_for, unscoreable
+from judges.trace_view import failed, played, score_for, unscoreable
 from sim.core import EpisodeResult, Score
 
 SHORT_ITEM = 4
@@ -81,6 +82,7 @@ class AnswerVerdict:
     errors: list[str] = field(default_factory=list)
 
 
+@lru_cache(maxsize=4096)  # a task's answer values come back for every reply judged against them
 def _phrase(phrase: str) -> re.Pattern[str]:
     """A folded phrase as a pattern: whole (no word character glued to either end), its spaces any whitespace, so
     a value stored over two lines ("12 Main St\nApt 4", folded "12 main st apt 4") is found as the reply writes it."""
@@ -283,7 +285,7 @@ class Completion:
     name = "completion"
 
     async def score(self, result: EpisodeResult) -> Score:
-        if result.failed:
+        if failed(result):
             return unscoreable(result, self.name)
         turns = [i for i, t in enumerate(result.task.goals) if t.answer is not None]
         if not turns:
@@ -293,7 +295,7 @@ class Completion:
         contexts = turn_contexts(result)
         for i in turns:
             reply, context = contexts.get(i, (None, ReplyContext()))
-            if not result.played(i):
+            if not played(result, i):
                 verdict = AnswerVerdict(False, ["answer:not_played"])
             elif reply is None:
                 verdict = AnswerVerdict(False, ["answer:no_reply"])

@@ -16,7 +16,8 @@ from typing import Any
 
 from judges.arg_match import ArgMatcher
 from judges.decline import judge_decline_turn
-from judges.trace_view import agent_calls, score_for, unscoreable
+from judges.episode_memo import memo
+from judges.trace_view import agent_calls, failed, played, schemas, score_for, unscoreable
 from sim.core import EpisodeResult, Goal, GoldCall, Score, ToolCall
 
 __all__ = [
@@ -27,6 +28,7 @@ __all__ = [
     "agent_calls",
     "judge_turn",
     "judge_turns",
+    "path_errors",
 ]
 
 Schemas = dict[str, dict[str, Any]]
@@ -42,7 +44,7 @@ class TurnVerdict:
 def judge_turn(goal: Goal, calls: list[tuple[ToolCall, bool]], schemas: Schemas, matcher: ArgMatcher) -> TurnVerdict:
     best: TurnVerdict | None = None
     for index, path in enumerate(goal.paths()):
-        errors = _compare(path, calls, schemas, matcher)
+        errors = path_errors(path, calls, schemas, matcher)
         if not errors:
             return TurnVerdict(correct=True, path=index)
         if best is None:  # report deductions against the primary path
@@ -51,15 +53,17 @@ def judge_turn(goal: Goal, calls: list[tuple[ToolCall, bool]], schemas: Schemas,
     return best
 
 
-def _compare(
+def path_errors(
     path: list[GoldCall], calls: list[tuple[ToolCall, bool]], schemas: Schemas, matcher: ArgMatcher
 ) -> list[str]:
+    """The deductions of ``calls`` against one path alone (none: the path is right); ``judge_turn`` of a goal whose
+    only path it is, without building that goal."""
     gold = [c for c in path if c.role == "core"]
     support = [c for c in path if c.role == "support"]
     core_names = {c.name for c in gold}
 
     def same(a: ToolCall, g: GoldCall) -> bool:
-        return a.name == g.name and matcher.match(a.arguments, g.arguments, schemas.get(g.name), g.name, g.accepted)[0]
+        return a.name == g.name and matcher.matches(a.arguments, g.arguments, schemas.get(g.name), g.name, g.accepted)
 
     # A lookup counts when its function answers as a core call, unless it is one of the path's support lookups
     # (the same function can look up one entity and answer about another in one goal).
@@ -87,13 +91,19 @@ def _compare(
 
 
 def judge_turns(result: EpisodeResult, matcher: ArgMatcher) -> list[TurnVerdict]:
-    schemas = {s.name: s.parameters for s in result.tools}
+    """Core API accuracy's verdict on every goal (once per episode judged: four judges read it)."""
+    kept = memo(result, ("judge_turns", id(matcher)), lambda: (matcher, _judge_turns(result, matcher)))
+    return kept[1]  # kept with the matcher: its id cannot be reused while the memo lives
+
+
+def _judge_turns(result: EpisodeResult, matcher: ArgMatcher) -> list[TurnVerdict]:
+    tool_schemas = schemas(result)
     verdicts = []
     for i, goal in enumerate(result.task.goals):
-        if not result.played(i):
+        if not played(result, i):
             verdicts.append(TurnVerdict(correct=False, errors=["turn:not_played"]))
         else:
-            verdicts.append(judge_turn(goal, agent_calls(result, i), schemas, matcher))
+            verdicts.append(judge_turn(goal, agent_calls(result, i), tool_schemas, matcher))
     return verdicts
 
 
@@ -106,7 +116,7 @@ class CoreApiAccuracy:
         self.matcher = matcher
 
     async def score(self, result: EpisodeResult) -> Score:
-        if result.failed:
+        if failed(result):
             return unscoreable(result, self.name)
         await self.matcher.prepare(result)  # a judge model's verdicts on value pairs (llm mode), asked once
         verdicts = judge_turns(result, self.matcher)
@@ -135,7 +145,7 @@ class ConversationSuccess:
         self.matcher = matcher
 
     async def score(self, result: EpisodeResult) -> Score:
-        if result.failed:
+        if failed(result):
             return unscoreable(result, self.name)
         await self.matcher.prepare(result)  # a judge model's verdicts on value pairs (llm mode), asked once
         verdicts = judge_turns(result, self.matcher)

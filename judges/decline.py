@@ -14,7 +14,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from judges.trace_view import agent_calls, agent_events, call_repeats, score_for, unscoreable
+from judges.trace_view import (
+    agent_calls,
+    agent_events,
+    failed,
+    played,
+    repeated_outcomes,
+    score_for,
+    unscoreable,
+)
 from sim.core import EpisodeResult, Score
 
 LOOP_REPEATS = 3
@@ -43,14 +51,13 @@ class DeclineVerdict:
 def judge_decline_turn(result: EpisodeResult, turn: int) -> DeclineVerdict:
     """The verdict on one decline goal of a played episode."""
     events = agent_events(result, turn)
-    if not result.played(turn):
+    if not played(result, turn):
         return DeclineVerdict(correct=False, gave_up=False, errors=["turn:not_played"])
     errors = [f"decline:acted:{call.name}" for call, read_only in agent_calls(result, turn) if not read_only]
     codes = [ev.code for ev in events if ev.kind == "error" and ev.code]
     if any(code in INVENTED_CODES for code in codes):
         errors.append("decline:invented_call")
-    failed = [n for (_, _, ok), n in call_repeats(events).items() if not ok]
-    if "agent:step_limit" in codes or any(n >= LOOP_REPEATS for n in failed):
+    if "agent:step_limit" in codes or False in repeated_outcomes(events, LOOP_REPEATS):
         errors.append("decline:looped")
     reply = next((ev.content or "" for ev in reversed(events) if ev.kind == "agent_message"), "")
     gave_up = gives_up(reply)
@@ -66,7 +73,7 @@ class DeclineJudge:
 
     async def score(self, result: EpisodeResult) -> Score:
         turns = [t for t, goal in enumerate(result.task.goals) if goal.outcome == "decline"]
-        if result.failed:
+        if failed(result):
             return unscoreable(result, self.name)
         if not turns:
             return score_for(result, self.name, value=None)

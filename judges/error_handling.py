@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
-from judges.trace_view import agent_events, score_for, unscoreable
+from judges.trace_view import agent_events, failed, played, score_for, unscoreable
 from sim.core import EpisodeResult, Score
 
 if TYPE_CHECKING:
@@ -84,7 +84,7 @@ def error_cases(result: EpisodeResult) -> list[ErrorCase]:
     """The goals of a played episode that the error-handling judge scores, in order."""
     cases = []
     for g, goal in enumerate(result.task.goals):
-        if not goal.reference_response or not result.played(g):
+        if not goal.reference_response or not played(result, g):
             continue
         events = agent_events(result, g)
         failures = [
@@ -144,7 +144,7 @@ class ErrorHandlingJudge:
         self.rater = rater
 
     async def score(self, result: EpisodeResult) -> Score:
-        if result.failed:
+        if failed(result):
             return unscoreable(result, self.name)
         cases = error_cases(result)
         if not cases:

@@ -27,9 +27,10 @@ import json
 from dataclasses import dataclass, field
 
 from judges.arg_match import ArgMatcher
-from judges.core_api import Schemas, agent_calls, judge_turn, judge_turns
+from judges.core_api import Schemas, agent_calls, judge_turns, path_errors
+from judges.episode_memo import memo
 from judges.stress_metrics import STAGES
-from judges.trace_view import score_for, unscoreable
+from judges.trace_view import failed, played, schemas, score_for, tools_at, unscoreable
 from sim.core import EpisodeResult, Goal, GoldCall, Score, ToolCall
 
 CHAINING_CODES = frozenset(
@@ -39,6 +40,8 @@ CHAINING_CODES = frozenset(
 EXECUTION_STATUSES = frozenset({"unavailable", "rate_limited", "timeout"})
 EXECUTION_STRESSORS = frozenset({"failure", "outage"})
 """Stressor types whose refusals are the infrastructure's, not the call's (scenario names are '<type>.<slug>')."""
+_RESULT_JSON = json.JSONEncoder(default=str, ensure_ascii=False)
+"""``json.dumps(value, default=str, ensure_ascii=False)``, without building an encoder per call."""
 MIN_CARRIED = 4
 """Shortest string value checked for having come from an earlier result: shorter ones match by chance."""
 
@@ -70,6 +73,7 @@ def _trace(result: EpisodeResult, turn: int) -> _TurnTrace:
     trace = _TurnTrace()
     seen: list[str] = []
     said: list[str] = []
+    texts = memo(result, "failure_stage.results", dict[int, str])  # each result's JSON, once for every wrong goal
     for ev in result.events:
         if ev.goal_index > turn:
             continue
@@ -77,7 +81,10 @@ def _trace(result: EpisodeResult, turn: int) -> _TurnTrace:
             said.append(ev.content)
         elif ev.kind == "tool_result" and ev.result is not None and ev.call is not None:
             if ev.result.ok:
-                seen.append(json.dumps(ev.result.content, default=str, ensure_ascii=False))
+                text = texts.get(id(ev))  # the result's own events: alive, and their ids theirs, while it is judged
+                if text is None:
+                    text = texts[id(ev)] = _RESULT_JSON.encode(ev.result.content)
+                seen.append(text)
                 if ev.goal_index == turn and not ev.replayed:
                     trace.succeeded.add(ev.call.name)
             elif ev.goal_index == turn and not ev.replayed:
@@ -110,16 +117,12 @@ class _Turn:
     def errors(self, path: list[GoldCall], others: list[GoldCall] | None = None) -> list[str]:
         """core_api's deductions for ``path`` alone, leaving out the agent's calls that are right for ``others``
         (a tool the path calls twice: the call made for one is not a wrong call of the other)."""
-        alone = self.goal.model_copy(update={"gold": path, "alternatives": []})
         calls = [c for c in self.calls if not any(self._same(c[0], o) for o in others or ())]
-        return judge_turn(alone, calls, self.schemas, self.matcher).errors
+        return path_errors(path, calls, self.schemas, self.matcher)
 
     def _same(self, call: ToolCall, gold: GoldCall) -> bool:
-        return (
-            call.name == gold.name
-            and self.matcher.match(
-                call.arguments, gold.arguments, self.schemas.get(gold.name), gold.name, gold.accepted
-            )[0]
+        return call.name == gold.name and self.matcher.matches(
+            call.arguments, gold.arguments, self.schemas.get(gold.name), gold.name, gold.accepted
         )
 
 
@@ -166,14 +169,14 @@ def _path_stage(path: list[GoldCall], t: _Turn) -> tuple[str, int]:
 
 def turn_stage(result: EpisodeResult, index: int, goal: Goal, matcher: ArgMatcher) -> str:
     """The stage of a goal core API accuracy judged wrong."""
-    if not result.played(index):
+    if not played(result, index):
         return "not_played"
     t = _Turn(
         goal=goal,
         calls=agent_calls(result, index),
-        schemas={s.name: s.parameters for s in result.tools},
+        schemas=schemas(result),
         matcher=matcher,
-        toolkit=result.tools_at(index),
+        toolkit=tools_at(result, index),
         trace=_trace(result, index),
     )
     # The path the agent was on: the one whose tools it called most, then the one it got furthest along, then
@@ -197,7 +200,7 @@ class FailureStage:
         self.matcher = matcher
 
     async def score(self, result: EpisodeResult) -> Score:
-        if result.failed:
+        if failed(result):
             return unscoreable(result, self.name)
         await self.matcher.prepare(result)  # a judge model's verdicts on value pairs (llm mode), asked once
         stages: list[str | None] = []

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from judges.trace_view import score_for, unscoreable
+from judges.trace_view import failed, played, score_for, unscoreable
 from sim.core import EpisodeResult, GoalState, Score
 from sim.core.task_state import at, moved, same
 
@@ -69,9 +69,9 @@ class StateMatch:
     name = "state_match"
 
     async def score(self, result: EpisodeResult) -> Score:
-        if result.failed:
+        if failed(result):
             return unscoreable(result, self.name)
-        states = [s for s in result.goal_states if result.played(s.goal)]
+        states = [s for s in result.goal_states if played(result, s.goal)]
         if not states:
             return score_for(result, self.name, value=None)
         if any(s.gold_after is None for s in states):

@@ -1,5 +1,8 @@
 """What judges read of a trace, per goal (the agent's own events and successful calls, its repeated calls), and the
-one way every judge labels its verdict."""
+one way every judge labels its verdict.
+
+While a run's judges judge an episode (``judges.episode_memo.judging``), each view is computed once for all of them;
+the lists and sets given back are then shared: read them, never change them."""
 
 from __future__ import annotations
 
@@ -7,14 +10,20 @@ import json
 from collections import Counter
 from typing import Any
 
+from judges.episode_memo import current, memo, open_values
 from sim.core import EpisodeResult, Event, Score, ToolCall
 
 CallKey = tuple[str, str, bool]
 """(function, arguments as canonical JSON, succeeded)."""
+_CANONICAL = json.JSONEncoder(sort_keys=True, default=str)
+"""``json.dumps(value, sort_keys=True, default=str)``, without building an encoder per call."""
 
 
 def score_for(result: EpisodeResult, judge: str, **fields: Any) -> Score:
-    """A judge's Score for ``result``: the episode's ids, the judge's name, and ``fields``."""
+    """A judge's Score for ``result``: the episode's ids, the judge's name, and ``fields`` (labelled with the score
+    set while a run judges it: the same Score as labelling it after, without a copy per judge)."""
+    if (open_memo := current(result)) is not None and "judge_config" not in fields:
+        fields["judge_config"] = open_memo.score_set
     return Score(episode_id=result.episode_id, task_id=result.task_id, trial=result.trial, judge=judge, **fields)
 
 
@@ -23,19 +32,75 @@ def unscoreable(result: EpisodeResult, judge: str) -> Score:
     return score_for(result, judge, value=None, errors=[result.world_fault or f"episode:{result.termination}"])
 
 
+def failed(result: EpisodeResult) -> bool:
+    """``result.failed``, read once per episode judged (it scans the events)."""
+    return memo(result, "failed", lambda: result.failed)
+
+
+def played(result: EpisodeResult, goal: int) -> bool:
+    """``result.played(goal)``, read once per goal of an episode judged (it scans the events)."""
+    return memo(result, ("played", goal), lambda: result.played(goal))
+
+
+def tools_at(result: EpisodeResult, goal: int) -> set[str]:
+    """``result.tools_at(goal)``, built once per episode judged (once per goal whose toolkit differed)."""
+    key = ("tools_at", goal) if goal in result.goal_tools else "tools_at"  # else: every tool, whatever the goal
+    return memo(result, key, lambda: result.tools_at(goal))
+
+
+def schemas(result: EpisodeResult) -> dict[str, dict[str, Any]]:
+    """Each tool's parameter schema, by name, as the agent was shown it."""
+    return memo(result, "schemas", lambda: {s.name: s.parameters for s in result.tools})
+
+
+def arguments_json(call: ToolCall) -> str:
+    """The call's arguments as canonical JSON (sorted keys): what tells two calls apart."""
+    values = open_values()
+    if values is None:
+        return _CANONICAL.encode(call.arguments)
+    key = ("arguments_json", id(call))
+    if (kept := values.get(key)) is not None:
+        return str(kept[1])
+    text = _CANONICAL.encode(call.arguments)
+    values[key] = (call, text)  # the call kept with its text: its id cannot be reused while the memo lives
+    return text
+
+
 def call_repeats(events: list[Event]) -> Counter[CallKey]:
     """How often each (function, arguments, outcome) came back among ``events`` (a loop shows as a high count)."""
     return Counter(
-        (ev.call.name, json.dumps(ev.call.arguments, sort_keys=True, default=str), ev.result.ok)
+        (ev.call.name, arguments_json(ev.call), ev.result.ok)
         for ev in events
         if ev.kind == "tool_result" and ev.call and ev.result
     )
 
 
+def repeated_outcomes(events: list[Event], times: int) -> set[bool]:
+    """The outcomes (succeeded or not) of the calls among ``events`` that came back ``times`` times or more with the
+    same function, arguments and outcome (``call_repeats``); the arguments are read only where a function came back
+    that often with one outcome at all."""
+    results = [ev for ev in events if ev.kind == "tool_result" and ev.call and ev.result]
+    by_function = Counter((ev.call.name, ev.result.ok) for ev in results if ev.call and ev.result)
+    if all(n < times for n in by_function.values()):
+        return set()
+    return {ok for (_, _, ok), n in call_repeats(events).items() if n >= times}
+
+
 def agent_events(result: EpisodeResult, goal: int) -> list[Event]:
     """The goal's events (every conversation turn spent on it) that are the agent's own and the user's; replayed
     gold of the isolated setup is not among them."""
-    return [ev for ev in result.events if ev.goal_index == goal and not ev.replayed]
+    if current(result) is None:
+        return [ev for ev in result.events if ev.goal_index == goal and not ev.replayed]
+    return memo(result, "agent_events", lambda: _events_by_goal(result)).get(goal, [])
+
+
+def _events_by_goal(result: EpisodeResult) -> dict[int, list[Event]]:
+    """Every goal's ``agent_events``, in one pass."""
+    by_goal: dict[int, list[Event]] = {}
+    for ev in result.events:
+        if not ev.replayed:
+            by_goal.setdefault(ev.goal_index, []).append(ev)
+    return by_goal
 
 
 def agent_calls(result: EpisodeResult, goal: int) -> list[tuple[ToolCall, bool]]:
@@ -43,14 +108,23 @@ def agent_calls(result: EpisodeResult, goal: int) -> list[tuple[ToolCall, bool]]
 
     Replayed gold (isolated setup) is not the agent's: it is skipped, never credited. A call made on a value the
     user then took back (a change of mind) is superseded: the corrected request is what the agent is scored on."""
+    return memo(result, ("agent_calls", goal), lambda: _agent_calls(result, goal))
+
+
+def _agent_calls(result: EpisodeResult, goal: int) -> list[tuple[ToolCall, bool]]:
     events = agent_events(result, goal)
     read_only = {ev.call.id: bool(ev.read_only) for ev in events if ev.kind == "tool_call" and ev.call}
-    dropped = superseded_calls(events)
+    dropped = goal_superseded(result, goal)
     return [
         (ev.call, read_only.get(ev.call.id, False))
         for ev in events
         if ev.kind == "tool_result" and ev.call and ev.result and ev.result.ok and ev.call.id not in dropped
     ]
+
+
+def goal_superseded(result: EpisodeResult, goal: int) -> set[str]:
+    """``superseded_calls`` of the goal's ``agent_events``."""
+    return memo(result, ("superseded", goal), lambda: superseded_calls(agent_events(result, goal)))
 
 
 def superseded_calls(events: list[Event]) -> set[str]:

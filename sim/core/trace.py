@@ -274,7 +274,10 @@ class Score(Frozen):
         """Scores stored before goals were named goals code a goal's errors ``turn<g>:``: read them as ``goal<g>:``,
         so an old run's verdicts compare equal to a re-judging's (the judges are the same)."""
         if isinstance(data, dict) and isinstance(errors := data.get("errors"), list):
-            renamed = [_OLD_GOAL_CODE.sub(r"goal\1:", e) if isinstance(e, str) else e for e in errors]
+            # Only a code opening with "turn" can be an old one: the others skip the regex (a Score per judge).
+            renamed = [
+                _OLD_GOAL_CODE.sub(r"goal\1:", e) if isinstance(e, str) and e[:4] == "turn" else e for e in errors
+            ]
             if renamed != errors:
                 data = {**data, "errors": renamed}
         return data

@@ -10,6 +10,7 @@ from typing import Any
 
 from judges.answer_semantic import AnswerMatch
 from judges.arg_match import ArgMatcher
+from judges.episode_memo import judging
 from judges.error_handling import BANDS, EmbeddingRater, ErrorHandlingJudge
 from judges.error_handling_llm import LLMRater
 from judges.llm_ask import JudgeModel
@@ -169,22 +170,27 @@ async def open_judge_model(config: RunConfig) -> AsyncIterator[JudgeModel]:
 
 async def judge(result: EpisodeResult, judges: list[Judge], score_set: str) -> list[Score]:
     """Every judge's score, labelled with the score set; a judge that crashes yields a judge fault
-    (a Score with no value and a ``judge:`` error), not a lost episode."""
+    (a Score with no value and a ``judge:`` error), not a lost episode.
+
+    The judges share what they derive from the trace (``judges.episode_memo``), and a Score built with
+    ``judges.trace_view.score_for`` comes labelled already: a copy only for one that is not."""
     scores = []
-    for j in judges:
-        try:
-            score = await j.score(result)
-        except Exception as exc:
-            score = Score(
-                episode_id=result.episode_id,
-                task_id=result.task_id,
-                trial=result.trial,
-                judge=j.name,
-                value=None,
-                errors=[f"judge:{type(exc).__name__}"],
-                details={"error": str(exc)[:500]},
-            )
-        scores.append(score.model_copy(update={"judge_config": score_set}))
+    with judging(result, score_set):
+        for j in judges:
+            try:
+                score = await j.score(result)
+            except Exception as exc:
+                score = Score(
+                    episode_id=result.episode_id,
+                    task_id=result.task_id,
+                    trial=result.trial,
+                    judge=j.name,
+                    value=None,
+                    errors=[f"judge:{type(exc).__name__}"],
+                    details={"error": str(exc)[:500]},
+                )
+            labelled = score.judge_config == score_set and "judge_config" in score.model_fields_set
+            scores.append(score if labelled else score.model_copy(update={"judge_config": score_set}))
     return scores
 
 

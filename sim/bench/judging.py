@@ -1,0 +1,118 @@
+"""CPU the judges spend per episode, on stored runs: ``python -m sim.bench.judging RUN_DIR ... [--baseline CHECKOUT]``.
+
+Each round parses every stored episode afresh (untimed: a run judges each trace once, so nothing a judge may keep on
+a result carries over) and times ``sim.judging.judge_set.judge`` over them with ``time.process_time``, with the
+run's default judges (``--error-judge off`` leaves out the embedding error-handling judge: torch, not Python).
+``--baseline CHECKOUT`` runs this same file, in turns with this tree, over another checkout's code (a subprocess with
+``PYTHONPATH=CHECKOUT``): old and new side by side under the same load. ``--scores FILE`` writes every Score's JSON,
+one a line, to compare two checkouts' verdicts byte for byte.
+
+Make runs to judge with the baseline agents (no model needed), e.g.
+``squall run --world smart_home --agent naive --trials 20 --stressors all --out /tmp/runs --run-id sh``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from sim.config.run_config import RunConfig
+from sim.core import EpisodeResult, Judge
+from sim.judging.judge_set import build_judges, judge
+
+
+def _lines(run: Path) -> list[bytes]:
+    return [line for line in (run / "episodes.jsonl").read_bytes().splitlines() if line.strip()]
+
+
+async def _judge_all(results: list[EpisodeResult], judges: list[Judge]) -> tuple[float, list[str]]:
+    """CPU seconds to judge ``results``, and every Score's JSON."""
+    start = time.process_time()
+    scores = [await judge(result, judges, "bench") for result in results]
+    spent = time.process_time() - start
+    return spent, [s.model_dump_json() for episode in scores for s in episode]
+
+
+def measure(run: Path, judges: list[Judge], rounds: int) -> tuple[list[float], int, list[str]]:
+    """Per round, CPU ms per episode judged; the episode count; the Scores' JSON (of the last round)."""
+    lines = _lines(run)
+    per_episode: list[float] = []
+    scores: list[str] = []
+    for _ in range(rounds):
+        results = [EpisodeResult.model_validate_json(line) for line in lines]
+        spent, scores = asyncio.run(_judge_all(results, judges))
+        per_episode.append(1000 * spent / max(1, len(results)))
+    return per_episode, len(lines), scores
+
+
+def _child(runs: list[Path], error_judge: str, rounds: int, scores: Path | None) -> dict[str, list[float]]:
+    """This checkout's numbers: per run, CPU ms per episode of each round."""
+    judges = build_judges(RunConfig(error_judge=error_judge))
+    out: dict[str, list[float]] = {}
+    written: list[str] = []
+    for run in runs:
+        out[str(run)], _, run_scores = measure(run, judges, rounds)
+        written += run_scores
+    if scores is not None:
+        scores.write_text("".join(line + "\n" for line in written))
+    return out
+
+
+def _run_checkout(checkout: Path, args: list[str]) -> dict[str, list[float]]:
+    """This file's numbers over ``checkout``'s code, in a process of its own."""
+    code = "import runpy, sys; sys.argv = sys.argv[1:]; runpy.run_path(sys.argv[0], run_name='__main__')"
+    env = {**os.environ, "PYTHONPATH": str(checkout)}
+    done = subprocess.run(
+        [sys.executable, "-c", code, __file__, *args, "--child"],
+        cwd=checkout,  # ``-c`` puts the working folder first on the path: the checkout's, not this tree's
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    result: dict[str, list[float]] = json.loads(done.stdout.strip().splitlines()[-1])
+    return result
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m sim.bench.judging", description=__doc__.split("\n")[0])
+    parser.add_argument("runs", nargs="+", type=Path, help="run directories (with episodes.jsonl)")
+    parser.add_argument("--rounds", type=int, default=3, help="timed rounds per run and process")
+    parser.add_argument("--turns", type=int, default=3, help="with --baseline: processes of each checkout, in turns")
+    parser.add_argument("--error-judge", default="embedding", choices=("off", "embedding"))
+    parser.add_argument("--baseline", type=Path, help="another checkout to time side by side with this one")
+    parser.add_argument("--scores", type=Path, help="write every Score's JSON here, one a line")
+    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.child or args.baseline is None:
+        numbers = _child(args.runs, args.error_judge, args.rounds, args.scores)
+        if args.child:
+            print(json.dumps(numbers))
+            return
+        for run, ms in numbers.items():
+            print(f"{run}: {statistics.median(ms):.3f} ms CPU per episode (median of {len(ms)})")
+        return
+    common = [*(str(r.resolve()) for r in args.runs), "--rounds", str(args.rounds), "--error-judge", args.error_judge]
+    here = Path(__file__).resolve().parents[2]
+    new: dict[str, list[float]] = {str(r): [] for r in args.runs}
+    old: dict[str, list[float]] = {str(r): [] for r in args.runs}
+    for _ in range(args.turns):  # A B A B ...: drift in the machine's speed falls on both
+        for checkout, into in ((args.baseline, old), (here, new)):
+            for run, ms in zip(map(str, args.runs), _run_checkout(checkout, common).values(), strict=True):
+                into[run] += ms
+    print(f"{'run':<40} {'episodes':>8} {'baseline ms':>12} {'this ms':>9} {'ratio':>6}")
+    for run in map(str, args.runs):
+        before, after = statistics.median(old[run]), statistics.median(new[run])
+        episodes = len(_lines(Path(run)))
+        print(f"{run:<40} {episodes:>8} {before:>12.3f} {after:>9.3f} {before / after:>6.2f}")
+
+
+if __name__ == "__main__":
+    main()
