@@ -136,15 +136,16 @@ class GoalDialogue:
         return UserMessage(text=self._voice(text, goal), goal=goal, act=act)
 
     def _voice(self, text: str, goal: int) -> str:
-        rng = self._rng("voice", goal)
+        # Seeded only where a style draws from it: seeding costs more than the rest of a plain message.
+        rng = self._rng("voice", goal) if "verbose" in self.styles or "impatient" in self.styles else None
         if "terse" in self.styles:
             shorter = terse(text)
             # Every value the goal's calls use must survive the cut, else the user says something else.
             kept = all(s.said.casefold() in shorter.casefold() for s in value_spans(self.task.goals[goal], text))
             text = shorter if kept else text
-        if "verbose" in self.styles:
+        if rng is not None and "verbose" in self.styles:
             text = verbose(text, self.persona.chatter, rng)
-        if "impatient" in self.styles:
+        if rng is not None and "impatient" in self.styles:
             text = impatient(text, rng)
         return text
 

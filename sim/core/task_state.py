@@ -74,11 +74,34 @@ def moved(before: Mapping[str, Any], after: Mapping[str, Any]) -> set[str]:
     return {p for p in before.keys() | after.keys() if not same(at(before, p), at(after, p))}
 
 
+_EXACT: frozenset[type] = frozenset({str, int, bool, type(None)})
+"""Types whose values are the same state exactly when they are equal (a float is not: nan is the same as nan)."""
+
+
 def same(a: Any, b: Any) -> bool:
     """Equal as state: 25 and 25.0 are one number (a bool is never a number); containers compare item by item."""
-    if type(a) is type(b) and not isinstance(a, list | tuple | dict) and a == b:
-        return True  # the common case, without building canonical forms
+    kind = type(a)
+    if kind is type(b):
+        if kind in _EXACT:
+            return bool(a == b)  # what the canonical forms would say, without building them
+        if _alike(a, b):
+            return True  # the common case, without building canonical forms
     return canonical(a) == canonical(b)
+
+
+def _alike(a: Any, b: Any) -> bool:
+    """True only where the canonical forms are equal: the same JSON shape (string keys), leaves of one plain type
+    each and equal. False: not sure (``same`` then builds the forms)."""
+    kind = type(a)
+    if kind is not type(b):
+        return False
+    if kind in _EXACT or kind is float:
+        return bool(a == b)
+    if kind is list or kind is tuple:
+        return len(a) == len(b) and all(_alike(x, y) for x, y in zip(a, b, strict=True))
+    if kind is dict:
+        return a.keys() == b.keys() and all(type(k) is str and _alike(v, b[k]) for k, v in a.items())
+    return False
 
 
 def canonical(value: Any) -> Any:

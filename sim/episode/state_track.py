@@ -35,6 +35,7 @@ class GoldStateCache:
     def __init__(self, size: int = GOLD_CACHE_SIZE) -> None:
         self._size = size
         self._entries: OrderedDict[tuple[int, str], tuple[WorldPack, GoalStates]] = OrderedDict()
+        self._fingerprints: dict[tuple[int, int], tuple[Task, Task | None, str]] = {}
 
     def get(self, pack: WorldPack, fingerprint: str) -> GoalStates | None:
         key = (id(pack), fingerprint)
@@ -48,6 +49,31 @@ class GoldStateCache:
         self._entries[(id(pack), fingerprint)] = (pack, states)
         if len(self._entries) > self._size:
             self._entries.popitem(last=False)
+
+    def fingerprint(self, task: Task, unstressed: Task | None) -> str:
+        """``_fingerprint`` of the pair, kept by identity for a task no stressor rewrote: the episodes of a task
+        (every trial) share its object, and dumping it was a visible share of an episode's end. A rewritten task is
+        the episode's own: never kept (it would only hold memory). The task is kept in the value, so its id cannot
+        be taken by another while the entry lives."""
+        if unstressed is not None and unstressed is not task:
+            return _fingerprint(task, unstressed)
+        key = (id(task), id(unstressed))
+        hit = self._fingerprints.get(key)
+        if hit is not None and hit[0] is task and hit[1] is unstressed:
+            return hit[2]
+        found = _fingerprint(task, unstressed)
+        self._fingerprints[key] = (task, unstressed, found)
+        if len(self._fingerprints) > self._size:
+            del self._fingerprints[next(iter(self._fingerprints))]
+        return found
+
+
+def _fingerprint(task: Task, unstressed: Task | None) -> str:
+    """What decides the gold's states: every goal's plans, stressed and not, and outcomes."""
+    shape: dict[str, Any] = {"goals": {"__all__": {"gold", "outcome"}}}
+    return task.model_dump_json(include=shape) + (
+        unstressed.model_dump_json(include=shape) if unstressed is not None else ""
+    )
 
 
 def _compact(state: GoalState, whole: bool) -> GoalState:
@@ -141,7 +167,7 @@ class StateTracker:
         # getattr, not isinstance(pack, SharedWorldPack): a runtime Protocol check per episode costs more than this.
         if self._cache is None or getattr(self._pack, "same_world_every_seed", False) is not True:
             return await self._replay_goals(last)
-        fingerprint = self._fingerprint()
+        fingerprint = self._cache.fingerprint(self._task, self._unstressed)
         states = self._cache.get(self._pack, fingerprint)
         if states is None:
             states = await self._replay_goals(len(self._task.goals) - 1)
@@ -157,12 +183,6 @@ class StateTracker:
                 gold = await self._replay_goal(gold_world, g)
             after.append(gold)
         return after
-
-    def _fingerprint(self) -> str:
-        """What decides the gold's states: every goal's plans, stressed and not, and outcomes."""
-        shape: dict[str, Any] = {"goals": {"__all__": {"gold", "outcome"}}}
-        unstressed = self._unstressed.model_dump_json(include=shape) if self._unstressed is not None else ""
-        return self._task.model_dump_json(include=shape) + unstressed
 
     @staticmethod
     def _now(world: World) -> dict[str, Any]:

@@ -9,7 +9,13 @@ from sim.core import Task, ToolSpec, WorldContext
 from worlds.common.task_check import check_tasks_static
 from worlds.domains.smart_home.specs import SPECS
 from worlds.domains.smart_home.state import HomeState
-from worlds.domains.smart_home.world import WORLD_NAME, SmartHomeWorld, argument_checkers, home_items
+from worlds.domains.smart_home.world import (
+    WORLD_NAME,
+    DeviceChanges,
+    SmartHomeWorld,
+    argument_checkers,
+    home_items,
+)
 from worlds.task_files import load_tasks
 
 DATA_DIR = Path(__file__).parent / "data"
@@ -31,6 +37,7 @@ class SmartHomePack:
             raise ValueError(f"{home_file}: cannot read: {error}") from error
         self._checkers = argument_checkers()
         self._base_items = home_items(self._home)  # shared: worlds report their changes from it
+        self._device_changes = DeviceChanges()
         self._tasks = tuple(tasks) if tasks is not None else tuple(load_tasks(data_dir / "tasks.jsonl"))
         check_tasks_static(self._tasks, WORLD_NAME, self._checkers)
 
@@ -41,4 +48,6 @@ class SmartHomePack:
         return list(SPECS)
 
     def new_world(self, seed: int, context: WorldContext | None = None) -> SmartHomeWorld:
-        return SmartHomeWorld(self._home.fork(), seed=seed, checkers=self._checkers, base_items=self._base_items)
+        return SmartHomeWorld(
+            self._home.fork(), seed, self._checkers, base_items=self._base_items, memo=self._device_changes
+        )

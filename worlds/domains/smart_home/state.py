@@ -124,7 +124,12 @@ class SceneStep(_Model):
     position: int | None = Field(default=None, ge=0, le=100)
 
     def settings(self) -> dict[str, Any]:
-        return {k: v for k, v in self.model_dump(exclude={"device_id"}).items() if v is not None}
+        # What model_dump(exclude={"device_id"}) gives, minus the Nones, without a dump per call (every field is a
+        # plain value; scenes are read at every activation and listing).
+        return {k: v for k in _STEP_SETTINGS if (v := getattr(self, k)) is not None}
+
+
+_STEP_SETTINGS: tuple[str, ...] = tuple(name for name in SceneStep.model_fields if name != "device_id")
 
 
 class Scene(_Model):
@@ -206,20 +211,28 @@ class HomeState(_Model):
         return (self.start_time + timedelta(seconds=self.clock_s)).isoformat()
 
     def tick(self) -> None:
-        self.clock_s += 1
+        self._count("clock_s", self.clock_s + 1)
 
     def record(self, device_id: str, change: str, via: str) -> None:
         entry_id = f"act-{self.next_activity:04d}"
         self.activity.append(Activity(id=entry_id, time=self.now(), device_id=device_id, change=change, via=via))
-        self.next_activity += 1
+        self._count("next_activity", self.next_activity + 1)
+
+    def _count(self, name: str, value: int) -> None:
+        """Set a counter as a validated assignment would, without validating the whole home again (its model
+        validator walks every scene: most of a tool call's CPU). A counter that only grows stays in range."""
+        self.__dict__[name] = value
+        self.__pydantic_fields_set__.add(name)
 
     def home_hash(self) -> str:
         """sha256 of the canonical JSON of what the home looks like (rooms, devices, scenes).
 
         The same bytes as ``json.dumps(model_dump(include=rooms, devices, scenes), sort_keys=True)``, built item by
         item so that a fork encodes only the devices it changed (the template's items are encoded once)."""
+        # Private attributes read once: each read goes through pydantic's __getattr__.
+        shared, cache = self._shared, self._item_json
         sections = [
-            f'"{name}":[{",".join(self._json_of(item) for item in items)}]'
+            f'"{name}":[{",".join(_json_of(item, shared, cache) for item in items)}]'
             for name, items in (("devices", self.devices), ("rooms", self.rooms), ("scenes", self.scenes))
         ]
         return hashlib.sha256(("{" + ",".join(sections) + "}").encode()).hexdigest()
@@ -229,14 +242,17 @@ class HomeState(_Model):
         shared = self._shared
         return self.devices if shared is None else [d for d in self.devices if id(d) not in shared]
 
-    def _json_of(self, item: BaseModel) -> str:
-        shared = self._shared is not None and (not isinstance(item, Device) or id(item) in self._shared)
-        if shared and (cached := self._item_json.get(id(item))) is not None:
-            return cached
-        text = json.dumps(item.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
-        if shared:
-            self._item_json[id(item)] = text
-        return text
+
+def _json_of(item: BaseModel, shared: set[int] | None, cache: dict[int, str]) -> str:
+    """An item's canonical JSON; a fork's items still shared with the template (rooms, scenes and the devices it
+    never changed) are encoded once, in ``cache`` (the template's, keyed by id)."""
+    kept = shared is not None and (not isinstance(item, Device) or id(item) in shared)
+    if kept and (cached := cache.get(id(item))) is not None:
+        return cached
+    text = json.dumps(item.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
+    if kept:
+        cache[id(item)] = text
+    return text
 
 
 def _check_step(scene_id: str, step: SceneStep, device: Device | None) -> None:

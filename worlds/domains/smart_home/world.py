@@ -39,17 +39,19 @@ def home_items(home: HomeState) -> HomeItems:
     return {section: {item["id"]: item for item in items} for section, items in dump.items()}
 
 
-def home_changes(base: HomeItems, home: HomeState) -> dict[str, Any]:
+def home_changes(base: HomeItems, home: HomeState, memo: DeviceChanges | None = None) -> dict[str, Any]:
     """The home's changes from ``base``, flat (``sim.core.task_state``). Items equal to the base's (most of them)
     are compared as whole dicts and never flattened: this runs at every goal of every episode. A fork of the
-    pack's home (``HomeState.fork``, whose items ``base`` holds) compares only the devices it changed."""
-    if home.owned_devices() is not home.devices:
+    pack's home (``HomeState.fork``, whose items ``base`` holds) compares only the devices it changed; ``memo``
+    (the pack's, over the same ``base``) remembers the changes of devices seen before."""
+    owned = home.owned_devices()
+    if owned is not home.devices:
         devices = base.get("devices", {})
         flat: dict[str, Any] = {}
-        for device in home.owned_devices():
+        for device in owned:
             old, item = devices.get(device.id), device.model_dump(mode="json")
             if old != item:
-                flat |= changed(flatten({"devices": [old]}) if old else {}, flatten({"devices": [item]}))
+                flat |= memo.of(old, item) if memo is not None else _device_changes(old, item)
         return flat
     flat = {}
     for section, items in home_items(home).items():
@@ -57,10 +59,48 @@ def home_changes(base: HomeItems, home: HomeState) -> dict[str, Any]:
         for key, item in items.items():
             old = before.get(key)
             if old != item:
-                flat |= changed(flatten({section: [old]}) if old else {}, flatten({section: [item]}))
+                flat |= changed(_paths(section, old) if old else {}, _paths(section, item))
         for key in before.keys() - items.keys():
-            flat |= {path: ABSENT for path in flatten({section: [before[key]]})}
+            flat |= {path: ABSENT for path in _paths(section, before[key])}
     return flat
+
+
+def _device_changes(old: dict[str, Any] | None, item: dict[str, Any]) -> dict[str, Any]:
+    return changed(_paths("devices", old) if old else {}, _paths("devices", item))
+
+
+class DeviceChanges:
+    """A device's flat changes from the pack's home, by what it holds now: the same few changes recur in episode
+    after episode, and flattening and comparing them again was most of a task-state read. Owned by a pack, for its
+    worlds (whose base is the pack's home); least recently added dropped first."""
+
+    def __init__(self, size: int = 4096) -> None:
+        self._size = size
+        self._known: dict[tuple[tuple[str, Any], ...], dict[str, Any]] = {}
+
+    def of(self, old: dict[str, Any] | None, item: dict[str, Any]) -> dict[str, Any]:
+        # A device's dump is its fields in their declared order, each of its declared type (pydantic coerces on
+        # assignment), so equal keys are equal dumps; the id is among them.
+        key = tuple(item.items())
+        found = self._known.get(key)
+        if found is None:
+            found = _device_changes(old, item)
+            if len(self._known) >= self._size:
+                del self._known[next(iter(self._known))]
+            self._known[key] = found
+        return found
+
+
+_PLAIN: frozenset[type] = frozenset({str, int, float, bool, type(None)})
+"""JSON values flatten keeps as they are."""
+
+
+def _paths(section: str, item: dict[str, Any]) -> dict[str, Any]:
+    """``flatten({section: [item]})``: an item of plain fields (a device's) without flatten's walk."""
+    if not all(type(v) in _PLAIN for v in item.values()):
+        return flatten({section: [item]})
+    prefix = f"{section}/{item['id']}."
+    return {prefix + key: value for key, value in item.items() if key != "id"}
 
 
 class SmartHomeWorld:
@@ -74,13 +114,16 @@ class SmartHomeWorld:
         seed: int = 0,
         checkers: Mapping[str, ArgumentChecker] | None = None,
         base_items: HomeItems | None = None,
+        memo: DeviceChanges | None = None,
     ) -> None:
         """``checkers`` (from ``argument_checkers()``) are stateless: a pack builds them once for all its worlds, and
-        ``base_items`` (``home_items`` of the pack's home), which ``task_state`` reports changes from."""
+        ``base_items`` (``home_items`` of the pack's home), which ``task_state`` reports changes from, with ``memo``
+        (the pack's: only for worlds forked from the home ``base_items`` was taken from)."""
         self.seed = seed  # nothing in the home is random; kept so episodes can report it
         self._state = state
         self._checkers = checkers if checkers is not None else argument_checkers()
         self._base_items = base_items if base_items is not None else home_items(state)
+        self._memo = memo if base_items is not None else None
         self._changes: dict[str, Any] | None = None  # task_state, until the next call may change the home
 
     def specs(self) -> list[ToolSpec]:
@@ -122,7 +165,7 @@ class SmartHomeWorld:
         """What differs from the pack's home, flat (``sim.core.task_state``): a few paths, not the whole home,
         so an episode holds little however many are in flight."""
         if self._changes is None:
-            self._changes = home_changes(self._base_items, self._state)
+            self._changes = home_changes(self._base_items, self._state, self._memo)
         return dict(self._changes)
 
     @property

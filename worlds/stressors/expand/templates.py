@@ -11,6 +11,7 @@ claims (a schedule id, a preview that changes nothing, an empty history), withou
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -282,11 +283,35 @@ def templated_candidates(specs: Iterable[ToolSpec], taken: Iterable[str] = ()) -
     seen = {s.name for s in originals} | set(taken)
     out: list[Candidate] = []
     for source in originals:
-        for template in TEMPLATES:
-            if not template.applies(source):
-                continue
-            candidate = _render(template, source)
-            if candidate is not None and candidate.spec.name not in seen:
+        for candidate in _neighbours(source):
+            if candidate.spec.name not in seen:
                 seen.add(candidate.spec.name)
                 out.append(candidate)
     return out
+
+
+_KNOWN_NEIGHBOURS: dict[tuple[str, bool, str], tuple[Candidate, ...]] = {}
+_KNOWN_LIMIT = 1024  # a few specs forms per tool: bounded memory (each entry is a handful of candidates)
+
+
+def _neighbours(source: ToolSpec) -> tuple[Candidate, ...]:
+    """Every template's neighbour of one tool, in template order: a pure function of the spec, kept because the
+    stressors of an episode rewrite the specs into the same few forms episode after episode (rendering them again
+    was most of a stressed episode's CPU). Keyed by what the templates read (not the description), the schema as
+    exact JSON: equal dicts may differ in key order or in 1 against 1.0, which the neighbours' schemas would show."""
+    try:
+        key = (source.name, source.read_only, json.dumps(source.parameters))
+    except (TypeError, ValueError):  # a schema holding something JSON cannot say: rendered, never kept
+        return _render_all(source)
+    found = _KNOWN_NEIGHBOURS.get(key)
+    if found is None:
+        found = _render_all(source)
+        if len(_KNOWN_NEIGHBOURS) >= _KNOWN_LIMIT:
+            del _KNOWN_NEIGHBOURS[next(iter(_KNOWN_NEIGHBOURS))]
+        _KNOWN_NEIGHBOURS[key] = found
+    return found
+
+
+def _render_all(source: ToolSpec) -> tuple[Candidate, ...]:
+    rendered = (_render(t, source) if t.applies(source) else None for t in TEMPLATES)
+    return tuple(c for c in rendered if c is not None)

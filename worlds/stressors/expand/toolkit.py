@@ -114,17 +114,23 @@ class ToolPool:
         if found is None:
             mine = self._tokens.get(original, frozenset())
             others = [n for n in self._tokens if n != original]
-            found = sorted(others, key=lambda n: -_overlap(mine, self._tokens[n]))  # stable: pool order on ties
+            scores = [_overlap(mine, self._tokens[n]) for n in others]
+            # Stable: pool order on ties (the index breaks them, as sorted's stability did on the overlap alone).
+            found = [n for _, _, n in sorted(zip([-s for s in scores], range(len(others)), others, strict=True))]
             self._related[original] = found
         return found
 
 
+@lru_cache(maxsize=8192)  # the same signatures recur in every episode's pool
 def _tokens(text: str) -> frozenset[str]:
     return frozenset(w for w in re.findall(r"[a-z0-9]+", text.lower()) if w not in _STOPWORDS)
 
 
 def _overlap(a: frozenset[str], b: frozenset[str]) -> float:
-    return len(a & b) / len(a | b) if a or b else 0.0
+    if a.isdisjoint(b):
+        return 0.0  # most pairs: what the division below gives them, without building two sets
+    shared = len(a & b)
+    return shared / (len(a) + len(b) - shared)  # len(a | b)
 
 
 @cache
