@@ -260,7 +260,8 @@ def run_server(
 
 def loop_factory() -> Callable[[], asyncio.AbstractEventLoop] | None:
     """uvloop's loop factory where it is installed (the ``fast`` extra) and not turned off (``SQUALL_UVLOOP=0``, as
-    for ``squall run``); None, the stock loop, otherwise. uvloop halves the loop's own CPU per request."""
+    for ``squall run``); None, the stock loop, otherwise. uvloop halves the loop's own CPU per request. A copy of
+    ``sim.run.event_loop.loop_factory``: the mock imports nothing of squall's layers (the import contract)."""
     if os.environ.get("SQUALL_UVLOOP", "1") == "0":
         return None
     try:
