@@ -5,8 +5,8 @@ takes the next spec. The queue's own workers judge each trace and hand the score
 writer, then the progress callback). The queue is bounded: when judging falls behind, producers wait —
 memory follows what is in flight and queued, never what is done.
 
-Where judges run (measured with the oracle on smart_home, 2 cores): the exact-match judges cost ~0.25 ms
-of CPU per episode, pure Python — cheaper on the loop than a thread hop, and a thread would hold the GIL
+Where judges run (measured on smart_home, 2 cores): the exact-match judges cost ~1.2-1.8 ms of CPU per episode
+(``python -m sim.bench.judging``, 2026-11-27, the default judge set), pure Python — a thread would hold the GIL
 just the same; the embedding matcher costs ≥3.6 ms per episode with warm caches and far more for new
 texts, in torch, which releases the GIL — so it runs on a judge thread with its own event loop, and the
 run's loop stays free. ``in_thread`` picks (``sim.judging.judge_set.judges_in_thread``). A judge that needs the
