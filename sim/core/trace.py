@@ -9,6 +9,7 @@ from pydantic import AliasChoices, BaseModel, ConfigDict, Field, model_validator
 
 from sim.core.task import Task
 from sim.core.tools import Frozen, ToolCall, ToolResult, ToolSpec
+from sim.core.trusted import trusted
 
 EventKind = Literal["user_message", "agent_message", "tool_call", "tool_result", "error"]
 UserActKind = Literal["request", "answer", "change_mind", "nudge"]
@@ -52,16 +53,19 @@ class Usage(BaseModel):
     waiting_s: float = Field(default=0.0, description="Seconds spent waiting: slots, Retry-After, backoff.")
 
     def __add__(self, other: Usage) -> Usage:
-        # Field by field rather than a loop over model_fields: this runs several times per model request.
-        return Usage(
-            requests=self.requests + other.requests,
-            input_tokens=self.input_tokens + other.input_tokens,
-            output_tokens=self.output_tokens + other.output_tokens,
-            cost=self.cost + other.cost,
-            retries=self.retries + other.retries,
-            cached=self.cached + other.cached,
-            working_s=self.working_s + other.working_s,
-            waiting_s=self.waiting_s + other.waiting_s,
+        # Field by field, unvalidated (sums of ints are ints, of floats floats): this runs several times per request.
+        return trusted(
+            Usage,
+            {
+                "requests": self.requests + other.requests,
+                "input_tokens": self.input_tokens + other.input_tokens,
+                "output_tokens": self.output_tokens + other.output_tokens,
+                "cost": self.cost + other.cost,
+                "retries": self.retries + other.retries,
+                "cached": self.cached + other.cached,
+                "working_s": self.working_s + other.working_s,
+                "waiting_s": self.waiting_s + other.waiting_s,
+            },
         )
 
 

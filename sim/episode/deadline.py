@@ -14,8 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from types import TracebackType
 
 
@@ -27,17 +26,22 @@ class WaitClock:
         self._depth = 0
         self._since = 0.0
 
-    @contextmanager
-    def waiting(self) -> Iterator[None]:
+    def waiting(self) -> WaitClock:
+        """A context manager: the time inside it is waiting (nested waits count once). Itself, not a
+        ``@contextmanager`` generator: it is entered once per model request."""
+        return self
+
+    def __enter__(self) -> None:
         if self._depth == 0:
             self._since = time.monotonic()
         self._depth += 1
-        try:
-            yield
-        finally:
-            self._depth -= 1
-            if self._depth == 0:
-                self._total += time.monotonic() - self._since
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self._depth -= 1
+        if self._depth == 0:
+            self._total += time.monotonic() - self._since
 
     def total(self) -> float:
         return self._total + (time.monotonic() - self._since if self._depth else 0.0)

@@ -15,6 +15,7 @@ from contextlib import nullcontext
 from typing import TYPE_CHECKING
 
 from sim.core import MODEL_ROLES, Event, ModelCall, ModelRequest, ModelResponse, Usage
+from sim.core.trusted import trusted
 from sim.llm.admission.policy import AdmissionPolicy
 from sim.llm.admission.scheduled import ScheduledAdmission
 from sim.llm.admission.scheduler import EndpointLimits, Scheduler
@@ -25,6 +26,7 @@ from sim.llm.errors import StepLimitReached
 from sim.llm.model_spec import parse_model_spec
 from sim.llm.retrying import RetryingCompleter
 from sim.llm.transports.base import Transport
+from sim.llm.usage_tally import UsageTally
 
 if TYPE_CHECKING:
     from sim.llm.cache import ResponseCache
@@ -63,8 +65,13 @@ class Gateway:
         self._transports: dict[str, Transport] = {}
         self._routes: dict[str, Route] = {}
         self._session: Http1Pool | None = None
-        self.totals = Usage()
+        self.tally = UsageTally()
+        """Where the run's episode handles add what they spend (``totals`` reads it)."""
+
+    @property
+    def totals(self) -> Usage:
         """Everything the run's episode handles spent (the cost ceiling reads it)."""
+        return self.tally.value()
 
     def register(self, model: str, transport: Transport) -> None:
         """Serve ``model`` with this transport (scripted models in tests, embedded servers)."""
@@ -160,10 +167,11 @@ class EpisodeLLM:
     ) -> None:
         self.gateway = gateway
         self.max_steps = max_steps
-        self.usage = Usage()
-        self.by_role: dict[str, Usage] = {}
-        self.turn_usage = Usage()
-        """The agent's usage in the current turn (shown on its agent_message event)."""
+        # Sums kept as tallies, read as values (four Usage values built per request cost more than the rest of
+        # the charge).
+        self._usage = UsageTally()
+        self._by_role: dict[str, UsageTally] = {}
+        self._turn_usage = UsageTally()
         self.calls: list[ModelCall] = []
         """With ``keep_calls`` (an episode's handle; not a generator's, whose requests never end): every request
         charged through the gateway, as the trace keeps it (tokens and latency per step)."""
@@ -176,8 +184,21 @@ class EpisodeLLM:
         self.waiting: Waiting = nullcontext
         """Entered while the gateway waits (slots, Retry-After); the episode pauses its deadline there."""
 
+    @property
+    def usage(self) -> Usage:
+        return self._usage.value()
+
+    @property
+    def by_role(self) -> dict[str, Usage]:
+        return {role: tally.value() for role, tally in self._by_role.items()}
+
+    @property
+    def turn_usage(self) -> Usage:
+        """The agent's usage in the current turn (shown on its agent_message event)."""
+        return self._turn_usage.value()
+
     def start_turn(self, turn: int, goal: int | None = None) -> None:
-        self.turn, self.goal, self.steps, self.turn_usage = turn, goal, 0, Usage()
+        self.turn, self.goal, self.steps, self._turn_usage = turn, goal, 0, UsageTally()
 
     async def complete(self, request: ModelRequest) -> ModelResponse:
         if request.role == "agent":
@@ -194,33 +215,42 @@ class EpisodeLLM:
         self.charge_role(request.role, usage)
 
     def _keep(self, request: ModelRequest, usage: Usage) -> None:
+        # Unvalidated (sim.core.trusted): every field is already of its type.
+        role = request.role
         self.calls.append(
-            ModelCall(
-                role=request.role,
-                turn=self.turn,
-                goal=self.goal,
-                step=self.steps if request.role == "agent" else 0,
-                t=self._clock(),
-                input_tokens=usage.input_tokens,
-                output_tokens=usage.output_tokens,
-                latency_s=round(usage.working_s, 4),
-                waiting_s=round(usage.waiting_s, 4),
-                retries=usage.retries,
-                cached=usage.cached > 0,
+            trusted(
+                ModelCall,
+                {
+                    "role": role,
+                    "turn": self.turn,
+                    "goal": self.goal,
+                    "step": self.steps if role == "agent" else 0,
+                    "t": float(self._clock()),  # a test's clock may count in ints
+                    "input_tokens": usage.input_tokens,
+                    "output_tokens": usage.output_tokens,
+                    "latency_s": round(usage.working_s, 4),
+                    "waiting_s": round(usage.waiting_s, 4),
+                    "retries": usage.retries,
+                    "cached": usage.cached > 0,
+                },
             )
         )
 
     def charge_role(self, role: str, usage: Usage) -> None:
         """Usage spent outside the gateway, as whoever spent it reports it (an outside agent's own model calls)."""
-        self.usage += usage
-        spent = self.by_role.get(role)
-        self.by_role[role] = usage if spent is None else spent + usage
+        self._usage.add(usage)
+        spent = self._by_role.get(role)
+        if spent is None:
+            self._by_role[role] = UsageTally(usage)  # a role's sum opens with its first usage, not Usage() + it
+        else:
+            spent.add(usage)
         if role == "agent":
-            self.turn_usage += usage
-        self.gateway.totals += usage
+            self._turn_usage.add(usage)
+        self.gateway.tally.add(usage)
 
     def usage_by_role(self) -> dict[str, Usage]:
-        return {role: self.by_role[role] for role in MODEL_ROLES if role in self.by_role}
+        by_role = self._by_role
+        return {role: by_role[role].value() for role in MODEL_ROLES if role in by_role}
 
     def retrying(self, code: str, detail: str) -> None:
         self._record(

@@ -8,6 +8,7 @@ import time
 from collections.abc import Awaitable, Callable
 
 from sim.core import ModelRequest, ModelResponse, Usage
+from sim.core.trusted import trusted
 from sim.llm.admission.policy import AdmissionPolicy
 from sim.llm.completer import Caller, Route
 from sim.llm.errors import ContextLengthExceeded
@@ -64,14 +65,21 @@ class RetryingCompleter:
 
 
 def _spent(answer: ModelResponse | None, retries: int, working_s: float, waiting_s: float) -> Usage:
+    # Unvalidated (sim.core.trusted): the answer's fields are validated already, the times are floats.
     if answer is None:  # given up, refused or cancelled: the time and the retries still count
-        return Usage(retries=retries, working_s=working_s, waiting_s=waiting_s)
-    return Usage(
-        requests=1,
-        input_tokens=answer.input_tokens,
-        output_tokens=answer.output_tokens,
-        cost=answer.cost,
-        retries=retries,
-        working_s=working_s,
-        waiting_s=waiting_s,
-    )
+        return trusted(
+            Usage,
+            {"requests": 0, "input_tokens": 0, "output_tokens": 0, "cost": 0.0, "retries": retries, "cached": 0,
+             "working_s": working_s, "waiting_s": waiting_s},
+            _GIVEN_UP,
+        )  # fmt: skip
+    return trusted(
+        Usage,
+        {"requests": 1, "input_tokens": answer.input_tokens, "output_tokens": answer.output_tokens,
+         "cost": answer.cost, "retries": retries, "cached": 0, "working_s": working_s, "waiting_s": waiting_s},
+        _ANSWERED,
+    )  # fmt: skip
+
+
+_GIVEN_UP = ("retries", "working_s", "waiting_s")
+_ANSWERED = ("requests", "input_tokens", "output_tokens", "cost", "retries", "working_s", "waiting_s")

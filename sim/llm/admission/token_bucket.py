@@ -223,13 +223,15 @@ class TokenEstimator:
         hit = calls.get(key)
         if hit is not None and hit[0]() is call and hit[1] is encoding:
             return hit[2]
-        arguments = json.dumps(call.arguments, ensure_ascii=False, separators=(",", ":"))
+        arguments = _COMPACT.encode(call.arguments)
         count = _PER_CALL + _count(f"{call.id}{call.name}{arguments}", encoding)
         calls[key] = (weakref.ref(call, functools.partial(_forget, calls, key)), encoding, count)
         return count
 
 
 _UNSET: Any = object()
+_COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+"""``json.dumps(..., ensure_ascii=False, separators=(",", ":"))``, without building an encoder per call."""
 _PER_MESSAGE, _ROLE, _PER_NAME, _PER_CALL, _REPLY_PRIMING = 3, 1, 1, 8, 3  # as tokens.count_messages counts
 
 
@@ -258,4 +260,4 @@ def _count(text: str, encoding: tiktoken.Encoding | None) -> int:
 
 
 def _count_tool(tool: ToolSpec, encoding: tiktoken.Encoding | None) -> int:
-    return 1 + _count(json.dumps(tool.to_openai(), ensure_ascii=False, separators=(",", ":")), encoding)
+    return 1 + _count(_COMPACT.encode(tool.to_openai()), encoding)
