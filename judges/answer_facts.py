@@ -33,6 +33,7 @@ from typing import cast
 
 from judges.answer_empty import gives_empty, is_empty
 from judges.answer_normalise import fold, number_matches, numbers_in
+from judges.shared_views import of_object
 from judges.trace_view import agent_events, failed, score_for, unscoreable
 from judges.value_normalise import MONTH_NAMES, MONTHS
 from sim.core import EpisodeResult, Goal, Score
@@ -188,6 +189,11 @@ def goal_facts(goal: Goal) -> Facts:
     return facts
 
 
+def _kept_facts(goal: Goal) -> Facts:
+    """``goal_facts``, once per goal object (``judges.shared_views``: a run's trials of a task share it); read only."""
+    return of_object(goal, "answer_facts.facts", lambda: goal_facts(goal))
+
+
 def _named(goal: Goal) -> str:
     """What the goal's gold arguments name: entities looked up or acted on (a request's words are not facts)."""
     return fold(" ".join(json.dumps(c.arguments, ensure_ascii=False) for path in goal.paths() for c in path))
@@ -208,7 +214,7 @@ class AnswerFacts:
                 per_goal.append(None)
                 continue
             events = agent_events(result, g)
-            facts = goal_facts(goal)
+            facts = _kept_facts(goal)
             if not any(facts.values()):
                 per_goal.append(None)
                 continue

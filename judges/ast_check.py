@@ -23,13 +23,12 @@ does not make are exploration, not errors.
 from __future__ import annotations
 
 import math
-from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from judges.arg_match import ArgMatcher
 from judges.decline import INVENTED_CODES
-from judges.episode_memo import memo
+from judges.shared_views import of_object
 from judges.trace_view import (
     agent_events,
     arguments_json,
@@ -37,10 +36,11 @@ from judges.trace_view import (
     goal_superseded,
     played,
     score_for,
+    specs,
     tools_at,
     unscoreable,
 )
-from sim.core import EpisodeResult, GoldCall, Score, ToolCall, ToolSpec
+from sim.core import EpisodeResult, Goal, GoldCall, Score, ToolCall, ToolSpec
 
 REASONS = (
     "hallucinated_function",
@@ -135,14 +135,14 @@ def check_goal(
     """(per distinct attempted call: its name and errors; errors of the goal as a whole) against the best gold
     path; None when the goal has no gold call to check against."""
     task_goal = result.task.goals[goal]
-    paths = [p for p in task_goal.paths() if any(g.role == "core" for g in p)]
+    paths, anywhere = of_object(task_goal, "ast.paths", lambda: _gold_paths(task_goal))
     if not paths or task_goal.outcome == "decline":
         return None
     events = agent_events(result, goal)
     dropped = goal_superseded(result, goal)
     read_only = {ev.call.id: bool(ev.read_only) for ev in events if ev.kind == "tool_call" and ev.call}
     toolkit = tools_at(result, goal)
-    specs = memo(result, "ast.specs", lambda: {s.name: s for s in result.tools})
+    tool_specs = specs(result)
     # A call a stressor refused (a drifted name, a limitation, an injected failure) followed the docs the agent had:
     # what it did next is judged, not the call no agent could have known would fail.
     refused = {
@@ -161,15 +161,21 @@ def check_goal(
         for ev in events
         if ev.kind == "error" and ev.code and (ev.code in INVENTED_CODES or ev.code.startswith(FORMAT_CODES))
     ]
-    anywhere = {g.name for p in task_goal.paths() for g in p}  # a backup path's first choice is no wrong function
     best: tuple[list[tuple[str, list[str]]], list[str]] | None = None
     for path in paths:
-        per_call, whole = _against_path(list(calls.values()), path, read_only, toolkit, specs, matcher, anywhere)
+        per_call, whole = _against_path(list(calls.values()), path, read_only, toolkit, tool_specs, matcher, anywhere)
         whole = formats + whole
         total = sum(len(e) for _, e in per_call) + len(whole)
         if best is None or total < sum(len(e) for _, e in best[0]) + len(best[1]):
             best = (per_call, whole)
     return best
+
+
+def _gold_paths(goal: Goal) -> tuple[list[list[GoldCall]], set[str]]:
+    """The goal's paths with a core call, and every function any path names (a backup path's first choice is no
+    wrong function): once per goal object (``judges.shared_views``)."""
+    paths = goal.paths()
+    return [p for p in paths if any(g.role == "core" for g in p)], {g.name for p in paths for g in p}
 
 
 def _against_path(
@@ -211,10 +217,19 @@ def _against_path(
             errors.append("ast:wrong_function")
         per_call.append((call.name, errors))
     core_names = {g.name for g in core}
-    made = Counter(c.name for c in calls if c.name in core_names)
-    wanted = Counter(g.name for g in core)
-    whole = [f"ast:wrong_count:{name}" for name in sorted(wanted) if made[name] != wanted[name]]
+    made = _tally(c.name for c in calls if c.name in core_names)
+    wanted = _tally(g.name for g in core)
+    whole = [f"ast:wrong_count:{name}" for name in sorted(wanted) if made.get(name, 0) != wanted[name]]
     return per_call, whole
+
+
+def _tally(items: Iterable[str]) -> dict[str, int]:
+    """How often each item came: ``Counter(items)`` as a plain dict, without Counter's per-call overhead (a few
+    microseconds, several times an episode, over a handful of items)."""
+    counts: dict[str, int] = {}
+    for item in items:
+        counts[item] = counts.get(item, 0) + 1
+    return counts
 
 
 def reason_of(code: str) -> str:
@@ -247,7 +262,7 @@ class AstChecker:
             for g, (calls, whole) in verdicts.items()
             for code in [*whole, *(e for _, es in calls for e in es)]
         ]
-        reasons = Counter(reason_of(e.partition(":")[2]) for e in errors)
+        reasons = _tally(reason_of(e.partition(":")[2]) for e in errors)
         return score_for(
             result,
             self.name,

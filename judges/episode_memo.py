@@ -63,8 +63,8 @@ def open_values() -> dict[Hashable, Any] | None:
 
 def memo(result: EpisodeResult, key: Hashable, compute: Callable[[], T]) -> T:
     """``compute()``, once per key while ``result`` is being judged."""
-    memo_ = current(result)
-    if memo_ is None:
+    memo_ = _CURRENT.get()  # ``current``, inlined: a judged episode asks ~100 times
+    if memo_ is None or memo_.result is not result:
         return compute()
     values = memo_.values
     try:

@@ -24,13 +24,14 @@ come from ``judges.core_api`` (each gold call judged on its own), never re-deriv
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from functools import cached_property
 
 from judges.arg_match import ArgMatcher
 from judges.core_api import Schemas, agent_calls, judge_turns, path_errors
 from judges.episode_memo import memo
 from judges.stress_metrics import STAGES
-from judges.trace_view import failed, played, schemas, score_for, tools_at, unscoreable
+from judges.trace_view import agent_events, failed, played, schemas, score_for, tools_at, unscoreable
 from sim.core import EpisodeResult, Goal, GoldCall, Score, ToolCall
 
 CHAINING_CODES = frozenset(
@@ -46,17 +47,6 @@ MIN_CARRIED = 4
 """Shortest string value checked for having come from an earlier result: shorter ones match by chance."""
 
 
-@dataclass
-class _TurnTrace:
-    """What the agent did in one goal, by tool name."""
-
-    called: set[str] = field(default_factory=set)
-    succeeded: set[str] = field(default_factory=set)
-    codes: dict[str, list[str]] = field(default_factory=dict)  # failed results: 'chaining' | 'tool_use' | 'execution'
-    seen: str = ""  # earlier successful tool results, as JSON: where a carried-over value would come from
-    said: str = ""  # the user's messages so far
-
-
 def _failure_kind(status: str, code: str | None, scenarios: list[str]) -> str:
     """The stage a failed call of a needed tool points at."""
     if code in CHAINING_CODES or (code is not None and code.startswith("unknown_") and code != "unknown_tool"):
@@ -69,31 +59,48 @@ def _failure_kind(status: str, code: str | None, scenarios: list[str]) -> str:
     return "tool_use"
 
 
-def _trace(result: EpisodeResult, turn: int) -> _TurnTrace:
-    trace = _TurnTrace()
-    seen: list[str] = []
-    said: list[str] = []
-    texts = memo(result, "failure_stage.results", dict[int, str])  # each result's JSON, once for every wrong goal
-    for ev in result.events:
-        if ev.goal_index > turn:
-            continue
-        if ev.kind == "user_message" and ev.content:
-            said.append(ev.content)
-        elif ev.kind == "tool_result" and ev.result is not None and ev.call is not None:
-            if ev.result.ok:
+class _TurnTrace:
+    """What the agent did in one goal, by tool name; what it had been shown and told by then (``seen``, ``said``:
+    built only where a wrong value is checked for having come from an earlier result, which few goals need)."""
+
+    def __init__(self, result: EpisodeResult, turn: int) -> None:
+        self.called: set[str] = set()
+        self.succeeded: set[str] = set()
+        self.codes: dict[str, list[str]] = {}  # failed results: 'chaining' | 'tool_use' | 'execution'
+        self._result, self._turn = result, turn
+        for ev in agent_events(result, turn):  # the goal's own events, replayed gold left out
+            if ev.kind == "tool_call" and ev.call is not None:
+                self.called.add(ev.call.name)
+            elif ev.kind == "tool_result" and ev.result is not None and ev.call is not None:
+                if ev.result.ok:
+                    self.succeeded.add(ev.call.name)
+                else:
+                    kind = _failure_kind(ev.result.status, ev.result.error_code, ev.scenarios)
+                    self.codes.setdefault(ev.call.name, []).append(kind)
+
+    @cached_property
+    def seen(self) -> str:
+        """Earlier successful tool results, as JSON: where a carried-over value would come from."""
+        result = self._result
+        texts = memo(result, "failure_stage.results", dict[int, str])  # each result's JSON, once an episode
+        seen = []
+        for ev in result.events:
+            if ev.kind == "tool_result" and ev.result is not None and ev.call is not None and ev.result.ok:
+                if ev.goal_index > self._turn:
+                    continue
                 text = texts.get(id(ev))  # the result's own events: alive, and their ids theirs, while it is judged
                 if text is None:
                     text = texts[id(ev)] = _RESULT_JSON.encode(ev.result.content)
                 seen.append(text)
-                if ev.goal_index == turn and not ev.replayed:
-                    trace.succeeded.add(ev.call.name)
-            elif ev.goal_index == turn and not ev.replayed:
-                kind = _failure_kind(ev.result.status, ev.result.error_code, ev.scenarios)
-                trace.codes.setdefault(ev.call.name, []).append(kind)
-        if ev.kind == "tool_call" and ev.call is not None and ev.goal_index == turn and not ev.replayed:
-            trace.called.add(ev.call.name)
-    trace.seen, trace.said = "\n".join(seen), "\n".join(said)
-    return trace
+        return "\n".join(seen)
+
+    @cached_property
+    def said(self) -> str:
+        """The user's messages so far."""
+        turn = self._turn
+        events = self._result.events
+        said = [ev.content for ev in events if ev.kind == "user_message" and ev.content and ev.goal_index <= turn]
+        return "\n".join(said)
 
 
 def _carried(key: str, gold: GoldCall, trace: _TurnTrace) -> bool:
@@ -177,7 +184,7 @@ def turn_stage(result: EpisodeResult, index: int, goal: Goal, matcher: ArgMatche
         schemas=schemas(result),
         matcher=matcher,
         toolkit=tools_at(result, index),
-        trace=_trace(result, index),
+        trace=_TurnTrace(result, index),
     )
     # The path the agent was on: the one whose tools it called most, then the one it got furthest along, then
     # the primary (core API accuracy reports its deductions against it).

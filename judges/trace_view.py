@@ -11,7 +11,9 @@ from collections import Counter
 from typing import Any
 
 from judges.episode_memo import current, memo, open_values
-from sim.core import EpisodeResult, Event, Score, ToolCall
+from judges.score_build import build_score
+from judges.shared_views import of_object, of_toolkit
+from sim.core import EpisodeResult, Event, Goal, GoldCall, Score, ToolCall, ToolSpec
 
 CallKey = tuple[str, str, bool]
 """(function, arguments as canonical JSON, succeeded)."""
@@ -24,7 +26,8 @@ def score_for(result: EpisodeResult, judge: str, **fields: Any) -> Score:
     set while a run judges it: the same Score as labelling it after, without a copy per judge)."""
     if (open_memo := current(result)) is not None and "judge_config" not in fields:
         fields["judge_config"] = open_memo.score_set
-    return Score(episode_id=result.episode_id, task_id=result.task_id, trial=result.trial, judge=judge, **fields)
+    fields.update(episode_id=result.episode_id, task_id=result.task_id, trial=result.trial, judge=judge)
+    return build_score(fields)
 
 
 def unscoreable(result: EpisodeResult, judge: str) -> Score:
@@ -38,19 +41,57 @@ def failed(result: EpisodeResult) -> bool:
 
 
 def played(result: EpisodeResult, goal: int) -> bool:
-    """``result.played(goal)``, read once per goal of an episode judged (it scans the events)."""
-    return memo(result, ("played", goal), lambda: result.played(goal))
+    """``result.played(goal)``: while an episode is judged, from one scan of its events for every goal (a scan per
+    goal otherwise)."""
+    if current(result) is None:
+        return result.played(goal)
+    if result.goals_played is None:  # traces from before goals: one goal per turn
+        return goal < result.turns_played
+    return goal < result.goals_played and goal in memo(result, "played", lambda: _goals_messaged(result))
+
+
+def _goals_messaged(result: EpisodeResult) -> set[int]:
+    """The goals with a user message of their own: ``EpisodeResult.played``'s scan, for every goal at once."""
+    return {ev.goal_index for ev in result.events if ev.kind == "user_message" and not ev.replayed}
 
 
 def tools_at(result: EpisodeResult, goal: int) -> set[str]:
-    """``result.tools_at(goal)``, built once per episode judged (once per goal whose toolkit differed)."""
-    key = ("tools_at", goal) if goal in result.goal_tools else "tools_at"  # else: every tool, whatever the goal
-    return memo(result, key, lambda: result.tools_at(goal))
+    """``result.tools_at(goal)``, built once per episode judged (once per goal whose toolkit differed); where the
+    goal's toolkit did not differ, every tool's name, once per toolkit (``judges.shared_views``)."""
+    if goal in result.goal_tools:
+        return memo(result, ("tools_at", goal), lambda: result.tools_at(goal))
+    return _toolkit(result).names
 
 
 def schemas(result: EpisodeResult) -> dict[str, dict[str, Any]]:
     """Each tool's parameter schema, by name, as the agent was shown it."""
-    return memo(result, "schemas", lambda: {s.name: s.parameters for s in result.tools})
+    return _toolkit(result).schemas
+
+
+def specs(result: EpisodeResult) -> dict[str, ToolSpec]:
+    """Each tool's spec, by name, as the agent was shown it."""
+    return _toolkit(result).specs
+
+
+class _Toolkit:
+    """The tables of one toolkit, by tool name."""
+
+    __slots__ = ("names", "schemas", "specs")
+
+    def __init__(self, tools: list[ToolSpec]) -> None:
+        self.specs = {s.name: s for s in tools}
+        self.schemas = {s.name: s.parameters for s in tools}
+        self.names = {s.name for s in tools}
+
+
+def _toolkit(result: EpisodeResult) -> _Toolkit:
+    """The episode's toolkit tables: looked up once per episode judged, built once per toolkit."""
+    return memo(result, "toolkit", lambda: of_toolkit(result.tools, "tables", lambda: _Toolkit(result.tools)))
+
+
+def goal_paths(goal: Goal) -> list[list[GoldCall]]:
+    """``goal.paths()``, once per goal object (``judges.shared_views``)."""
+    return of_object(goal, "paths", goal.paths)
 
 
 def arguments_json(call: ToolCall) -> str:
@@ -79,9 +120,12 @@ def repeated_outcomes(events: list[Event], times: int) -> set[bool]:
     """The outcomes (succeeded or not) of the calls among ``events`` that came back ``times`` times or more with the
     same function, arguments and outcome (``call_repeats``); the arguments are read only where a function came back
     that often with one outcome at all."""
-    results = [ev for ev in events if ev.kind == "tool_result" and ev.call and ev.result]
-    by_function = Counter((ev.call.name, ev.result.ok) for ev in results if ev.call and ev.result)
-    if all(n < times for n in by_function.values()):
+    by_function: dict[tuple[str, bool], int] = {}  # a plain dict: a Counter costs more than this whole count
+    for ev in events:
+        if ev.kind == "tool_result" and ev.call and ev.result:
+            key = (ev.call.name, ev.result.ok)
+            by_function[key] = by_function.get(key, 0) + 1
+    if max(by_function.values(), default=0) < times:
         return set()
     return {ok for (_, _, ok), n in call_repeats(events).items() if n >= times}
 

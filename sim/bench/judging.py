@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 
 from sim.config.run_config import RunConfig
-from sim.core import EpisodeResult, Judge
+from sim.core import EpisodeResult, Judge, Task, ToolSpec
 from sim.judging.judge_set import build_judges, judge
 
 
@@ -40,25 +40,43 @@ async def _judge_all(results: list[EpisodeResult], judges: list[Judge]) -> tuple
     return spent, [s.model_dump_json() for episode in scores for s in episode]
 
 
-def measure(run: Path, judges: list[Judge], rounds: int) -> tuple[list[float], int, list[str]]:
+def share_as_in_a_run(results: list[EpisodeResult]) -> None:
+    """Give equal tasks one Task object, and equal tool specs one ToolSpec, as a run does: its trials of a task share
+    the task's object and its episodes the world's specs, where stored traces parsed apart have objects of their own
+    (judges keep what they derive from those objects across episodes: ``judges.shared_views``). A stressor's rewritten
+    task is a new object per episode in a run: this over-shares those, so it is for runs without rewrites."""
+    tasks: dict[str, Task] = {}
+    specs: dict[str, ToolSpec] = {}
+    for result in results:
+        result.task = tasks.setdefault(result.task.model_dump_json(), result.task)
+        result.tools = [specs.setdefault(spec.model_dump_json(), spec) for spec in result.tools]
+
+
+def measure(
+    run: Path, judges: list[Judge], rounds: int, as_in_a_run: bool = False
+) -> tuple[list[float], int, list[str]]:
     """Per round, CPU ms per episode judged; the episode count; the Scores' JSON (of the last round)."""
     lines = _lines(run)
     per_episode: list[float] = []
     scores: list[str] = []
     for _ in range(rounds):
         results = [EpisodeResult.model_validate_json(line) for line in lines]
+        if as_in_a_run:
+            share_as_in_a_run(results)
         spent, scores = asyncio.run(_judge_all(results, judges))
         per_episode.append(1000 * spent / max(1, len(results)))
     return per_episode, len(lines), scores
 
 
-def _child(runs: list[Path], error_judge: str, rounds: int, scores: Path | None) -> dict[str, list[float]]:
+def _child(
+    runs: list[Path], error_judge: str, rounds: int, scores: Path | None, as_in_a_run: bool = False
+) -> dict[str, list[float]]:
     """This checkout's numbers: per run, CPU ms per episode of each round."""
     judges = build_judges(RunConfig(error_judge=error_judge))
     out: dict[str, list[float]] = {}
     written: list[str] = []
     for run in runs:
-        out[str(run)], _, run_scores = measure(run, judges, rounds)
+        out[str(run)], _, run_scores = measure(run, judges, rounds, as_in_a_run)
         written += run_scores
     if scores is not None:
         scores.write_text("".join(line + "\n" for line in written))
@@ -89,10 +107,15 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--error-judge", default="embedding", choices=("off", "embedding"))
     parser.add_argument("--baseline", type=Path, help="another checkout to time side by side with this one")
     parser.add_argument("--scores", type=Path, help="write every Score's JSON here, one a line")
+    parser.add_argument(
+        "--as-in-a-run",
+        action="store_true",
+        help="share equal tasks' and tool specs' objects among episodes, as a run without stressor rewrites does",
+    )
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child or args.baseline is None:
-        numbers = _child(args.runs, args.error_judge, args.rounds, args.scores)
+        numbers = _child(args.runs, args.error_judge, args.rounds, args.scores, args.as_in_a_run)
         if args.child:
             print(json.dumps(numbers))
             return
@@ -100,6 +123,7 @@ def main(argv: list[str] | None = None) -> None:
             print(f"{run}: {statistics.median(ms):.3f} ms CPU per episode (median of {len(ms)})")
         return
     common = [*(str(r.resolve()) for r in args.runs), "--rounds", str(args.rounds), "--error-judge", args.error_judge]
+    common += ["--as-in-a-run"] if args.as_in_a_run else []
     here = Path(__file__).resolve().parents[2]
     new: dict[str, list[float]] = {str(r): [] for r in args.runs}
     old: dict[str, list[float]] = {str(r): [] for r in args.runs}
