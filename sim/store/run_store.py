@@ -29,6 +29,7 @@ from pydantic import BaseModel, ValidationError
 from sim.core import EpisodeResult, Score
 from sim.core.files import write_text_atomic
 from sim.core.text_check import json_line
+from sim.store.episode_json import episode_json
 from sim.store.run_lock import RunLock, RunLocked
 from sim.store.superseded import EpisodeStatus, superseded_lines
 
@@ -223,7 +224,7 @@ class RunStore:
         write_json_atomic(self.root / MANIFEST, {**self.manifest(), **changes})
 
     def append_episode(self, result: EpisodeResult) -> None:
-        self._append(EPISODES, [json_line(result)])
+        self._append(EPISODES, [episode_json(result)])
 
     def append_scores(self, scores: list[Score]) -> None:
         self._append(SCORES, [json_line(s) for s in scores])

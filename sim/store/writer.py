@@ -37,6 +37,7 @@ from typing import Self
 
 from sim.core import EpisodeResult, Score
 from sim.core.text_check import json_line
+from sim.store.episode_json import episode_json
 from sim.store.run_store import EPISODES, SCORES, RunStore, StoreError, append_all, open_append
 
 _FILE_ORDER = (EPISODES, SCORES)  # within a batch: episodes durable before the scores that follow them
@@ -281,7 +282,8 @@ class StoreWriter:
 
 def store_line(record: EpisodeResult | Score) -> bytes:
     """A record as the store holds it: one JSON line, newline included (what ``append_judged`` takes)."""
-    return json_line(record).encode("utf-8") + b"\n"
+    text = episode_json(record) if isinstance(record, EpisodeResult) else json_line(record)
+    return text.encode("utf-8") + b"\n"
 
 
 def _describe(error: BaseException) -> str:

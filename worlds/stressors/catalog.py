@@ -62,6 +62,12 @@ def builtin_scenarios() -> tuple[Scenario, ...]:
     return tuple(rows)
 
 
+@cache
+def _builtin_by_name() -> dict[str, Scenario]:
+    """The built-in table by name, indexed once (read only: ``select`` runs per episode)."""
+    return {s.name: s for s in builtin_scenarios()}
+
+
 def stressor_class(kind: str) -> type[ScenarioStressor]:
     module = importlib.import_module(f"worlds.stressors.types.{kind}")
     cls: type[ScenarioStressor] = module.STRESSOR
@@ -106,9 +112,11 @@ def select(
     items: Sequence[str], tool_names: Iterable[str] | None = None, scenarios: Sequence[Scenario] | None = None
 ) -> list[tuple[Scenario, dict[str, Any]]]:
     """(scenario, overrides) in the order given."""
-    table = list(builtin_scenarios() if scenarios is None else scenarios)
+    if not items:
+        return []  # an unstressed episode (this runs once per episode): no table to index
+    table = builtin_scenarios() if scenarios is None else scenarios
     tools = None if tool_names is None else set(tool_names)
-    by_name = {s.name: s for s in table}
+    by_name = _builtin_by_name() if scenarios is None else {s.name: s for s in table}
     chosen: list[tuple[Scenario, dict[str, Any]]] = []
     for item in items:
         name, overrides = parse_item(item)
