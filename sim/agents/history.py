@@ -11,12 +11,15 @@ import weakref
 from collections.abc import Sequence
 from typing import Any
 
-from sim.core import ChatMessage, Event, ToolCall
+from sim.core import ChatMessage, Event, ToolCall, ToolResult
+
+_dumps = json.JSONEncoder(ensure_ascii=False).encode
+"""``json.dumps(value, ensure_ascii=False)`` without building an encoder per call."""
 
 
 def tool_content(content: Any) -> str:
     """A tool result as the model reads it: JSON text."""
-    return content if isinstance(content, str) else json.dumps(content, ensure_ascii=False)
+    return content if isinstance(content, str) else _dumps(content)
 
 
 class MessageMemo:
@@ -26,11 +29,27 @@ class MessageMemo:
 
     def __init__(self) -> None:
         self._by_event: dict[int, tuple[weakref.ref[Event], ChatMessage]] = {}
+        self._by_result: dict[int, tuple[weakref.ref[ToolResult], ChatMessage]] = {}
         self._system: dict[str, ChatMessage] = {}
 
     def get(self, event: Event) -> ChatMessage | None:
         hit = self._by_event.get(id(event))
         return hit[1] if hit is not None and hit[0]() is event else None
+
+    def put_result(self, result: ToolResult, message: ChatMessage) -> None:
+        """The tool message an agent made of ``result`` within a turn: the event that records the same result object
+        is shown the same way at the next turn, so that message (and its encoded JSON) serves again."""
+        key, memo = id(result), self._by_result
+        memo[key] = (weakref.ref(result, lambda _: memo.pop(key, None)), message)
+
+    def result_message(self, event: Event) -> ChatMessage | None:
+        """The message ``put_result`` kept for the event's result, if it is the one the event shows."""
+        result, call = event.result, event.call
+        hit = self._by_result.get(id(result))
+        if hit is None or hit[0]() is not result or call is None:
+            return None
+        message = hit[1]
+        return message if message.tool_call_id == call.id and message.name == call.name else None
 
     def put(self, event: Event, message: ChatMessage) -> ChatMessage:
         key, memo = id(event), self._by_event
@@ -70,6 +89,10 @@ def to_chat_messages(
                 continue
             emitted.add(key)
         message = memo.get(ev)
+        if message is None and ev.kind == "tool_result":
+            message = memo.result_message(ev)
+            if message is not None:
+                memo.put(ev, message)
         if message is None:
             made = _message_of(ev, grouped)
             if made is None:

@@ -12,7 +12,7 @@ import asyncio
 from collections.abc import Sequence
 
 from sim.agents.history import MessageMemo, to_chat_messages, tool_content
-from sim.core import AgentRuntime, ChatMessage, Event, ModelRequest, ModelResponse, ToolCall
+from sim.core import AgentRuntime, ChatMessage, Event, ModelRequest, ModelResponse, ToolCall, ToolResult
 
 
 class NativeToolAgent:
@@ -47,15 +47,20 @@ class NativeToolAgent:
             else:
                 outcomes = list(await asyncio.gather(*(_run(c, response, runtime, step) for c in response.tool_calls)))
             messages.append(
-                ChatMessage(role="assistant", content=response.text, tool_calls=tuple(c for c, _ in outcomes))
+                ChatMessage(role="assistant", content=response.text, tool_calls=tuple(c for c, _, _ in outcomes))
             )
-            messages.extend(
-                ChatMessage(role="tool", content=text, tool_call_id=call.id, name=call.name) for call, text in outcomes
-            )
+            for call, text, result in outcomes:
+                message = ChatMessage(role="tool", content=text, tool_call_id=call.id, name=call.name)
+                messages.append(message)
+                if result is not None:
+                    self._memo.put_result(result, message)
 
 
-async def _run(call: ToolCall, response: ModelResponse, runtime: AgentRuntime, step: int) -> tuple[ToolCall, str]:
-    """Run one call through the runtime; returns the call as recorded (its id) and what the model reads back.
+async def _run(
+    call: ToolCall, response: ModelResponse, runtime: AgentRuntime, step: int
+) -> tuple[ToolCall, str, ToolResult | None]:
+    """Run one call through the runtime; returns the call as recorded (its id), what the model reads back and the
+    runtime's result (None for rejected arguments).
 
     Arguments that are not a JSON object are the agent's fault: recorded, answered with an error the model can
     act on, never executed. A function not in the toolkit goes to the runtime, which refuses it the same way unless
@@ -65,6 +70,10 @@ async def _run(call: ToolCall, response: ModelResponse, runtime: AgentRuntime, s
         raw = response.invalid_arguments[call.id]
         runtime.fault("agent", "agent:invalid_arguments", f"{call.name}: {raw[:300]}", step=step)
         rejected = call.model_copy(update={"id": f"rejected_{call.id}"})
-        return rejected, tool_content({"error": f"Arguments for {call.name} must be a JSON object; got: {raw[:200]}"})
+        return (
+            rejected,
+            tool_content({"error": f"Arguments for {call.name} must be a JSON object; got: {raw[:200]}"}),
+            None,
+        )
     result = await runtime.call(call, step=step)
-    return call.model_copy(update={"id": result.call_id}), tool_content(result.content)
+    return call.model_copy(update={"id": result.call_id}), tool_content(result.content), result

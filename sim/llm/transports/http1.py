@@ -20,6 +20,7 @@ import time
 import zlib
 from collections import defaultdict
 from dataclasses import dataclass
+from typing import NamedTuple
 from urllib.parse import urlsplit
 
 MAX_HEAD_BYTES = 64 * 1024
@@ -41,8 +42,9 @@ class HttpConnectionError(Exception):
     """The connection failed (refused, reset, closed mid-answer, TLS, DNS) or the answer broke HTTP."""
 
 
-@dataclass(frozen=True, slots=True)
-class HttpReply:
+class HttpReply(NamedTuple):
+    """A tuple: one is made per request, and a frozen dataclass's __init__ costs several times a tuple's."""
+
     status: int
     headers: dict[str, str]
     """Lower-cased names; a repeated header keeps its last value."""
@@ -100,16 +102,22 @@ class _Connection(asyncio.Protocol):
         self._got = 0
         self._keep = False
         self._reply: asyncio.Future[HttpReply] | None = None
+        self.loop = asyncio.get_running_loop()
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = transport  # type: ignore[assignment]  # a stream transport (uvloop's are not asyncio.Transport)
 
     def send(self, data: bytes) -> asyncio.Future[HttpReply]:
         assert self.transport is not None and self._state == _IDLE
-        self._reply = asyncio.get_running_loop().create_future()
+        self._reply = self.loop.create_future()
         self._state, self.received = _HEAD, 0
         self.transport.write(data)
         return self._reply
+
+    def expire(self) -> None:
+        """The request's total timeout passed: fail its answer (the connection's state is unknown: drop it)."""
+        if self._reply is not None:
+            self._fail(HttpTimeout())
 
     def abort(self) -> None:
         self.closed = True
@@ -121,8 +129,18 @@ class _Connection(asyncio.Protocol):
         if self._reply is None:  # bytes nobody asked for: the connection cannot be trusted any more
             self.abort()
             return
-        self._buf += data
         try:
+            if self._state == _HEAD and not self._buf:
+                # The common case, read without copying into the buffer: the head (and often the whole body) in
+                # one piece. What follows the head goes the general way.
+                end = data.find(b"\r\n\r\n")
+                if end >= 0:
+                    self._start(data[:end].decode("latin-1"))
+                    if self._state == _LENGTH and len(data) - end - 4 == self._need:
+                        self._finish(data[end + 4 :], reusable=True)
+                        return
+                    data = data[end + 4 :]
+            self._buf += data
             self._advance()
         except HttpConnectionError as exc:
             self._fail(exc)
@@ -192,16 +210,16 @@ class _Connection(asyncio.Protocol):
                 return
 
     def _start(self, head: str) -> None:
-        status_line, *lines = head.split("\r\n")
-        version, _, rest = status_line.partition(" ")
+        lines = head.split("\r\n")
+        version, _, rest = lines[0].partition(" ")
         try:
             status = int(rest[:3])
         except ValueError:
-            raise HttpConnectionError(f"not an HTTP answer: {status_line[:80]!r}") from None
+            raise HttpConnectionError(f"not an HTTP answer: {lines[0][:80]!r}") from None
         if 100 <= status < 200:
             return  # an interim answer (103 Early Hints): the real one follows
         headers: dict[str, str] = {}
-        for line in lines:
+        for line in lines[1:]:
             name, _, value = line.partition(":")
             headers[name.strip().lower()] = value.strip()
         self._status, self._headers, self._parts, self._got = status, headers, [], 0
@@ -261,27 +279,34 @@ class Http1Pool:
         """Send ``head`` (from ``Target.head``) and ``body``; return the whole answer. Raises HttpConnectTimeout,
         HttpTimeout (the total, connecting included) or HttpConnectionError."""
         data = b"".join((head, str(len(body)).encode(), b"\r\n\r\n", body))
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + total_s
+        connection = self._take(target)
+        if connection is not None:
+            try:
+                return await self._exchange(connection, data, deadline)
+            except HttpConnectionError:
+                if connection.received != 0:
+                    raise
+                # a kept connection the server closed unanswered: once more on a new one
         try:
-            async with asyncio.timeout(total_s):
-                connection, reused = self._take(target), True
-                if connection is None:
-                    connection, reused = await self._open(target, connect_s), False
-                try:
-                    reply = await self._exchange(connection, data)
-                except HttpConnectionError:
-                    if not (reused and connection.received == 0):
-                        raise
-                    reply = await self._exchange(await self._open(target, connect_s), data)
+            async with asyncio.timeout_at(deadline):
+                connection = await self._open(target, connect_s)
         except TimeoutError:
             raise HttpTimeout from None
-        return reply
+        return await self._exchange(connection, data, deadline)
 
-    async def _exchange(self, connection: _Connection, data: bytes) -> HttpReply:
+    async def _exchange(self, connection: _Connection, data: bytes, deadline: float) -> HttpReply:
+        # One timer handle for the deadline rather than an asyncio.timeout (a context manager, a task lookup and a
+        # timer) per request: at the deadline the connection fails its answer with HttpTimeout.
+        timer = connection.loop.call_at(deadline, connection.expire)
         try:
             reply = await connection.send(data)
-        except BaseException:  # cancelled or timed out mid-answer: the connection's state is unknown
+        except BaseException:  # cancelled, timed out or failed mid-answer: the connection's state is unknown
             connection.abort()
             raise
+        finally:
+            timer.cancel()
         if not connection.closed and not self._closed:
             self._idle[connection.key].append(connection)
         return reply

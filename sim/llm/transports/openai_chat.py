@@ -28,6 +28,14 @@ _CONTEXT_MARKERS = (
     "context size",  # llama.cpp: "request (4297 tokens) exceeds the available context size"
 )
 _TOOLS_CACHE_SIZE = 4096
+_TAILS_CACHE_SIZE = 4096
+_LIMIT_PREFIXES = ("x-ratelimit", "retry-after")
+_string = json.encoder.encode_basestring
+"""A str as JSON, non-ASCII kept: what ``json.dumps(..., ensure_ascii=False)`` does with a str (the C function)."""
+_arguments = json.JSONEncoder(ensure_ascii=False).encode
+"""``json.dumps(value, ensure_ascii=False)`` without building an encoder per call."""
+_compact = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+_decode = json.JSONDecoder().decode
 CONNECT_BASE_S, CONNECT_PER_REQUEST_S = 10.0, 0.01
 
 
@@ -71,6 +79,8 @@ class OpenAIChatTransport:
         # agent's request at step k holds the same ChatMessage objects as at step k-1 plus the new ones, so a history
         # is encoded once, not once per step, and the cache holds no more than the episodes in flight do.
         self._messages_json: dict[int, tuple[weakref.ref[ChatMessage], bytes]] = {}
+        # The sampling fields after the messages, by their values: the same few for every request of a run.
+        self._tails: dict[tuple[object, ...], bytes] = {}
         self._opening = f'{{"model":{json.dumps(model_name, ensure_ascii=False)},"messages":['.encode()
 
     def connect_timeout(self, in_flight: int) -> float:
@@ -106,6 +116,25 @@ class OpenAIChatTransport:
 
     def _body(self, request: ModelRequest) -> bytes:
         """The same bytes as ``json.dumps`` of the whole payload, spliced from each message's cached JSON."""
+        has_tools = bool(request.tools)
+        # Keyed so that values equal in Python but not in JSON (True and 1, 0.0 and -0.0) never share an entry.
+        max_tokens, seed = request.max_tokens, request.seed
+        tool_choice = request.tool_choice if has_tools else None
+        key = (max_tokens, type(max_tokens), repr(request.temperature), seed, type(seed), request.stop, tool_choice)
+        tail = self._tails.get(key)
+        if tail is None:
+            tail = self._tail(request)
+            if len(self._tails) >= _TAILS_CACHE_SIZE:
+                self._tails.clear()
+            self._tails[key] = tail
+        parts = [self._opening, b",".join(map(self._message_json, request.messages)), b"]", tail]
+        if has_tools:
+            parts += (b',"tools":', self._tools(request.tools))
+        parts.append(b"}")
+        return b"".join(parts)
+
+    def _tail(self, request: ModelRequest) -> bytes:
+        """The sampling fields, with their leading comma (b"" when none)."""
         payload: dict[str, Any] = {}
         if self._sampling == "reasoning":  # reasoning models reject temperature and max_tokens
             if request.max_tokens is not None:
@@ -121,22 +150,16 @@ class OpenAIChatTransport:
             payload["stop"] = list(request.stop)
         if request.tools and request.tool_choice is not None:
             payload["tool_choice"] = request.tool_choice
-        parts = [self._opening, b",".join(map(self._message_json, request.messages)), b"]"]
-        if payload:
-            parts += (b",", json.dumps(payload, ensure_ascii=False, separators=(",", ":"))[1:-1].encode())
-        if request.tools:
-            parts += (b',"tools":', self._tools(request.tools))
-        parts.append(b"}")
-        return b"".join(parts)
+        return b"," + _compact(payload)[1:-1].encode() if payload else b""
 
     def _message_json(self, message: ChatMessage) -> bytes:
         key = id(message)
         hit = self._messages_json.get(key)
         if hit is not None and hit[0]() is message:
             return hit[1]
-        encoded = json.dumps(_message(message), ensure_ascii=False, separators=(",", ":")).encode()
+        encoded = _message_bytes(message)
         cache = self._messages_json
-        self._messages_json[key] = (weakref.ref(message, lambda _: cache.pop(key, None)), encoded)
+        cache[key] = (weakref.ref(message, lambda _: cache.pop(key, None)), encoded)
         return encoded
 
     def _tools(self, tools: tuple[ToolSpec, ...]) -> bytes:
@@ -152,7 +175,7 @@ class OpenAIChatTransport:
 
     def _parse(self, raw: bytes) -> ModelResponse:
         try:
-            data = json.loads(raw)
+            data = _loads(raw)
             choice = data["choices"][0]
             message = choice["message"]
             calls, invalid = _tool_calls(message.get("tool_calls") or [])
@@ -189,6 +212,7 @@ class OpenAIChatTransport:
 
 
 def _message(m: ChatMessage) -> dict[str, Any]:
+    """A message as the API's JSON object (``_message_bytes`` writes the same without building it)."""
     out: dict[str, Any] = {"role": m.role, "content": m.content}
     if m.tool_calls:
         # content "" rather than null alongside tool_calls: some servers (llama-cpp-python's) answer 500 to null.
@@ -205,6 +229,35 @@ def _message(m: ChatMessage) -> dict[str, Any]:
         if m.name:
             out["name"] = m.name
     return out
+
+
+def _message_bytes(m: ChatMessage) -> bytes:
+    """``json.dumps(_message(m), ensure_ascii=False, separators=(",", ":")).encode()``, written directly: the
+    same bytes (each str through the encoder's own string function) for a fraction of the CPU."""
+    parts = ['{"role":', _string(m.role), ',"content":', _string(m.content)]
+    if m.tool_calls:
+        parts.append(',"tool_calls":[')
+        parts.append(
+            ",".join(
+                f'{{"id":{_string(c.id)},"type":"function","function":{{"name":{_string(c.name)},'
+                f'"arguments":{_string(_arguments(c.arguments))}}}}}'
+                for c in m.tool_calls
+            )
+        )
+        parts.append("]")
+    if m.role == "tool":
+        parts += (',"tool_call_id":', "null" if m.tool_call_id is None else _string(m.tool_call_id))
+        if m.name:
+            parts += (',"name":', _string(m.name))
+    parts.append("}")
+    return "".join(parts).encode()
+
+
+def _loads(raw: bytes) -> Any:
+    """``json.loads(raw)``: UTF-8 (what every endpoint sends) decoded directly; anything else the way json does."""
+    if raw[:1] == b"{" and raw[1:2] != b"\x00":  # json.detect_encoding's answer for such bytes: UTF-8
+        return _decode(raw.decode("utf-8", "surrogatepass"))
+    return json.loads(raw)
 
 
 def _tool_calls(raw_calls: list[dict[str, Any]]) -> tuple[tuple[ToolCall, ...], dict[str, str]]:
@@ -230,7 +283,7 @@ def _limit_headers(headers: Mapping[str, str]) -> dict[str, str]:
     out = {}
     for name, value in headers.items():
         lower = name.lower()
-        if lower.startswith("x-ratelimit") or lower.startswith("retry-after"):
+        if lower.startswith(_LIMIT_PREFIXES):
             out[lower] = value
     return out
 

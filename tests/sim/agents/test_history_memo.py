@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import gc
 
-from sim.agents.history import MessageMemo, to_chat_messages
+from sim.agents.history import MessageMemo, to_chat_messages, tool_content
 from sim.core import ChatMessage, Event, ToolCall, ToolResult
 
 
@@ -50,3 +50,20 @@ def test_the_memo_lets_go_of_events_that_are_gone() -> None:
     del history
     gc.collect()
     assert memo._by_event == {}
+
+
+def test_tool_messages_an_agent_made_in_its_turn_serve_again_when_they_show_the_same_result() -> None:
+    memo, history = MessageMemo(), turn(0)
+    results = [ev for ev in history if ev.kind == "tool_result"]
+    made = []
+    for ev in results:  # as NativeToolAgent makes them within the turn, from the result the runtime gave back
+        assert ev.call is not None and ev.result is not None
+        message = ChatMessage(role="tool", content=tool_content(ev.result.content), tool_call_id=ev.call.id, name="x")
+        made.append(message)
+        memo.put_result(ev.result, message)
+    memo.put_result(results[0].result, made[0].model_copy(update={"name": "set_power"}))  # type: ignore[arg-type]
+    rebuilt = to_chat_messages(history, "", memo)
+    assert rebuilt == to_chat_messages(history, "")
+    tools = [m for m in rebuilt if m.role == "tool"]
+    assert tools[0] is memo.result_message(results[0])  # the same object: its JSON is encoded once
+    assert tools[1] is not made[1]  # a message that does not show the event (another name) is not taken

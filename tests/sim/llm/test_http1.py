@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from sim.llm.transports.http1 import Http1Pool, HttpConnectionError, HttpReply, HttpTimeout, Target
+from sim.llm.transports.http1 import Http1Pool, HttpConnectionError, HttpReply, HttpTimeout, Target, _Connection
 
 Answer = Callable[[int, bytes], bytes | None]
 """(request number on its connection, request body) -> raw bytes to write back, or None to close silently."""
@@ -171,3 +171,59 @@ def test_targets_parse_once_and_heads_name_the_host() -> None:
     assert b"Host: 127.0.0.1:8000\r\n" in Target.of("http://127.0.0.1:8000/v1").head({})
     with pytest.raises(ValueError, match="not an http"):
         Target.of("localhost:8000/v1")
+
+
+class _Wire:
+    """A transport that keeps what is written and whether the connection was dropped."""
+
+    def __init__(self) -> None:
+        self.written = b""
+        self.aborted = False
+
+    def write(self, data: bytes) -> None:
+        self.written += data
+
+    def abort(self) -> None:
+        self.aborted = True
+
+
+def _read(pieces: list[bytes]) -> tuple[int, dict[str, str], bytes, bool]:
+    connection = _Connection(("http", "h", 80))
+    wire = _Wire()
+    connection.connection_made(wire)  # type: ignore[arg-type]
+    reply = connection.send(b"POST / HTTP/1.1\r\n\r\n")
+    for piece in pieces:
+        connection.data_received(piece)
+    answer = reply.result()
+    return answer.status, answer.headers, answer.body, wire.aborted
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        framed(b'{"a":1}', "X-RateLimit-Remaining-Requests: 9"),
+        framed(b"", status="204 No Content"),
+        framed(b'{"e":1}', "Retry-After: 2", status="429 Too Many"),
+        b"HTTP/1.1 103 Early Hints\r\nLink: </x>\r\n\r\n" + framed(gzip.compress(b'{"z":1}'), "Content-Encoding: gzip"),
+        b'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n4;ext=1\r\n{"a"\r\n3\r\n:1}\r\n0\r\nX-T: y\r\n\r\n',
+        framed(b'{"a":1}', "Connection: close"),
+        framed(b'{"a":1}') + b"HTTP/1.1 200 OK",  # bytes past the answer: the connection is not kept
+    ],
+)
+async def test_an_answer_reads_the_same_whole_or_cut_anywhere(raw: bytes) -> None:
+    whole = _read([raw])
+    for cut in range(1, len(raw)):
+        assert _read([raw[:cut], raw[cut:]]) == whole
+    assert _read([raw[i : i + 1] for i in range(len(raw))]) == whole
+
+
+async def test_a_deadline_fails_the_answer_and_drops_the_connection() -> None:
+    connection = _Connection(("http", "h", 80))
+    wire = _Wire()
+    connection.connection_made(wire)  # type: ignore[arg-type]
+    reply = connection.send(b"POST / HTTP/1.1\r\n\r\n")
+    connection.data_received(b"HTTP/1.1 200 OK\r\nContent-Length: 9\r\n\r\n{")
+    connection.expire()
+    with pytest.raises(HttpTimeout):
+        reply.result()
+    assert wire.aborted and connection.closed

@@ -11,7 +11,7 @@ import pytest
 
 from sim.core import ChatMessage, ModelRequest, ToolCall
 from sim.llm.transports.http1 import Http1Pool
-from sim.llm.transports.openai_chat import OpenAIChatTransport, _message
+from sim.llm.transports.openai_chat import OpenAIChatTransport, _loads, _message, _message_bytes
 
 HISTORY = (
     ChatMessage(role="system", content="Be brief. é"),
@@ -51,3 +51,50 @@ async def test_the_cache_lets_go_of_messages_that_are_gone() -> None:
         del messages
         gc.collect()
         assert transport._messages_json == {}
+
+
+TRICKY = (
+    ChatMessage(role="user", content='\x00\x1f "q" \\ / \t\n\u2028 caf\u00e9 \U0001f600'),
+    ChatMessage(role="assistant", content="thinking \u00e9", tool_calls=()),
+    ChatMessage(
+        role="assistant",
+        tool_calls=(
+            ToolCall(id='c"1', name="f\u00fc", arguments={"x": 1.5, "y": [None, True, 1e21], "z": {"\u00e9": "\n"}}),
+            ToolCall(id="c2", name="g", arguments={}),
+        ),
+    ),
+    ChatMessage(role="tool", content="", tool_call_id=None, name=None),
+    ChatMessage(role="tool", content='{"ok": true}', tool_call_id="c2", name=""),
+    ChatMessage(role="user", content="", name="ignored for users"),
+)
+
+
+@pytest.mark.parametrize("message", HISTORY + TRICKY)
+def test_a_message_written_directly_is_what_json_dumps_gives(message: ChatMessage) -> None:
+    expected = json.dumps(_message(message), ensure_ascii=False, separators=(",", ":")).encode()
+    assert _message_bytes(message) == expected
+
+
+async def test_sampling_fields_equal_in_python_but_not_in_json_never_share_a_body() -> None:
+    async with Http1Pool() as session:
+        transport = OpenAIChatTransport(session, "http://127.0.0.1:1/v1", "m", 5.0)
+        variants: list[dict[str, Any]] = [
+            {"temperature": 0.0},
+            {"temperature": -0.0},
+            {"temperature": 0.0, "seed": 1},
+            {"temperature": 0.0, "seed": 1, "max_tokens": 1},
+            {"stop": ("a", "b")},
+            {"stop": ("a",)},
+            {},
+        ]
+        for extra in variants * 2:  # the second time from the cache
+            request = ModelRequest(role="agent", model="m", messages=HISTORY, **extra)
+            assert transport._body(request) == whole("m", request)
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [b'{"a": "\xc3\xa9"}', b'\xef\xbb\xbf{"a": 1}', '{"a": 1}'.encode("utf-16"), '{"a": 2}'.encode("utf-16-le"), b"{}"],
+)
+def test_answers_decode_as_json_loads_decodes_them(raw: bytes) -> None:
+    assert _loads(raw) == json.loads(raw)
