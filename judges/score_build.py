@@ -13,9 +13,9 @@ from __future__ import annotations
 from typing import Any
 
 from sim.core import Score
+from sim.core.trusted import trusted
 
 _KNOWN = frozenset(Score.model_fields)
-_SET = object.__setattr__  # a Score is frozen: what pydantic's own ``model_construct`` does
 
 
 def build_score(fields: dict[str, Any]) -> Score:
@@ -23,12 +23,7 @@ def build_score(fields: dict[str, Any]) -> Score:
     values = _as_valid(fields)
     if values is None:
         return Score(**fields)
-    score = Score.__new__(Score)
-    _SET(score, "__dict__", values)
-    _SET(score, "__pydantic_fields_set__", set(fields))
-    _SET(score, "__pydantic_extra__", None)
-    _SET(score, "__pydantic_private__", None)
-    return score
+    return trusted(Score, values, fields)
 
 
 def _as_valid(fields: dict[str, Any]) -> dict[str, Any] | None:

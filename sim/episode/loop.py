@@ -113,7 +113,7 @@ class _Conversation:
         reply = await self._agent_reply()
         if reply is None:
             return None
-        self._add("agent_message", content=reply, usage=self._ep.llm.turn_usage.model_copy())
+        self._add("agent_message", content=reply, usage=self._ep.llm.turn_usage)  # a value of its own
         progress.turns_played = progress.turn + 1
         progress.goals_played = max(progress.goals_played, progress.goal + 1)
         if self._ep.runtime.ended:  # an outside agent said the conversation is over
