@@ -6,6 +6,7 @@ cumulative runs (the real history) and teacher-forced ones (a gold history) alik
 
 from __future__ import annotations
 
+import functools
 import json
 import weakref
 from collections.abc import Sequence
@@ -28,6 +29,9 @@ class MessageMemo:
     with their events (weak references); the system message is kept by its text."""
 
     def __init__(self) -> None:
+        # The entries' weakref callbacks reach the memo through a weak reference: a callback holding the memo's
+        # own dict would make a reference cycle that outlives the episode until the cyclic collector runs.
+        self._this = weakref.ref(self)
         self._by_event: dict[int, tuple[weakref.ref[Event], ChatMessage]] = {}
         self._by_result: dict[int, tuple[weakref.ref[ToolResult], ChatMessage]] = {}
         self._system: dict[str, ChatMessage] = {}
@@ -40,7 +44,7 @@ class MessageMemo:
         """The tool message an agent made of ``result`` within a turn: the event that records the same result object
         is shown the same way at the next turn, so that message (and its encoded JSON) serves again."""
         key, memo = id(result), self._by_result
-        memo[key] = (weakref.ref(result, lambda _: memo.pop(key, None)), message)
+        memo[key] = (weakref.ref(result, functools.partial(_drop, self._this, "_by_result", key)), message)
 
     def result_message(self, event: Event) -> ChatMessage | None:
         """The message ``put_result`` kept for the event's result, if it is the one the event shows."""
@@ -53,7 +57,7 @@ class MessageMemo:
 
     def put(self, event: Event, message: ChatMessage) -> ChatMessage:
         key, memo = id(event), self._by_event
-        memo[key] = (weakref.ref(event, lambda _: memo.pop(key, None)), message)
+        memo[key] = (weakref.ref(event, functools.partial(_drop, self._this, "_by_event", key)), message)
         return message
 
     def system(self, instructions: str) -> ChatMessage:
@@ -63,6 +67,12 @@ class MessageMemo:
                 self._system.clear()
             found = self._system[instructions] = ChatMessage(role="system", content=instructions)
         return found
+
+
+def _drop(memo_ref: weakref.ref[MessageMemo], table: str, key: int, _dead: object) -> None:
+    memo = memo_ref()
+    if memo is not None:
+        getattr(memo, table).pop(key, None)  # the event (or result) died: its id may be reused
 
 
 def to_chat_messages(

@@ -24,18 +24,30 @@ async def through_stressors(
     Each layer gets its own context: when a stressor passes the call on with ``fired=name``, the layers inside see
     ``name`` in ``outer_fired`` and the outcome comes back with ``name`` first in ``fired``."""
 
-    async def layer(i: int, call: ToolCall, ctx: CallContext) -> CallOutcome:
-        if i == len(stressors):
-            return await last(call)
+    if not stressors:
+        return await last(call)
+    return await _Layers(stressors, last).at(0, call, ctx)
+
+
+class _Layers:
+    """The layers below each stressor. An object, not a closure calling itself: a self-referencing closure is a
+    reference cycle per call, which keeps the call's whole episode alive until the cyclic collector runs."""
+
+    __slots__ = ("_last", "_stressors")
+
+    def __init__(self, stressors: Sequence[Stressor], last: LastStop) -> None:
+        self._stressors, self._last = stressors, last
+
+    async def at(self, i: int, call: ToolCall, ctx: CallContext) -> CallOutcome:
+        if i == len(self._stressors):
+            return await self._last(call)
 
         async def inner(passed: ToolCall, *, fired: str | None = None) -> CallOutcome:
             if fired is None:
-                return await layer(i + 1, passed, ctx)
-            return (await layer(i + 1, passed, ctx.passed_on_by(fired))).led_by(fired)
+                return await self.at(i + 1, passed, ctx)
+            return (await self.at(i + 1, passed, ctx.passed_on_by(fired))).led_by(fired)
 
-        return await stressors[i].on_call(call, ctx, inner)
-
-    return await layer(0, call, ctx)
+        return await self._stressors[i].on_call(call, ctx, inner)
 
 
 def world_stop(world: World) -> LastStop:

@@ -38,17 +38,22 @@ def chain(
     """
 
     async def last_stop(call: ToolCall) -> CallOutcome:
-        if callable_names is not None and call.name not in (names := callable_names()):
-            close = difflib.get_close_matches(call.name, sorted(names), n=3, cutoff=0.6)
-            hint = f" Did you mean {' or '.join(map(repr, close))}?" if close else ""
-            message = f"Unknown function '{call.name}'. Call one of the listed tools.{hint}"
-            return CallOutcome(result=failure(call, "not_found", "unknown_tool", message), unknown_tool=True)
-        return CallOutcome.from_world(call, await world.call(call))
+        return await reach_callable(world, None if callable_names is None else callable_names(), call)
 
     async def dispatch(call: ToolCall, ctx: CallContext) -> CallOutcome:
         return await through_stressors(stressors, call, ctx, last_stop)
 
     return dispatch
+
+
+async def reach_callable(world: World, names: frozenset[str] | None, call: ToolCall) -> CallOutcome:
+    """The bottom of the chain: ``call`` run on ``world``, or refused when ``names`` (callable now) lacks it."""
+    if names is not None and call.name not in names:
+        close = difflib.get_close_matches(call.name, sorted(names), n=3, cutoff=0.6)
+        hint = f" Did you mean {' or '.join(map(repr, close))}?" if close else ""
+        message = f"Unknown function '{call.name}'. Call one of the listed tools.{hint}"
+        return CallOutcome(result=failure(call, "not_found", "unknown_tool", message), unknown_tool=True)
+    return CallOutcome.from_world(call, await world.call(call))
 
 
 class EpisodeRuntime:
@@ -101,7 +106,9 @@ class EpisodeRuntime:
         self._read_only = {s.name: s.read_only for s in specs}
         self._calls_in_turn = 0
         self._call_index = 0
-        self._dispatch = chain(self._stressors, world, lambda: self._names)
+        # No closure over self is kept (a chain built here would hold one): an ended episode is then freed by
+        # reference counting at once, not left as cyclic garbage for the collector to walk.
+        self._world = world
 
     def current_tools(self) -> tuple[ToolSpec, ...]:
         return self._tools
@@ -171,7 +178,8 @@ class EpisodeRuntime:
         shown = call.name in self._names
         if shown:  # recorded before it runs, so concurrent calls of a step keep their order in the trace
             self._record(called)
-        outcome = await self._dispatch(call, CallContext(turn=self.turn, goal=self.goal, call_index=index))
+        ctx = CallContext(turn=self.turn, goal=self.goal, call_index=index)
+        outcome = await through_stressors(self._stressors, call, ctx, self._last_stop)
         result = outcome.result
         if result.call_id != call.id:
             result = result.model_copy(update={"call_id": call.id})
@@ -201,6 +209,9 @@ class EpisodeRuntime:
             )
         )
         return result
+
+    async def _last_stop(self, call: ToolCall) -> CallOutcome:
+        return await reach_callable(self._world, self._names, call)
 
     def fault(self, fault: FaultKind, code: str, detail: str, step: int = 0) -> None:
         self._record(

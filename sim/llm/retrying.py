@@ -47,7 +47,10 @@ class RetryingCompleter:
                         if error.kind == "context_length":
                             raise ContextLengthExceeded(str(error)) from error  # leave() counts it as a failed attempt
                         retry = admission.failed(error)  # raises ProviderError when it gives up
-                        failure = error
+                        # What the retry event says, not the error: an error kept in a local of the frame its
+                        # traceback holds is a reference cycle that keeps the whole episode alive until the cyclic
+                        # collector runs.
+                        failure_code, failure_text = error.code, str(error)
                     else:
                         admission.succeeded(reply)
                         answer = reply.response
@@ -56,7 +59,7 @@ class RetryingCompleter:
                         working_s += time.monotonic() - started
                         admission.leave()
                     retries += 1
-                    caller.retrying(failure.code, f"{failure}; retry in {retry.delay_s:.2f}s")
+                    caller.retrying(failure_code, f"{failure_text}; retry in {retry.delay_s:.2f}s")
                     if retry.sleep:
                         await self._sleep(retry.delay_s)
                         waiting_s += retry.delay_s

@@ -11,6 +11,11 @@ default thresholds (a young collection every 700 allocations, a full one every 1
 measured at 100 episodes in flight, ~15% of the run's CPU. Start-up's objects live as long as the process, so they
 are frozen out of the collector's walks, and young collections come every 20,000 allocations. Garbage without
 cycles (nearly all of it) is freed by reference counting as before; cycles wait a little longer.
+
+An episode itself makes no reference cycle (``tests/sim/run/test_episodes_free_by_refcount.py``): it is freed the
+moment it is stored, so young collections walk only what is in flight. When every finished episode was left in a
+cycle (a closure over the runtime that stored it), the collector spent ~9% of a run's CPU at 100 in flight and
+resident memory grew ~60 KB per episode.
 """
 
 from __future__ import annotations

@@ -200,18 +200,18 @@ class SchemaDrift(ScenarioStressor):
 
     def _from_string(self, value: Any) -> Any:
         kind = self.params["from"]
+        if isinstance(value, str):
+            if kind == "boolean" and value in ("true", "false"):
+                return value == "true"
+            if kind == "integer" and re.fullmatch(r"-?[0-9]+", value):
+                return int(value)
+        # Raised as made, never kept in a local: an exception held by the frame its traceback holds is a reference
+        # cycle that keeps the episode alive until the cyclic collector runs.
         example = "'true' or 'false'" if kind == "boolean" else "'3'"
-        refused = _Refused(
+        raise _Refused(
             f"422 Unprocessable Entity: parameter '{self.param}' must be a string since API v2 "
             f"(e.g. {example}), got {type(value).__name__} {value!r}."
         )
-        if not isinstance(value, str):
-            raise refused
-        if kind == "boolean" and value in ("true", "false"):
-            return value == "true"
-        if kind == "integer" and re.fullmatch(r"-?[0-9]+", value):
-            return int(value)
-        raise refused
 
     # what the gold expects ---------------------------------------------------------------------------------
 
