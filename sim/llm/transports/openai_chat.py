@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from sim.core import ChatMessage, ModelRequest, ModelResponse, ToolCall, ToolSpec
+from sim.core.trusted import trusted
 from sim.llm.endpoints import OPENAI_BASE_URL, EndpointSettings, default_api_key
 from sim.llm.transports.base import Reply, TransportError, retry_after_from
 from sim.llm.transports.http1 import Http1Pool, HttpConnectionError, HttpConnectTimeout, HttpTimeout, Target
@@ -182,16 +183,23 @@ class OpenAIChatTransport:
             usage = data.get("usage") or {}
             input_tokens = int(usage.get("prompt_tokens") or 0)
             output_tokens = int(usage.get("completion_tokens") or 0)
-            return ModelResponse(
-                text=message.get("content") or "",
-                tool_calls=calls,
-                invalid_arguments=invalid,
-                finish_reason=choice.get("finish_reason"),
-                input_tokens=input_tokens,
-                output_tokens=output_tokens,
-                cost=self._cost(input_tokens, output_tokens),
-                model=data.get("model"),
-            )
+            text, finish_reason, model = message.get("content") or "", choice.get("finish_reason"), data.get("model")
+            # What ModelResponse's validation would refuse, refused here: the value is then built unvalidated
+            # (sim.core.trusted), every field already of its type.
+            if not isinstance(text, str) or not _optional_str(finish_reason) or not _optional_str(model):
+                raise TypeError("content, finish_reason and model must be strings")
+            if input_tokens < 0 or output_tokens < 0:
+                raise ValueError("negative token counts")
+            cost = self._cost(input_tokens, output_tokens)
+            if not cost >= 0:
+                raise ValueError("negative cost")
+            return trusted(
+                ModelResponse,
+                {"text": text, "tool_calls": calls, "finish_reason": finish_reason, "input_tokens": input_tokens,
+                 "output_tokens": output_tokens, "cost": float(cost), "model": model, "cached": False,
+                 "invalid_arguments": invalid},
+                _RESPONSE_SET,
+            )  # fmt: skip
         except (ValueError, KeyError, IndexError, TypeError, AttributeError) as exc:
             raise TransportError(
                 "malformed", "provider:malformed_response", f"unparseable body: {raw[:200]!r}"
@@ -274,8 +282,19 @@ def _tool_calls(raw_calls: list[dict[str, Any]]) -> tuple[tuple[ToolCall, ...], 
         if not isinstance(arguments, dict):
             invalid[call_id] = text if isinstance(text, str) else json.dumps(text)
             arguments = {}
-        calls.append(ToolCall(id=call_id, name=str(function.get("name") or ""), arguments=arguments))
+        name = str(function.get("name") or "")
+        calls.append(trusted(ToolCall, {"id": call_id, "name": name, "arguments": arguments}))  # typed above
     return tuple(calls), invalid
+
+
+def _optional_str(value: object) -> bool:
+    return value is None or isinstance(value, str)
+
+
+_RESPONSE_SET = (
+    "text", "tool_calls", "invalid_arguments", "finish_reason", "input_tokens", "output_tokens", "cost", "model",
+)  # fmt: skip
+"""The fields the response is built with (``model_fields_set``), as when it was validated from them."""
 
 
 def _limit_headers(headers: Mapping[str, str]) -> dict[str, str]:

@@ -1,0 +1,146 @@
+"""A response body parses (unvalidated, ``sim.core.trusted``) into the very value validation gives, and every body
+validation refuses is a malformed response."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from pydantic import ValidationError
+
+from sim.core import ModelResponse, ToolCall
+from sim.llm.transports.base import TransportError
+from sim.llm.transports.http1 import Http1Pool
+from sim.llm.transports.openai_chat import OpenAIChatTransport
+
+
+def validated(raw: bytes) -> ModelResponse | None:
+    """The body as validation reads it (None: refused), the way the parser read it before it built values itself."""
+    try:
+        data = json.loads(raw)
+        message = data["choices"][0]["message"]
+        calls, invalid = [], {}
+        for index, call in enumerate(message.get("tool_calls") or []):
+            function, call_id = call["function"], str(call.get("id") or f"call_{index}")
+            text = function.get("arguments")
+            try:
+                arguments = json.loads(text) if isinstance(text, str) else text if text is not None else {}
+            except ValueError:
+                arguments = None
+            if not isinstance(arguments, dict):
+                invalid[call_id] = text if isinstance(text, str) else json.dumps(text)
+                arguments = {}
+            calls.append(ToolCall(id=call_id, name=str(function.get("name") or ""), arguments=arguments))
+        usage = data.get("usage") or {}
+        input_tokens, output_tokens = int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0)
+        return ModelResponse(
+            text=message.get("content") or "",
+            tool_calls=tuple(calls),
+            invalid_arguments=invalid,
+            finish_reason=data["choices"][0].get("finish_reason"),
+            input_tokens=input_tokens,
+            output_tokens=output_tokens,
+            cost=0.0,
+            model=data.get("model"),
+        )
+    except (ValueError, KeyError, IndexError, TypeError, AttributeError, ValidationError):
+        return None
+
+
+def body(**changes: Any) -> dict[str, Any]:
+    message: dict[str, Any] = {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [
+            {"id": "call_1", "type": "function", "function": {"name": "set_light", "arguments": '{"on": true}'}},
+            {"id": "call_2", "type": "function", "function": {"name": "list_rooms", "arguments": "{not json"}},
+        ],
+    }
+    data: dict[str, Any] = {
+        "id": "x",
+        "model": "mock-model",
+        "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls"}],
+        "usage": {"prompt_tokens": 46, "completion_tokens": 4},
+    }
+    for path, value in changes.items():
+        *parents, last = path.split("__")
+        node: Any = data
+        for key in parents:
+            node = node[int(key)] if isinstance(node, list) else node[key]
+        if isinstance(node, list):
+            node[int(last)] = value
+        else:
+            node[last] = value
+    return data
+
+
+ODD_VALUES = [None, "", "text", 0, -1, 3, 2.5, True, [], {}, ["a"], {"a": 1}]
+FIELDS = [
+    "model",
+    "choices__0__finish_reason",
+    "choices__0__message__content",
+    "choices__0__message__tool_calls",
+    "choices__0__message__tool_calls__0__id",
+    "choices__0__message__tool_calls__0__function__name",
+    "choices__0__message__tool_calls__0__function__arguments",
+    "usage__prompt_tokens",
+    "usage__completion_tokens",
+    "usage",
+]
+
+
+async def parsed(raw: bytes) -> ModelResponse | None:
+    async with Http1Pool() as session:
+        transport = OpenAIChatTransport(session, "http://127.0.0.1:1/v1", "mock-model", 5.0)
+        try:
+            return transport._parse(raw)
+        except TransportError as error:
+            assert error.code == "provider:malformed_response"
+            return None
+
+
+def same(got: ModelResponse | None, want: ModelResponse | None) -> None:
+    if want is None:
+        assert got is None
+        return
+    assert got is not None
+    assert got == want
+    assert got.model_fields_set == want.model_fields_set
+    assert got.model_dump_json() == want.model_dump_json() and repr(got) == repr(want)
+    for a, b in zip(got.tool_calls, want.tool_calls, strict=True):
+        assert a.model_fields_set == b.model_fields_set and a.model_dump_json() == b.model_dump_json()
+
+
+@pytest.mark.parametrize("field", FIELDS)
+@pytest.mark.parametrize("value", ODD_VALUES, ids=repr)
+async def test_every_odd_field_parses_as_validation_reads_it(field: str, value: Any) -> None:
+    raw = json.dumps(body(**{field: value})).encode()
+    same(await parsed(raw), validated(raw))
+
+
+async def test_a_plain_answer_and_a_refused_one() -> None:
+    good = json.dumps(body(choices__0__message__content="done", choices__0__message__tool_calls=None)).encode()
+    assert (
+        (await parsed(good))
+        == validated(good)
+        == ModelResponse(text="done", finish_reason="tool_calls", input_tokens=46, output_tokens=4, model="mock-model")
+    )
+    negative = json.dumps(body(usage__prompt_tokens=-5)).encode()
+    assert await parsed(negative) is None and validated(negative) is None
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.sampled_from(FIELDS),
+    st.recursive(
+        st.none() | st.booleans() | st.integers(-3, 10**6) | st.floats(allow_nan=False) | st.text(max_size=5),
+        lambda inner: st.lists(inner, max_size=2) | st.dictionaries(st.text(max_size=3), inner, max_size=2),
+        max_leaves=4,
+    ),
+)
+async def test_any_value_anywhere_parses_as_validation_reads_it(field: str, value: Any) -> None:
+    raw = json.dumps(body(**{field: value})).encode()
+    same(await parsed(raw), validated(raw))
