@@ -69,10 +69,17 @@ def _cyclic_leftovers(tmp_path: Path, **settings: Any) -> tuple[int, Counter[str
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("agent", ["openai-chat", "openai", "text:openai-chat"])
-def test_episodes_behind_a_faulty_endpoint_leave_no_cycles(tmp_path: Path, faulty_endpoint: str, agent: str) -> None:
+@pytest.mark.parametrize(
+    "agent",
+    [
+        "openai-chat:mock-model@{url}",  # the native agent over squall's own HTTP client
+        "text:openai-chat:mock-model@{url}",  # the text agent, its calls parsed from prose
+        "test",  # pydantic-ai's TestModel through the pydantic-ai transport (no endpoint)
+    ],
+)
+def test_episodes_of_every_agent_kind_leave_no_cycles(tmp_path: Path, faulty_endpoint: str, agent: str) -> None:
     episodes, left = _cyclic_leftovers(
-        tmp_path, agent=f"{agent}:mock-model@{faulty_endpoint}", limit=5, trials=2, concurrency=5
+        tmp_path, agent=agent.format(url=faulty_endpoint), limit=5, trials=2, concurrency=5
     )
     assert episodes == 10
     assert not {name: n for name, n in left.items() if name in EPISODE_SCOPED}
