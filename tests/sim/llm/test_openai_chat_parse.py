@@ -14,26 +14,17 @@ from pydantic import ValidationError
 from sim.core import ModelResponse, ToolCall
 from sim.llm.transports.base import TransportError
 from sim.llm.transports.http1 import Http1Pool
-from sim.llm.transports.openai_chat import OpenAIChatTransport
+from sim.llm.transports.openai_chat import OpenAIChatTransport, _tool_calls
 
 
 def validated(raw: bytes) -> ModelResponse | None:
-    """The body as validation reads it (None: refused), the way the parser read it before it built values itself."""
+    """The body as validation reads it (None: refused), the way the parser read it before it built values itself:
+    every value through its model's ``__init__``."""
     try:
         data = json.loads(raw)
         message = data["choices"][0]["message"]
-        calls, invalid = [], {}
-        for index, call in enumerate(message.get("tool_calls") or []):
-            function, call_id = call["function"], str(call.get("id") or f"call_{index}")
-            text = function.get("arguments")
-            try:
-                arguments = json.loads(text) if isinstance(text, str) else text if text is not None else {}
-            except ValueError:
-                arguments = None
-            if not isinstance(arguments, dict):
-                invalid[call_id] = text if isinstance(text, str) else json.dumps(text)
-                arguments = {}
-            calls.append(ToolCall(id=call_id, name=str(function.get("name") or ""), arguments=arguments))
+        decoded, invalid = _tool_calls(message.get("tool_calls") or [])  # the arguments' decoding, unchanged
+        calls = [ToolCall(id=c.id, name=c.name, arguments=c.arguments) for c in decoded]
         usage = data.get("usage") or {}
         input_tokens, output_tokens = int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0)
         return ModelResponse(
