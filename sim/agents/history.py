@@ -29,8 +29,9 @@ class MessageMemo:
     with their events (weak references); the system message is kept by its text."""
 
     def __init__(self) -> None:
-        # The entries' weakref callbacks reach the memo through a weak reference: a callback holding the memo's
-        # own dict would make a reference cycle that outlives the episode until the cyclic collector runs.
+        # The entries' weakref callbacks reach the memo through a weak reference: a callback holding the memo's own
+        # dict makes the memo a cycle for as long as an entry's event lives, so an event kept past the episode (by
+        # a cycle elsewhere, or a caller) would keep the memo and its messages too.
         self._this = weakref.ref(self)
         self._by_event: dict[int, tuple[weakref.ref[Event], ChatMessage]] = {}
         self._by_result: dict[int, tuple[weakref.ref[ToolResult], ChatMessage]] = {}

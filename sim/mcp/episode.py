@@ -76,8 +76,12 @@ class McpEpisode:
             with anyio.CancelScope(shield=True):
                 await self._idle.wait()
         if self._failure is not None:
-            failure, self._failure = self._failure, None
-            raise failure
+            raise self._take_failure()  # not kept in a local: the frame its traceback holds would make a cycle
+
+    def _take_failure(self) -> BaseException:
+        failure, self._failure = self._failure, None
+        assert failure is not None
+        return failure
 
     def _require_runtime(self) -> AgentRuntime:
         if self._runtime is None:

@@ -200,7 +200,8 @@ class OpenAIChatTransport:
                  "invalid_arguments": invalid},
                 _RESPONSE_SET,
             )  # fmt: skip
-        except (ValueError, KeyError, IndexError, TypeError, AttributeError) as exc:
+        except (ValueError, KeyError, IndexError, TypeError, AttributeError, OverflowError) as exc:
+            # OverflowError: a token count of 1e400 or Infinity (int() of an infinite float)
             raise TransportError(
                 "malformed", "provider:malformed_response", f"unparseable body: {raw[:200]!r}"
             ) from exc

@@ -49,7 +49,10 @@ class PydanticAITransport:
             error = _classified(exc)
             if error is None:
                 raise  # not a provider fault (e.g. a content filter, a bug): the caller sees it as it is
-            raise error from exc
+            try:
+                raise error from exc
+            finally:
+                del error  # kept in this frame, which its traceback holds, it would tie the episode into a cycle
         return Reply(_response(answer))
 
     async def aclose(self) -> None:

@@ -37,7 +37,7 @@ def validated(raw: bytes) -> ModelResponse | None:
             cost=0.0,
             model=data.get("model"),
         )
-    except (ValueError, KeyError, IndexError, TypeError, AttributeError, ValidationError):
+    except (ValueError, KeyError, IndexError, TypeError, AttributeError, OverflowError, ValidationError):
         return None
 
 
@@ -68,7 +68,7 @@ def body(**changes: Any) -> dict[str, Any]:
     return data
 
 
-ODD_VALUES = [None, "", "text", 0, -1, 3, 2.5, True, [], {}, ["a"], {"a": 1}]
+ODD_VALUES = [None, "", "text", 0, -1, 3, 2.5, float("inf"), True, [], {}, ["a"], {"a": 1}]
 FIELDS = [
     "model",
     "choices__0__finish_reason",
@@ -83,9 +83,11 @@ FIELDS = [
 ]
 
 
-async def parsed(raw: bytes) -> ModelResponse | None:
+async def parsed(raw: bytes, cost: float | None = None) -> ModelResponse | None:
     async with Http1Pool() as session:
         transport = OpenAIChatTransport(session, "http://127.0.0.1:1/v1", "mock-model", 5.0)
+        if cost is not None:  # what a priced endpoint's settings would answer
+            transport._cost = lambda input_tokens, output_tokens: cost  # type: ignore[method-assign]
         try:
             return transport._parse(raw)
         except TransportError as error:
@@ -121,6 +123,27 @@ async def test_a_plain_answer_and_a_refused_one() -> None:
     )
     negative = json.dumps(body(usage__prompt_tokens=-5)).encode()
     assert await parsed(negative) is None and validated(negative) is None
+
+
+async def test_a_count_too_large_for_an_int_is_a_malformed_response() -> None:
+    raw = json.dumps(body()).replace('"prompt_tokens": 46', '"prompt_tokens": 1e400').encode()
+    assert b"1e400" in raw and await parsed(raw) is None and validated(raw) is None
+
+
+@pytest.mark.parametrize("cost", [0.0, 2.5, float("inf"), -1.0, float("nan")], ids=repr)
+async def test_a_priced_answer_is_refused_where_validation_refuses_its_cost(cost: float) -> None:
+    raw = json.dumps(body()).encode()
+    want = validated(raw)
+    assert want is not None
+    try:
+        want = want.model_validate({**want.model_dump(exclude_unset=True), "cost": cost})
+    except ValidationError:
+        want = None
+    got = await parsed(raw, cost)
+    if want is None:
+        assert got is None
+    else:
+        assert got is not None and got.model_dump_json() == want.model_dump_json() and got.cost == want.cost
 
 
 @settings(max_examples=150, deadline=None)

@@ -16,8 +16,14 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import pytest
+from pydantic_ai.exceptions import ModelHTTPError
+from pydantic_ai.messages import ModelMessage, ModelResponse
+from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from sim.config.run_config import RunConfig
+from sim.core import ChatMessage, ModelRequest
+from sim.llm.transports.base import TransportError
+from sim.llm.transports.pydantic_ai import PydanticAITransport
 from sim.run.event_loop import run
 from sim.run.runner import execute
 from tests.support.mockllm_server import mock_llm_server
@@ -90,6 +96,28 @@ def test_episodes_under_every_stressor_leave_no_cycles(tmp_path: Path) -> None:
     episodes, left = _cyclic_leftovers(tmp_path, agent="naive", stressors=["all"], limit=5, trials=2, concurrency=4)
     assert episodes == 10
     assert not {name: n for name, n in left.items() if name in EPISODE_SCOPED}
+
+
+def test_a_provider_fault_through_pydantic_ai_leaves_no_cycle() -> None:
+    """The pydantic-ai transport's classified error is raised, not kept in the frame its traceback holds."""
+
+    def overloaded(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        raise ModelHTTPError(503, "m", "overloaded")
+
+    async def three_faults() -> list[str]:
+        transport = PydanticAITransport(FunctionModel(overloaded))
+        request = ModelRequest(role="agent", model="function", messages=(ChatMessage(role="user", content="hi"),))
+        codes = []
+        for _ in range(3):
+            try:
+                await transport.send(request)
+            except TransportError as error:
+                codes.append(error.code)
+        return codes
+
+    codes, left = _run_then_cycles(three_faults())
+    assert codes == ["provider:http_503"] * 3
+    assert left["TransportError"] == 0 and left["ModelRequest"] == 0 and left["ChatMessage"] == 0
 
 
 def test_the_check_sees_an_episode_left_in_a_cycle() -> None:
