@@ -15,7 +15,7 @@ cycles (nearly all of it) is freed by reference counting as before; cycles wait 
 An episode itself makes no reference cycle (``tests/sim/run/test_episodes_free_by_refcount.py``): it is freed the
 moment it is stored, so young collections walk only what is in flight. When every finished episode was left in a
 cycle (a closure over the runtime that stored it), the collector's passes took ~9% of a run's CPU at 100 in flight
-(the freeing included) and resident memory grew ~60 KB per episode.
+(the freeing included) and resident memory grew ~80 KB per episode (90 -> 152 MB over 800).
 """
 
 from __future__ import annotations
