@@ -77,6 +77,9 @@ def run_arm(params: dict[str, Any]) -> dict[str, Any]:
         "wall_s": round(wall, 3),
         "cpu_s": round(cpu, 3),  # everything the harness did per request: agent, gateway, world, judges, store
         "cpu_ms_per_request": round(1000 * cpu / max(1, usage.requests), 3),
+        # Cores the harness kept busy (CPU s / wall s): well under 1, its loop mostly waited on the endpoint, and each
+        # request's work ran in a short burst after a wait, which costs more CPU than the same work back to back.
+        "cores_busy": round(cpu / max(1e-9, wall), 3),
         "workers": config.workers,
         "workers_cpu_s": round(workers_cpu, 3),  # of cpu_s: what the worker processes spent (0 with one process)
         "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
