@@ -228,7 +228,7 @@ ROWS = (
     ("tokens/min", lambda r: f"{r['tokens_per_min']:,}"),
     ("429s (share of attempts)", lambda r: f"{r['errors_429']} ({100 * r['rate_limited_share']:.2f}%)"),
     ("harness CPU ms / request", lambda r: f"{r['cpu_ms_per_request']:.3f}"),
-    ("harness cores busy (CPU s / wall s)", lambda r: f"{r['cores_busy']:.2f}" if "cores_busy" in r else "-"),
+    ("harness cores busy (CPU s / wall s)", lambda r: f"{r['cores_busy']:.2f}"),
     ("peak RSS MB", lambda r: f"{r['peak_rss_mb']:.0f}"),
 )
 
