@@ -12,8 +12,8 @@ runs (oracle, null) never pay for them.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
@@ -30,6 +30,10 @@ if TYPE_CHECKING:
 AgentKind = Literal["oracle", "null", "naive", "native", "text", "direct", "http", "python", "command"]
 DIRECT_BASELINES = ("oracle", "null")
 """The calibration agents ``direct:`` takes in place of a model."""
+
+
+AgentOpener = Callable[["Gateway"], AbstractAsyncContextManager[AgentFactory]]
+"""Opens a run's agents on its gateway, in place of an agent spec (``squall serve --mcp``'s explorer)."""
 
 
 class AgentUnavailable(ModelUnavailable):

@@ -21,6 +21,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from sim.cli.settings import with_settings
+
 if TYPE_CHECKING:
     from rich.console import Console
 
@@ -109,15 +111,10 @@ async def chat_session(config: RunConfig, console: Console) -> tuple[Path, RunSu
     """Prepare, play the one episode with the person as the user, judge and store it; the run folder and
     summary."""
     from personas.human import HumanUser
-    from sim.judging.judge_set import open_judges
-    from sim.run.driver import drive
-    from sim.run.executors import InProcessExecutor
-    from sim.run.prepare import prepare
-    from sim.run.session import episode_session
+    from sim.run.runner import open_run
 
-    run = await prepare(config)
     terminal = TerminalInput(console)
-    tools = [s.name for s in run.pack.tool_specs()]
+    tools: list[str] = []
     loop = asyncio.get_running_loop()
     main = asyncio.current_task()
     interrupts = 0
@@ -136,18 +133,13 @@ async def chat_session(config: RunConfig, console: Console) -> tuple[Path, RunSu
         loop.add_signal_handler(signal.SIGINT, on_interrupt)
     terminal.start()
     try:
-        async with (
-            open_judges(config) as judges,
-            episode_session(
-                config,
-                run.agent_spec,
-                run.pack,
-                run.root,
-                make_user=lambda _spec: HumanUser(terminal.ask, console.print, lambda: tools),
-                watch=lambda ev: show_event(console, ev),
-            ) as session,
-        ):
-            store, summary = await drive(run, judges, InProcessExecutor(session.run_one, 1))
+        async with open_run(
+            config,
+            make_user=lambda _spec: HumanUser(terminal.ask, console.print, lambda: tools),
+            watch=lambda ev: show_event(console, ev),
+        ) as run:
+            tools.extend(s.name for s in run.prepared.pack.tool_specs())
+            store, summary = await run.play()
     finally:
         terminal.stop()
         with contextlib.suppress(NotImplementedError, RuntimeError):
@@ -155,46 +147,42 @@ async def chat_session(config: RunConfig, console: Console) -> tuple[Path, RunSu
     return store.root, summary
 
 
+CHAT_SETTINGS = (
+    "world",
+    "agent",
+    "stressors",
+    "tasks",
+    "out",
+    "run_id",
+    "seed",
+    "text_protocol",
+    "max_steps",
+    "max_turns",
+)
+"""The run settings ``squall chat`` takes as options (a config file may set the others)."""
+
+
+@with_settings(CHAT_SETTINGS)
 def chat_command(
-    world: Annotated[str | None, typer.Option(help="World name, task file or world directory.")] = None,
-    agent: Annotated[
-        str | None, typer.Option(help="oracle | null | naive | MODEL | text:MODEL (default: text:local, offline)")
-    ] = None,
-    stressors: Annotated[str | None, typer.Option(help="Comma-separated stressors, as for squall run.")] = None,
-    task: Annotated[
-        str | None, typer.Option("--task", help="The task whose goals you play (default: the first).")
-    ] = None,
-    out: Annotated[Path | None, typer.Option(help="Folder for run directories (default runs/).")] = None,
-    run_id: Annotated[str | None, typer.Option("--run-id", help="Run directory name (default: a timestamp).")] = None,
-    seed: Annotated[int | None, typer.Option(help="Root seed (world, stressors, agent sampling).")] = None,
-    text_protocol: Annotated[str | None, typer.Option(help="text: agents' prompt: react | tags")] = None,
-    max_steps: Annotated[int | None, typer.Option(help="Model requests / tool calls per turn.")] = None,
-    max_turns: Annotated[int | None, typer.Option(help="Your messages per conversation (default 20).")] = None,
+    settings: dict[str, Any],
     config: Annotated[Path | None, typer.Option("--config", "-c", help="TOML file with run settings.")] = None,
 ) -> None:
-    """Play the user yourself: talk to an agent in the terminal; the conversation is saved and judged as a run."""
+    """Play the user yourself: talk to an agent in the terminal; the conversation is saved and judged as a run.
+    The first task is played unless --task names one."""
     from sim.cli.common import fail, make_console, user_errors
     from sim.config.resolve import resolve_config
     from sim.config.run_config import DEFAULT_AGENT
     from sim.report.terminal import render
-    from worlds.stressors.catalog import split_items
 
     console = make_console()
     overrides: dict[str, Any] = {
-        "world": world or "smart_home",
-        "agent": agent or DEFAULT_AGENT,
-        "stressors": split_items(stressors) if stressors is not None else None,
-        "out": out,
-        "run_id": run_id,
-        "seed": seed,
-        "text_protocol": text_protocol,
-        "max_steps": max_steps,
-        "max_turns": max_turns,
+        **settings,
+        "world": settings["world"] or "smart_home",
+        "agent": settings["agent"] or DEFAULT_AGENT,
         "user": "human",
         "trials": 1,
         "concurrency": 1,
-        "tasks": [task] if task else None,
-        "limit": None if task else 1,
+        "limit": None if settings["tasks"] else 1,
     }
     try:
         cfg, _ = resolve_config(config, overrides)

@@ -1,5 +1,4 @@
-"""What every command shares: the console, the one-line failure, which errors are bad input, and the judge options
-that ``squall run`` and ``squall score`` both take."""
+"""What every command shares: the console, the one-line failure, and which errors are bad input."""
 
 from __future__ import annotations
 
@@ -7,7 +6,7 @@ import os
 import signal
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Annotated, NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 import typer
 
@@ -39,38 +38,6 @@ def fail(message: str, code: int = 2) -> NoReturn:
         one_line = f"{one_line[:MAX_ERROR_CHARS]}… ({len(one_line):,} characters in all)"
     make_console(stderr=True).print(f"[bold red]error:[/] {escape(one_line)}", highlight=False, soft_wrap=True)
     raise typer.Exit(code)
-
-
-# Judge settings `squall run` and `squall score` share.
-ErrorJudgeOption = Annotated[
-    str | None,
-    typer.Option(
-        help="llm | embedding | off: scores replies after a failure 1-5 (a new run's default: llm with "
-        "--judge-model, else embedding, a proxy that agrees poorly with people; squall score: the run's)"
-    ),
-]
-JudgeModelOption = Annotated[
-    str | None, typer.Option(help="Model of the judges that ask one: --error-judge/--answer-judge/--arg-match llm.")
-]
-AnswerJudgeOption = Annotated[
-    str | None, typer.Option(help="off | embedding | llm: question goals' replies vs the gold answer by meaning")
-]
-AnswerThresholdOption = Annotated[
-    float | None, typer.Option(help="Cosine threshold of --answer-judge embedding (default 0.7).")
-]
-
-
-def param_modes(items: list[str] | None) -> dict[str, str] | None:
-    """``--arg-match-param TOOL.PARAM=MODE`` options as the config's table; a malformed one exits 2."""
-    if not items:
-        return None
-    modes: dict[str, str] = {}
-    for item in items:
-        key, sep, mode = item.partition("=")
-        if not sep or "." not in key or not mode:
-            fail(f"--arg-match-param: expected TOOL.PARAM=MODE, got {item!r}")
-        modes[key.strip()] = mode.strip()
-    return modes
 
 
 def user_errors() -> tuple[type[Exception], ...]:

@@ -10,9 +10,6 @@ from typing import Any
 from pydantic_core import PydanticUndefined
 from typer.core import TyperCommand, TyperOption
 
-FIELD_OF_PARAM = {"task": "tasks", "arg_match_param": "arg_match_params", "endpoint": "endpoints"}
-"""Parameters whose RunConfig field is not their own name."""
-
 
 def default_text(field: str) -> str | None:
     """A RunConfig field's default as --help shows it; None where there is none to show."""
@@ -34,6 +31,6 @@ class RunCommand(TyperCommand):
         super().__init__(*args, **kwargs)
         for param in self.params:
             if isinstance(param, TyperOption) and param.name and not param.is_flag:
-                text = default_text(FIELD_OF_PARAM.get(param.name, param.name))
+                text = default_text(param.name)
                 if text is not None:
                     param.show_default = text

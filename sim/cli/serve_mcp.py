@@ -2,8 +2,8 @@
 MCP, for a person or an agent to explore the world by hand; saved and judged as a one-episode run when it ends.
 
 The episode is a normal run (preparation, stressors, store, judges) whose agent is the ``python:`` outside agent
-``explore`` below: the scripted user opens with the task's first request, and each of the agent's turns lasts until
-the person says so. While a turn lasts, the episode's tools are served at the printed streamable-HTTP URL
+``ServedEpisode.explore`` below: the scripted user opens with the task's first request, and each of the agent's turns
+lasts until the person says so. While a turn lasts, the episode's tools are served at the printed streamable-HTTP URL
 (127.0.0.1, ``--port`` or a free one) by the same MCP hub outside agents use: every call goes through the stressors
 and is recorded. Controls, beside the MCP URL (plain HTTP POSTs, e.g. ``curl -X POST URL/end``):
 
@@ -24,15 +24,23 @@ import json
 import signal
 import sys
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from sim.core import AgentFactory
+    from sim.mcp.hub import McpHub
+
+
+EXPLORER = "sim.cli.serve_mcp:ServedEpisode.explore"
+"""The episode's agent as its manifest names it: ``python:`` + this (bound to the served episode when it runs)."""
 
 
 @dataclass
-class _Session:
-    """What the person's controls and the explorer share for the one episode being served."""
+class ServedEpisode:
+    """The one episode being served: what the person's controls and the explorer share."""
 
     stdio: bool
     port: int
@@ -41,52 +49,60 @@ class _Session:
     hub: Any = None
     url: str = ""
 
+    def say(self, text: str) -> None:
+        stream = sys.stderr if self.stdio else sys.stdout
+        stream.write(text)
+        stream.flush()
 
-_session: _Session | None = None
-
-
-def _say(text: str) -> None:
-    stream = sys.stderr if _session is not None and _session.stdio else sys.stdout
-    stream.write(text)
-    stream.flush()
-
-
-async def explore(request: Any) -> dict[str, Any]:
-    """The episode's agent (``python:sim.cli.serve_mcp:explore``): says where the tools are, waits for the person."""
-    session = _session
-    assert session is not None, "explore runs only under squall serve --mcp"
-    session.url = request.mcp_url
-    said = "\n".join(f"  {m.role}: {m.content}" for m in request.messages)
-    _say(
-        f"squall serve: episode {request.episode_id} (task {request.task_id}, turn {request.turn}) at "
-        f"{request.mcp_url}\nthe conversation so far:\n{said}\n(at most {request.max_steps} tool calls this turn; "
-        + (
-            "the episode ends when the client closes stdin)\n"
-            if session.stdio
-            else f"POST {request.mcp_url}/turn ends the turn, POST {request.mcp_url}/end or Ctrl-C ends the episode)\n"
+    async def explore(self, request: Any) -> dict[str, Any]:
+        """The episode's agent: says where the tools are, waits for the person."""
+        self.url = request.mcp_url
+        said = "\n".join(f"  {m.role}: {m.content}" for m in request.messages)
+        self.say(
+            f"squall serve: episode {request.episode_id} (task {request.task_id}, turn {request.turn}) at "
+            f"{request.mcp_url}\nthe conversation so far:\n{said}\n(at most {request.max_steps} tool calls this turn; "
+            + (
+                "the episode ends when the client closes stdin)\n"
+                if self.stdio
+                else f"POST {request.mcp_url}/turn ends the turn, POST {request.mcp_url}/end or Ctrl-C ends the "
+                "episode)\n"
+            )
         )
-    )
-    if session.stdio:
-        from sim.mcp.stdio import serve_episode_stdio
+        if self.stdio:
+            from sim.mcp.stdio import serve_episode_stdio
 
-        episode = session.hub.episode_at(request.mcp_url)
-        serving = asyncio.ensure_future(serve_episode_stdio(episode, request.instructions))
-        ended = asyncio.ensure_future(session.ended.wait())
-        await asyncio.wait({serving, ended}, return_when=asyncio.FIRST_COMPLETED)
-        for task in (serving, ended):
-            task.cancel()
-        return {"reply": "", "end": True}
-    turn = asyncio.ensure_future(session.turns.get())
-    ended = asyncio.ensure_future(session.ended.wait())
-    await asyncio.wait({turn, ended}, return_when=asyncio.FIRST_COMPLETED)
-    ended.cancel()
-    if not turn.done():
-        turn.cancel()
-        return {"reply": "", "end": True}
-    return {"reply": turn.result()}
+            episode = self.hub.episode_at(request.mcp_url)
+            serving = asyncio.ensure_future(serve_episode_stdio(episode, request.instructions))
+            ended = asyncio.ensure_future(self.ended.wait())
+            await asyncio.wait({serving, ended}, return_when=asyncio.FIRST_COMPLETED)
+            for task in (serving, ended):
+                task.cancel()
+            return {"reply": "", "end": True}
+        turn = asyncio.ensure_future(self.turns.get())
+        ended = asyncio.ensure_future(self.ended.wait())
+        await asyncio.wait({turn, ended}, return_when=asyncio.FIRST_COMPLETED)
+        ended.cancel()
+        if not turn.done():
+            turn.cancel()
+            return {"reply": "", "end": True}
+        return {"reply": turn.result()}
+
+    @asynccontextmanager
+    async def open_hub(self) -> AsyncIterator[McpHub]:
+        """The MCP hub on the chosen port, with the person's controls beside it."""
+        from sim.mcp.hub import open_mcp_hub
+
+        async with open_mcp_hub(port=self.port, routes=_controls(self)) as opened:
+            self.hub = opened
+            yield opened
+
+    def open_agent(self, _gateway: object) -> AbstractAsyncContextManager[AgentFactory]:
+        from sim.agents.outside.agent import open_outside_factory
+
+        return open_outside_factory("python", EXPLORER, open_hub=self.open_hub, function=self.explore)
 
 
-def _controls(session: _Session) -> list[Any]:
+def _controls(session: ServedEpisode) -> list[Any]:
     """``POST <episode URL>/turn`` and ``/end``: only the episode's own URL (its token) is obeyed."""
     from starlette.requests import Request
     from starlette.responses import JSONResponse
@@ -119,39 +135,18 @@ def _controls(session: _Session) -> list[Any]:
 
 
 async def serve_episode(config: Any, port: int = 0, stdio: bool = False) -> tuple[Path, Any]:
-    """Play the one episode with ``explore`` as its agent until it ends; the run folder and summary."""
-    from sim.agents.outside.agent import HUB_OPENER
-    from sim.judging.judge_set import open_judges
-    from sim.mcp.hub import McpHub, open_mcp_hub
-    from sim.run.driver import drive
-    from sim.run.executors import InProcessExecutor
-    from sim.run.prepare import prepare
-    from sim.run.session import episode_session
+    """Play the one episode with ``ServedEpisode.explore`` as its agent until it ends; the run folder and summary."""
+    from sim.run.runner import open_run
 
-    global _session
-    session = _session = _Session(stdio=stdio, port=port)
-
-    @asynccontextmanager
-    async def hub() -> AsyncIterator[McpHub]:
-        async with open_mcp_hub(port=port, routes=_controls(session)) as opened:
-            session.hub = opened
-            yield opened
-
-    opener = HUB_OPENER.set(hub)
+    session = ServedEpisode(stdio=stdio, port=port)
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):
         with contextlib.suppress(NotImplementedError, RuntimeError):
             loop.add_signal_handler(signum, session.ended.set)
     try:
-        run = await prepare(config)
-        async with (
-            open_judges(config) as judges,
-            episode_session(config, run.agent_spec, run.pack, run.root) as episodes,
-        ):
-            store, summary = await drive(run, judges, InProcessExecutor(episodes.run_one, 1))
+        async with open_run(config, agent=session.open_agent) as run:
+            store, summary = await run.play()
     finally:
-        HUB_OPENER.reset(opener)
-        _session = None
         for signum in (signal.SIGINT, signal.SIGTERM):
             with contextlib.suppress(NotImplementedError, RuntimeError):
                 loop.remove_signal_handler(signum)
@@ -177,7 +172,7 @@ def serve_mcp(
 
     overrides: dict[str, Any] = {
         "world": world,
-        "agent": "python:sim.cli.serve_mcp:explore",
+        "agent": f"python:{EXPLORER}",
         "stressors": split_items(stressors) if stressors is not None else None,
         "out": out,
         "run_id": run_id,

@@ -14,7 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import (
     BaseModel,
@@ -29,6 +29,15 @@ from pydantic import (
 
 from sim.config.errors import ConfigError
 from sim.config.identity import ENDPOINT_FIELDS, without_endpoint
+from sim.config.options import (
+    CONFIG_FILE_ONLY,
+    Option,
+    endpoint_tables,
+    param_modes,
+    stressor_items,
+    text_or_file,
+    thresholds,
+)
 from sim.core.files import FILE_NAME
 from sim.llm.endpoints import ENDPOINT_NAME, EndpointSettings
 from sim.llm.retry_policy import RetryPolicy
@@ -100,23 +109,6 @@ _LATER_IDENTITY_DEFAULTS: dict[str, Any] = {
 }
 """Identity fields added after runs were stored, with the default those runs had."""
 
-OPTION_NAMES = {
-    "episode_timeout_s": "--episode-timeout",
-    "request_timeout_s": "--request-timeout",
-    "tasks": "--task",
-    "arg_match_params": "--arg-match-param",
-    "endpoints": "--endpoint",
-    "fail_under": "--fail-under",
-}
-"""Fields whose command-line option is not simply ``--`` + the field name with dashes."""
-
-CONFIG_ONLY = ("retry",)
-"""Settings with no command-line option: they are set in the TOML file (``--help`` says so)."""
-
-
-def option_name(field: str) -> str:
-    return OPTION_NAMES.get(field, "--" + field.replace("_", "-"))
-
 
 class RunConfig(BaseModel):
     """Everything that defines a run. Every field can be set in TOML; all but ``retry`` on the command line."""
@@ -126,9 +118,11 @@ class RunConfig(BaseModel):
     world: str = Field(default="smart_home", description="Built-in world name, task file, or world directory.")
     agent: str = Field(
         default=DEFAULT_AGENT,
-        description="oracle | null | naive | MODEL | native:MODEL | text:MODEL; MODEL is a pydantic-ai model string, "
-        "openai-chat:NAME@BASE_URL, or 'local' (the embedded model). An agent outside squall (sim.agents.outside): "
-        "http:URL | python:module:function | command:PROG ARGS.",
+        description="oracle | null | naive | MODEL | native:MODEL | text:MODEL | text:local | direct:MODEL (the whole "
+        "call sequence in one reply; direct:oracle, direct:null calibrate it); MODEL is a pydantic-ai model string, "
+        "openai-chat:NAME@BASE_URL, or 'local' (the embedded model). An agent outside squall, over the squall-agent/1 "
+        "protocol with its tools over MCP: http:URL | python:module:function | command:'PROG ARGS'. A,B,C: a sweep, "
+        "one run per agent (OUT/RUN_ID-AGENT) over the same plan and seeds, then a leaderboard.",
     )
     text_protocol: Literal["react", "tags"] = Field(
         default="react",
@@ -147,10 +141,14 @@ class RunConfig(BaseModel):
         default="local",
         description="The model an llm user runs on (any agent MODEL string; 'local' is the embedded model).",
     )
-    stressors: list[str] = Field(
+    stressors: Annotated[list[str], Option(parse=stressor_items)] = Field(
         default_factory=list,
-        description="Stressors: scenario names, types (adhoc, failure...), levels (spec, exec), all, or outage; "
-        "each optionally NAME:key=value,... (e.g. failure:rate=0.1). Applied in the order given.",
+        description="Stressors, comma-separated (applied in the order given): scenario names or groups, each "
+        "optionally NAME:key=value (more pairs follow after commas), e.g. 'adhoc,failure:rate=0.1,transient=1'. "
+        "Groups: a type (adhoc, failure, outage, missing...) holds its rows, spec/exec/user a level's, all every "
+        "row; no group holds outage.impossible or missing.removed (they make a goal impossible on every task they "
+        "touch: name them, with rate=SHARE of tasks), so outage is outage.backup and missing is "
+        "missing.until_later. squall stressors list shows every group's rows.",
     )
     stressor_mode: Literal["cumulative", "isolated"] = Field(
         default="cumulative",
@@ -158,7 +156,9 @@ class RunConfig(BaseModel):
         "scenario alone on the tasks that use its tools, beside an unstressed baseline of the same tasks, and the "
         "report shows accuracy before / after, degradation and retention per scenario and per type.",
     )
-    tasks: list[str] = Field(default_factory=list, description="Only these task ids (default: all).")
+    tasks: Annotated[list[str], Option("--task", repeat=True)] = Field(
+        default_factory=list, description="Only these task ids (default: all)."
+    )
     limit: StrictInt | None = Field(default=None, ge=1, description="Only the first N tasks.")
     trials: StrictInt = Field(default=1, ge=1, le=MAX_PLANNED_EPISODES, description="Episodes per task.")
     seed: StrictInt = Field(default=0, description="Root seed; each episode's seed derives from it.")
@@ -201,12 +201,18 @@ class RunConfig(BaseModel):
         description="Short name of the run in reports, compare columns and run lists (default: from the agent and "
         "stressors).",
     )
-    resume: bool = Field(default=False, description="Continue run_id, skipping finished episodes.")
+    resume: Annotated[bool, Option(switch=True)] = Field(
+        default=False, description="Continue run_id, skipping finished episodes."
+    )
     max_steps: StrictInt = Field(default=15, ge=1, description="Model requests (and tool calls) per turn.")
     max_turns: StrictInt = Field(default=20, ge=1, description="User turns per episode.")
-    episode_timeout_s: StrictFloat = Field(default=600.0, gt=0, description="Working-time budget per episode, seconds.")
-    request_timeout_s: StrictFloat = Field(default=120.0, gt=0, description="HTTP timeout per LLM request, seconds.")
-    connect_timeout_s: StrictFloat | None = Field(
+    episode_timeout_s: Annotated[StrictFloat, Option("--episode-timeout")] = Field(
+        default=600.0, gt=0, description="Working-time budget per episode, seconds."
+    )
+    request_timeout_s: Annotated[StrictFloat, Option("--request-timeout")] = Field(
+        default=120.0, gt=0, description="HTTP timeout per LLM request, seconds."
+    )
+    connect_timeout_s: Annotated[StrictFloat | None, Option("--connect-timeout")] = Field(
         default=None, gt=0, description="Seconds to open a connection; None: 10 s + 10 ms per request in flight."
     )
     max_tokens: StrictInt | None = Field(default=512, ge=1, description="Completion cap per model request.")
@@ -223,7 +229,10 @@ class RunConfig(BaseModel):
         "state abbreviations written differently); embedding (normalised, then MiniLM similarity for free text); "
         "llm (normalised, then the judge model for free text: --judge-model).",
     )
-    arg_match_params: dict[str, Literal["exact", "normalised", "embedding", "llm"]] = Field(
+    arg_match_params: Annotated[
+        dict[str, Literal["exact", "normalised", "embedding", "llm"]],
+        Option("--arg-match-param", repeat=True, parse=param_modes),
+    ] = Field(
         default_factory=dict,
         description="Per-parameter match modes that differ from arg_match: 'tool.param', '*.param' or 'tool.*' -> "
         "mode (the most specific wins).",
@@ -274,12 +283,12 @@ class RunConfig(BaseModel):
         "machine's cores); rate limits and episode slots are split among them, this process stores, judges and "
         "summarises. --backend ray uses --ray-workers instead.",
     )
-    endpoints: dict[str, EndpointSettings] = Field(
+    endpoints: Annotated[dict[str, EndpointSettings], Option("--endpoint", repeat=True, parse=endpoint_tables)] = Field(
         default_factory=dict,
         description="Named OpenAI-compatible endpoints ([endpoints.NAME]: base_url, api_key_env, headers, "
         "input_price, output_price, sampling); a model names one as openai-chat:MODEL@NAME.",
     )
-    system_prompt: str | None = Field(
+    system_prompt: Annotated[str | None, Option(parse=text_or_file)] = Field(
         default=None,
         max_length=100_000,
         description="Text put before the world's instructions in the agent's system prompt (--system-prompt TEXT or "
@@ -294,7 +303,7 @@ class RunConfig(BaseModel):
     param_descriptions: Literal["keep", "drop"] = Field(
         default="keep", description="keep | drop the descriptions of tool parameters in what the agent is shown."
     )
-    preflight: bool = Field(
+    preflight: Annotated[bool, Option("--no-preflight", switch=False)] = Field(
         default=True,
         description="Before the run folder is made, check the agent's endpoint answers, the model exists and (native "
         "agents) takes tools: one tiny request.",
@@ -306,12 +315,16 @@ class RunConfig(BaseModel):
         description="Exit 3 when more than this share of episodes failed (provider, user or harness faults); "
         "default: only when every episode failed.",
     )
-    fail_under: dict[str, StrictFloat] = Field(
+    fail_under: Annotated[dict[str, StrictFloat], Option(repeat=True, parse=thresholds)] = Field(
         default_factory=dict,
         description="METRIC -> threshold: exit 4 when a headline metric of summary.json is below it "
         "(e.g. core_api_accuracy = 0.8).",
     )
-    retry: RetryPolicy = Field(default_factory=RetryPolicy)
+    retry: Annotated[RetryPolicy, CONFIG_FILE_ONLY] = Field(
+        default_factory=RetryPolicy,
+        description="How provider faults are retried (a [retry] table: max_attempts, base_delay_s, max_delay_s, "
+        "max_retry_after_s, rate_limit_budget_s, max_malformed).",
+    )
 
     _sources: dict[str, str] = PrivateAttr(default_factory=dict)
 
@@ -394,3 +407,16 @@ class RunConfig(BaseModel):
 
     def problem(self, field: str, message: str) -> ConfigError:
         return ConfigError(f"{self.where(field)}: {message}")
+
+
+def option_of(field: str) -> Option:
+    """The command-line side of a RunConfig field (``Option()``: plain ``--field-name VALUE``)."""
+    info = RunConfig.model_fields[field]
+    return next((m for m in info.metadata if isinstance(m, Option)), Option())
+
+
+def option_name(field: str) -> str:
+    """The option that sets a field: ``--episode-timeout`` for ``episode_timeout_s``, ``--agent`` for ``agent``."""
+    if field not in RunConfig.model_fields:
+        return "--" + field.replace("_", "-")
+    return option_of(field).flag or "--" + field.replace("_", "-")

@@ -17,9 +17,10 @@ from judges.run_summary import RunSummary
 from sim.config.run_config import ConfigError, RunConfig, option_name
 from sim.core import EpisodeResult, Judge, Score
 from sim.core.files import write_text_atomic
-from sim.judging.judge_set import judge_config, judge_config_hash, judges_in_thread, open_judges, run_summary
+from sim.judging.judge_set import judge_config, judge_config_hash, judges_in_thread, run_summary
 from sim.judging.queue import JudgeQueue
 from sim.report.markdown import markdown_summary
+from sim.run.runner import open_stored_run
 from sim.run.score_resume import complete_set, set_to_complete
 from sim.store.run_store import RunStore, StoreError
 from sim.store.writer import StoreWriter
@@ -69,7 +70,7 @@ async def rescore(run_dir: Path, settings_given: dict[str, Any], resume: bool = 
         )
     store = RunStore.open_to_write(run_dir)  # after the settings check: a bad option locks nothing
     try:
-        async with open_judges(cfg) as judges:
+        async with open_stored_run(cfg) as judges:
             if wanted is None:
                 earlier = {(s.episode_id, s.judge): _verdict(s) for s in store.iter_scores(score_set)}
                 store.add_score_set(score_set, settings, "score")

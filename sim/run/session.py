@@ -12,7 +12,7 @@ from pathlib import Path
 
 from personas import UserSpec, build_user, parse_user_specs
 from sim.agents.agent_view import AgentView
-from sim.agents.factory import AgentSpec, AgentUnavailable, open_agent_factory
+from sim.agents.factory import AgentOpener, AgentSpec, AgentUnavailable, open_agent_factory
 from sim.config.gateway import build_gateway
 from sim.config.run_config import RunConfig
 from sim.core import EpisodeResult, Event, User, WorldPack
@@ -46,11 +46,13 @@ async def episode_session(
     run_root: Path | None = None,
     make_user: Callable[[UserSpec], User] | None = None,
     watch: Callable[[Event], None] | None = None,
+    open_agent: AgentOpener | None = None,
 ) -> AsyncIterator[EpisodeSession]:
     """Open model access for this process and yield its ``EpisodeSession``; closes it on exit.
 
     ``make_user`` builds the user of each episode instead of ``personas.build_user`` (``squall chat``: the person at
-    the terminal); ``watch`` sees every event as it is recorded.
+    the terminal); ``watch`` sees every event as it is recorded; ``open_agent`` opens the agents instead of
+    ``agent_spec`` (``squall serve --mcp``).
 
     Opened before the run folder exists: an agent whose model cannot be used fails here, nothing written.
     The scheduler's decision log goes to ``run_root/scheduler.jsonl`` (opened at its first decision)."""
@@ -59,11 +61,14 @@ async def episode_session(
         gateway = build_gateway(config, run_root / "scheduler.jsonl" if run_root is not None else None)
         stack.push_async_callback(gateway.aclose)
         try:
-            agent = await stack.enter_async_context(
-                open_agent_factory(
+            opening = (
+                open_agent(gateway)
+                if open_agent is not None
+                else open_agent_factory(
                     agent_spec, gateway, config.max_tokens, config.temperature, config.text_protocol, agent_view(config)
                 )
             )
+            agent = await stack.enter_async_context(opening)
         except AgentUnavailable as exc:
             raise config.problem("agent", str(exc)) from exc
         loop_lag = LoopLag()

@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
-from contextvars import ContextVar
 from typing import Literal, Protocol
 
 import aiohttp
@@ -15,7 +14,13 @@ import aiohttp
 from sim.agents.outside.errors import OutsideTimeout
 from sim.agents.outside.protocol import AgentReply, AgentRequest, Message
 from sim.agents.outside.spec import OutsideKind, command_argv, load_callable
-from sim.agents.outside.transports import CommandTransport, HttpTransport, PythonTransport, Transport
+from sim.agents.outside.transports import (
+    CommandTransport,
+    HttpTransport,
+    OutsideCallable,
+    PythonTransport,
+    Transport,
+)
 from sim.core import AgentFactory, AgentRuntime, EpisodeControls, EpisodeGold, Event, Usage
 
 DEFAULT_MAX_STEPS = 15
@@ -29,10 +34,6 @@ class ToolHub(Protocol):
 
 
 HubOpener = Callable[[], AbstractAsyncContextManager[ToolHub]]
-
-HUB_OPENER: ContextVar[HubOpener | None] = ContextVar("squall_mcp_hub_opener", default=None)
-"""The hub a run's outside agents use when ``open_outside_factory`` is given none: ``squall serve --mcp`` sets it
-(its port, its control routes); unset, ``sim.mcp.hub.open_mcp_hub`` on a free port."""
 
 
 _ROLES: dict[str, Literal["user", "assistant"]] = {"user_message": "user", "agent_message": "assistant"}
@@ -97,12 +98,12 @@ def _report(reply: AgentReply, controls: EpisodeControls) -> None:
 
 @asynccontextmanager
 async def open_outside_factory(
-    kind: OutsideKind, target: str, open_hub: HubOpener | None = None
+    kind: OutsideKind, target: str, open_hub: HubOpener | None = None, function: OutsideCallable | None = None
 ) -> AsyncIterator[AgentFactory]:
-    """The factory of a run's outside agents: the MCP hub (``sim.mcp.hub.open_mcp_hub`` unless ``open_hub``) and the
-    transport, opened once and closed with the run. The gold is read for its task id only."""
-    if open_hub is None:
-        open_hub = HUB_OPENER.get()
+    """The factory of a run's outside agents: the MCP hub (``sim.mcp.hub.open_mcp_hub`` on a free port unless
+    ``open_hub``) and the transport, opened once and closed with the run. ``function``: the callable a ``python:``
+    agent is, instead of the one ``target`` names (``squall serve --mcp``'s explorer, bound to its episode). The gold
+    is read for its task id only."""
     if open_hub is None:
         from sim.mcp.hub import open_mcp_hub
 
@@ -116,7 +117,7 @@ async def open_outside_factory(
             stack.push_async_callback(session.close)
             transport = HttpTransport(target, session)
         elif kind == "python":
-            transport = PythonTransport(target, load_callable(target))
+            transport = PythonTransport(target, function or load_callable(target))
         else:
             transport = CommandTransport(command_argv(target))
         hub = await stack.enter_async_context(open_hub())

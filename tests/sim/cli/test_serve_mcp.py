@@ -45,7 +45,7 @@ async def test_an_episode_explored_over_mcp_is_saved_and_judged_at_sigterm(tmp_p
             await server.wait()
     run = tmp_path / "explore"
     [episode] = [json.loads(line) for line in (run / "episodes.jsonl").read_text().splitlines()]
-    assert episode["task_id"] == "sh-001" and episode["agent"] == "python:sim.cli.serve_mcp:explore"
+    assert episode["task_id"] == "sh-001" and episode["agent"] == "python:sim.cli.serve_mcp:ServedEpisode.explore"
     calls = [e["call"]["name"] for e in episode["events"] if e["kind"] == "tool_call"]
     assert calls == ["list_rooms"]
     scores = [json.loads(line) for line in (run / "scores.jsonl").read_text().splitlines()]
