@@ -3,13 +3,14 @@
 VENV := .venv
 PY := $(VENV)/bin/python
 
-.PHONY: help setup quickstart test lint
+.PHONY: help setup quickstart test lint docs
 
 help:
 	@echo "make setup       install into $(VENV) (idempotent)"
 	@echo "make quickstart  setup, then run the default simulation on the embedded local model"
 	@echo "make test        setup, then run the test suite"
-	@echo "make lint        ruff check, ruff format --check, mypy, import-linter (the layer contracts)"
+	@echo "make lint        ruff check, ruff format --check, mypy, import-linter (the layer contracts), make docs"
+	@echo "make docs        build the docs site (mkdocs.yml, docs/) into .cache/site, failing on any warning or bad link"
 
 setup:
 	@bash scripts/setup.sh
@@ -29,3 +30,9 @@ lint: setup
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy
 	$(VENV)/bin/lint-imports
+	@$(MAKE) --no-print-directory docs
+
+# --strict: a broken link, a page missing from the nav or a bad anchor fails the build (not with --quiet: it hides
+# the warnings strict mode counts). NO_MKDOCS_2_WARNING: mkdocs-material's banner about its successor, every build.
+docs: setup
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --site-dir .cache/site

@@ -74,8 +74,8 @@ pip install "torch==$TORCH_VERSION"
 
 # [local] is xllamacpp, pinned in pyproject.toml: llama.cpp's own server in a prebuilt CPU wheel.
 # fast: uvloop; parquet: pyarrow (`squall export --format parquet`); ray: ~7 s cold (wheel + deps): every setup has
-# them, so their tests run
-extras="embed,dev,ray,bfcl,fast,parquet"
+# them, so their tests run; docs: mkdocs, which `make docs` (and CI's `make lint`) builds the site with
+extras="embed,dev,ray,bfcl,fast,parquet,docs"
 [[ $NO_LOCAL == 1 ]] || extras="$extras,local"
 step "installing squall (editable) with extras [$extras]"
 pip install -e ".[$extras]"
