@@ -1,0 +1,171 @@
+"""A page's commands run in order in a folder of their own, as a reader would type them there after a fresh clone:
+each a process of the installed ``squall`` program (the worktree's code first on the path), a server left serving
+until the page's last command has run."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tests.docs.command_rules import option_value, rewrite
+from tests.docs.markdown_commands import Command
+from tests.support.paths import REPO_ROOT
+
+SQUALL = Path(sys.executable).parent / "squall"
+PROGRAMS = frozenset({"squall", ".venv/bin/squall"})
+COMMAND_TIMEOUT_S = 300
+SERVER_START_S = 60
+_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
+
+
+@dataclass(frozen=True)
+class Outcome:
+    code: int | None  # None: a server, serving when the command's turn ended
+    output: str
+    problems: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Line:
+    """A command split as the shell would: leading VAR=value assignments, the program, its words."""
+
+    env: Mapping[str, str]
+    program: str
+    words: list[str]
+
+    @property
+    def is_squall(self) -> bool:
+        return self.program in PROGRAMS
+
+
+def split(text: str, folder: Path | None = None) -> Line:
+    """``text`` as the shell splits it; with ``folder``, ``$(cat FILE)`` read and globs expanded there."""
+    if folder is not None:
+        text = re.sub(r"\$\(cat ([^)\s]+)\)", lambda m: (folder / m.group(1)).read_text().strip(), text)
+    words = shlex.split(text, comments=True)
+    env = {}
+    while words and _ASSIGNMENT.match(words[0]):
+        name, value = words.pop(0).split("=", 1)
+        env[name] = value
+    program, *rest = words
+    if folder is not None:
+        rest = [expanded for word in rest for expanded in _glob(word, text, folder)]
+    return Line(env, program, rest)
+
+
+def _glob(word: str, text: str, folder: Path) -> list[str]:
+    unquoted = re.search(r"(?<![\"'\w])" + re.escape(word) + r"(?![\"'\w])", text)
+    if not (unquoted and any(c in word for c in "*?[")):
+        return [word]
+    return sorted(str(p.relative_to(folder)) for p in folder.glob(word)) or [word]  # bash keeps a pattern unmatched
+
+
+def is_server(words: Sequence[str]) -> bool:
+    """Commands that serve until stopped."""
+    return bool(words) and (words[0] in ("mock-llm", "serve") or (words[0] == "view" and "--out" not in words))
+
+
+@dataclass
+class Server:
+    process: subprocess.Popen[str]
+    lines: list[str] = field(default_factory=list)
+
+    def follow(self) -> None:
+        """Collect what the server says, line by line, until it closes its output."""
+        for said in self.process.stdout or ():
+            self.lines.append(said)
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+
+@dataclass
+class PageRun:
+    """The commands of one page; ``skip`` says which are not run (the docs test's list, with its reasons)."""
+
+    commands: list[Command]
+    folder: Path
+    mock_url: str
+    agent_url: str
+    skip: Callable[[Command], bool]
+    outcomes: list[Outcome] = field(default_factory=list)
+    servers: list[Server] = field(default_factory=list)
+
+    def outcome(self, command: Command) -> Outcome:
+        """``command``'s outcome, running the page's earlier commands first (a page is read in order)."""
+        index = self.commands.index(command)
+        while len(self.outcomes) <= index:
+            following = self.commands[len(self.outcomes)]
+            self.outcomes.append(Outcome(None, "not run") if self.skip(following) else self._run(following))
+        if len(self.outcomes) == len(self.commands):
+            self.close()
+        return self.outcomes[index]
+
+    def close(self) -> None:
+        for server in self.servers:
+            server.stop()
+        self.servers.clear()
+
+    def _run(self, command: Command) -> Outcome:
+        line = split(command.text, self.folder)
+        argv = [str(SQUALL), *rewrite(line.words, self.mock_url, self.agent_url)]
+        env = {**self._env(), **line.env}
+        if is_server(line.words):
+            return self._serve(argv, env, line.words)
+        try:
+            done = subprocess.run(argv, cwd=self.folder, env=env, stdin=subprocess.DEVNULL, capture_output=True,
+                                  text=True, timeout=COMMAND_TIMEOUT_S)  # fmt: skip
+        except subprocess.TimeoutExpired as timeout:
+            return Outcome(-1, f"{shlex.join(argv)}\ntimed out after {timeout.timeout}s")
+        output = f"$ {shlex.join(argv)}\n{done.stdout}{done.stderr}"
+        return Outcome(done.returncode, output, _problems(done.stdout, self.folder))
+
+    def _serve(self, argv: list[str], env: dict[str, str], words: list[str]) -> Outcome:
+        process = subprocess.Popen(argv, cwd=self.folder, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                   stderr=subprocess.STDOUT, text=True)  # fmt: skip
+        server = Server(process)
+        self.servers.append(server)
+        threading.Thread(target=server.follow, daemon=True).start()
+        port_file = option_value(words, "--port-file")
+        deadline = time.monotonic() + SERVER_START_S
+        while time.monotonic() < deadline and process.poll() is None:
+            if any("http://" in x for x in server.lines) or (port_file and (self.folder / port_file).exists()):
+                return Outcome(None, f"$ {shlex.join(argv)}\n{''.join(server.lines)}")
+            time.sleep(0.05)
+        time.sleep(0.2)  # the reader thread's last lines
+        said = "".join(server.lines)
+        return Outcome(process.poll(), f"$ {shlex.join(argv)}\n{said}", ("did not start serving",))
+
+    def _env(self) -> dict[str, str]:
+        runtime = self.folder / ".runtime"  # where `squall serve` keeps its token (0700, as XDG_RUNTIME_DIR is)
+        runtime.mkdir(mode=0o700, exist_ok=True)
+        env = {k: v for k, v in os.environ.items() if k not in ("OPENAI_API_KEY", "SQUALL_API_KEY")}
+        env.update(PATH=f"{SQUALL.parent}{os.pathsep}{env.get('PATH', '')}", PYTHONPATH=str(REPO_ROOT), COLUMNS="80",
+                   XDG_RUNTIME_DIR=str(runtime))  # fmt: skip
+        return env
+
+
+def _problems(stdout: str, folder: Path) -> tuple[str, ...]:
+    """What a run that exited as documented still got wrong: an outside agent that never answered is not a run."""
+    problems = []
+    for run_dir in re.findall(r"^run directory: (.+)$", stdout, flags=re.MULTILINE):
+        summary = folder / run_dir.strip() / "summary.json"
+        codes = json.loads(summary.read_text()).get("error_codes", {}) if summary.exists() else {}
+        problems += [f"{run_dir}: {code} x{n}" for code, n in codes.items() if code.startswith("agent:outside")]
+    return tuple(problems)
