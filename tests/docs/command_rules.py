@@ -5,8 +5,9 @@
   model; a model behind a named endpoint (``@vllm``) keeps the name and the endpoint's URL becomes the mock's. A
   model at any other URL is a server the docs start themselves and stays.
 - The reader's agent service (``--agent http:URL`` or a bare URL) is the test's stand-in service.
-- Sizes: ``squall run`` plays 2 tasks once (``--limit 2 --trials 1``, whatever the page says); ``squall bench`` at
-  most 20 episodes, 10 in flight, 0.02 s per call; ``squall worlds draft-tasks`` drafts 2.
+- Sizes: ``squall run`` plays at most 2 tasks once (``--limit 2 --trials 1`` unless the page asks for fewer, or
+  gives a value it means to be refused); ``squall bench`` at most 20 episodes, 10 in flight, 0.02 s per call and a
+  hang given up after 2 s; ``squall worlds draft-tasks`` drafts 2.
 - ``squall run`` rates replies after a failure only where the command asks for a rater (``--error-judge`` or
   ``--judge-model``): the default embedding rater loads torch, seconds per process (its own tests cover it).
 """
@@ -19,8 +20,10 @@ from collections.abc import Mapping
 MOCK_MODEL = "mock-model"
 READERS_SERVER = "http://127.0.0.1:8000/v1"
 MODEL_OPTIONS = frozenset({"--agent", "--model", "--judge-model", "--user-model", "--describe-model"})
-RUN_SIZE: Mapping[str, str] = {"--limit": "2", "--trials": "1"}
-BENCH_CAPS: Mapping[str, int | float] = {"--episodes": 20, "--concurrency": 10, "--latency": 0.02, "--jitter": 0.0}
+RUN_CAPS: Mapping[str, int | float] = {"--limit": 2, "--trials": 1}
+BENCH_CAPS: Mapping[str, int | float] = {
+    "--episodes": 20, "--concurrency": 10, "--latency": 0.02, "--jitter": 0.0, "--request-timeout": 2.0
+}  # fmt: skip
 _OPENAI_CHAT = re.compile(r"openai-chat:([\w.\-/]+)(?:@([^\s,\"']+))?")
 
 
@@ -54,17 +57,27 @@ def rewrite(argv: list[str], mock_url: str, agent_url: str) -> list[str]:
 
 def _scaled(words: list[str]) -> list[str]:
     if words[:1] == ["run"]:
-        for option, value in RUN_SIZE.items():
-            words = set_option(words, option, value)
+        words = _capped(words, RUN_CAPS)
         if option_value(words, "--error-judge") is None and option_value(words, "--judge-model") is None:
             words = set_option(words, "--error-judge", "off")
     elif words[:1] == ["bench"]:
-        for option, cap in BENCH_CAPS.items():
-            given = option_value(words, option)
-            value = min(float(given), cap) if given is not None else cap
-            words = set_option(words, option, str(int(value)) if isinstance(cap, int) else str(value))
+        words = _capped(words, BENCH_CAPS)
     elif words[:2] == ["worlds", "draft-tasks"]:
         words = set_option(words, "--n", "2")
+    return words
+
+
+def _capped(words: list[str], caps: Mapping[str, int | float]) -> list[str]:
+    """Each option at most its cap (added where absent); a value that is not of the cap's type is left to squall to
+    refuse, as the page means it to be."""
+    for option, cap in caps.items():
+        given = option_value(words, option)
+        kind = int if isinstance(cap, int) else float
+        try:
+            value = cap if given is None else min(kind(given), cap)
+        except ValueError:
+            continue
+        words = set_option(words, option, str(value))
     return words
 
 

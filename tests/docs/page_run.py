@@ -97,7 +97,8 @@ class Server:
 
 @dataclass
 class PageRun:
-    """The commands of one page; ``skip`` says which are not run (the docs test's list, with its reasons)."""
+    """The commands of one page, run in order by ``run_all`` (on a thread of its own: pages are independent);
+    ``skip`` says which are not run (the docs test's list, with its reasons)."""
 
     commands: list[Command]
     folder: Path
@@ -106,21 +107,36 @@ class PageRun:
     skip: Callable[[Command], bool]
     outcomes: list[Outcome] = field(default_factory=list)
     servers: list[Server] = field(default_factory=list)
+    cancelled: bool = False
+    done: threading.Condition = field(default_factory=threading.Condition)
+
+    def run_all(self) -> None:
+        try:
+            for command in self.commands:
+                outcome = Outcome(None, "not run") if self.skip(command) or self.cancelled else self._attempt(command)
+                with self.done:
+                    self.outcomes.append(outcome)
+                    self.done.notify_all()
+        finally:
+            self.close()
 
     def outcome(self, command: Command) -> Outcome:
-        """``command``'s outcome, running the page's earlier commands first (a page is read in order)."""
+        """``command``'s outcome, once ``run_all`` has reached it."""
         index = self.commands.index(command)
-        while len(self.outcomes) <= index:
-            following = self.commands[len(self.outcomes)]
-            self.outcomes.append(Outcome(None, "not run") if self.skip(following) else self._run(following))
-        if len(self.outcomes) == len(self.commands):
-            self.close()
-        return self.outcomes[index]
+        with self.done:
+            self.done.wait_for(lambda: len(self.outcomes) > index)
+            return self.outcomes[index]
 
     def close(self) -> None:
         for server in self.servers:
             server.stop()
         self.servers.clear()
+
+    def _attempt(self, command: Command) -> Outcome:
+        try:
+            return self._run(command)
+        except Exception as error:  # the runner's own failure fails this command's test, never hangs the rest
+            return Outcome(-1, f"the docs test could not run it: {error!r}")
 
     def _run(self, command: Command) -> Outcome:
         line = split(command.text, self.folder)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 import shlex
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -40,6 +41,7 @@ NOT_RUN = {
     "squall run --agent openai-chat:gpt-4o-mini --backend ray --ray-address 10.0.0.5:6379 --ray-workers 16":
         "needs an existing Ray cluster at that address",
 }  # fmt: skip
+PARALLEL_PAGES = 3  # pages at once: most of a command's time is its own process, so a few overlap on two cores
 KNOWN_FAILURES = {
     "squall run --agent 'command:\"python my_agent.py --fast\"'":
         "issue 38: the quoted program and its arguments become one program name ('program not found')",
@@ -65,36 +67,39 @@ def cases() -> Iterator[object]:
         yield pytest.param(command, id=command.id, marks=marks)
 
 
-class PageRuns(dict[str, PageRun]):
-    """One PageRun per page, made when its first command is asked for."""
+def page_run(page: str, folder: Path, mock_url: str, agent_url: str) -> PageRun:
+    """A page's commands, in a folder laid out with the reader's files and the files the page shows."""
+    lay_out(folder)
+    for shown in shown_files(REPO_ROOT / page):
+        (folder / shown.name).write_text(swap_models(shown.text, mock_url))
+    mine = [c for c in COMMANDS if c.page == page]
+    return PageRun(mine, folder, mock_url, agent_url, skip=lambda c: key(c) in NOT_RUN)
 
-    def __init__(self, factory: pytest.TempPathFactory, mock_url: str, agent_url: str) -> None:
-        super().__init__()
-        self.factory, self.mock_url, self.agent_url = factory, mock_url, agent_url
 
-    def __missing__(self, page: str) -> PageRun:
-        folder = self.factory.mktemp(Path(page).stem)
-        lay_out(folder)
-        for shown in shown_files(REPO_ROOT / page):
-            (folder / shown.name).write_text(swap_models(shown.text, self.mock_url))
-        mine = [c for c in COMMANDS if c.page == page]
-        self[page] = PageRun(mine, folder, self.mock_url, self.agent_url, skip=lambda c: key(c) in NOT_RUN)
-        return self[page]
+def selected_command(item: pytest.Item) -> Command | None:
+    """The documented command a collected test runs, if it runs one."""
+    command = getattr(getattr(item, "callspec", None), "params", {}).get("command")
+    return command if isinstance(command, Command) and key(command) not in NOT_RUN else None
 
 
 @pytest.fixture(scope="module")
-def page_runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PageRuns]:
+def page_runs(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, PageRun]]:
+    """Every page a selected test reads, its commands running on a thread per page (a few at once)."""
+    selected = {command.page for item in request.session.items if (command := selected_command(item))}
     with mock_llm_server({"policy": {"kind": "first_tool"}}, max_lifetime_s=1800) as mock, agent_service() as agent:
-        runs = PageRuns(tmp_path_factory, mock.url, agent)
-        try:
-            yield runs
-        finally:
-            for run in runs.values():
-                run.close()
+        runs = {page: page_run(page, tmp_path_factory.mktemp(Path(page).stem), mock.url, agent) for page in selected}
+        with ThreadPoolExecutor(PARALLEL_PAGES, thread_name_prefix="docs-page") as pool:
+            for run in sorted(runs.values(), key=lambda r: -len(r.commands)):
+                pool.submit(run.run_all)
+            try:
+                yield runs
+            finally:
+                for run in runs.values():
+                    run.cancelled = True
 
 
 @pytest.mark.parametrize("command", list(cases()))
-def test_documented_command_runs_as_documented(command: Command, page_runs: PageRuns) -> None:
+def test_documented_command_runs_as_documented(command: Command, page_runs: dict[str, PageRun]) -> None:
     if key(command) in NOT_RUN:
         pytest.skip(NOT_RUN[key(command)])
     outcome = page_runs[command.page].outcome(command)
