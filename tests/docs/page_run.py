@@ -49,25 +49,25 @@ class Line:
 
 
 def split(text: str, folder: Path | None = None) -> Line:
-    """``text`` as the shell splits it; with ``folder``, ``$(cat FILE)`` read and globs expanded there."""
+    """``text`` as the shell splits it; with ``folder``, ``$(cat FILE)`` read and unquoted globs expanded there."""
     if folder is not None:
         text = re.sub(r"\$\(cat ([^)\s]+)\)", lambda m: (folder / m.group(1)).read_text().strip(), text)
-    words = shlex.split(text, comments=True)
+    lexer = shlex.shlex(text, posix=False)  # keeps each word's quotes, so a quoted pattern is not expanded
+    lexer.whitespace_split, lexer.commenters = True, "#"
+    raw = list(lexer)
     env = {}
-    while words and _ASSIGNMENT.match(words[0]):
-        name, value = words.pop(0).split("=", 1)
+    while raw and _ASSIGNMENT.match(raw[0]):
+        name, value = shlex.split(raw.pop(0))[0].split("=", 1)
         env[name] = value
+    words: list[str] = []
+    for word in raw:
+        unquoted = shlex.split(word)[0] if word else word
+        if folder is not None and unquoted == word and any(c in word for c in "*?["):
+            words += sorted(str(p.relative_to(folder)) for p in folder.glob(word)) or [word]  # bash keeps it unmatched
+        else:
+            words.append(unquoted)
     program, *rest = words
-    if folder is not None:
-        rest = [expanded for word in rest for expanded in _glob(word, text, folder)]
     return Line(env, program, rest)
-
-
-def _glob(word: str, text: str, folder: Path) -> list[str]:
-    unquoted = re.search(r"(?<![\"'\w])" + re.escape(word) + r"(?![\"'\w])", text)
-    if not (unquoted and any(c in word for c in "*?[")):
-        return [word]
-    return sorted(str(p.relative_to(folder)) for p in folder.glob(word)) or [word]  # bash keeps a pattern unmatched
 
 
 def is_server(words: Sequence[str]) -> bool:
