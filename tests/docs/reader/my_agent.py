@@ -7,7 +7,7 @@ import sys
 
 def main() -> None:
     request = json.load(sys.stdin)
-    said = request["messages"][-1]["content"]
+    said = request["messages"][-1]["content"] if request["messages"] else ""
     print(json.dumps({"reply": f"You said: {said}", "usage": {"requests": 0}}))
 
 
