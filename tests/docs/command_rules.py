@@ -8,6 +8,8 @@
 - Sizes: ``squall run`` plays at most 2 tasks once (``--limit 2 --trials 1`` unless the page asks for fewer, or
   gives a value it means to be refused); ``squall bench`` at most 20 episodes, 10 in flight, 0.02 s per call and a
   hang given up after 2 s; ``squall worlds draft-tasks`` drafts 2.
+- Ports: a fixed ``--port N`` becomes a free port, and ``127.0.0.1:N`` with it wherever the page's commands or
+  files name it (two runs of the suite at once must not meet on one port).
 - ``squall run`` rates replies after a failure only where the command asks for a rater (``--error-judge`` or
   ``--judge-model``): the default embedding rater loads torch, seconds per process (its own tests cover it).
 """
@@ -53,6 +55,19 @@ def rewrite(argv: list[str], mock_url: str, agent_url: str) -> list[str]:
         elif word == "--agent" and re.match(r"(http:)?https?://", value):
             words[i + 1] = agent_url
     return _scaled(words)
+
+
+def fixed_ports(words: list[str]) -> set[int]:
+    """The ports a command serves on by number (``--port 0`` asks for a free one)."""
+    given = option_value(words, "--port")
+    return {int(given)} if given and given.isdigit() and int(given) else set()
+
+
+def remap_ports(text: str, ports: Mapping[int, int]) -> str:
+    """``text`` with each fixed port the page serves on replaced by the free port it was given."""
+    for fixed, free in ports.items():
+        text = re.sub(rf"(?<=127\.0\.0\.1:){fixed}\b", str(free), text)
+    return text
 
 
 def _scaled(words: list[str]) -> list[str]:

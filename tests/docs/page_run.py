@@ -9,6 +9,7 @@ import os
 import re
 import shlex
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -17,7 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tests.docs.command_rules import option_value, rewrite
+from tests.docs.command_rules import fixed_ports, option_value, remap_ports, rewrite, set_option
 from tests.docs.markdown_commands import Command
 from tests.support.paths import REPO_ROOT
 
@@ -70,6 +71,13 @@ def split(text: str, folder: Path | None = None) -> Line:
     return Line(env, program, rest)
 
 
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
 def is_server(words: Sequence[str]) -> bool:
     """Commands that serve until stopped."""
     return bool(words) and (words[0] in ("mock-llm", "serve") or (words[0] == "view" and "--out" not in words))
@@ -109,6 +117,14 @@ class PageRun:
     servers: list[Server] = field(default_factory=list)
     cancelled: bool = False
     done: threading.Condition = field(default_factory=threading.Condition)
+    ports: dict[int, int] = field(default_factory=dict)  # a fixed port the page serves on -> the free one it gets
+
+    def __post_init__(self) -> None:
+        for command in self.commands:
+            if split(command.text).is_squall:
+                self.ports.update((fixed, free_port()) for fixed in fixed_ports(split(command.text).words))
+        for path in self.folder.rglob("*.toml"):  # the copied examples and the files the page shows
+            path.write_text(remap_ports(path.read_text(), self.ports))
 
     def run_all(self) -> None:
         try:
@@ -140,7 +156,10 @@ class PageRun:
 
     def _run(self, command: Command) -> Outcome:
         line = split(command.text, self.folder)
-        argv = [str(SQUALL), *rewrite(line.words, self.mock_url, self.agent_url)]
+        words = [remap_ports(word, self.ports) for word in line.words]
+        for fixed in fixed_ports(words):
+            words = set_option(words, "--port", str(self.ports[fixed]))
+        argv = [str(SQUALL), *rewrite(words, self.mock_url, self.agent_url)]
         env = {**self._env(), **line.env}
         if is_server(line.words):
             return self._serve(argv, env, line.words)

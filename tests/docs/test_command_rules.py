@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.docs.command_rules import rewrite, swap_models
+from tests.docs.command_rules import fixed_ports, remap_ports, rewrite, swap_models
 from tests.docs.markdown_commands import commands, shown_files
 from tests.docs.page_run import is_server, split
 
@@ -90,3 +90,10 @@ def test_lines_split_as_the_shell_would(tmp_path: Path) -> None:
     assert line.words == ["run", "--world", "http://127.0.0.1:4321", "runs/a", "runs/b", "runs/*"]
     assert not split("make test").is_squall
     assert is_server(["serve", "--mcp"]) and is_server(["view"]) and not is_server(["view", "runs", "--out", "s"])
+
+
+def test_fixed_ports_become_free_ones() -> None:
+    assert fixed_ports(["mock-llm", "--port", "8765"]) == {8765}
+    assert fixed_ports(["serve", "--port", "0"]) == set() == fixed_ports(["view"])
+    text = 'agent = "openai-chat:m@http://127.0.0.1:8765/v1"  # 127.0.0.1:87650'
+    assert remap_ports(text, {8765: 40001}) == 'agent = "openai-chat:m@http://127.0.0.1:40001/v1"  # 127.0.0.1:87650'
