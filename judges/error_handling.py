@@ -39,7 +39,7 @@ BANDS = (0.40, 0.55, 0.68, 0.80)
 """Similarity cut points between scores 1|2|3|4|5 (``squall judges calibrate`` reports the agreement they give)."""
 EMBEDDING_KAPPA = 0.104
 """Cohen's kappa of the embedding rater against the shipped labelled set (``squall judges calibrate --raters
-embedding``); reports name the embedding score a proxy with it. No offline rater measured beat 0.4 (README)."""
+embedding``); reports name the embedding score a proxy with it. No offline rater measured beat 0.4 (docs/judges.md)."""
 SHOWN_TEXT = 600
 """Characters of the request, the error and the reply a rater is shown (and a score's details keep)."""
 

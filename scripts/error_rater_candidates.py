@@ -1,4 +1,4 @@
-"""Offline error-handling rater candidates against the shipped labelled set (README: the rater decision).
+"""Offline error-handling rater candidates against the shipped labelled set (docs/judges.md: the rater decision).
 
     .venv/bin/python scripts/error_rater_candidates.py                 # rubric rules; feature models, CV
     .venv/bin/python scripts/error_rater_candidates.py --gguf M.gguf   # the llm rater on a GGUF, served locally

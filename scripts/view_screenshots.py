@@ -1,4 +1,4 @@
-"""Regenerate the README's screenshots of ``squall view`` from real runs: four agents on smart_home under the same
+"""Regenerate docs/view.md's screenshots of ``squall view`` from real runs: four agents on smart_home under the same
 stressors (the oracle, the naive baseline, the null agent, and a model agent answering through the mock
 OpenAI-compatible server), written as a static viewer and walked in headless Chromium (tests/support/view_tour.py).
 
@@ -27,7 +27,7 @@ from tests.support.view_tour import fired_episode, tour  # noqa: E402
 
 COMMON = ("--world", "smart_home", "--limit", "6", "--trials", "3", "--stressors", "outage,failure", "-q")
 KEPT = {"runs": 1100, "episode": 1500}
-"""The screenshots the README shows, each cut to this many pixels from the top."""
+"""The screenshots docs/view.md shows, each cut to this many pixels from the top."""
 
 
 def make_runs(out: Path) -> None:
@@ -40,7 +40,7 @@ def make_runs(out: Path) -> None:
 
 
 def small_png(png: bytes, height: int) -> bytes:
-    """Cut to ``height`` and stored with a 64-colour palette: the README's images stay small."""
+    """Cut to ``height`` and stored with a 64-colour palette: the docs' images stay small."""
     img = Image.open(io.BytesIO(png)).convert("RGB")
     img = img.crop((0, 0, img.width, min(height, img.height))).quantize(colors=64)
     buf = io.BytesIO()

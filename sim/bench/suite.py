@@ -1,4 +1,4 @@
-"""`squall bench --suite`: every workload the README reports, squall beside the static runner, in one invocation.
+"""`squall bench --suite`: every workload docs/scale.md reports, squall beside the static runner, in one invocation.
 
 Latency-bound (no rate limit: the bound is Little's law), TPM-bound against a token bucket that starts full (a
 provider's burst: the bound with it is above the steady one) and against a sliding window (no burst to spend), and

@@ -58,7 +58,7 @@ def bench(
         "token_bucket"
     ),
     suite: Annotated[
-        bool, typer.Option("--suite", help="Every README workload, squall vs static (the other options are ignored).")
+        bool, typer.Option("--suite", help="Every docs/scale.md workload, squall vs static (other options ignored).")
     ] = False,
 ) -> None:
     """Measure the harness against a mock endpoint: achieved vs Little's-law bound, 429s, CPU per request, RSS,

@@ -1,6 +1,6 @@
 """Run configuration: defaults, a TOML file, then command-line overrides, validated in one place.
 
-The TOML rule (one, documented in the README): run settings are top-level keys and the retry policy
+The TOML rule (one, documented in docs/configuration.md): run settings are top-level keys and the retry policy
 is the ``[retry]`` table; or, equivalently, everything sits in one ``[run]`` table (retry policy in
 ``[run.retry]``) and nothing else is in the file. Mixing the two, an unknown table or an unknown key
 is an error naming the file, the line, the table and the key.

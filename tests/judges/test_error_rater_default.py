@@ -1,6 +1,6 @@
 """Which error-handling rater a run gets by default, and the embedding rater's number named a proxy in every report.
 
-No offline rater measured agrees with people well enough to be the default score (README), so a judge model the user
+No offline rater measured agrees with people well enough to be the default (docs/judges.md), so a judge model the user
 names rates errors; without one the embedding rater still runs, and every report calls its number a proxy."""
 
 from __future__ import annotations

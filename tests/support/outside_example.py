@@ -1,8 +1,9 @@
-"""The README's outside agent: a pydantic-ai Agent with an MCPToolset pointed at the episode, behind ``python:``.
+"""The outside agent of docs/evaluate-your-agent.md: a pydantic-ai Agent with an MCPToolset pointed at the episode,
+behind ``python:``.
 
     squall run --world smart_home --agent python:tests.support.outside_example:respond
 
-Tested with a ``FunctionModel`` in place of the hosted model (``test_outside_python``); keep it as the README shows.
+Tested with a ``FunctionModel`` in place of the hosted model (``test_outside_python``); keep it as the page shows.
 """
 
 from pydantic_ai import Agent

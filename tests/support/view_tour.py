@@ -1,7 +1,7 @@
 """A walk through every view of ``squall view`` in headless Chromium (tests/support/cdp.py): the run list and the
 leaderboard, a run's overview with its charts, the episode list searched and filtered, the task × trial grid, an
 episode (prompt, tools, model requests, stressors, state diff) and the compare view. Used by the browser test and by
-scripts/view_screenshots.py, which keeps the screenshots for the README."""
+scripts/view_screenshots.py, which keeps the screenshots for docs/view.md."""
 
 from __future__ import annotations
 

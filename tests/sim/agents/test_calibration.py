@@ -49,7 +49,7 @@ def not_a_decline_goal(episode: EpisodeResult, score: Score) -> list[int]:
 
 CREDIT_RULES: dict[str, tuple[str, Callable[[EpisodeResult, Score], list[int]]]] = {
     "state_match": (
-        "README, judges: state matches goals that undo an earlier one the null agent never did (smart home 12%, "
+        "docs/judges.md: state matches goals that undo an earlier one the null agent never did (smart home 12%, "
         "multidomain 2.6% of the goals at stake)",
         undone_earlier_goal,
     ),
@@ -145,7 +145,7 @@ BFCL_SAMPLE = [
     "multi_turn_miss_param_180",
     "multi_turn_long_context_38",  # 34 gold calls in one turn
 ]
-"""A few entries of each BFCL multi-turn category, and the odd ones; the whole 800 run by ``squall run`` (README)."""
+"""A few entries of each BFCL multi-turn category, and the odd ones; all 800 run by ``squall run`` (docs/bfcl.md)."""
 
 
 @pytest.mark.slow

@@ -1,5 +1,6 @@
-"""``--agent python:module:function``: an async callable handed the ``AgentRequest``; the README's pydantic-ai agent
-with an ``MCPToolset`` on the episode's URL, driven by a ``FunctionModel`` that calls a tool (no hosted model)."""
+"""``--agent python:module:function``: an async callable handed the ``AgentRequest``; the pydantic-ai agent of
+docs/evaluate-your-agent.md with an ``MCPToolset`` on the episode's URL, driven by a ``FunctionModel`` that calls a
+tool (no hosted model)."""
 
 from __future__ import annotations
 

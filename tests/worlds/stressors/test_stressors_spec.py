@@ -328,7 +328,7 @@ async def test_oracle_scores_full_marks_under_every_spec_stressor(tmp_path: Path
             "agent": "oracle",
             "world": "multidomain",
             # Every spec type but tool search: the oracle cannot look up the documented name of an endpoint a
-            # stacked drift renamed (README, Stressors).
+            # stacked drift renamed (docs/stressors.md).
             "stressors": [t for t, level in LEVEL.items() if level == "spec" and t != "search"],
             "tasks": ids[:8],
         }
