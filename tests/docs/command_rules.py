@@ -6,8 +6,9 @@
   model at any other URL is a server the docs start themselves and stays.
 - The reader's agent service (``--agent http:URL`` or a bare URL) is the test's stand-in service.
 - Sizes: ``squall run`` plays at most 2 tasks once (``--limit 2 --trials 1`` unless the page asks for fewer, or
-  gives a value it means to be refused); ``squall bench`` at most 20 episodes, 10 in flight, 0.02 s per call and a
-  hang given up after 2 s; ``squall worlds draft-tasks`` drafts 2.
+  gives a value it means to be refused), 1 task with ``--stressor-mode isolated`` (each scenario is an episode of its
+  own); ``squall bench`` at most 20 episodes, 10 in flight, 0.02 s per call, a hang given up after 2 s, and only
+  its ``squall`` arm unless the command names arms; ``squall worlds draft-tasks`` drafts 2.
 - Ports: a fixed ``--port N`` becomes a free port, and ``127.0.0.1:N`` with it wherever the page's commands or
   files name it (two runs of the suite at once must not meet on one port).
 - ``squall run`` rates replies after a failure only where the command asks for a rater (``--error-judge`` or
@@ -72,11 +73,14 @@ def remap_ports(text: str, ports: Mapping[int, int]) -> str:
 
 def _scaled(words: list[str]) -> list[str]:
     if words[:1] == ["run"]:
-        words = _capped(words, RUN_CAPS)
+        isolated = option_value(words, "--stressor-mode") == "isolated"
+        words = _capped(words, {**RUN_CAPS, "--limit": 1} if isolated else RUN_CAPS)
         if option_value(words, "--error-judge") is None and option_value(words, "--judge-model") is None:
             words = set_option(words, "--error-judge", "off")
     elif words[:1] == ["bench"]:
         words = _capped(words, BENCH_CAPS)
+        if option_value(words, "--arms") is None:
+            words = set_option(words, "--arms", "squall")
     elif words[:2] == ["worlds", "draft-tasks"]:
         words = set_option(words, "--n", "2")
     return words

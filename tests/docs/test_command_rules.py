@@ -76,8 +76,11 @@ def test_commands_are_scaled_down_and_reach_stand_ins() -> None:
     assert "--trials abc" in " ".join(rewrite(["run", "--trials", "abc"], MOCK, agent))
     bench = rewrite(["bench", "--episodes", "30000", "--latency", "0.01"], MOCK, agent)
     assert dict(zip(bench[1::2], bench[2::2], strict=True)) == {
-        "--episodes": "20", "--latency": "0.01", "--concurrency": "10", "--jitter": "0.0", "--request-timeout": "2.0"
+        "--episodes": "20", "--latency": "0.01", "--concurrency": "10", "--jitter": "0.0", "--request-timeout": "2.0",
+        "--arms": "squall",
     }  # fmt: skip
+    assert "--arms mcp" in " ".join(rewrite(["bench", "--arms", "mcp"], MOCK, agent))
+    assert "--limit 1" in " ".join(rewrite(["run", "--stressors", "all", "--stressor-mode", "isolated"], MOCK, agent))
     assert rewrite(["worlds", "draft-tasks", "w", "--n", "20"], MOCK, agent)[-2:] == ["--n", "2"]
 
 
