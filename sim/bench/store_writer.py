@@ -17,7 +17,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from sim.core import EpisodeResult, Event, Goal, Score, Task, ToolCall, ToolResult, UserIntent
+from sim.core import EpisodeId, EpisodeResult, Event, Goal, Score, Task, ToolCall, ToolResult, UserIntent
 from sim.store.run_store import RunStore
 from sim.store.writer import StoreWriter
 
@@ -38,7 +38,7 @@ def synthetic_episode(i: int, events: int) -> EpisodeResult:
             )
         )
     return EpisodeResult(
-        episode_id=f"t{i % 10}#{i // 10}",
+        episode_id=str(EpisodeId(f"t{i % 10}", i // 10)),
         task_id=f"t{i % 10}",
         trial=i // 10,
         seed=i,
@@ -74,7 +74,7 @@ class _LoopHold:
 def _episodes(template: EpisodeResult, n: int) -> Iterator[EpisodeResult]:
     """Made as they are stored, like a run's: the heap holds one at a time, so no full GC pass skews the arms."""
     for i in range(n):
-        yield template.model_copy(update={"episode_id": f"t{i % 10}#{i // 10}", "task_id": f"t{i % 10}"})
+        yield template.model_copy(update={"episode_id": str(EpisodeId(f"t{i % 10}", i // 10)), "task_id": f"t{i % 10}"})
 
 
 async def _direct(root: Path, episodes: Iterable[EpisodeResult]) -> dict[str, Any]:

@@ -17,8 +17,7 @@ from typing import Any
 from pydantic import AliasChoices, BaseModel, Field
 
 from judges.stats import cluster_bootstrap
-from sim.core import FAILED_TERMINATIONS, Score
-from sim.judging.stressor_summary import split_episode_id
+from sim.core import FAILED_TERMINATIONS, EpisodeId, Score
 from sim.store.run_store import RunStore, StoreError
 
 
@@ -130,8 +129,7 @@ def _configured_users(store: RunStore) -> list[str]:
 def _user_of(episode_id: str, stored: str | None, several: bool) -> str:
     """The user label of an episode: its id carries it when the run has several users."""
     if several:
-        unit = episode_id.rpartition("#")[0]
-        return unit.partition("~")[2]
+        return EpisodeId.parse(episode_id).user
     return stored if stored is not None else "*"
 
 
@@ -166,7 +164,7 @@ class _Tally:
                 if v is not None:
                     self.goal_sum, self.goal_n = self.goal_sum + v, self.goal_n + 1
                     if keep_goals:
-                        task, variant, trial, _ = split_episode_id(score.episode_id)
+                        task, trial, variant, _ = EpisodeId.parse(score.episode_id)
                         self.goals[(task, variant, trial, g)] = v
         elif score.judge == "conversation_success" and score.value is not None:
             self.success = [self.success[0] + score.value, self.success[1] + 1]
