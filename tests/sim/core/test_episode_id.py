@@ -16,7 +16,7 @@ from worlds.registry import load_world
 
 STORED_RUNS = Path(__file__).parents[2] / "data" / "runs"
 
-plain = st.text(alphabet=st.characters(blacklist_characters="~#@", blacklist_categories=("Cs",)), min_size=1)
+plain = st.text(alphabet=st.characters(exclude_characters="~#@", exclude_categories=["Cs"]), min_size=1)
 
 
 def _stored_ids() -> list[str]:
