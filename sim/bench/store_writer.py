@@ -17,6 +17,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from judges.names import JudgeName
 from sim.core import EpisodeId, EpisodeResult, Event, Goal, Score, Task, ToolCall, ToolResult, UserIntent
 from sim.store.run_store import RunStore
 from sim.store.writer import StoreWriter
@@ -54,7 +55,7 @@ def synthetic_episode(i: int, events: int) -> EpisodeResult:
 def scores_of(result: EpisodeResult) -> list[Score]:
     return [
         Score(episode_id=result.episode_id, task_id=result.task_id, trial=result.trial, judge=j, value=1.0)
-        for j in ("core_api_accuracy", "conversation_success")
+        for j in (JudgeName.CORE_API_ACCURACY, JudgeName.CONVERSATION_SUCCESS)
     ]
 
 

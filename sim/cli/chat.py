@@ -26,7 +26,7 @@ from sim.cli.settings import with_settings
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from judges.run_summary import RunSummary
+    from judges.run.run_summary import RunSummary
     from sim.config.run_config import RunConfig
     from sim.core import Event
 

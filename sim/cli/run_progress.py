@@ -7,6 +7,8 @@ from typing import TYPE_CHECKING
 
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
+from judges.names import JudgeName
+
 if TYPE_CHECKING:
     from rich.console import Console
 
@@ -43,6 +45,6 @@ class RunProgress:
     def on_episode(self, done: EpisodeDone) -> None:
         if self._bar is None:
             return
-        accuracy = done.values.get("core_api_accuracy")
+        accuracy = done.values.get(JudgeName.CORE_API_ACCURACY)
         shown = "failed" if accuracy is None else f"{accuracy:.2f}"
         self._progress.update(self._bar, advance=1, last=f"{done.episode_id}: {shown} ({done.termination})")

@@ -331,7 +331,7 @@ class RunConfig(BaseModel):
     @model_validator(mode="before")
     @classmethod
     def _error_judge_default(cls, data: Any) -> Any:
-        # The embedding rater is a weak proxy (judges.error_handling.EMBEDDING_KAPPA), so a judge model the user
+        # The embedding rater is a weak proxy (judges.errors.error_handling.EMBEDDING_KAPPA), so a judge model the user
         # named rates errors too unless they chose a rater. Only the default moves: a stored manifest's config
         # carries error_judge explicitly, so `squall score` keeps the rater the run had.
         if isinstance(data, dict) and "error_judge" not in data and data.get("judge_model") is not None:

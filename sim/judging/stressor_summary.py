@@ -17,7 +17,8 @@ from collections import defaultdict
 from collections.abc import Mapping
 from typing import Any
 
-from judges.stats import paired_cluster_bootstrap
+from judges.common.stats import paired_cluster_bootstrap
+from judges.names import JudgeName
 from sim.core import EpisodeId
 from sim.store.run_store import RunStore
 from worlds.registry import load_world
@@ -39,12 +40,12 @@ def stressor_summary(store: RunStore, score_set: str) -> dict[str, Any] | None:
     per_goal: dict[EpisodeId, PerGoal] = {}
     declined: dict[EpisodeId, PerGoal] = {}
     for score in store.iter_scores(score_set):
-        if score.judge == "core_api_accuracy":  # the newest verdict wins; a newer judge fault is no verdict
+        if score.judge == JudgeName.CORE_API_ACCURACY:  # the newest verdict wins; a newer judge fault is no verdict
             if score.judge_fault:
                 per_goal.pop(EpisodeId.parse(score.episode_id), None)
             else:
                 per_goal[EpisodeId.parse(score.episode_id)] = list(score.per_goal)
-        elif score.judge == "decline" and score.per_goal:
+        elif score.judge == JudgeName.DECLINE and score.per_goal:
             declined[EpisodeId.parse(score.episode_id)] = list(score.per_goal)
     for key, verdicts in declined.items():  # on a decline goal, right is declining right
         if key in per_goal:
@@ -97,7 +98,8 @@ def stressor_summary(store: RunStore, score_set: str) -> dict[str, Any] | None:
 
 def _paired(per_task: Mapping[str, list[float]]) -> dict[str, tuple[float, float] | None]:
     """Intervals of the row's degradation and retention: tasks resampled with their baseline and stressed turns
-    together (``judges.stats.paired_cluster_bootstrap``). In task order: the store's score order differs from run to
+    together (``judges.common.stats.paired_cluster_bootstrap``). In task order: the store's score order differs from
+    run to
     run (episodes finish in any order), and the seeded bootstrap must not."""
     return paired_cluster_bootstrap([(b, a, n) for b, a, n in (per_task[t] for t in sorted(per_task))])
 

@@ -24,7 +24,7 @@ import asyncio
 from array import array
 from collections.abc import Callable, Iterator
 
-from judges.run_summary import RunSummary
+from judges.run.run_summary import RunSummary
 from sim.core import EpisodeId, EpisodeResult, Judge, Score
 from sim.core.files import write_text_atomic
 from sim.episode.loop import EpisodeSpec

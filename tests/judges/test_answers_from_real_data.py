@@ -10,9 +10,9 @@ from typing import Any
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from judges.answer_facts import goal_facts, missing_facts
-from judges.answer_normalise import fold
-from judges.completion import ReplyContext, match_reply
+from judges.answers.answer_facts import goal_facts, missing_facts
+from judges.answers.answer_normalise import fold
+from judges.answers.completion import ReplyContext, match_reply
 from sim.agents.baselines import NullAgent
 from sim.core import Goal, UserIntent
 from worlds.sql.execute import QueryResult

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from judges.arg_match import ArgMatcher
-from judges.call_f1 import CallF1
+from judges.calls.arg_match import ArgMatcher
+from judges.calls.call_f1 import CallF1
 from personas.scripted import ScriptedUser
 from sim.agents.direct_agent import DirectAgent
 from sim.agents.direct_plan import PlannedCall, render_plan
