@@ -7,8 +7,8 @@ built-in world, or a directory holding ``world.toml``::
     domain = "smart_home"      # built-in world whose home and tools to use
     tasks = "tasks.jsonl"      # optional, relative to the directory; default: the domain's own tasks
 
-or, for a world generated from a text-to-SQL set by ``squall import``, ``kind = "sql"`` (``worlds.sql.folder``);
-or ``http://127.0.0.1:PORT``, a SQL world served by ``squall serve`` (``worlds.sql.rest_client``);
+or, for a world generated from a text-to-SQL set by ``squall import``, ``kind = "sql"`` (``worlds.sql.ingest.folder``);
+or ``http://127.0.0.1:PORT``, a SQL world served by ``squall serve`` (``worlds.sql.serve.rest_client``);
 or ``bfcl:<category>``, a category of the Berkeley Function Calling Leaderboard (``worlds.bfcl``).
 A new kind of world folder (another benchmark's import) is a module with its loader and one ``WORLD_KINDS`` line.
 """
@@ -70,7 +70,7 @@ KindLoader = Callable[[Path, dict[str, Any]], WorldPack]
 
 
 def _sql_folder(directory: Path, config: dict[str, Any]) -> WorldPack:
-    from worlds.sql.folder import load_world_folder
+    from worlds.sql.ingest.folder import load_world_folder
 
     return load_world_folder(directory, config)
 
@@ -141,7 +141,7 @@ def _load(spec: str) -> WorldPack:
         except ValueError as error:
             raise WorldLoadError(str(error)) from error
     if spec.startswith("http://"):  # a SQL world served by `squall serve`
-        from worlds.sql.rest_client import HttpSqlPack
+        from worlds.sql.serve.rest_client import HttpSqlPack
 
         try:
             return HttpSqlPack(spec)

@@ -23,8 +23,8 @@ from sim.core.task_state import moved
 from sim.run.runner import execute
 from tests.support.paths import SPIDER
 from worlds.registry import BUILTIN_WORLDS
-from worlds.sql.folder import write_world
-from worlds.sql.importer import ImportOptions, import_world
+from worlds.sql.ingest.folder import write_world
+from worlds.sql.ingest.importer import ImportOptions, import_world
 
 
 def undone_earlier_goal(episode: EpisodeResult, score: Score) -> list[int]:

@@ -24,8 +24,8 @@ from sim.llm.gateway import Gateway
 from sim.llm.transports.base import Reply
 from sim.run.runner import execute
 from worlds.registry import load_world
-from worlds.sql.folder import write_world
-from worlds.sql.importer import ImportOptions
+from worlds.sql.ingest.folder import write_world
+from worlds.sql.ingest.importer import ImportOptions
 from worlds.sql.sample import import_sample
 
 STYLES = ("per_question", "sel", "slot")
