@@ -10,7 +10,8 @@ from typing import Any
 from pydantic import ValidationError
 
 from sim.config.errors import ConfigError
-from sim.config.run_config import IDENTITY_FIELDS, QUICKSTART, RUN_ID, RunConfig, option_name
+from sim.config.identity import IDENTITY_FIELDS
+from sim.config.run_config import QUICKSTART, RUN_ID, RunConfig, option_name
 from sim.config.toml_file import TomlSettings
 from sim.llm.endpoints import EndpointSettings
 from sim.llm.retry_policy import RetryPolicy
