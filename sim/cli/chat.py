@@ -175,6 +175,8 @@ def chat_command(
     from sim.report.terminal import render
 
     console = make_console()
+    if settings["tasks"] and len(settings["tasks"]) > 1:
+        fail("--task: squall chat plays one conversation; name one task")
     overrides: dict[str, Any] = {
         **settings,
         "world": settings["world"] or "smart_home",

@@ -148,3 +148,10 @@ def test_score_and_chat_take_their_settings_from_the_same_declaration() -> None:
         for field in fields:
             description = RunConfig.model_fields[field].description or ""
             assert (by_option[option_name(field)].help or "").replace("\\[", "[").startswith(description[:40])
+
+
+def test_chat_plays_one_task() -> None:
+    from tests.support.cli import squall
+
+    code, _, err = squall("chat", "--task", "sh-001", "--task", "sh-002")
+    assert code == 2 and "--task: squall chat plays one conversation" in err
