@@ -23,6 +23,7 @@ from typing import Any
 from sim.core import Task, WorldPack
 from sim.core.bounded_read import SETTINGS_LIMIT
 from sim.core.structured import load_toml
+from sim.core.suggest import did_you_mean
 from worlds.task_files import SUFFIXES, TaskFileError, load_tasks
 
 PackFactory = Callable[[Sequence[Task] | None], WorldPack]
@@ -155,8 +156,10 @@ def _load(spec: str) -> WorldPack:
             raise WorldLoadError(f"{path}: no such task file")
         tasks = _tasks(path)
         return _build(_single_world(path, tasks), tasks, origin=str(path))
+    if spec.startswith((".", "/", "~")) or "/" in spec or "\\" in spec:
+        raise WorldLoadError(f"{spec}: no such world folder or task file")
     raise WorldLoadError(
-        f"unknown world '{spec}'; known worlds: {', '.join(known_worlds())} "
+        f"unknown world '{spec}'{did_you_mean(spec, known_worlds())}; known worlds: {', '.join(known_worlds())} "
         "(or give a .json/.jsonl task file, or a directory with world.toml)"
     )
 

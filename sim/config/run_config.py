@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
@@ -367,6 +368,11 @@ class RunConfig(BaseModel):
 
     def problem(self, field: str, message: str) -> ConfigError:
         return ConfigError(f"{self.where(field)}: {message}")
+
+
+def default_run_id() -> str:
+    """The run folder's name when none is given: the start time, UTC, to the second."""
+    return datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
 
 
 def option_of(field: str) -> Option:
