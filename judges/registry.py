@@ -35,6 +35,8 @@ from judges.quality_metrics import AnswerMatchSummary, AstSummary, ErrorHandling
 from judges.reduction import Reduction
 from judges.state import StateMatch
 from judges.stress_metrics import DeclineSummary, FailureStageSummary
+from judges.tau2_reward import Tau2Reward
+from judges.tau2_reward_summary import Tau2RewardSummary
 from sim.core import Judge
 
 Build = Literal["matching", "plain", "configured"]
@@ -64,6 +66,7 @@ JUDGES: tuple[JudgeEntry, ...] = (
     JudgeEntry("answer_facts", AnswerFacts, "plain", AnswerFactsSummary),
     JudgeEntry("state_match", StateMatch, "plain", StateMatchSummary),
     JudgeEntry("bfcl_multi_turn", BfclMultiTurn, "plain", BfclMultiTurnSummary),
+    JudgeEntry("tau2_reward", Tau2Reward, "plain", Tau2RewardSummary),
     JudgeEntry("error_handling", ErrorHandlingJudge, "configured", ErrorHandlingSummary),
     JudgeEntry("answer_match", AnswerMatch, "configured", AnswerMatchSummary),
 )
