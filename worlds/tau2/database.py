@@ -59,6 +59,14 @@ class Database:
             if key not in base and added is not None:
                 yield key, added
 
+    @property
+    def tables(self) -> tuple[str, ...]:
+        return tuple(self._base)
+
+    def written(self) -> set[tuple[str, str]]:
+        """(table, key) of every record this episode wrote (changed, added or deleted)."""
+        return {(table, key) for table, own in self._own.items() for key in own}
+
     def __contains__(self, item: tuple[str, str]) -> bool:
         return self.row(*item) is not None
 
