@@ -11,9 +11,9 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from worlds.common.errors import ToolError
 from worlds.common.toolbook import Schema, action, array, integer, lookup, string
 from worlds.tau2.database import Database, Record
+from worlds.tau2.errors import missing, refused
 
 NOW = "2024-05-15T15:00:00"
 NEW_RESERVATION_IDS = ("HATHAT", "HATHAU", "HATHAV")
@@ -61,39 +61,31 @@ _PAYMENT = _obj(
 )
 
 
-def _missing(what: str) -> ToolError:
-    return ToolError("not_found", "not_found", f"{what} not found")
-
-
-def _refused(message: str) -> ToolError:
-    return ToolError("failed", "refused", message)
-
-
 def _user(db: Database, user_id: str) -> Record:
     found = db.row("users", user_id)
     if found is None:
-        raise _missing(f"User {user_id}")
+        raise missing(f"User {user_id}")
     return found
 
 
 def _reservation(db: Database, reservation_id: str) -> Record:
     found = db.row("reservations", reservation_id)
     if found is None:
-        raise _missing(f"Reservation {reservation_id}")
+        raise missing(f"Reservation {reservation_id}")
     return found
 
 
 def _flight(db: Database, flight_number: str) -> Record:
     found = db.row("flights", flight_number)
     if found is None:
-        raise _missing(f"Flight {flight_number}")
+        raise missing(f"Flight {flight_number}")
     return found
 
 
 def _flight_day(db: Database, flight_number: str, date: str) -> Record:
     day = _flight(db, flight_number)["dates"].get(date)
     if day is None:
-        raise _missing(f"Flight {flight_number} on {date}")
+        raise missing(f"Flight {flight_number} on {date}")
     assert isinstance(day, dict)
     return day
 
@@ -134,12 +126,12 @@ def _charge_for_update(db: Database, user_id: str, payment_id: str, amount: int)
     hold the amount (and is debited). The payment to record, or None for nothing to pay."""
     method = _user(db, user_id)["payment_methods"].get(payment_id)
     if method is None:
-        raise _missing("Payment method")
+        raise missing("Payment method")
     if method["source"] == "certificate":
-        raise _refused("A certificate cannot pay for a change of reservation")
+        raise refused("A certificate cannot pay for a change of reservation")
     if method["source"] == "gift_card":
         if method["amount"] < amount:
-            raise _refused("The gift card balance is not enough")
+            raise refused("The gift card balance is not enough")
         db.edit("users", user_id)["payment_methods"][payment_id]["amount"] = method["amount"] - amount
     return {"payment_id": payment_id, "amount": amount} if amount != 0 else None
 
@@ -230,16 +222,16 @@ def book_reservation(
     user = _user(db, user_id)
     reservation_id = next((r for r in NEW_RESERVATION_IDS if ("reservations", r) not in db), None)
     if reservation_id is None:
-        raise _refused("Too many reservations")
+        raise refused("Too many reservations")
     segments: list[Record] = []
     total = 0
     for leg in flights:
         flight = _flight(db, leg["flight_number"])
         day = _flight_day(db, leg["flight_number"], leg["date"])
         if day.get("status") != "available":
-            raise _refused(f"Flight {leg['flight_number']} is not available on {leg['date']}")
+            raise refused(f"Flight {leg['flight_number']} is not available on {leg['date']}")
         if day["available_seats"][cabin] < len(passengers):
-            raise _refused(f"Not enough seats on flight {leg['flight_number']}")
+            raise refused(f"Not enough seats on flight {leg['flight_number']}")
         price = day["prices"][cabin]
         segments.append(
             {
@@ -258,12 +250,12 @@ def book_reservation(
     for payment in payment_methods:
         method = methods.get(payment["payment_id"])
         if method is None:
-            raise _missing(f"Payment method {payment['payment_id']}")
+            raise missing(f"Payment method {payment['payment_id']}")
         if method["source"] in ("gift_card", "certificate") and method["amount"] < payment["amount"]:
-            raise _refused(f"Not enough balance in payment method {payment['payment_id']}")
+            raise refused(f"Not enough balance in payment method {payment['payment_id']}")
     paid = sum(p["amount"] for p in payment_methods)
     if paid != total:
-        raise _refused(f"The payments do not add up: the total price is {total}, the payments {paid}")
+        raise refused(f"The payments do not add up: the total price is {total}, the payments {paid}")
     owner = db.edit("users", user_id)
     for payment in payment_methods:
         method = owner["payment_methods"][payment["payment_id"]]
@@ -319,7 +311,7 @@ def send_certificate(db: Database, user_id: str, amount: int) -> Any:
                 "amount": amount,
             }
             return f"Certificate {payment_id} added to user {user_id} with amount {amount}."
-    raise _refused("Too many certificates")
+    raise refused("Too many certificates")
 
 
 @action(
@@ -377,9 +369,9 @@ def update_reservation_flights(
         flight = _flight(db, leg["flight_number"])
         day = _flight_day(db, leg["flight_number"], leg["date"])
         if day.get("status") != "available":
-            raise _refused(f"Flight {leg['flight_number']} is not available on {leg['date']}")
+            raise refused(f"Flight {leg['flight_number']} is not available on {leg['date']}")
         if day["available_seats"][cabin] < travellers:
-            raise _refused(f"Not enough seats on flight {leg['flight_number']}")
+            raise refused(f"Not enough seats on flight {leg['flight_number']}")
         segment = {
             "flight_number": leg["flight_number"],
             "date": leg["date"],
@@ -406,7 +398,7 @@ def update_reservation_flights(
 )
 def update_reservation_passengers(db: Database, reservation_id: str, passengers: list[dict[str, Any]]) -> Any:
     if len(passengers) != len(_reservation(db, reservation_id)["passengers"]):
-        raise _refused("The number of passengers does not match")
+        raise refused("The number of passengers does not match")
     mine = db.edit("reservations", reservation_id)
     mine["passengers"] = copy.deepcopy(passengers)
     return mine

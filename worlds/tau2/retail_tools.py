@@ -11,9 +11,9 @@ import copy
 from types import MappingProxyType
 from typing import Any
 
-from worlds.common.errors import ToolError
 from worlds.common.toolbook import action, array, lookup, string
 from worlds.tau2.database import Database, Record
+from worlds.tau2.errors import missing, refused
 
 CANCEL_REASONS = ("no longer needed", "ordered by mistake")
 _ORDER_ID = string("The order id, such as '#W0000000' (it starts with '#').")
@@ -32,35 +32,27 @@ _ADDRESS = MappingProxyType(
 )
 
 
-def _missing(what: str) -> ToolError:
-    return ToolError("not_found", "not_found", f"{what} not found")
-
-
-def _refused(message: str) -> ToolError:
-    return ToolError("failed", "refused", message)
-
-
 def _order(db: Database, order_id: str) -> Record:
     found = db.row("orders", order_id)
     if found is None:
-        raise _missing("Order")
+        raise missing("Order")
     return found
 
 
 def _user(db: Database, user_id: str) -> Record:
     found = db.row("users", user_id)
     if found is None:
-        raise _missing("User")
+        raise missing("User")
     return found
 
 
 def _variant(db: Database, product_id: str, item_id: str) -> Record:
     product = db.row("products", product_id)
     if product is None:
-        raise _missing("Product")
+        raise missing("Product")
     variant = product["variants"].get(item_id)
     if variant is None:
-        raise _missing("Variant")
+        raise missing("Variant")
     assert isinstance(variant, dict)
     return variant
 
@@ -68,7 +60,7 @@ def _variant(db: Database, product_id: str, item_id: str) -> Record:
 def _method(db: Database, user_id: str, payment_method_id: str) -> Record:
     method = _user(db, user_id)["payment_methods"].get(payment_method_id)
     if method is None:
-        raise _missing("Payment method")
+        raise missing("Payment method")
     assert isinstance(method, dict)
     return method
 
@@ -83,21 +75,21 @@ def _check_items(order: Record, item_ids: list[str], message: str) -> None:
     ordered = [item["item_id"] for item in order["items"]]
     for item_id in item_ids:
         if item_ids.count(item_id) > ordered.count(item_id):
-            raise _refused(message.format(item_id=item_id))
+            raise refused(message.format(item_id=item_id))
 
 
 def _price_difference(db: Database, order: Record, item_ids: list[str], new_item_ids: list[str]) -> float:
     """New items' prices minus the old ones', each new item a variant of the old one's product, available."""
     if len(item_ids) != len(new_item_ids):
-        raise _refused("The number of items to be exchanged should match")
+        raise refused("The number of items to be exchanged should match")
     difference = 0.0
     for item_id, new_item_id in zip(item_ids, new_item_ids, strict=True):
         item = next((i for i in order["items"] if i["item_id"] == item_id), None)
         if item is None:
-            raise _missing(f"Item {item_id}")
+            raise missing(f"Item {item_id}")
         variant = _variant(db, item["product_id"], new_item_id)
         if not variant["available"]:
-            raise _refused(f"New item {new_item_id} not found or not available")
+            raise refused(f"New item {new_item_id} not found or not available")
         difference += variant["price"] - item["price"]
     return difference
 
@@ -117,7 +109,7 @@ def find_user_id_by_name_zip(db: Database, first_name: str, last_name: str, zip:
             and user["address"]["zip"] == zip
         ):
             return user_id
-    raise _missing("User")
+    raise missing("User")
 
 
 @lookup("Find a user's id by their email address.", email=string("Email, such as 'something@example.com'."))
@@ -125,7 +117,7 @@ def find_user_id_by_email(db: Database, email: str) -> Any:
     for user_id, user in db.rows("users"):
         if user["email"].lower() == email.lower():
             return user_id
-    raise _missing("User")
+    raise missing("User")
 
 
 @lookup("Get the status and details of an order.", order_id=_ORDER_ID)
@@ -140,7 +132,7 @@ def get_order_details(db: Database, order_id: str) -> Any:
 def get_product_details(db: Database, product_id: str) -> Any:
     product = db.row("products", product_id)
     if product is None:
-        raise _missing("Product")
+        raise missing("Product")
     return product
 
 
@@ -163,9 +155,9 @@ def list_all_product_types(db: Database) -> Any:
 def cancel_pending_order(db: Database, order_id: str, reason: str) -> Any:
     order = _order(db, order_id)
     if order["status"] != "pending":
-        raise _refused("A non-pending order cannot be cancelled")
+        raise refused("A non-pending order cannot be cancelled")
     if reason not in CANCEL_REASONS:
-        raise _refused("Invalid reason")
+        raise refused("Invalid reason")
     refunds = []
     for payment in order["payment_history"]:
         method_id = payment["payment_method_id"]
@@ -192,12 +184,12 @@ def exchange_delivered_order_items(
 ) -> Any:
     order = _order(db, order_id)
     if order["status"] != "delivered":
-        raise _refused("A non-delivered order cannot be exchanged")
+        raise refused("A non-delivered order cannot be exchanged")
     _check_items(order, item_ids, "Number of {item_id} not found.")
     difference = round(_price_difference(db, order, item_ids, new_item_ids), 2)
     method = _method(db, order["user_id"], payment_method_id)
     if method["source"] == "gift_card" and method["balance"] < difference:
-        raise _refused("Insufficient gift card balance to pay for the price difference")
+        raise refused("Insufficient gift card balance to pay for the price difference")
     mine = db.edit("orders", order_id)
     mine["status"] = "exchange requested"
     mine["exchange_items"] = sorted(item_ids)
@@ -217,10 +209,10 @@ def exchange_delivered_order_items(
 def return_delivered_order_items(db: Database, order_id: str, item_ids: list[str], payment_method_id: str) -> Any:
     order = _order(db, order_id)
     if order["status"] != "delivered":
-        raise _refused("A non-delivered order cannot be returned")
+        raise refused("A non-delivered order cannot be returned")
     method = _method(db, order["user_id"], payment_method_id)
     if method["source"] != "gift_card" and payment_method_id != order["payment_history"][0]["payment_method_id"]:
-        raise _refused("The refund must go to the original payment method or a gift card")
+        raise refused("The refund must go to the original payment method or a gift card")
     _check_items(order, item_ids, "Some item not found")
     mine = db.edit("orders", order_id)
     mine["status"] = "return requested"
@@ -234,7 +226,7 @@ def return_delivered_order_items(db: Database, order_id: str, item_ids: list[str
 )
 def modify_pending_order_address(db: Database, order_id: str, **address: str) -> Any:
     if "pending" not in _order(db, order_id)["status"]:
-        raise _refused("A non-pending order cannot be modified")
+        raise refused("A non-pending order cannot be modified")
     mine = db.edit("orders", order_id)
     mine["address"] = {key: address[key] for key in _ADDRESS}
     return mine
@@ -253,14 +245,14 @@ def modify_pending_order_items(
 ) -> Any:
     order = _order(db, order_id)
     if order["status"] != "pending":
-        raise _refused("A non-pending order cannot be modified")
+        raise refused("A non-pending order cannot be modified")
     _check_items(order, item_ids, "{item_id} not found")
     if any(old == new for old, new in zip(item_ids, new_item_ids, strict=False)):
-        raise _refused("The new item id should be different from the old item id")
+        raise refused("The new item id should be different from the old item id")
     difference = _price_difference(db, order, item_ids, new_item_ids)
     method = _method(db, order["user_id"], payment_method_id)
     if method["source"] == "gift_card" and method["balance"] < difference:
-        raise _refused("Insufficient gift card balance to pay for the new item")
+        raise refused("Insufficient gift card balance to pay for the new item")
     mine = db.edit("orders", order_id)
     mine["payment_history"].append(
         {
@@ -292,17 +284,17 @@ def modify_pending_order_items(
 def modify_pending_order_payment(db: Database, order_id: str, payment_method_id: str) -> Any:
     order = _order(db, order_id)
     if "pending" not in order["status"]:
-        raise _refused("A non-pending order cannot be modified")
+        raise refused("A non-pending order cannot be modified")
     method = _method(db, order["user_id"], payment_method_id)
     history = order["payment_history"]
     if len(history) != 1 or history[0]["transaction_type"] != "payment":
-        raise _refused("There should be exactly one payment for a pending order")
+        raise refused("There should be exactly one payment for a pending order")
     old_id = history[0]["payment_method_id"]
     if old_id == payment_method_id:
-        raise _refused("The new payment method should be different from the current one")
+        raise refused("The new payment method should be different from the current one")
     amount = history[0]["amount"]
     if method["source"] == "gift_card" and method["balance"] < amount:
-        raise _refused("Insufficient gift card balance to pay for the order")
+        raise refused("Insufficient gift card balance to pay for the order")
     mine = db.edit("orders", order_id)
     mine["payment_history"].extend(
         [
