@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from judges.reduction import EpisodeFacts, RunFacts
-
+from judges.common.reduction import EpisodeFacts, RunFacts
 from judges.tau2.tau2_reward import Tau2Reward, action_matches
 from judges.tau2.tau2_reward_summary import Tau2RewardSummary
 from sim.core import EpisodeResult, Event, Goal, GoalState, Task, ToolCall, UserIntent
