@@ -23,6 +23,7 @@ class JudgeName:
     ANSWER_FACTS: Final = "answer_facts"
     STATE_MATCH: Final = "state_match"
     BFCL_MULTI_TURN: Final = "bfcl_multi_turn"
+    TAU2_REWARD: Final = "tau2_reward"
     ERROR_HANDLING: Final = "error_handling"
     ANSWER_MATCH: Final = "answer_match"
 

@@ -43,6 +43,8 @@ from judges.common.reduction import Reduction
 from judges.errors.error_handling import ErrorHandlingJudge
 from judges.errors.error_handling_summary import ErrorHandlingSummary
 from judges.names import JudgeName
+from judges.tau2.tau2_reward import Tau2Reward
+from judges.tau2.tau2_reward_summary import Tau2RewardSummary
 from sim.core import Judge
 
 Build = Literal["matching", "plain", "configured"]
@@ -72,6 +74,7 @@ JUDGES: tuple[JudgeEntry, ...] = (
     JudgeEntry(JudgeName.ANSWER_FACTS, AnswerFacts, "plain", AnswerFactsSummary),
     JudgeEntry(JudgeName.STATE_MATCH, StateMatch, "plain", StateMatchSummary),
     JudgeEntry(JudgeName.BFCL_MULTI_TURN, BfclMultiTurn, "plain", BfclMultiTurnSummary),
+    JudgeEntry(JudgeName.TAU2_REWARD, Tau2Reward, "plain", Tau2RewardSummary),
     JudgeEntry(JudgeName.ERROR_HANDLING, ErrorHandlingJudge, "configured", ErrorHandlingSummary),
     JudgeEntry(JudgeName.ANSWER_MATCH, AnswerMatch, "configured", AnswerMatchSummary),
 )

@@ -9,7 +9,8 @@ built-in world, or a directory holding ``world.toml``::
 
 or, for a world generated from a text-to-SQL set by ``squall import``, ``kind = "sql"`` (``worlds.sql.ingest.folder``);
 or ``http://127.0.0.1:PORT``, a SQL world served by ``squall serve`` (``worlds.sql.serve.rest_client``);
-or ``bfcl:<category>``, a category of the Berkeley Function Calling Leaderboard (``worlds.bfcl``).
+or ``bfcl:<category>``, a category of the Berkeley Function Calling Leaderboard (``worlds.bfcl``);
+or ``tau2:<domain>[:<split>]``, a domain of τ²-bench (``worlds.tau2``).
 A new kind of world folder (another benchmark's import) is a module with its loader and one ``WORLD_KINDS`` line.
 """
 
@@ -139,6 +140,13 @@ def _load(spec: str) -> WorldPack:
 
         try:
             return load_bfcl_world(spec)
+        except ValueError as error:
+            raise WorldLoadError(str(error)) from error
+    if spec.startswith("tau2:"):  # τ²-bench's domains, from the installed inspect-evals wheel's data
+        from worlds.tau2 import load_tau2_world
+
+        try:
+            return load_tau2_world(spec)
         except ValueError as error:
             raise WorldLoadError(str(error)) from error
     if spec.startswith("http://"):  # a SQL world served by `squall serve`
