@@ -121,14 +121,14 @@ def _check_outside(config: RunConfig, url: str) -> str:
 
 def _check(config: RunConfig, target: Target) -> str:
     where = target.base_url
-    shown = where + (
+    place = where + (
         f" (assumed: the model string names no @URL; openai-chat:{target.model}@BASE_URL names another server)"
         if target.assumed
         else ""
     )
 
     def problem(message: str) -> ConfigError:
-        return config.problem(target.field, f"preflight: {shown}: {message} (--no-preflight skips this check)")
+        return config.problem(target.field, f"preflight: {place}: {message} (--no-preflight skips this check)")
 
     try:
         key = (target.settings.api_key() if target.settings else None) or default_api_key(target.base_url)
@@ -139,7 +139,7 @@ def _check(config: RunConfig, target: Target) -> str:
     if status in (401, 403):
         raise problem(f"the key was refused (HTTP {status}: {_error_text(body)})")
     served = _model_ids(body) if status == 200 else None
-    note = f"preflight: {shown} answers"
+    note = f"preflight: {place} answers"
     if served:
         if target.model not in served:
             shown = ", ".join(sorted(served)[:10]) + (" ..." if len(served) > 10 else "")
