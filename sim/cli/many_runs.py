@@ -110,10 +110,11 @@ def report_many(run_dirs: list[Path], as_json: bool) -> None:
     runs hold, Δ against the first run with a paired interval."""
     from sim.report.leaderboard import group_name
     from sim.report.many_runs_view import render_headlines, render_paired
-    from sim.report.run_index import read_run_info
+    from sim.report.run_index import distinct_runs, read_run_info
     from sim.run.rescore import summary_of
 
     try:
+        run_dirs, passed_over = distinct_runs(run_dirs)
         infos = [read_run_info(d) for d in run_dirs]
         summaries = [summary_of(d, None) for d in run_dirs]
     except _errors() as exc:
@@ -128,5 +129,7 @@ def report_many(run_dirs: list[Path], as_json: bool) -> None:
         sys.stdout.write(json.dumps(out, indent=2) + "\n")
         return
     console = make_console()
+    for note in passed_over:
+        console.print(f"[yellow]warning:[/] {note}", highlight=False)
     render_headlines(names, summaries, console)
     render_paired(boards, names, console)

@@ -25,7 +25,7 @@ from typing import Any, cast
 from judges.common.stats import BOOTSTRAP_RESAMPLES, cluster_bootstrap, paired_ratio_difference
 from judges.names import JudgeName
 from sim.core import Score
-from sim.report.run_index import RunInfo, read_run_info
+from sim.report.run_index import RunInfo, distinct_runs, read_run_info
 from sim.store.run_store import RunStore
 
 GROUP_FIELDS = ("agent", "run", "run_id", "label", "world", "user", "stressors", "sweep")
@@ -215,5 +215,9 @@ def leaderboard(
 def leaderboard_of_dirs(
     run_dirs: Sequence[Path], metric: str = DEFAULT_METRIC, by: str = "agent", reference: str | None = None
 ) -> Leaderboard:
-    """``leaderboard`` over run folders (each under its newest score set)."""
-    return leaderboard([load_run_scores(d, metric) for d in run_dirs], by, reference)
+    """``leaderboard`` over run folders (each under its newest score set). A glob's extras are passed over with a
+    warning each: a link to a run already given, a folder that is not a run."""
+    kept, passed_over = distinct_runs(run_dirs)
+    board = leaderboard([load_run_scores(d, metric) for d in kept], by, reference)
+    board.warnings[:0] = passed_over
+    return board

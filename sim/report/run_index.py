@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -129,3 +129,25 @@ def iter_runs(runs_dir: Path) -> Iterator[RunInfo]:
         if child.is_dir() and not child.is_symlink() and (child / MANIFEST).is_file()
     ]
     yield from sorted(found, key=lambda r: (r.created_at, r.run_id))
+
+
+def distinct_runs(run_dirs: Sequence[Path]) -> tuple[list[Path], list[str]]:
+    """The run folders among ``run_dirs`` (a shell glob's expansion, as ``runs/*`` gives it), each once, and a note
+    per folder passed over: a link to a run already given (``runs/latest``) is the same run, and a folder that holds
+    no run (a world imported under ``runs/``) is not one. When none is a run, the first is refused as before
+    (StoreError), so one wrong folder still fails loudly."""
+    kept: list[Path] = []
+    notes: list[str] = []
+    seen: dict[Path, Path] = {}
+    for run_dir in run_dirs:
+        root = run_dir.resolve()
+        if root in seen:
+            notes.append(f"{run_dir}: the same run as {seen[root]}, counted once")
+        elif not (root / MANIFEST).is_file():
+            notes.append(f"{run_dir}: not a run directory (no {MANIFEST}), left out")
+        else:
+            seen[root] = run_dir
+            kept.append(run_dir)
+    if not kept and run_dirs:
+        read_run_info(run_dirs[0])
+    return kept, notes

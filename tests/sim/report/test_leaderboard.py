@@ -112,3 +112,21 @@ def test_run_index_hides_credentials_and_prefers_the_summarys_identity(tmp_path:
     (tmp_path / "r" / "summary.json").write_text('{"identity": {"label": "mine", "agent": "openai-chat:m"}}')
     info = read_run_info(tmp_path / "r")
     assert (info.label, info.agent, info.world) == ("mine", "openai-chat:m", "smart_home")
+
+
+def test_a_glob_of_a_runs_folder_counts_each_run_once_and_passes_over_what_is_not_a_run(tmp_path: Path) -> None:
+    """``squall leaderboard runs/*`` after ``squall import spider --out runs/spider_world``: the world folder is
+    passed over and ``runs/latest`` is the run it names, each with a warning; a folder alone is still refused."""
+    good = make_run(tmp_path / "r1", "good", {"t1": [1.0]})
+    bad = make_run(tmp_path / "r2", "bad", {"t1": [0.0]})
+    (tmp_path / "latest").symlink_to(bad)
+    (tmp_path / "spider_world").mkdir()
+    board = leaderboard_of_dirs(sorted(tmp_path.iterdir()))
+    assert [(r.name, r.runs) for r in board.rows] == [("good", ["r1"]), ("bad", ["r2"])]
+    assert board.warnings[:2] == [
+        f"{tmp_path / 'r2'}: the same run as {tmp_path / 'latest'}, counted once",
+        f"{tmp_path / 'spider_world'}: not a run directory (no manifest.json), left out",
+    ]
+    assert good.exists()
+    with pytest.raises(StoreError, match="spider_world: not a run directory"):
+        leaderboard_of_dirs([tmp_path / "spider_world"])
