@@ -66,8 +66,8 @@ def run(
     """Run episodes, judge them, store everything under OUT/RUN_ID and print the results table.
 
     Exit status: 0 done; 2 bad input or a failed preflight (nothing written); 3 every episode failed, or more than
-    --max-failed of them (provider, user or harness faults); 4 a --fail-under threshold missed; 130 Ctrl-C,
-    143 SIGTERM (what finished is saved)."""
+    --max-failed of them (provider, user or harness faults), or an outside agent could not be reached; 4 a
+    --fail-under threshold missed; 130 Ctrl-C, 143 SIGTERM (what finished is saved)."""
     from sim.cli.run_progress import RunProgress
     from sim.config.resolve import resolve_config
 

@@ -1,6 +1,7 @@
 """``squall run``'s exit status after a run, for CI: too many failed episodes, or a metric under its threshold.
 
-0 done; 3 every episode failed, or more than ``--max-failed`` of them (provider, user or harness faults); 4 a
+0 done; 3 every episode failed, or more than ``--max-failed`` of them (provider, user or harness faults), or an
+outside agent could not be reached in any (its episodes are not scored: the run is not complete); 4 a
 ``--fail-under METRIC=VALUE`` threshold missed (or the metric is not in the summary). 2 (bad input, a failed
 preflight), 130 and 143 are decided before a summary exists.
 """
@@ -10,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from judges.run.run_summary import RunSummary
+from sim.agents.outside.errors import OutsideUnreachable
 
 EXIT_TOO_MANY_FAILED = 3
 EXIT_BELOW_THRESHOLD = 4
@@ -19,6 +21,12 @@ def run_exit_status(
     summary: RunSummary, max_failed: float | None, fail_under: Mapping[str, float], run_id: str
 ) -> tuple[int, str]:
     """(exit code, the message saying why; empty when 0)."""
+    if unreachable := summary.error_codes.get(OutsideUnreachable.code, 0):
+        return (
+            EXIT_TOO_MANY_FAILED,
+            f"the agent could not be reached in {unreachable} of {summary.episodes} episodes (not scored); once it "
+            f"answers, --resume --run-id {run_id} plays them again",
+        )
     if summary.episodes:
         failed, total = summary.failed_episodes, summary.episodes
         resume = f"once the endpoint is back, --resume --run-id {run_id} plays the provider faults again"

@@ -6,9 +6,9 @@ so an endpoint with nothing listening fails at once, with one line naming its UR
 ``provider_error`` episodes. ``squall run`` calls it right after reading its config, before the world loads; it uses
 the standard library's HTTP client only, so no heavy import delays the answer. Skipped with ``--no-preflight`` and
 when a response cache is on (a cached re-run may need no endpoint). Models of other providers (pydantic-ai's
-``anthropic:...``) and the embedded ``local`` model (started by squall) are not checked. An ``http:`` agent outside
-squall must answer HTTP at its URL (``python:`` and ``command:`` agents are checked when their spec is read: the
-callable imports, the program exists).
+``anthropic:...``) and the embedded ``local`` model (started by squall) are not checked. An agent outside
+squall is checked whatever the cache (its answers are never cached): an ``http:`` or ``command:`` agent must answer
+the protocol's hello (``sim.agents.outside.handshake``); a ``python:`` callable must import and be async.
 """
 
 from __future__ import annotations
@@ -93,30 +93,30 @@ def preflight(config: RunConfig) -> list[str]:
     """Check every target; returns a line per endpoint checked. Raises ConfigError (exit 2) naming the URL."""
     if not config.preflight:
         return []
-    notes = [_check_outside(config, url)] if (url := outside_url(config.agent)) else []
+    notes = _outside_agent(config)  # never cached: checked whatever the cache
     if config.cache != "off":
         return notes  # a cached re-run may need no model endpoint; an outside agent is never cached
     return notes + [_check(config, target) for target in targets(config)]
 
 
-def outside_url(agent: str) -> str | None:
-    """The URL of an ``http:`` agent outside squall (``http:URL`` or a bare URL); None for any other agent."""
-    agent = agent.strip()
-    head, _, rest = agent.partition(":")
-    if head == "http" and rest.startswith(("http://", "https://")):
-        return rest
-    return agent if agent.startswith(("http://", "https://")) else None
+def _outside_agent(config: RunConfig) -> list[str]:
+    """The outside agent's line, when the run's agent is one: an ``http:`` or ``command:`` agent must answer the
+    protocol's hello (a ``python:`` one was checked when its spec was read: it imports, it is async)."""
+    from sim.agents.outside.handshake import HandshakeFailed, handshake  # aiohttp behind it: only for such agents
+    from sim.agents.outside.spec import split_outside
 
-
-def _check_outside(config: RunConfig, url: str) -> str:
-    """An ``http:`` agent must answer HTTP at its URL: nothing listening is refused here, not scored as a run of
-    unanswered turns. Any HTTP status counts as answering (the protocol has no handshake; a GET is not its POST)."""
-
-    def problem(message: str) -> ConfigError:
-        return config.problem("agent", f"preflight: {url}: {message} (--no-preflight skips this check)")
-
-    status, _ = _request(url, {}, None, MODELS_TIMEOUT_S, problem, method="GET")
-    return f"preflight: the agent at {url} answers (HTTP {status} to a GET)"
+    try:
+        outside = split_outside(config.agent)
+    except ValueError as exc:
+        raise config.problem("agent", str(exc)) from exc
+    if outside is None:
+        return []
+    kind, target = outside
+    try:
+        note = handshake(kind, target)
+    except HandshakeFailed as exc:
+        raise config.problem("agent", f"preflight: {exc} (--no-preflight skips this check)") from exc
+    return [note or f"preflight: python:{target} imports"]
 
 
 def _check(config: RunConfig, target: Target) -> str:

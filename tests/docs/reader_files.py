@@ -1,7 +1,7 @@
 """What a reader brings to the docs' commands, laid out in the folder they run in: their agents (``my_agent.py``,
-``my_agents/``), their service's ``openapi.yaml``, downloads of Spider (``spider/``), BIRD (``bird/``) and
-ToolBench (``toolenv/``, ``G1_instruction.json``), and a fresh clone's ``examples/``. Each is a small stand-in made
-from the repository's own data."""
+``my_agents/``: the shipped examples), their service's ``openapi.yaml``, downloads of Spider (``spider/``), BIRD
+(``bird/``) and ToolBench (``toolenv/``, ``G1_instruction.json``), and a fresh clone's ``examples/``. Each is a small
+stand-in made from the repository's own data."""
 
 from __future__ import annotations
 
@@ -20,6 +20,11 @@ def lay_out(folder: Path) -> None:
     """The reader's files in ``folder``."""
     shutil.copytree(READER, folder, dirs_exist_ok=True, ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copytree(REPO_ROOT / "examples", folder / "examples", ignore=shutil.ignore_patterns("__pycache__"))
+    # Their agents are the shipped examples, as the docs' commands name them from the folder holding them.
+    shutil.copy(REPO_ROOT / "examples" / "my_agent.py", folder)
+    shutil.copytree(
+        REPO_ROOT / "examples" / "my_agents", folder / "my_agents", ignore=shutil.ignore_patterns("__pycache__")
+    )
     shutil.copy(REPO_ROOT / "worlds" / "simulated" / "examples" / "ticket_desk" / "openapi.yaml", folder)
     # Spider's layout: database/<db_id>/<db_id>.sqlite and dev.json; the built-in sample has it.
     shutil.copytree(SQL_SAMPLE / "database", folder / "spider" / "database")

@@ -1,5 +1,5 @@
 """The reader's agent service in the docs' ``--agent http://127.0.0.1:9000/agent``: a squall-agent/1 endpoint on an
-ephemeral port of 127.0.0.1, answering every turn and calling no tool."""
+ephemeral port of 127.0.0.1, answering the hello and every turn, calling no tool."""
 
 from __future__ import annotations
 
@@ -13,7 +13,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 class _Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         request = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        body = json.dumps({"reply": f"Turn {request['turn']}: noted."}).encode()
+        hello = request.get("kind") == "hello"  # the handshake before a run
+        body = json.dumps({"kind": "hello"} if hello else {"reply": f"Turn {request['turn']}: noted."}).encode()
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(body)))

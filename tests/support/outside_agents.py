@@ -25,7 +25,7 @@ import sim.agents.outside.agent as outside_agent
 from personas import ScriptedUser, parse_user_spec
 from sim.agents.baselines import OracleAgent
 from sim.agents.factory import open_agent_factory, parse_agent_spec
-from sim.agents.outside.protocol import AgentReply, AgentRequest
+from sim.agents.outside.protocol import AgentReply, AgentRequest, HelloReply
 from sim.core import AgentFactory, EpisodeGold, EpisodeResult, Event, LLMHandle, ToolCall, ToolResult, ToolSpec
 from sim.episode.env import EpisodeEnv, EpisodeLimits, EpisodeSpec
 from sim.episode.loop import run_episode
@@ -175,13 +175,16 @@ async def lister(request: AgentRequest) -> AgentReply:
 
 @asynccontextmanager
 async def agent_service(respond: Respond = oracle_over_mcp) -> AsyncIterator[str]:
-    """The reference agent service, on 127.0.0.1 at an ephemeral port, stopped on exit. ``/agent`` answers with
-    ``respond``; ``/fail`` (HTTP 500), ``/text`` (not JSON), ``/shape`` (JSON of the wrong shape) and ``/hang``
-    (never answers) are the bad inputs."""
+    """The reference agent service, on 127.0.0.1 at an ephemeral port, stopped on exit. ``/agent`` answers the
+    hello, and each turn with ``respond``; ``/fail`` (HTTP 500), ``/text`` (not JSON), ``/shape`` (JSON of the wrong
+    shape) and ``/hang`` (never answers) are the bad inputs."""
     stop = asyncio.Event()
 
     async def agent(http: web.Request) -> web.Response:
-        reply = await respond(AgentRequest.model_validate(await http.json()))
+        body = await http.json()
+        if body.get("kind") == "hello":  # the handshake before a run
+            return web.json_response(HelloReply(kind="hello", agent="reference").model_dump(mode="json"))
+        reply = await respond(AgentRequest.model_validate(body))
         return web.json_response(reply.model_dump(mode="json"))
 
     async def fail(http: web.Request) -> web.Response:

@@ -31,6 +31,14 @@ def not_async(request: AgentRequest) -> str:
     return "sync"
 
 
+async def no_argument() -> str:
+    return "never called: squall passes the request"
+
+
+async def two_arguments(request: AgentRequest, context: object) -> str:
+    return "never called: squall passes the request only"
+
+
 class Service:
     async def __call__(self, request: AgentRequest) -> dict[str, Any]:
         return {"reply": "from an object", "end": True}

@@ -7,6 +7,15 @@ the request as JSON on the program's stdin and reads its stdout (JSON, or plain 
 
 The request carries what the user saw (user and assistant messages) and never what only the harness knows: no tool
 events, no gold, no stressor scenarios. Tools are reached through ``mcp_url`` only.
+
+The handshake: before a run (its preflight, which ``--no-preflight`` skips) squall sends an ``http:`` or
+``command:`` agent one ``AgentHello``, ``{"protocol": "squall-agent/1", "kind": "hello"}``, the way it will send
+turns (a POST; the program's stdin). The agent may answer a ``HelloReply`` (``{"kind": "hello", "agent": NAME}``)
+or any reply; what it must do is answer: a refused connection, an unknown host or no answer in time is an agent
+squall cannot reach; an HTTP error status, a non-zero exit or an answer that is not ``squall-agent/1`` is an agent
+that cannot take the protocol. Either refuses the run before it starts. Turn requests are unchanged (they carry no
+``kind``), so an agent written before the handshake needs only not to fail on it. A ``python:`` callable is not
+sent one: squall checks that it imports and takes one argument.
 """
 
 from __future__ import annotations
@@ -75,16 +84,35 @@ class AgentReply(BaseModel):
     end: bool = Field(default=False, description="True: the agent ends the conversation after this reply.")
 
 
+class AgentHello(BaseModel):
+    """The handshake: sent once before a run to check that an agent answers the protocol."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    protocol: Literal["squall-agent/1"] = PROTOCOL
+    kind: Literal["hello"] = Field(default="hello", description="What marks the handshake: a turn has no kind.")
+
+
+class HelloReply(BaseModel):
+    """An answer to the handshake (an agent may instead answer it as a turn, with any ``AgentReply``)."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    protocol: Literal["squall-agent/1"] = PROTOCOL
+    kind: Literal["hello"]
+    agent: str | None = Field(default=None, max_length=200, description="The agent's name, shown in the preflight.")
+
+
 def openapi_document() -> dict[str, Any]:
     """The ``http:`` protocol as an OpenAPI 3.1 document: one POST, request and reply from the models above."""
     from pydantic.json_schema import models_json_schema
 
-    _, defs = models_json_schema(
-        [(AgentRequest, "validation"), (AgentReply, "validation")], ref_template="#/components/schemas/{model}"
-    )
+    models = (AgentRequest, AgentReply, AgentHello, HelloReply)
+    _, defs = models_json_schema([(m, "validation") for m in models], ref_template="#/components/schemas/{model}")
 
-    def body(model: str) -> dict[str, Any]:
-        return {"application/json": {"schema": {"$ref": f"#/components/schemas/{model}"}}}
+    def body(*names: str) -> dict[str, Any]:
+        refs = [{"$ref": f"#/components/schemas/{name}"} for name in names]
+        return {"application/json": {"schema": refs[0] if len(refs) == 1 else {"oneOf": refs}}}
 
     return {
         "openapi": "3.1.0",
@@ -92,16 +120,17 @@ def openapi_document() -> dict[str, Any]:
             "title": "squall outside agent",
             "version": PROTOCOL,
             "description": "What a service behind `squall run --agent http:URL` implements: squall POSTs one "
-            "AgentRequest per conversation turn to URL and reads the AgentReply. Tools are at the request's mcp_url.",
+            "AgentRequest per conversation turn to URL and reads the AgentReply. Tools are at the request's mcp_url. "
+            "Before a run squall POSTs one AgentHello (the handshake), answered with a HelloReply or any AgentReply.",
         },
         "paths": {
             "/": {
                 "post": {
                     "operationId": "respond",
                     "summary": "The agent's reply to the conversation so far",
-                    "requestBody": {"required": True, "content": body("AgentRequest")},
+                    "requestBody": {"required": True, "content": body("AgentRequest", "AgentHello")},
                     "responses": {
-                        "200": {"description": "The reply", "content": body("AgentReply")},
+                        "200": {"description": "The reply", "content": body("AgentReply", "HelloReply")},
                         "default": {"description": "Any other status is the agent's failure on that turn"},
                     },
                 }

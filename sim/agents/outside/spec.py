@@ -76,13 +76,30 @@ def load_callable(target: str) -> OutsideCallable:
         found: object = importlib.import_module(module_name)
     except Exception as exc:  # an ImportError, or whatever the module raised while importing
         raise ValueError(f"agent spec 'python:{target}': module {module_name!r} does not import: {exc}") from None
+    owner: object = None
     for part in attribute.split("."):
         if not hasattr(found, part):
             raise ValueError(f"agent spec 'python:{target}': {module_name!r} has no {attribute!r}")
-        found = getattr(found, part)
+        owner, found = found, getattr(found, part)
     call = getattr(found, "__call__", None)  # noqa: B004 - an object with an async __call__ qualifies too
     if not (inspect.iscoroutinefunction(found) or inspect.iscoroutinefunction(call)):
         raise ValueError(
             f"agent spec 'python:{target}': {attribute!r} is not an async callable (define it with async def)"
         )
-    return cast(OutsideCallable, found)
+    function = cast(OutsideCallable, found)
+    try:
+        signature = inspect.signature(function)
+    except (TypeError, ValueError):
+        return function  # no signature to read (a builtin): its first call says
+    # A method named through its class (``Class.method``) takes the instance first; squall binds one itself only
+    # for its own explorer (``squall serve --mcp``), and a user's method fails its first call saying so.
+    instance = (None,) if inspect.isclass(owner) and inspect.isfunction(found) else ()
+    try:
+        signature.bind(*instance, None)
+    except TypeError:
+        shown = signature.replace(return_annotation=inspect.Signature.empty)
+        raise ValueError(
+            f"agent spec 'python:{target}': {attribute}{shown} cannot take the one argument squall passes (the "
+            f"AgentRequest): define it as async def {attribute.rsplit('.', 1)[-1]}(request)"
+        ) from None
+    return function

@@ -8,20 +8,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import os
 import signal
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Protocol
 
 import aiohttp
-from pydantic import ValidationError
 
-from sim.agents.outside.errors import OutsideBadReply, OutsideFailed, OutsideUnreachable
+from sim.agents.outside.errors import OutsideFailed, OutsideUnreachable
 from sim.agents.outside.protocol import AgentReply, AgentRequest
-
-MAX_REPLY_BYTES = 4 * 1024 * 1024
-"""A reply larger than this is garbage, not a message to a user."""
+from sim.agents.outside.replies import MAX_REPLY_BYTES, reply_from_bytes, reply_from_json
 
 OutsideCallable = Callable[[AgentRequest], Awaitable[Any]]
 """``python:module:function``: an async callable taking the request, returning an ``AgentReply``, a dict of its
@@ -32,42 +28,6 @@ class Transport(Protocol):
     async def send(self, request: AgentRequest) -> AgentReply:
         """The agent's reply; raises an ``OutsideAgentError`` for anything else. The caller bounds its time."""
         ...
-
-
-def reply_from_json(value: Any, source: str) -> AgentReply:
-    """A decoded JSON value as a reply, or OutsideBadReply naming what was wrong with it."""
-    if isinstance(value, AgentReply):
-        return value
-    try:
-        return AgentReply.model_validate(value)
-    except ValidationError as exc:
-        problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'reply'}: {e['msg']}" for e in exc.errors()[:3])
-        raise OutsideBadReply(f"{source}: not a squall-agent/1 reply ({problems})") from None
-
-
-def _decoded(raw: bytes, source: str) -> str:
-    if len(raw) > MAX_REPLY_BYTES:
-        raise OutsideBadReply(f"{source}: a reply of {len(raw)} bytes (at most {MAX_REPLY_BYTES})")
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise OutsideBadReply(f"{source}: reply is not UTF-8 text ({exc.reason} at byte {exc.start})") from None
-
-
-def reply_from_bytes(raw: bytes, source: str, text_allowed: bool) -> AgentReply:
-    """JSON bytes as a reply; with ``text_allowed`` (a command's stdout) anything that does not look like JSON is
-    the reply's text. Broken JSON, empty output and bytes that are not UTF-8 are bad replies either way."""
-    text = _decoded(raw, source).strip()
-    if not text:
-        raise OutsideBadReply(f"{source}: empty reply")
-    looks_json = text[0] in '{["'
-    if text_allowed and not looks_json:
-        return AgentReply(reply=text)
-    try:
-        value = json.loads(text)
-    except ValueError:
-        raise OutsideBadReply(f"{source}: reply is not JSON: {text[:200]!r}") from None
-    return reply_from_json(value, source)
 
 
 class HttpTransport:
@@ -133,7 +93,7 @@ class CommandTransport:
         except OSError as exc:
             raise OutsideUnreachable(f"{source}: cannot start: {exc}") from None
         try:
-            out, err = await process.communicate(request.model_dump_json().encode())
+            out, err = await _exchange(process, request.model_dump_json().encode())
         finally:
             if process.returncode is None:  # timed out or cancelled: the whole group goes
                 _kill_group(process.pid)
@@ -142,6 +102,22 @@ class CommandTransport:
             tail = err[-500:].decode("utf-8", "replace").strip()
             raise OutsideFailed(f"{source} exited with status {process.returncode}: {tail}")
         return reply_from_bytes(out, source, text_allowed=True)
+
+
+async def _exchange(process: asyncio.subprocess.Process, request: bytes) -> tuple[bytes, bytes]:
+    """``communicate``, save that a program that exits without reading its request is not a harness error (asyncio's
+    own raises RuntimeError writing to the pipe it has closed): its output is the answer, as for any program."""
+    assert process.stdin is not None and process.stdout is not None and process.stderr is not None
+
+    async def feed(stdin: asyncio.StreamWriter) -> None:
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError, RuntimeError):
+            stdin.write(request)
+            await stdin.drain()
+        stdin.close()
+
+    _, out, err = await asyncio.gather(feed(process.stdin), process.stdout.read(), process.stderr.read())
+    await process.wait()
+    return out, err
 
 
 def _kill_group(pid: int) -> None:

@@ -15,7 +15,7 @@ from sim.agents.factory import AgentSpec, parse_agent_spec
 from sim.agents.outside.agent import conversation, reply_timeout
 from sim.agents.outside.errors import OutsideBadReply, OutsideTimeout, OutsideUnreachable
 from sim.agents.outside.protocol import AgentReply, AgentRequest, openapi_document
-from sim.agents.outside.transports import reply_from_bytes
+from sim.agents.outside.replies import reply_from_bytes
 from sim.core import Event, ToolCall, ToolResult
 from sim.episode.faults import classify
 

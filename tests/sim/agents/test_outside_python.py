@@ -72,6 +72,8 @@ def test_python_specs_name_an_importable_async_callable() -> None:
         ("python:tests.support.no_such_module:respond", "does not import"),
         ("python:tests.support.outside_callables:absent", "has no 'absent'"),
         ("python:tests.support.outside_callables:not_async", "not an async callable"),
+        ("python:tests.support.outside_callables:no_argument", r"no_argument\(\) cannot take the one argument"),
+        ("python:tests.support.outside_callables:two_arguments", "cannot take the one argument squall passes"),
     ]:
         with pytest.raises(ValueError, match=says):
             parse_agent_spec(spec)

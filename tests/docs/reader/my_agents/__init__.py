@@ -1,1 +1,0 @@
-"""The reader's agents in the docs' ``--agent python:my_agents.support:respond``."""
