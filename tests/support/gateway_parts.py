@@ -74,7 +74,7 @@ class Account:
         self.charged: list[Usage] = []
         self.retries: list[str] = []
 
-    def charge(self, request: ModelRequest, usage: Usage) -> None:
+    def charge(self, request: ModelRequest, usage: Usage, response: ModelResponse | None = None) -> None:
         self.charged.append(usage)
 
     def retrying(self, code: str, detail: str) -> None:
