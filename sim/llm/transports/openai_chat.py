@@ -18,7 +18,7 @@ from sim.core import ChatMessage, ModelRequest, ModelResponse, ToolSpec
 from sim.llm.endpoints import OPENAI_BASE_URL, EndpointSettings, default_api_key
 from sim.llm.transports.base import Reply, TransportError
 from sim.llm.transports.http1 import Http1Pool, HttpConnectionError, HttpConnectTimeout, HttpTimeout, Target
-from sim.llm.transports.openai_errors import http_error, limit_headers
+from sim.llm.transports.openai_errors import INTERRUPTED_FINISH, http_error, limit_headers
 from sim.llm.transports.openai_reply import read_reply
 
 _TOOLS_CACHE_SIZE = 4096
@@ -177,12 +177,16 @@ class OpenAIChatTransport:
 
     def _parse(self, raw: bytes, request: ModelRequest) -> ModelResponse:
         try:
-            return read_reply(raw, request, self.output_limit(request), self._cost)
+            response = read_reply(raw, request, self.output_limit(request), self._cost)
         except (ValueError, KeyError, IndexError, TypeError, AttributeError, OverflowError) as exc:
             # OverflowError: a token count of 1e400 or Infinity (int() of an infinite float)
             raise TransportError(
                 "malformed", "provider:malformed_response", f"unparseable body: {raw[:200]!r}"
             ) from exc
+        if response.finish_reason in INTERRUPTED_FINISH:
+            detail = f"generation broken off by the provider: finish_reason {response.finish_reason!r}"
+            raise TransportError("transient", "provider:interrupted", detail)
+        return response
 
     def _cost(self, input_tokens: int, output_tokens: int, cached_input_tokens: int = 0) -> float:
         settings = self._settings

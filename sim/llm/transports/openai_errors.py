@@ -4,7 +4,7 @@ Error bodies differ between providers: OpenAI's ``{"error": {"message", "type", 
 llama.cpp, Ollama, newer vLLM), a top-level ``{"object": "error", "message": ...}`` (Mistral, older vLLM), a list
 holding one such object (Gemini), Anthropic's ``{"type": "error", "error": {"type", "message"}}``. Each is read for
 its message and code; the wait a 429 asks for comes from ``retry-after-ms`` / ``retry-after``, else from Gemini's
-``RetryInfo.retryDelay`` in the body.
+``RetryInfo.retryDelay`` in the body. A 429 for want of credit (OpenAI's ``insufficient_quota``) is not waited out.
 """
 
 from __future__ import annotations
@@ -21,7 +21,11 @@ CONTEXT_MARKERS = (
     "context length",
     "too many tokens",
     "context size",  # llama.cpp: "request (4297 tokens) exceeds the available context size"
+    "prompt is too long",  # Anthropic: "prompt is too long: 208000 tokens > 200000 maximum"
 )
+INTERRUPTED_FINISH = frozenset({"insufficient_system_resource", "error"})
+"""Finish reasons that say the provider broke the generation off (DeepSeek's ``insufficient_system_resource``,
+Mistral's ``error``): a provider fault, retried like a server error, not a reply the agent made."""
 _LIMIT_PREFIXES = ("x-ratelimit", "retry-after")
 
 
@@ -40,6 +44,8 @@ def http_error(status: int, raw: bytes, headers: dict[str, str]) -> TransportErr
     message, code = error_fields(error, raw)
     detail = f"HTTP {status}: {message}"[:500]
     retry_after = retry_after_from(headers)
+    if status == 429 and "insufficient_quota" in code:  # OpenAI: out of credit, not a pace to wait out
+        return TransportError("fatal", "provider:insufficient_quota", detail, None, headers)
     if status == 429:
         if retry_after is None:
             retry_after = _retry_delay(error)

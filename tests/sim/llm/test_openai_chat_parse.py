@@ -12,10 +12,11 @@ from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from sim.core import ChatMessage, ModelRequest, ModelResponse, ToolCall
+from sim.core.model_io import kept_reasoning
 from sim.llm.transports.base import TransportError
 from sim.llm.transports.http1 import Http1Pool
-from sim.core.model_io import kept_reasoning
 from sim.llm.transports.openai_chat import OpenAIChatTransport
+from sim.llm.transports.openai_errors import INTERRUPTED_FINISH
 from sim.llm.transports.openai_reply import content_text, reasoning_text, token_details, tool_calls
 
 REQUEST = ModelRequest(role="agent", model="mock-model", messages=(ChatMessage(role="user", content="hi"),))
@@ -110,6 +111,10 @@ async def parsed(raw: bytes, cost: float | None = None) -> ModelResponse | None:
         try:
             return transport._parse(raw, REQUEST)
         except TransportError as error:
+            if error.code == "provider:interrupted":  # a well-formed answer the provider says it broke off
+                want = validated(raw)
+                assert want is not None and want.finish_reason in INTERRUPTED_FINISH
+                return want
             assert error.code == "provider:malformed_response"
             return None
 
