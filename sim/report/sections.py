@@ -105,8 +105,8 @@ def _faults(summary: RunSummary) -> list[Section]:
     rows += [(f"  {k}", str(v)) for k, v in summary.error_codes.items()]
     cut = summary.error_codes.get(OUTPUT_TRUNCATED)
     notes = [
-        f"{OUTPUT_TRUNCATED}: {cut} agent replies cut at an output limit (the cap sent, or the provider's own when "
-        "none was): not counted as malformed calls; --max-tokens or an endpoint's max_output_tokens set the cap"
+        f"{OUTPUT_TRUNCATED}: {cut} agent {_replies(cut)} cut at an output limit (the cap sent, or the provider's own "
+        "when none was): not counted as malformed calls; --max-tokens or an endpoint's max_output_tokens set the cap"
     ] if cut else []  # fmt: skip
     return [Section.of("faults", "terminations and faults", ("kind", "count"), rows, notes)]
 
@@ -231,10 +231,14 @@ def _usage(summary: RunSummary) -> list[Section]:
     ]  # fmt: skip
     cached = f" ({u.cached_input_tokens:,} cached)" if u.cached_input_tokens else ""
     reasoning = f" ({u.reasoning_tokens:,} reasoning)" if u.reasoning_tokens else ""
-    cut = f", {u.truncated:,} replies cut at the output limit" if u.truncated else ""
+    cut = f", {u.truncated:,} {_replies(u.truncated)} cut at the output limit" if u.truncated else ""
     note = (
         f"LLM usage: {u.requests} requests, {u.input_tokens} in{cached} / {u.output_tokens} out tokens{reasoning}"
         f"{cut}, {u.retries} retries, working {u.working_s:.1f}s, waiting {u.waiting_s:.1f}s, cost ${u.cost:.4f}"
     )
     columns = ("role", "requests", "in", "out", "cost", *(name for name, _ in details)) if rows else ()
     return [Section.of("usage", "usage per role" if rows else "usage", columns, rows, [note])]
+
+
+def _replies(count: int) -> str:
+    return "reply" if count == 1 else "replies"
