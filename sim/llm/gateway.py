@@ -14,7 +14,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from contextlib import nullcontext
 from typing import TYPE_CHECKING
 
-from sim.core import MODEL_ROLES, Event, ModelCall, ModelRequest, ModelResponse, Usage
+from sim.core import MODEL_ROLES, Event, FaultKind, ModelCall, ModelRequest, ModelResponse, Usage
 from sim.core.model_io import OUTPUT_TRUNCATED
 from sim.core.trusted import trusted
 from sim.llm.admission.policy import AdmissionPolicy
@@ -227,18 +227,7 @@ class EpisodeLLM:
             self._keep(request, usage, response)
         self.charge_role(request.role, usage)
         if response is not None and request.role == "agent" and response.truncated:
-            self._record(
-                Event(
-                    kind="error",
-                    turn=self.turn,
-                    goal=self.goal,
-                    step=self.steps,
-                    t=self._clock(),
-                    fault="agent",
-                    code=OUTPUT_TRUNCATED,
-                    content=truncation_detail(response),
-                )
-            )
+            self._fault("agent", OUTPUT_TRUNCATED, truncation_detail(response))
 
     def _keep(self, request: ModelRequest, usage: Usage, response: ModelResponse | None) -> None:
         # Unvalidated (sim.core.trusted): every field is already of its type.
@@ -285,6 +274,9 @@ class EpisodeLLM:
         return {role: by_role[role].value() for role in MODEL_ROLES if role in by_role}
 
     def retrying(self, code: str, detail: str) -> None:
+        self._fault("provider", code, detail)
+
+    def _fault(self, fault: FaultKind, code: str, detail: str) -> None:
         self._record(
             Event(
                 kind="error",
@@ -292,7 +284,7 @@ class EpisodeLLM:
                 goal=self.goal,
                 step=self.steps,
                 t=self._clock(),
-                fault="provider",
+                fault=fault,
                 code=code,
                 content=detail,
             )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from contextlib import nullcontext
 
 from sim.core import ChatMessage, ModelRequest, ModelResponse, Usage
@@ -50,6 +51,22 @@ class Scripted:
         if self.errors:
             raise self.errors.pop(0)
         return Reply(ModelResponse(text=self.text, input_tokens=10, output_tokens=2))
+
+    async def aclose(self) -> None:
+        return None
+
+
+class Replaying:
+    """A transport that plays its replies in order (a text, or a whole response; the last again past the end) and
+    keeps every request it was sent."""
+
+    def __init__(self, replies: Sequence[str | ModelResponse]) -> None:
+        self.replies = [ModelResponse(text=r) if isinstance(r, str) else r for r in replies]
+        self.requests: list[ModelRequest] = []
+
+    async def send(self, request: ModelRequest) -> Reply:
+        self.requests.append(request)
+        return Reply(self.replies[min(len(self.requests), len(self.replies)) - 1])
 
     async def aclose(self) -> None:
         return None

@@ -5,18 +5,16 @@ the trace and in the history sent back alike."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from personas.scripted import ScriptedUser
 from sim.agents.direct_agent import DirectAgent
 from sim.agents.native import NativeToolAgent
 from sim.agents.text_agent import TextProtocolAgent
-from sim.core import Agent, EpisodeResult, ModelRequest, ModelResponse, Task, ToolCall, shared_agent
+from sim.core import Agent, EpisodeResult, ModelResponse, Task, ToolCall, shared_agent
 from sim.core.call_ids import CALL_ID_LENGTH, invented_call_id
 from sim.episode.env import EpisodeEnv, EpisodeSpec
 from sim.episode.loop import run_episode
 from sim.llm.gateway import Gateway
-from sim.llm.transports.base import Reply
+from tests.support.gateway_parts import Replaying
 from worlds.registry import load_world
 
 PACK = load_world("smart_home")
@@ -24,22 +22,7 @@ TASK: Task = next(t for t in PACK.tasks() if t.id == "sh-001")
 CUT = ModelResponse(text='Action: list_rooms\nAction Input: {"ro', finish_reason="length", output_tokens=16)
 
 
-class Scripted:
-    """Plays responses in order (the last one again past the end) and keeps every request."""
-
-    def __init__(self, responses: Sequence[ModelResponse]) -> None:
-        self.responses = list(responses)
-        self.requests: list[ModelRequest] = []
-
-    async def send(self, request: ModelRequest) -> Reply:
-        self.requests.append(request)
-        return Reply(self.responses[min(len(self.requests), len(self.responses)) - 1])
-
-    async def aclose(self) -> None:
-        return None
-
-
-async def episode(agent: Agent, transport: Scripted) -> EpisodeResult:
+async def episode(agent: Agent, transport: Replaying) -> EpisodeResult:
     gateway = Gateway()
     gateway.register("scripted", transport)
     env = EpisodeEnv(PACK, shared_agent(agent), ScriptedUser(), gateway, ("agent", "scripted"))
@@ -51,7 +34,7 @@ def codes(result: EpisodeResult) -> list[str]:
 
 
 async def test_a_text_agents_cut_reply_is_no_parse_error() -> None:
-    transport = Scripted([CUT.model_copy(update={"output_limit": 16}), ModelResponse(text="Final Answer: done.")])
+    transport = Replaying([CUT.model_copy(update={"output_limit": 16}), ModelResponse(text="Final Answer: done.")])
     result = await episode(TextProtocolAgent("text:scripted", "scripted", max_tokens=16), transport)
     assert codes(result)[0] == "agent:output_truncated"
     assert not any(c.startswith("agent:parse_error") for c in codes(result))
@@ -61,7 +44,7 @@ async def test_a_text_agents_cut_reply_is_no_parse_error() -> None:
 
 
 async def test_a_direct_agents_cut_plan_is_no_parse_error() -> None:
-    result = await episode(DirectAgent("direct:scripted", "scripted"), Scripted([CUT]))
+    result = await episode(DirectAgent("direct:scripted", "scripted"), Replaying([CUT]))
     assert codes(result) and set(codes(result)) == {"agent:output_truncated"}
 
 
@@ -70,20 +53,20 @@ async def test_a_native_agents_cut_call_is_not_a_malformed_one_and_a_whole_one_s
     cut = ModelResponse(tool_calls=(cut_call,), invalid_arguments={"call_a": '{"ro'}, finish_reason="length")
     bad = ModelResponse(tool_calls=(cut_call,), invalid_arguments={"call_a": "{nope"}, finish_reason="tool_calls")
     done = ModelResponse(text="Done.", finish_reason="stop")
-    transport = Scripted([cut, done])
+    transport = Replaying([cut, done])
     result = await episode(NativeToolAgent("native:scripted", "scripted"), transport)
     assert "agent:output_truncated" in codes(result) and "agent:invalid_arguments" not in codes(result)
     told = transport.requests[1].messages
     assert told[-2].tool_calls[0].id == told[-1].tool_call_id == "call_a"  # the provider's id, sent back as it came
     assert "cut at the output limit" in told[-1].content
-    result = await episode(NativeToolAgent("native:scripted", "scripted"), Scripted([bad, done]))
+    result = await episode(NativeToolAgent("native:scripted", "scripted"), Replaying([bad, done]))
     assert "agent:invalid_arguments" in codes(result) and "agent:output_truncated" not in codes(result)
 
 
 async def test_a_repeated_provider_id_gets_an_invented_one_in_the_trace_and_the_history() -> None:
     call = ToolCall(id="call_0", name="list_rooms", arguments={})  # every reply numbers its calls from 0
     again = ModelResponse(tool_calls=(call,), finish_reason="tool_calls")
-    transport = Scripted([again, again, ModelResponse(text="Done.", finish_reason="stop")])
+    transport = Replaying([again, again, ModelResponse(text="Done.", finish_reason="stop")])
     result = await episode(NativeToolAgent("native:scripted", "scripted"), transport)
     ids = [e.call.id for e in result.events if e.kind == "tool_call" and e.call is not None and not e.replayed]
     assert ids[:2] == ["call_0", invented_call_id(0)] and len(set(ids)) == len(ids)
