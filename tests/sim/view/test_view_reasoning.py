@@ -21,7 +21,7 @@ def test_the_episode_page_shows_reasoning_token_details_and_a_cut_reply(tmp_path
     if binary is None:
         pytest.skip("chromium is not installed (scripts/setup.sh installs it); the browser check needs it")
     from tests.support.cdp import chromium_page
-    from tests.support.view_tour import goto, ink, screenshot
+    from tests.support.view_tour import ink, screenshot, wait_for
 
     runs, site = tmp_path / "runs", tmp_path / "site"
     args = ("--world", "smart_home", "--limit", "1", "--max-turns", "1", "--error-judge", "off", "--no-preflight", "-q")
@@ -36,8 +36,9 @@ def test_the_episode_page_shows_reasoning_token_details_and_a_cut_reply(tmp_path
 
     async def drive() -> None:
         async with chromium_page(binary, tmp_path / "profile") as page:
-            await page.navigate((site / "index.html").as_uri() + "#/")
-            await goto(page, f"/run/r/ep/{episode}", "#reasoning details.reasoning")
+            await page.navigate((site / "index.html").as_uri() + "#/run/r/ep/" + episode.replace("#", "%23"))
+            # A minute, not the tour's 20 s: a machine busy with other tests has been seen to take longer.
+            await wait_for(page, "!!document.querySelector('#reasoning details.reasoning')", limit_s=60)
             shown = await page.evaluate(
                 "(() => { const d = document.querySelector('#reasoning details.reasoning'); d.open = true;"
                 " return {summary: d.querySelector('summary').textContent, text: d.querySelector('pre').textContent,"
