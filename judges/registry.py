@@ -6,8 +6,9 @@ order of their keys and headline rows. ``build``:
 - ``plain``: built with nothing, ``judge()``;
 - ``configured``: built only where the run's settings turn it on, with what they name (``sim.judging.judge_set``).
 
-Adding a judge: its file (the judge and its ``Reduction``) and one line here. The summary (``judges.metrics``) and
-the reports read this tuple; nothing else names a judge's summary keys.
+Adding a judge touches three files: ``<package>/<judge>.py`` (the judge) with ``<judge>_summary.py`` beside it (its
+``Reduction``, if it has a summary of its own), its name in ``judges/names.py``, and one line here. The summary
+(``judges.run.metrics``) and the reports read this tuple; nothing else names a judge's summary keys.
 """
 
 from __future__ import annotations
@@ -15,26 +16,35 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Literal, NamedTuple
 
-from judges.answer_facts import AnswerFacts
-from judges.answer_metrics import AnswerFactsSummary, CallF1Summary, CompletionSummary
-from judges.answer_semantic import AnswerMatch
-from judges.ast_check import AstChecker
-from judges.bfcl_ast import BfclAst
-from judges.bfcl_ast_summary import BfclAstSummary
-from judges.bfcl_multi_turn import BfclMultiTurn
-from judges.bfcl_multi_turn_summary import BfclMultiTurnSummary
-from judges.call_f1 import CallF1
-from judges.clarification import ClarificationJudge
-from judges.completion import Completion
-from judges.core_api import ConversationSuccess, CoreApiAccuracy
-from judges.core_metrics import ConversationSuccessSummary, CoreApiAccuracySummary
-from judges.decline import DeclineJudge
-from judges.error_handling import ErrorHandlingJudge
-from judges.failure_stage import FailureStage
-from judges.quality_metrics import AnswerMatchSummary, AstSummary, ErrorHandlingSummary, StateMatchSummary
-from judges.reduction import Reduction
-from judges.state import StateMatch
-from judges.stress_metrics import DeclineSummary, FailureStageSummary
+from judges.answers.answer_facts import AnswerFacts
+from judges.answers.answer_facts_summary import AnswerFactsSummary
+from judges.answers.answer_match_summary import AnswerMatchSummary
+from judges.answers.answer_semantic import AnswerMatch
+from judges.answers.clarification import ClarificationJudge
+from judges.answers.completion import Completion
+from judges.answers.completion_summary import CompletionSummary
+from judges.bfcl.bfcl_ast import BfclAst
+from judges.bfcl.bfcl_ast_summary import BfclAstSummary
+from judges.bfcl.bfcl_multi_turn import BfclMultiTurn
+from judges.bfcl.bfcl_multi_turn_summary import BfclMultiTurnSummary
+from judges.calls.ast_check import AstChecker
+from judges.calls.ast_summary import AstSummary
+from judges.calls.call_f1 import CallF1
+from judges.calls.call_f1_summary import CallF1Summary
+from judges.calls.core_api import ConversationSuccess, CoreApiAccuracy
+from judges.calls.core_api_summary import ConversationSuccessSummary, CoreApiAccuracySummary
+from judges.calls.decline import DeclineJudge
+from judges.calls.decline_summary import DeclineSummary
+from judges.calls.failure_stage import FailureStage
+from judges.calls.failure_stage_summary import FailureStageSummary
+from judges.calls.state import StateMatch
+from judges.calls.state_summary import StateMatchSummary
+from judges.common.reduction import Reduction
+from judges.errors.error_handling import ErrorHandlingJudge
+from judges.errors.error_handling_summary import ErrorHandlingSummary
+from judges.names import JudgeName
+from judges.tau2.tau2_reward import Tau2Reward
+from judges.tau2.tau2_reward_summary import Tau2RewardSummary
 from sim.core import Judge
 
 Build = Literal["matching", "plain", "configured"]
@@ -52,20 +62,21 @@ class JudgeEntry(NamedTuple):
 
 
 JUDGES: tuple[JudgeEntry, ...] = (
-    JudgeEntry("core_api_accuracy", CoreApiAccuracy, "matching", CoreApiAccuracySummary),
-    JudgeEntry("conversation_success", ConversationSuccess, "matching", ConversationSuccessSummary),
-    JudgeEntry("failure_stage", FailureStage, "matching", FailureStageSummary),
-    JudgeEntry("call_f1", CallF1, "matching", CallF1Summary),
-    JudgeEntry("ast", AstChecker, "matching", AstSummary),
-    JudgeEntry("bfcl_ast", BfclAst, "plain", BfclAstSummary),
-    JudgeEntry("decline", DeclineJudge, "plain", DeclineSummary),
-    JudgeEntry("completion", Completion, "plain", CompletionSummary),
-    JudgeEntry("clarification", ClarificationJudge, "plain"),
-    JudgeEntry("answer_facts", AnswerFacts, "plain", AnswerFactsSummary),
-    JudgeEntry("state_match", StateMatch, "plain", StateMatchSummary),
-    JudgeEntry("bfcl_multi_turn", BfclMultiTurn, "plain", BfclMultiTurnSummary),
-    JudgeEntry("error_handling", ErrorHandlingJudge, "configured", ErrorHandlingSummary),
-    JudgeEntry("answer_match", AnswerMatch, "configured", AnswerMatchSummary),
+    JudgeEntry(JudgeName.CORE_API_ACCURACY, CoreApiAccuracy, "matching", CoreApiAccuracySummary),
+    JudgeEntry(JudgeName.CONVERSATION_SUCCESS, ConversationSuccess, "matching", ConversationSuccessSummary),
+    JudgeEntry(JudgeName.FAILURE_STAGE, FailureStage, "matching", FailureStageSummary),
+    JudgeEntry(JudgeName.CALL_F1, CallF1, "matching", CallF1Summary),
+    JudgeEntry(JudgeName.AST, AstChecker, "matching", AstSummary),
+    JudgeEntry(JudgeName.BFCL_AST, BfclAst, "plain", BfclAstSummary),
+    JudgeEntry(JudgeName.DECLINE, DeclineJudge, "plain", DeclineSummary),
+    JudgeEntry(JudgeName.COMPLETION, Completion, "plain", CompletionSummary),
+    JudgeEntry(JudgeName.CLARIFICATION, ClarificationJudge, "plain"),
+    JudgeEntry(JudgeName.ANSWER_FACTS, AnswerFacts, "plain", AnswerFactsSummary),
+    JudgeEntry(JudgeName.STATE_MATCH, StateMatch, "plain", StateMatchSummary),
+    JudgeEntry(JudgeName.BFCL_MULTI_TURN, BfclMultiTurn, "plain", BfclMultiTurnSummary),
+    JudgeEntry(JudgeName.TAU2_REWARD, Tau2Reward, "plain", Tau2RewardSummary),
+    JudgeEntry(JudgeName.ERROR_HANDLING, ErrorHandlingJudge, "configured", ErrorHandlingSummary),
+    JudgeEntry(JudgeName.ANSWER_MATCH, AnswerMatch, "configured", AnswerMatchSummary),
 )
 
 

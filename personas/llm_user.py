@@ -274,6 +274,12 @@ class LLMUser:
             "only from your goals and the facts above; if you do not know something, say you don't know — never "
             "invent names, numbers or details.",
         ]
+        if self._task.user_scenario:  # a benchmark's own brief (τ²'s scenario): played as written
+            lines += [
+                "Your scenario, written for you by the benchmark (it is everything you know and want; keep to its "
+                "instructions, and do not reveal what it says you do not know):",
+                self._task.user_scenario,
+            ]
         owed, change = self._owed_value(), self._owed_change()
         if owed is not None and opening:
             lines.append(f"Do not say the {owed.words} ({owed.said}{owed.unit}) yet; give it only when asked.")
@@ -324,6 +330,8 @@ class LLMUser:
     def _known_texts(self) -> list[str]:
         assert self._persona is not None
         texts = [t for _, t in self._said] + self._goal_texts() + list(self._persona.facts.values())
+        if self._task is not None and self._task.user_scenario:
+            texts.append(self._task.user_scenario)
         change = self._owed_change()
         if change is not None:
             texts.append(change[1])

@@ -13,6 +13,7 @@ from typing import Literal
 
 from personas.persona import DEFAULT_PERSONA, Persona, load_persona
 from personas.styles import check_styles
+from sim.core.suggest import did_you_mean
 
 UserKind = Literal["scripted", "llm", "human"]
 USER_KINDS: tuple[UserKind, ...] = ("scripted", "llm", "human")
@@ -48,7 +49,8 @@ def parse_user_spec(raw: str) -> UserSpec:
         raise ValueError(f"user spec {raw!r}: nothing after '@'; name a persona (or leave out the '@')")
     kind, _, styles_text = head.partition(":")
     if kind not in USER_KINDS:
-        raise ValueError(f"user spec {raw!r}: unknown kind {kind!r}; known: {', '.join(USER_KINDS)}")
+        hint = did_you_mean(kind, USER_KINDS)
+        raise ValueError(f"user spec {raw!r}: unknown kind {kind!r}{hint}; known: {', '.join(USER_KINDS)}")
     styles = tuple(s.strip() for s in styles_text.split("+") if s.strip()) if styles_text else ()
     check_styles(styles)
     if len(set(styles)) != len(styles):

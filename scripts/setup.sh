@@ -9,6 +9,7 @@ set -Eeuo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 BFCL_VERSION=2026.3.23        # BFCL's data and backends; --no-deps (see pyproject.toml's bfcl extra)
+INSPECT_EVALS_VERSION=0.26.0  # τ²-bench's data (tasks, databases, policies); --no-deps, its Python is never imported
 TORCH_VERSION=2.13.0          # the CPU wheel on this machine's disk; unpinned torch pulls a multi-GB CUDA build
 SMOLLM_VERSION=0.1.2
 JS_TIKTOKEN_VERSION=1.0.21
@@ -82,6 +83,11 @@ pip install -e ".[$extras]"
 
 step "installing bfcl-eval==$BFCL_VERSION (--no-deps: data and backends only)"
 pip install --no-deps "bfcl-eval==$BFCL_VERSION"
+
+# τ²'s domains ship inside inspect-evals; squall reads only its data files (worlds/tau2/source.py), so none of its
+# dependencies (inspect-ai and the rest) are installed.
+step "installing inspect-evals==$INSPECT_EVALS_VERSION (--no-deps: τ²-bench's data only)"
+pip install --no-deps "inspect-evals==$INSPECT_EVALS_VERSION"
 
 if [[ $NO_LOCAL != 1 ]]; then
     # --no-deps: the package's own deps (the `llm` CLI) are not needed; we only use its GGUF file.

@@ -7,9 +7,10 @@ built-in world, or a directory holding ``world.toml``::
     domain = "smart_home"      # built-in world whose home and tools to use
     tasks = "tasks.jsonl"      # optional, relative to the directory; default: the domain's own tasks
 
-or, for a world generated from a text-to-SQL set by ``squall import``, ``kind = "sql"`` (``worlds.sql.folder``);
-or ``http://127.0.0.1:PORT``, a SQL world served by ``squall serve`` (``worlds.sql.rest_client``);
-or ``bfcl:<category>``, a category of the Berkeley Function Calling Leaderboard (``worlds.bfcl``).
+or, for a world generated from a text-to-SQL set by ``squall import``, ``kind = "sql"`` (``worlds.sql.ingest.folder``);
+or ``http://127.0.0.1:PORT``, a SQL world served by ``squall serve`` (``worlds.sql.serve.rest_client``);
+or ``bfcl:<category>``, a category of the Berkeley Function Calling Leaderboard (``worlds.bfcl``);
+or ``tau2:<domain>[:<split>]``, a domain of τ²-bench (``worlds.tau2``).
 A new kind of world folder (another benchmark's import) is a module with its loader and one ``WORLD_KINDS`` line.
 """
 
@@ -23,6 +24,7 @@ from typing import Any
 from sim.core import Task, WorldPack
 from sim.core.bounded_read import SETTINGS_LIMIT
 from sim.core.structured import load_toml
+from sim.core.suggest import did_you_mean
 from worlds.task_files import SUFFIXES, TaskFileError, load_tasks
 
 PackFactory = Callable[[Sequence[Task] | None], WorldPack]
@@ -70,7 +72,7 @@ KindLoader = Callable[[Path, dict[str, Any]], WorldPack]
 
 
 def _sql_folder(directory: Path, config: dict[str, Any]) -> WorldPack:
-    from worlds.sql.folder import load_world_folder
+    from worlds.sql.ingest.folder import load_world_folder
 
     return load_world_folder(directory, config)
 
@@ -140,8 +142,15 @@ def _load(spec: str) -> WorldPack:
             return load_bfcl_world(spec)
         except ValueError as error:
             raise WorldLoadError(str(error)) from error
+    if spec.startswith("tau2:"):  # τ²-bench's domains, from the installed inspect-evals wheel's data
+        from worlds.tau2 import load_tau2_world
+
+        try:
+            return load_tau2_world(spec)
+        except ValueError as error:
+            raise WorldLoadError(str(error)) from error
     if spec.startswith("http://"):  # a SQL world served by `squall serve`
-        from worlds.sql.rest_client import HttpSqlPack
+        from worlds.sql.serve.rest_client import HttpSqlPack
 
         try:
             return HttpSqlPack(spec)
@@ -155,8 +164,10 @@ def _load(spec: str) -> WorldPack:
             raise WorldLoadError(f"{path}: no such task file")
         tasks = _tasks(path)
         return _build(_single_world(path, tasks), tasks, origin=str(path))
+    if spec.startswith((".", "/", "~")) or "/" in spec or "\\" in spec:
+        raise WorldLoadError(f"{spec}: no such world folder or task file")
     raise WorldLoadError(
-        f"unknown world '{spec}'; known worlds: {', '.join(known_worlds())} "
+        f"unknown world '{spec}'{did_you_mean(spec, known_worlds())}; known worlds: {', '.join(known_worlds())} "
         "(or give a .json/.jsonl task file, or a directory with world.toml)"
     )
 

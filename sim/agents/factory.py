@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Literal
 from sim.agents.agent_view import AgentView, ViewedAgent
 from sim.agents.baselines import NaiveAgent, NullAgent, OracleAgent
 from sim.core import Agent, AgentFactory, shared_agent
+from sim.core.suggest import did_you_mean
 from sim.llm.model_access import LOCAL, ModelUnavailable, open_model
 from sim.llm.model_access import resolve_model as _resolve
 
@@ -60,6 +61,8 @@ def parse_agent_spec(raw: str) -> AgentSpec:
     raw = raw.strip()
     if raw in ("oracle", "null", "naive"):
         return AgentSpec(raw)  # type: ignore[arg-type]
+    if ":" not in raw and (hint := did_you_mean(raw, ("oracle", "null", "naive"))):
+        raise ValueError(f"agent spec {raw!r}: not an agent{hint}")
     if (outside := split_outside(raw)) is not None:
         return AgentSpec(*outside)
     head, sep, rest = raw.partition(":")

@@ -17,6 +17,7 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
+from judges.names import JudgeName
 from sim.config.run_config import RunConfig
 from sim.run.event_loop import run
 from sim.run.runner import execute
@@ -83,7 +84,7 @@ def run_arm(params: dict[str, Any]) -> dict[str, Any]:
         "workers": config.workers,
         "workers_cpu_s": round(workers_cpu, 3),  # of cpu_s: what the worker processes spent (0 with one process)
         "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
-        "core_api_accuracy": summary.judged.get("core_api_accuracy"),
+        JudgeName.CORE_API_ACCURACY: summary.judged.get(JudgeName.CORE_API_ACCURACY),
         **steady_state(finished, params["concurrency"], served.samples),
     }
 

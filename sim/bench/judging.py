@@ -43,7 +43,8 @@ async def _judge_all(results: list[EpisodeResult], judges: list[Judge]) -> tuple
 def share_as_in_a_run(results: list[EpisodeResult]) -> None:
     """Give equal tasks one Task object, and equal tool specs one ToolSpec, as a run does: its trials of a task share
     the task's object and its episodes the world's specs, where stored traces parsed apart have objects of their own
-    (judges keep what they derive from those objects across episodes: ``judges.shared_views``). A stressor's rewritten
+    (judges keep what they derive from those objects across episodes: ``judges.common.shared_views``). A stressor's
+    rewritten
     task is a new object per episode in a run: this over-shares those, so it is for runs without rewrites."""
     tasks: dict[str, Task] = {}
     specs: dict[str, ToolSpec] = {}

@@ -17,7 +17,8 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from sim.core import EpisodeResult, Event, Goal, Score, Task, ToolCall, ToolResult, UserIntent
+from judges.names import JudgeName
+from sim.core import EpisodeId, EpisodeResult, Event, Goal, Score, Task, ToolCall, ToolResult, UserIntent
 from sim.store.run_store import RunStore
 from sim.store.writer import StoreWriter
 
@@ -38,7 +39,7 @@ def synthetic_episode(i: int, events: int) -> EpisodeResult:
             )
         )
     return EpisodeResult(
-        episode_id=f"t{i % 10}#{i // 10}",
+        episode_id=str(EpisodeId(f"t{i % 10}", i // 10)),
         task_id=f"t{i % 10}",
         trial=i // 10,
         seed=i,
@@ -54,7 +55,7 @@ def synthetic_episode(i: int, events: int) -> EpisodeResult:
 def scores_of(result: EpisodeResult) -> list[Score]:
     return [
         Score(episode_id=result.episode_id, task_id=result.task_id, trial=result.trial, judge=j, value=1.0)
-        for j in ("core_api_accuracy", "conversation_success")
+        for j in (JudgeName.CORE_API_ACCURACY, JudgeName.CONVERSATION_SUCCESS)
     ]
 
 
@@ -74,7 +75,7 @@ class _LoopHold:
 def _episodes(template: EpisodeResult, n: int) -> Iterator[EpisodeResult]:
     """Made as they are stored, like a run's: the heap holds one at a time, so no full GC pass skews the arms."""
     for i in range(n):
-        yield template.model_copy(update={"episode_id": f"t{i % 10}#{i // 10}", "task_id": f"t{i % 10}"})
+        yield template.model_copy(update={"episode_id": str(EpisodeId(f"t{i % 10}", i // 10)), "task_id": f"t{i % 10}"})
 
 
 async def _direct(root: Path, episodes: Iterable[EpisodeResult]) -> dict[str, Any]:

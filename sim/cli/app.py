@@ -29,7 +29,7 @@ from sim.cli.stressors import stressors_app
 from sim.cli.sweep import run_sweep
 from sim.cli.view import view as view_command
 from sim.cli.worlds import worlds_app
-from sim.config.run_config import RunConfig, option_of
+from sim.config.run_config import RunConfig, default_run_id, option_of
 
 
 def _config_only_help() -> str:
@@ -74,8 +74,12 @@ def run(
     console = make_console()
     progress = RunProgress(console, quiet)
     terminated: list[int] = []  # SIGTERM seen (the run then exits 143, not 130)
+    resume_with = "--resume --run-id <id>"  # until the run is named
     try:
         cfg, quickstart = resolve_config(config, settings)
+        if cfg.run_id is None and not cfg.resume:  # named now, so the start line and an interrupt can say it
+            cfg = cfg.model_copy(update={"run_id": default_run_id()})
+        resume_with = f"--resume --run-id {cfg.run_id}" + (f" --out {cfg.out}" if cfg.out != Path("runs") else "")
         if quickstart:
             console.print(
                 f"No agent configured: quickstart suite ({', '.join(cfg.tasks)}) on the embedded SmolLM2-135M "
@@ -89,11 +93,15 @@ def run(
         from sim.run.event_loop import run as run_loop
         from sim.run.runner import execute
 
+        if not quiet:
+            progress.opening = f"run {cfg.run_id}: {cfg.out / str(cfg.run_id)}"
         with progress, terminate_as_interrupt() as terminated:
             store, summary = run_loop(execute(cfg, progress.on_start, progress.on_episode))
     except KeyboardInterrupt:
         make_console(stderr=True).print(
-            "interrupted: finished episodes are saved; continue with --resume --run-id <id>"
+            f"interrupted: finished episodes are saved; continue with {resume_with}",
+            highlight=False,
+            markup=False,
         )
         raise typer.Exit(143 if terminated else 130) from None
     except user_errors() as exc:

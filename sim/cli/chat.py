@@ -26,7 +26,7 @@ from sim.cli.settings import with_settings
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from judges.run_summary import RunSummary
+    from judges.run.run_summary import RunSummary
     from sim.config.run_config import RunConfig
     from sim.core import Event
 
@@ -175,6 +175,8 @@ def chat_command(
     from sim.report.terminal import render
 
     console = make_console()
+    if settings["tasks"] and len(settings["tasks"]) > 1:
+        fail("--task: squall chat plays one conversation; name one task")
     overrides: dict[str, Any] = {
         **settings,
         "world": settings["world"] or "smart_home",

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from judges.run_summary import RunSummary
+from judges.run.run_summary import RunSummary
 
 EXIT_TOO_MANY_FAILED = 3
 EXIT_BELOW_THRESHOLD = 4

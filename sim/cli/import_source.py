@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Annotated, NamedTuple
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -31,8 +31,10 @@ from sim.cli.import_toolbench import toolbench_command
 
 if TYPE_CHECKING:
     from sim.config.run_config import RunConfig
-    from worlds.sql.describe_model import DescribeReport
-    from worlds.sql.importer import ImportedWorld
+    from worlds.sql.describe.describe_model import DescribeReport
+    from worlds.sql.engine.formats import SourceFormat
+    from worlds.sql.engine.model import ImportOptions
+    from worlds.sql.ingest.importer import ImportedWorld
 
 
 DbDirOption = Annotated[Path, typer.Option("--db-dir", help="Folder with <db_id>/<db_id>.sqlite per database.")]
@@ -91,8 +93,8 @@ DescribeModelOption = Annotated[
 ]
 
 
-def sql_importer(source: str, title: str) -> Callable[..., None]:
-    """The `squall import SOURCE` command of a text-to-SQL format ``worlds.sql.formats`` reads."""
+def sql_importer(source: SourceFormat, title: str) -> Callable[..., None]:
+    """The `squall import SOURCE` command of a text-to-SQL format ``worlds.sql.engine.formats`` reads."""
 
     def command(
         db_dir: DbDirOption,
@@ -111,22 +113,34 @@ def sql_importer(source: str, title: str) -> Callable[..., None]:
         drop_empty: DropEmptyOption = True,
         max_rows: MaxRowsOption = 100,
         only_split: OnlySplitOption = False,
-        query_time_limit: QueryTimeLimitOption = 30.0,  # worlds.sql.execute.QUERY_TIME_LIMIT_S (not imported here)
+        query_time_limit: QueryTimeLimitOption = 30.0,  # the importer's own default (not imported here: start-up)
     ) -> None:
-        options = (name, db, obfuscate, augment, seed, force, style, describe_model, cache, cache_dir)
-        filters = QualityFilters(drop_empty, max_rows or None, only_split)
-        import_sql(source, db_dir, questions, out, *options, filters=filters, query_time_limit_s=query_time_limit)
+        from worlds.sql.engine.model import ImportOptionError, ImportOptions
+
+        try:
+            options = ImportOptions(
+                world=name or out.name,
+                db_ids=frozenset(db) if db else None,
+                augment=augment,
+                obfuscate=obfuscate,
+                seed=seed,
+                style=style,
+                drop_empty=drop_empty,
+                max_rows=max_rows or None,
+                only_split=only_split,
+                query_time_limit_s=query_time_limit,
+                describe_model=describe_model,
+            )
+        except ImportOptionError as error:
+            fail(f"{OPTION_OF_FIELD.get(error.field, '--' + error.field.replace('_', '-'))}: {error.reason}")
+        import_sql(source, db_dir, questions, out, options, force=force, cache=cache, cache_dir=cache_dir)
 
     command.__doc__ = f"A world of read-only query functions with verified tasks from a {title} question set."
     return command
 
 
-class QualityFilters(NamedTuple):
-    """The import's quality filters (``worlds.sql.quality``), defaults as the study's."""
-
-    drop_empty: bool = True
-    max_rows: int | None = 100
-    only_split: bool = False
+OPTION_OF_FIELD = {"world": "--name", "db_ids": "--db", "query_time_limit_s": "--query-time-limit"}
+"""``ImportOptions`` fields whose option is not ``--`` + the field's name with dashes."""
 
 
 IMPORTERS: MappingProxyType[str, Callable[..., None]] = MappingProxyType(
@@ -155,60 +169,28 @@ import_app = _import_app()
 
 
 def import_sql(
-    source: str,
+    source: SourceFormat,
     db_dir: Path,
     questions: Path,
     out: Path,
-    name: str | None,
-    db: list[str] | None,
-    obfuscate: bool,
-    augment: int,
-    seed: int,
-    force: bool,
-    style: str,
-    describe_model: str | None,
-    cache: str,
-    cache_dir: Path,
-    filters: QualityFilters | None = None,
-    query_time_limit_s: float = 30.0,
+    options: ImportOptions,
+    *,
+    force: bool = False,
+    cache: str = "read-write",
+    cache_dir: Path = DEFAULT_CACHE_DIR,
 ) -> None:
-    """Import a text-to-SQL set of format ``source`` into the world folder ``out`` (the options as the command's)."""
-    filters = filters or QualityFilters()
-    from worlds.sql.folder import write_world
-    from worlds.sql.formats import FORMATS, FormatError
-    from worlds.sql.importer import ImportOptions, import_world
+    """Import a text-to-SQL set of format ``source`` into the world folder ``out``; ``force`` replaces an existing
+    folder, ``cache`` and ``cache_dir`` are the response cache of ``options.describe_model``."""
+    from worlds.sql.engine.formats import FormatError
+    from worlds.sql.ingest.folder import write_world
+    from worlds.sql.ingest.importer import import_world
 
-    if source not in FORMATS:
-        fail(f"source: unknown format '{source}' (one of {', '.join(FORMATS)})")
-    from worlds.sql.style_import import STYLES
-
-    if style not in STYLES:
-        fail(f"--style: unknown style '{style}' (one of {', '.join(STYLES)})")
-    if style != "per_question" and (augment or filters.only_split):
-        fail(f"--augment and --only-split work with --style per_question only, not '{style}'")
-    if not 0 < query_time_limit_s <= 86_400:  # also refuses nan and inf
-        fail(f"--query-time-limit: {query_time_limit_s} is not a number of seconds in (0, 86400]")
-    if obfuscate and describe_model is not None:
-        fail(
-            "--describe-model and --obfuscate: a model's description names tables and columns, which obfuscation hides"
-        )
+    describe_model = options.describe_model
     config = None
     if describe_model is not None:
         from sim.cli.generator import generator_config
 
-        config = generator_config(name or out.name, seed, cache, cache_dir)
-    options = ImportOptions(
-        world=name or out.name,
-        db_ids=frozenset(db) if db else None,
-        augment=augment,
-        obfuscate=obfuscate,
-        seed=seed,
-        style=style,
-        drop_empty=filters.drop_empty,
-        max_rows=filters.max_rows,
-        only_split=filters.only_split,
-        query_time_limit_s=query_time_limit_s,
-    )
+        config = generator_config(options.world, options.seed, cache, cache_dir)
     started = time.perf_counter()
     described: DescribeReport | None = None
     try:
@@ -227,7 +209,7 @@ def import_sql(
     report = world.report
     elapsed = time.perf_counter() - started
     sys.stdout.write(
-        f"{out}: {style} style, {report.kept} of {report.questions} questions kept "
+        f"{out}: {options.style} style, {report.kept} of {report.questions} questions kept "
         f"({report.split} with two solution paths), "
         f"{report.rejected} rejected, {report.augmented} augmented, {report.functions} functions, {elapsed:.1f}s\n"
     )
@@ -248,7 +230,7 @@ async def _describe(config: RunConfig, model: str, world: ImportedWorld) -> tupl
     from sim.agents.factory import AgentUnavailable
     from sim.cli.generator import model_handle
     from sim.core import ModelRequest
-    from worlds.sql.describe_model import describe_functions, read_schema
+    from worlds.sql.describe.describe_model import describe_functions, read_schema
 
     schemas = {db_id: read_schema(path) for db_id, path in world.databases.items()}
     try:

@@ -20,7 +20,7 @@ RATERS = ("embedding", "llm")
 @judges_app.command("calibrate")
 def calibrate_command(
     labels: Annotated[
-        Path | None, typer.Option(help="A labelled JSONL set (default: the one shipped, judges/data).")
+        Path | None, typer.Option(help="A labelled JSONL set (default: the one shipped, judges/errors/data).")
     ] = None,
     raters: Annotated[
         str, typer.Option(help="Comma-separated: embedding, llm (llm needs --judge-model).")
@@ -35,7 +35,7 @@ def calibrate_command(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON (with every rater's score per case).")] = False,
 ) -> None:
     """Score the labelled set with each rater; print Cohen's kappa against the labels and between raters."""
-    from judges.calibration import LABELS_PATH, LabelsError, load_labels
+    from judges.errors.calibration import LABELS_PATH, LabelsError, load_labels
     from sim.config.run_config import ConfigError
     from sim.llm.errors import ProviderError
 
@@ -63,9 +63,9 @@ async def _calibrate(cases: list[Any], chosen: list[str], judge_model: str) -> d
 
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from judges.calibration import calibrate
-    from judges.error_handling import EmbeddingRater, Rater
-    from judges.error_handling_llm import LLMRater
+    from judges.errors.calibration import calibrate
+    from judges.errors.error_handling import EmbeddingRater, Rater
+    from judges.errors.error_handling_llm import LLMRater
     from sim.cli.common import make_console
     from sim.config.run_config import ConfigError, RunConfig
     from sim.judging.judge_set import open_judge_model

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from judges.names import JudgeName
 from sim.cli.common import fail, make_console, user_errors
 
 if TYPE_CHECKING:
@@ -62,7 +63,7 @@ def leaderboard_command(
     by: Annotated[
         str, typer.Option(help="Group runs by: agent | run | label | world | user | stressors | sweep.")
     ] = "agent",
-    metric: MetricOption = "core_api_accuracy",
+    metric: MetricOption = JudgeName.CORE_API_ACCURACY,
     reference: Annotated[str | None, typer.Option(help="The row Δ is taken against (default: the leader).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the leaderboard as JSON.")] = False,
 ) -> None:
@@ -101,7 +102,7 @@ def export_command(
         make_console().print(f"wrote {path}", highlight=False, soft_wrap=True)
 
 
-REPORT_METRICS = ("core_api_accuracy", "conversation_success", "state_match")
+REPORT_METRICS = (JudgeName.CORE_API_ACCURACY, JudgeName.CONVERSATION_SUCCESS, JudgeName.STATE_MATCH)
 
 
 def report_many(run_dirs: list[Path], as_json: bool) -> None:

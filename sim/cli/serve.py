@@ -3,7 +3,7 @@
 Binds 127.0.0.1 only. Prints the URL once listening (and writes the port to ``--port-file``); stops by itself on
 SIGTERM/SIGINT, after ``--idle-timeout`` seconds without a request, or when the process that started it exits.
 Agents reach it with ``squall run --world http://127.0.0.1:PORT``. The gold (``/tasks``) is served only with the
-token this command leaves in a file of the user's own (``worlds.sql.rest_token``), where that harness finds it.
+token this command leaves in a file of the user's own (``worlds.sql.serve.rest_token``), where that harness finds it.
 """
 
 from __future__ import annotations
@@ -57,9 +57,9 @@ def serve_command(
     if stdio:
         fail("--stdio serves an episode over MCP: use it with --mcp")
     from worlds.registry import WorldLoadError, load_world
-    from worlds.sql.rest import RestServer, serve_until_stopped
-    from worlds.sql.rest_token import TokenFileError
-    from worlds.sql.world import SqlPack
+    from worlds.sql.engine.world import SqlPack
+    from worlds.sql.serve.rest import RestServer, serve_until_stopped
+    from worlds.sql.serve.rest_token import TokenFileError
 
     try:
         pack = load_world(world)

@@ -34,6 +34,7 @@ def list_worlds(as_json: Annotated[bool, typer.Option("--json", help="Print JSON
     from worlds.bfcl.categories import listing
     from worlds.describe import describe
     from worlds.registry import known_worlds
+    from worlds.tau2 import listing as tau2_listing
 
     rows: list[dict[str, Any]] = []
     for name in known_worlds():
@@ -52,8 +53,9 @@ def list_worlds(as_json: Annotated[bool, typer.Option("--json", help="Print JSON
         {"name": r.name, "kind": r.kind, "conversations": r.entries, "supported": r.reason is None, "reason": r.reason}
         for r in listing()
     ]
+    tau2 = tau2_listing()  # τ²'s domains: task counts and splits from the wheel's task files (no database read)
     if as_json:
-        sys.stdout.write(json.dumps(rows + bfcl, indent=2) + "\n")
+        sys.stdout.write(json.dumps(rows + bfcl + tau2, indent=2) + "\n")
         return
     for row in rows:
         counts = f"{row['domains']} domain(s), {row['tools']} tools, {row['conversations']} conversations"
@@ -66,6 +68,16 @@ def list_worlds(as_json: Annotated[bool, typer.Option("--json", help="Print JSON
             what = f"{row['kind']}, bfcl-eval not installed (make setup)"
         else:
             what = f"{row['kind']}, {row['conversations']} entries"
+        sys.stdout.write(f"  {row['name']:<30} {what}\n")
+    sys.stdout.write("τ²-bench (inspect-evals' data; tau2:DOMAIN runs every task, tau2:DOMAIN:SPLIT one split):\n")
+    for row in tau2:
+        if not row["supported"]:
+            what = f"not supported: {row['reason']}"
+        elif row["conversations"] is None:
+            what = "inspect-evals not installed (make setup)"
+        else:
+            splits = ", ".join(f"{name} {n}" for name, n in row["splits"].items())
+            what = f"{row['conversations']} tasks; splits: {splits}"
         sys.stdout.write(f"  {row['name']:<30} {what}\n")
 
 

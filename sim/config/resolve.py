@@ -4,14 +4,17 @@ manifest; every error names where the bad value came from."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
 from sim.config.errors import ConfigError
-from sim.config.run_config import IDENTITY_FIELDS, QUICKSTART, RUN_ID, RunConfig, option_name
+from sim.config.identity import IDENTITY_FIELDS
+from sim.config.run_config import QUICKSTART, RUN_ID, RunConfig, option_name
 from sim.config.toml_file import TomlSettings
+from sim.core.suggest import did_you_mean
 from sim.llm.endpoints import EndpointSettings
 from sim.llm.retry_policy import RetryPolicy
 
@@ -59,6 +62,10 @@ def resolve_config(path: Path | None, overrides: dict[str, Any]) -> tuple[RunCon
         loc = [str(p) for p in err["loc"]]
         top = loc[0] if loc else ""
         msg = "unknown setting" if err["type"] == "extra_forbidden" else err["msg"].removeprefix("Value error, ")
+        if err["type"] == "literal_error" and isinstance(err.get("input"), str):
+            msg += did_you_mean(err["input"], re.findall(r"'([^']*)'", str((err.get("ctx") or {}).get("expected", ""))))
+        elif err["type"] == "extra_forbidden" and len(loc) == 1:
+            msg += did_you_mean(top, RunConfig.model_fields)
         if err["type"] == "extra_forbidden" and len(loc) == 1:
             msg += f" (known: {', '.join(RunConfig.model_fields)})"
         elif err["type"] == "extra_forbidden" and top == "endpoints":

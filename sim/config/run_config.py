@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
@@ -28,7 +29,7 @@ from pydantic import (
 )
 
 from sim.config.errors import ConfigError
-from sim.config.identity import ENDPOINT_FIELDS, without_endpoint
+from sim.config.identity import ENDPOINT_FIELDS, IDENTITY_FIELDS, LATER_IDENTITY_DEFAULTS, without_endpoint
 from sim.config.options import (
     CONFIG_FILE_ONLY,
     Option,
@@ -68,46 +69,6 @@ RUN_ID = FILE_NAME  # a run id names the run folder
 
 MAX_PLANNED_EPISODES = 1_000_000
 """Largest plan (tasks × trials) one run accepts; a bigger one is almost surely a typo."""
-
-# Fields that change what is measured; the rest (where, how fast) may differ on --resume.
-# One added later is hashed only away from its default, so runs made before it existed still resume. The agent's and
-# user model's endpoint address is not hashed (sim.config.identity): a run may resume on another port.
-IDENTITY_FIELDS = (
-    "world",
-    "agent",
-    "user",
-    "user_model",
-    "stressors",
-    "tasks",
-    "limit",
-    "trials",
-    "seed",
-    "max_steps",
-    "max_turns",
-    "max_tokens",
-    "temperature",
-    "arg_match",
-    "arg_match_params",
-    "embedding_threshold",
-    "setup",
-    "text_protocol",
-    "stressor_mode",
-    "system_prompt",
-    "tool_descriptions",
-    "param_descriptions",
-)
-
-_LATER_IDENTITY_DEFAULTS: dict[str, Any] = {
-    "text_protocol": "react",
-    "setup": "cumulative",
-    "stressor_mode": "cumulative",
-    "user_model": "local",
-    "arg_match_params": {},
-    "system_prompt": None,
-    "tool_descriptions": None,
-    "param_descriptions": "keep",
-}
-"""Identity fields added after runs were stored, with the default those runs had."""
 
 
 class RunConfig(BaseModel):
@@ -337,7 +298,7 @@ class RunConfig(BaseModel):
     @model_validator(mode="before")
     @classmethod
     def _error_judge_default(cls, data: Any) -> Any:
-        # The embedding rater is a weak proxy (judges.error_handling.EMBEDDING_KAPPA), so a judge model the user
+        # The embedding rater is a weak proxy (judges.errors.error_handling.EMBEDDING_KAPPA), so a judge model the user
         # named rates errors too unless they chose a rater. Only the default moves: a stored manifest's config
         # carries error_judge explicitly, so `squall score` keeps the rater the run had.
         if isinstance(data, dict) and "error_judge" not in data and data.get("judge_model") is not None:
@@ -402,7 +363,7 @@ class RunConfig(BaseModel):
         identity = self.model_dump(mode="json", include=set(IDENTITY_FIELDS))
         if not with_endpoint:
             identity |= {name: without_endpoint(identity[name]) for name in ENDPOINT_FIELDS}
-        for name, default in _LATER_IDENTITY_DEFAULTS.items():
+        for name, default in LATER_IDENTITY_DEFAULTS.items():
             if identity.get(name) == default:
                 del identity[name]
         return hashlib.sha256(json.dumps(identity, sort_keys=True).encode()).hexdigest()[:16]
@@ -413,6 +374,11 @@ class RunConfig(BaseModel):
 
     def problem(self, field: str, message: str) -> ConfigError:
         return ConfigError(f"{self.where(field)}: {message}")
+
+
+def default_run_id() -> str:
+    """The run folder's name when none is given: the start time, UTC, to the second."""
+    return datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
 
 
 def option_of(field: str) -> Option:

@@ -4,6 +4,7 @@
 """
 
 from sim.core.calls import CallContext, CallNext, CallOutcome
+from sim.core.episode_id import EpisodeId
 from sim.core.gold import EpisodeGold
 from sim.core.model_io import MODEL_ROLES, ChatMessage, MessageRole, ModelRequest, ModelResponse, ModelRole
 from sim.core.protocols import (
@@ -57,6 +58,7 @@ __all__ = [
     "ChatMessage",
     "EpisodeControls",
     "EpisodeGold",
+    "EpisodeId",
     "EpisodeResult",
     "Event",
     "EventKind",

@@ -111,6 +111,17 @@ class Task(Frozen):
     persona: str | None = Field(default=None, description="Persona name for simulated users.")
     description: str = Field(default="", description="What the task tests, for reports.")
     tags: list[str] = Field(default_factory=list, description="Free labels (e.g. 'multi-turn', 'alt-path').")
+    user_scenario: str | None = Field(
+        default=None,
+        description="The user's whole brief where a benchmark writes one (τ²'s user scenario: persona, reason for "
+        "call, known and unknown info, instructions): an LLM user plays it as written; scripted users speak the "
+        "goals' wordings. None: the goals and the persona are the brief.",
+    )
+    evaluation: dict[str, JsonValue] | None = Field(
+        default=None,
+        description="A benchmark's own evaluation criteria as its data writes them, for the judge that reproduces "
+        "its verdict (τ²'s evaluation_criteria: actions, communicate_info, nl_assertions, reward_basis). None: none.",
+    )
     goals: list[Goal] = Field(
         min_length=1,
         validation_alias=AliasChoices("goals", "turns"),

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 from pydantic import BaseModel, Field
 
-from sim.core import AgentFactory, Event, Stressor, Task, User, WorldPack
+from sim.core import AgentFactory, EpisodeId, Event, Stressor, Task, User, WorldPack
 from sim.episode.gold_history import Setup
 from sim.episode.state_track import GoldStateCache
 from sim.llm.gateway import Gateway
@@ -38,8 +38,7 @@ class EpisodeSpec(BaseModel):
 
     @property
     def episode_id(self) -> str:
-        base = f"{self.task.id}@{self.variant}" if self.variant else self.task.id
-        return f"{base}~{self.user}#{self.trial}" if self.user else f"{base}#{self.trial}"
+        return str(EpisodeId(self.task.id, self.trial, self.variant, self.user))
 
 
 def _no_lag() -> float:

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
-from sim.agents.outside.errors import OutsideAgentError, OutsideTimeout
+from sim.agents.outside.errors import OutsideAgentError, OutsideTimeout, OutsideUnreachable
 from sim.core import FaultKind, TerminationReason
 from sim.episode.deadline import WorkingTimeExceeded
 from sim.episode.gold_history import GoldReplayError
@@ -91,7 +91,10 @@ FAULTS: tuple[_Row, ...] = (
     _Row(_at("agent"), ContextLengthExceeded, "agent", "agent:context_length", _message, None),
     # An agent outside squall (sim.agents.outside) that did not answer in the episode's time left: the budget is spent.
     _Row(_at("agent"), OutsideTimeout, "agent", "agent:outside_timeout", _message, "timeout"),
-    # One that could not be reached, failed or answered garbage: its turn is lost, the user answers as to a silence.
+    # One that nothing answered for (down, refused, cannot start): nobody measured it, the episode is void and
+    # resumable, as for a model endpoint that fails (never the agent's 0).
+    _Row(_at("agent"), OutsideUnreachable, "provider", "provider:outside_unreachable", _message, "provider_error"),
+    # One that failed or answered garbage: its turn is lost, the user answers as to a silence.
     _Row(_at("agent"), OutsideAgentError, "agent", _outside_code, _message, None),
     # An endpoint that failed after retries (the agent's or the user model's): nobody's doing, the episode is void.
     _Row(_MODEL_CALLERS, ProviderError, "provider", _provider_code, _message, "provider_error"),

@@ -8,15 +8,15 @@ from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
 from typing import Any
 
-from judges.answer_semantic import AnswerMatch
-from judges.arg_match import ArgMatcher
-from judges.episode_memo import judging
-from judges.error_handling import BANDS, EmbeddingRater, ErrorHandlingJudge
-from judges.error_handling_llm import LLMRater
-from judges.llm_ask import JudgeModel
+from judges.answers.answer_semantic import AnswerMatch
+from judges.calls.arg_match import ArgMatcher
+from judges.common.episode_memo import judging
+from judges.common.llm_ask import JudgeModel
+from judges.errors.error_handling import BANDS, EmbeddingRater, ErrorHandlingJudge
+from judges.errors.error_handling_llm import LLMRater
 from judges.registry import JudgeEntry, judge_entries
-from judges.run_identity import RunIdentity
-from judges.run_summary import RunSummary
+from judges.run.run_identity import RunIdentity
+from judges.run.run_summary import RunSummary
 from sim.config.run_config import RunConfig
 from sim.core import EpisodeResult, Judge, Score
 from sim.core.embedding import embedding_available
@@ -105,8 +105,8 @@ def _match_modes(config: RunConfig) -> set[str]:
 def build_judges(config: RunConfig, judge_model: JudgeModel | None = None) -> list[Judge]:
     """The run's judges. ``judge_model`` is what the judges that ask a model ask (``open_judges`` opens it); the
     embedding judges share one embedder."""
-    from judges.answer_semantic import EmbeddingAnswers, LLMAnswers
-    from judges.arg_match_llm import LLMValues
+    from judges.answers.answer_semantic import EmbeddingAnswers, LLMAnswers
+    from judges.calls.arg_match_llm import LLMValues
 
     if uses_judge_model(config) and judge_model is None:
         raise ValueError("a judge that asks a model needs it opened: use open_judges")
@@ -172,8 +172,8 @@ async def judge(result: EpisodeResult, judges: list[Judge], score_set: str) -> l
     """Every judge's score, labelled with the score set; a judge that crashes yields a judge fault
     (a Score with no value and a ``judge:`` error), not a lost episode.
 
-    The judges share what they derive from the trace (``judges.episode_memo``), and a Score built with
-    ``judges.trace_view.score_for`` comes labelled already: a copy only for one that is not."""
+    The judges share what they derive from the trace (``judges.common.episode_memo``), and a Score built with
+    ``judges.common.trace_view.score_for`` comes labelled already: a copy only for one that is not."""
     scores = []
     with judging(result, score_set):
         for j in judges:
@@ -229,7 +229,7 @@ def run_summary(store: RunStore, score_set: str, planned: int | None) -> RunSumm
     """The summary of one score set of a run (what summary.json and the report show).
 
     Streams the store: episodes are read as light outlines one at a time, scores reduced as they are read."""
-    from judges.metrics import EpisodeOutline, summarize
+    from judges.run.metrics import EpisodeOutline, summarize
     from sim.judging.stacking_summary import stacking_summary
     from sim.judging.stressor_summary import stressor_summary
     from sim.judging.user_summary import user_summary

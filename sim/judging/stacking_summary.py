@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from judges.stats import rate, wilson
+from judges.common.stats import rate, wilson
+from judges.names import JudgeName
 from sim.store.run_store import RunStore, StoreError
 
 TOP = 3
@@ -41,7 +42,7 @@ def stacking_summary(store: RunStore, score_set: str) -> dict[str, object] | Non
         return None
     verdicts: dict[str, list[float | None]] = {}
     for score in store.iter_scores(score_set):
-        if score.judge == "core_api_accuracy":  # the newest verdict wins; a newer judge fault is no verdict
+        if score.judge == JudgeName.CORE_API_ACCURACY:  # the newest verdict wins; a newer judge fault is no verdict
             if score.judge_fault:
                 verdicts.pop(score.episode_id, None)
             else:

@@ -17,7 +17,9 @@ from collections import defaultdict
 from collections.abc import Mapping
 from typing import Any
 
-from judges.stats import paired_cluster_bootstrap
+from judges.common.stats import paired_cluster_bootstrap
+from judges.names import JudgeName
+from sim.core import EpisodeId
 from sim.store.run_store import RunStore
 from worlds.registry import load_world
 from worlds.stressors import builtin_scenarios
@@ -28,14 +30,6 @@ from worlds.stressors.scenario import Scenario
 PerGoal = list[float | None]
 
 
-def split_episode_id(episode_id: str) -> tuple[str, str, int, str]:
-    """``task[@variant][~user]#trial`` -> (task, variant, trial, user); user is '' unless the run has several."""
-    unit, _, trial = episode_id.rpartition("#")
-    unit, _, user = unit.partition("~")
-    task, at, variant = unit.rpartition("@")
-    return (task, variant, int(trial), user) if at else (unit, "", int(trial), user)
-
-
 def stressor_summary(store: RunStore, score_set: str) -> dict[str, Any] | None:
     config = store.manifest()["config"]
     if config.get("stressor_mode") != "isolated":
@@ -43,26 +37,26 @@ def stressor_summary(store: RunStore, score_set: str) -> dict[str, Any] | None:
     tasks = {t.id: t for t in load_world(config["world"]).tasks()}
     # The rows as the run's items made them (a rate, a from_goal): the goals they touched are computed from those.
     scenarios = {s.name: s for s in builtin_scenarios()} | selected_rows(config.get("stressors") or [])
-    per_goal: dict[tuple[str, str, int, str], PerGoal] = {}
-    declined: dict[tuple[str, str, int, str], PerGoal] = {}
+    per_goal: dict[EpisodeId, PerGoal] = {}
+    declined: dict[EpisodeId, PerGoal] = {}
     for score in store.iter_scores(score_set):
-        if score.judge == "core_api_accuracy":  # the newest verdict wins; a newer judge fault is no verdict
+        if score.judge == JudgeName.CORE_API_ACCURACY:  # the newest verdict wins; a newer judge fault is no verdict
             if score.judge_fault:
-                per_goal.pop(split_episode_id(score.episode_id), None)
+                per_goal.pop(EpisodeId.parse(score.episode_id), None)
             else:
-                per_goal[split_episode_id(score.episode_id)] = list(score.per_goal)
-        elif score.judge == "decline" and score.per_goal:
-            declined[split_episode_id(score.episode_id)] = list(score.per_goal)
+                per_goal[EpisodeId.parse(score.episode_id)] = list(score.per_goal)
+        elif score.judge == JudgeName.DECLINE and score.per_goal:
+            declined[EpisodeId.parse(score.episode_id)] = list(score.per_goal)
     for key, verdicts in declined.items():  # on a decline goal, right is declining right
         if key in per_goal:
             per_goal[key] = [d if d is not None else v for v, d in zip(per_goal[key], verdicts, strict=False)]
     sums: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0, 0.0])  # before, after, goals
     by_task: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(lambda: [0.0, 0.0, 0.0]))
     unpaired: dict[str, int] = defaultdict(int)  # stressed episodes left out: no scored baseline, or not scored
-    for (task_id, variant, trial, user), after in per_goal.items():
+    for (task_id, trial, variant, user), after in per_goal.items():
         if not variant:
             continue
-        before = per_goal.get((task_id, "", trial, user))
+        before = per_goal.get(EpisodeId(task_id, trial, "", user))
         task = tasks.get(task_id)
         if before is None or task is None or not before or not after:
             unpaired[variant] += 1  # a failed episode has no per-goal values: stated, never averaged in
@@ -104,7 +98,8 @@ def stressor_summary(store: RunStore, score_set: str) -> dict[str, Any] | None:
 
 def _paired(per_task: Mapping[str, list[float]]) -> dict[str, tuple[float, float] | None]:
     """Intervals of the row's degradation and retention: tasks resampled with their baseline and stressed turns
-    together (``judges.stats.paired_cluster_bootstrap``). In task order: the store's score order differs from run to
+    together (``judges.common.stats.paired_cluster_bootstrap``). In task order: the store's score order differs from
+    run to
     run (episodes finish in any order), and the seeded bootstrap must not."""
     return paired_cluster_bootstrap([(b, a, n) for b, a, n in (per_task[t] for t in sorted(per_task))])
 

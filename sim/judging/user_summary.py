@@ -16,9 +16,9 @@ from typing import Any
 
 from pydantic import AliasChoices, BaseModel, Field
 
-from judges.stats import cluster_bootstrap
-from sim.core import FAILED_TERMINATIONS, Score
-from sim.judging.stressor_summary import split_episode_id
+from judges.common.stats import cluster_bootstrap
+from judges.names import JudgeName
+from sim.core import FAILED_TERMINATIONS, EpisodeId, Score
 from sim.store.run_store import RunStore, StoreError
 
 
@@ -80,7 +80,7 @@ def user_summary(store: RunStore, score_set: str) -> dict[str, Any] | None:
     if not several and slips == 0 and set(configured or tallies) <= {"", "scripted", "scripted:explicit"}:
         return None
     # A re-score appends verdicts to the same set: only the newest per (episode, judge) counts, as in the summary.
-    wanted = ("core_api_accuracy", "conversation_success", "clarification")
+    wanted = (JudgeName.CORE_API_ACCURACY, JudgeName.CONVERSATION_SUCCESS, JudgeName.CLARIFICATION)
     left: Counter[tuple[str, str]] = Counter(
         (s.episode_id, s.judge) for s in store.iter_scores(score_set) if s.judge in wanted
     )
@@ -130,8 +130,7 @@ def _configured_users(store: RunStore) -> list[str]:
 def _user_of(episode_id: str, stored: str | None, several: bool) -> str:
     """The user label of an episode: its id carries it when the run has several users."""
     if several:
-        unit = episode_id.rpartition("#")[0]
-        return unit.partition("~")[2]
+        return EpisodeId.parse(episode_id).user
     return stored if stored is not None else "*"
 
 
@@ -161,16 +160,16 @@ class _Tally:
         self.goals_played += ep.goals_played if ep.goals_played is not None else ep.turns_played
 
     def add_score(self, score: Score, keep_goals: bool) -> None:
-        if score.judge == "core_api_accuracy":
+        if score.judge == JudgeName.CORE_API_ACCURACY:
             for g, v in enumerate(score.per_goal):
                 if v is not None:
                     self.goal_sum, self.goal_n = self.goal_sum + v, self.goal_n + 1
                     if keep_goals:
-                        task, variant, trial, _ = split_episode_id(score.episode_id)
+                        task, trial, variant, _ = EpisodeId.parse(score.episode_id)
                         self.goals[(task, variant, trial, g)] = v
-        elif score.judge == "conversation_success" and score.value is not None:
+        elif score.judge == JudgeName.CONVERSATION_SUCCESS and score.value is not None:
             self.success = [self.success[0] + score.value, self.success[1] + 1]
-        elif score.judge == "clarification":
+        elif score.judge == JudgeName.CLARIFICATION:
             kept = [v for v in score.per_goal if v is not None]
             self.clarify = [self.clarify[0] + sum(kept), self.clarify[1] + len(kept)]
 
@@ -181,9 +180,9 @@ class _Tally:
             "failed": self.failed,
             "goal_accuracy": self.goal_sum / self.goal_n if self.goal_n else None,
             "goals_scored": self.goal_n,
-            "conversation_success": self.success[0] / self.success[1] if self.success[1] else None,
+            JudgeName.CONVERSATION_SUCCESS: self.success[0] / self.success[1] if self.success[1] else None,
             "turns_per_goal": round(self.turns / self.goals_played, 3) if self.goals_played else None,
-            "clarification": self.clarify[0] / self.clarify[1] if self.clarify[1] else None,
+            JudgeName.CLARIFICATION: self.clarify[0] / self.clarify[1] if self.clarify[1] else None,
             "withheld_goals": int(self.clarify[1]),
             "user_faults": self.user_faults.total(),
             "user_faults_by_code": dict(sorted(self.user_faults.items())),

@@ -16,10 +16,11 @@ from html import escape
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from judges.run_identity import distinct_labels
-from judges.run_summary import RunSummary
-from judges.stats import paired_ratio_difference
-from judges.summary_view import pct
+from judges.common.stats import paired_ratio_difference
+from judges.common.summary_view import pct
+from judges.names import JudgeName
+from judges.run.run_identity import distinct_labels
+from judges.run.run_summary import RunSummary
 from sim.report.html import table
 from sim.report.leaderboard import verdict_units
 from sim.report.sections import headline_rows
@@ -28,7 +29,7 @@ from sim.store.run_store import EpisodeKey, RunStore, StoreError
 if TYPE_CHECKING:
     from rich.console import Console
 
-FIRST_JUDGES = ("core_api_accuracy", "conversation_success", "completion")
+FIRST_JUDGES = (JudgeName.CORE_API_ACCURACY, JudgeName.CONVERSATION_SUCCESS, JudgeName.COMPLETION)
 """Listed first; any other judge both runs scored follows in name order."""
 
 

@@ -14,12 +14,13 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from judges.names import JudgeName
 from sim.core import EpisodeResult
 from sim.core.trace import FAILED_TERMINATIONS, Event
 from sim.store.run_store import EPISODES, RunStore, parse_line, read_lines
 
 DEFAULT_CAP = 1000
-RANK_JUDGES = ("conversation_success", "core_api_accuracy")
+RANK_JUDGES = (JudgeName.CONVERSATION_SUCCESS, JudgeName.CORE_API_ACCURACY)
 """The judges whose mean ranks an episode; a run without them ranks by the mean of every judge it has."""
 
 
@@ -103,7 +104,7 @@ def _outcome(ep: dict[str, Any]) -> str:
         return "failed"
     if ep["rank"] is None:
         return "unscored"
-    success = (ep["scores"].get("conversation_success") or {}).get("value")
+    success = (ep["scores"].get(JudgeName.CONVERSATION_SUCCESS) or {}).get("value")
     return "passed" if (success if success is not None else ep["rank"]) == 1.0 else "wrong"
 
 

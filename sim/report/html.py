@@ -14,8 +14,9 @@ from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
-from judges.run_summary import RunSummary
-from judges.summary_view import Section
+from judges.common.summary_view import Section
+from judges.names import JudgeName
+from judges.run.run_summary import RunSummary
 from sim.core.files import write_text_atomic
 from sim.report.episodes import DEFAULT_CAP, EpisodeSample, collect_episodes
 from sim.report.sections import build_sections, page_title
@@ -88,7 +89,7 @@ def plots(summary: RunSummary) -> tuple[list[str], list[str]]:
         notes.append("Tokens and cost per role: no model calls were made (scripted agent and user).")
     users = (summary.users or {}).get("by_user") or []
     if users:
-        rows = [(u["user"], [u.get("goal_accuracy"), u.get("conversation_success")]) for u in users]
+        rows = [(u["user"], [u.get("goal_accuracy"), u.get(JudgeName.CONVERSATION_SUCCESS)]) for u in users]
         charts.append(bar_chart(rows, ["goal accuracy", "success"], "per user"))
     return charts, notes
 

@@ -22,7 +22,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
-from judges.stats import BOOTSTRAP_RESAMPLES, cluster_bootstrap, paired_ratio_difference
+from judges.common.stats import BOOTSTRAP_RESAMPLES, cluster_bootstrap, paired_ratio_difference
+from judges.names import JudgeName
 from sim.core import Score
 from sim.report.run_index import RunInfo, read_run_info
 from sim.store.run_store import RunStore
@@ -30,7 +31,7 @@ from sim.store.run_store import RunStore
 GROUP_FIELDS = ("agent", "run", "run_id", "label", "world", "user", "stressors", "sweep")
 """What ``--by`` may group runs by: a field of ``RunInfo`` (``run``: each run alone, named by its label or else its
 id; runs that share a label pool — ``run_id`` keeps them apart)."""
-DEFAULT_METRIC = "core_api_accuracy"
+DEFAULT_METRIC = JudgeName.CORE_API_ACCURACY
 INTERVAL_NOTE = (
     "Δ = row − {reference}. 95% intervals: bootstrap over tasks ({resamples} resamples), Δ's paired (a task's "
     "episodes in both rows drawn together)."

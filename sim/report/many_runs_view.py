@@ -8,9 +8,9 @@ from collections.abc import Sequence
 from rich.console import Console
 from rich.table import Table
 
-from judges.run_identity import default_label
-from judges.run_summary import RunSummary
-from judges.summary_view import pct
+from judges.common.summary_view import pct
+from judges.run.run_identity import default_label
+from judges.run.run_summary import RunSummary
 from sim.report.leaderboard import Leaderboard
 from sim.report.run_index import RunInfo
 from sim.report.sections import headline_rows

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from judges.run_summary import RunSummary
+from judges.run.run_summary import RunSummary
 from sim.report.sections import build_sections, identity_line, page_title
 
 

@@ -1,7 +1,7 @@
 """What a run folder says about itself, read cheaply for listing many runs: its identity (agent, world, user,
 stressors, label, date) from ``manifest.json`` and its headline from ``summary.json``; no episode is parsed.
 
-A run's typed identity (``judges.run_identity.RunIdentity``: its label, the agent without its endpoint's address)
+A run's typed identity (``judges.run.run_identity.RunIdentity``: its label, the agent without its endpoint's address)
 is in ``summary.json`` under ``identity`` for runs that record it; where it is, its fields win over the ones read
 here from the run's config, so older runs and newer runs list alike. Credentials in an agent's URL are never shown."""
 
@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from judges.names import JudgeName
 from sim.store.run_store import MANIFEST, SUMMARY, StoreError
 
 
@@ -110,8 +111,8 @@ def read_run_info(run_dir: Path) -> RunInfo:
         trials=_int(pick("trials")),
         created_at=_text(manifest.get("created_at")),
         sweep=_text(manifest.get("sweep")) or None,
-        core_api_accuracy=_number(summary.get("core_api_accuracy")),
-        conversation_success=_number(summary.get("conversation_success")),
+        core_api_accuracy=_number(summary.get(JudgeName.CORE_API_ACCURACY)),
+        conversation_success=_number(summary.get(JudgeName.CONVERSATION_SUCCESS)),
         episodes=_int(summary.get("episodes")),
         failed_episodes=_int(summary.get("failed_episodes")),
     )

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from judges.common.summary_view import Section, ci_text, mean_sd, pct, ratio_ci
+from judges.names import JudgeName
 from judges.registry import summaries
-from judges.run_summary import RunSummary
-from judges.summary_view import Section, ci_text, mean_sd, pct, ratio_ci
+from judges.run.run_summary import RunSummary
 from sim.core.model_io import OUTPUT_TRUNCATED
 
 DETAILED_TYPES = ("drift", "perturb")
@@ -182,9 +183,9 @@ def user_cells(row: dict[str, Any], baseline: str | None) -> list[str]:
         str(row["goals_scored"]),
         pct(row["goal_accuracy"]),
         retention,
-        pct(row["conversation_success"]),
+        pct(row[JudgeName.CONVERSATION_SUCCESS]),
         "—" if row["turns_per_goal"] is None else f"{row['turns_per_goal']:.2f}",
-        f"{pct(row['clarification'])} of {row['withheld_goals']}" if row["withheld_goals"] else "—",
+        f"{pct(row[JudgeName.CLARIFICATION])} of {row['withheld_goals']}" if row["withheld_goals"] else "—",
         str(row["user_faults"]),
         str(row["agent_faults"]),
     ]

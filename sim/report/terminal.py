@@ -9,8 +9,8 @@ from __future__ import annotations
 from rich.console import Console
 from rich.table import Table
 
-from judges.run_summary import RunSummary
-from judges.summary_view import Section
+from judges.common.summary_view import Section
+from judges.run.run_summary import RunSummary
 from sim.report.sections import build_sections, identity_line, page_title
 
 __all__ = ["FEW_TASKS", "render", "render_sections"]

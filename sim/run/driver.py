@@ -24,8 +24,8 @@ import asyncio
 from array import array
 from collections.abc import Callable, Iterator
 
-from judges.run_summary import RunSummary
-from sim.core import EpisodeResult, Judge, Score
+from judges.run.run_summary import RunSummary
+from sim.core import EpisodeId, EpisodeResult, Judge, Score
 from sim.core.files import write_text_atomic
 from sim.episode.loop import EpisodeSpec
 from sim.judging.judge_set import judges_in_thread, run_summary
@@ -57,11 +57,11 @@ class PlanIndex:
         self.size = len(plan)
 
     def position(self, episode_id: str) -> int | None:
-        task, sep, trial = episode_id.rpartition("#")
-        index = self._tasks.get(task)
-        if not sep or index is None or not trial.isdigit() or int(trial) >= self._trials:
+        parsed = EpisodeId.find(episode_id)
+        index = None if parsed is None else self._tasks.get(parsed.unit)
+        if parsed is None or index is None or parsed.trial >= self._trials:
             return None
-        return int(trial) * len(self._tasks) + index
+        return parsed.trial * len(self._tasks) + index
 
 
 class EpisodeMarks:

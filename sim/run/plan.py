@@ -15,7 +15,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 
 from sim.config.run_config import MAX_PLANNED_EPISODES, ConfigError, RunConfig
-from sim.core import Task, WorldPack
+from sim.core import EpisodeId, Task, WorldPack
 from sim.episode.loop import EpisodeSpec
 
 
@@ -35,8 +35,7 @@ class Unit:
 
     @property
     def id(self) -> str:
-        base = f"{self.task.id}@{self.variant}" if self.variant else self.task.id
-        return f"{base}~{self.user}" if self.user else base
+        return EpisodeId.unit_of(self.task.id, self.variant, self.user)
 
 
 @dataclass(frozen=True)

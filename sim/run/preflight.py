@@ -6,7 +6,9 @@ so an endpoint with nothing listening fails at once, with one line naming its UR
 ``provider_error`` episodes. ``squall run`` calls it right after reading its config, before the world loads; it uses
 the standard library's HTTP client only, so no heavy import delays the answer. Skipped with ``--no-preflight`` and
 when a response cache is on (a cached re-run may need no endpoint). Models of other providers (pydantic-ai's
-``anthropic:...``), the embedded ``local`` model (started by squall) and agents outside squall are not checked.
+``anthropic:...``) and the embedded ``local`` model (started by squall) are not checked. An ``http:`` agent outside
+squall must answer HTTP at its URL (``python:`` and ``command:`` agents are checked when their spec is read: the
+callable imports, the program exists).
 """
 
 from __future__ import annotations
@@ -47,6 +49,7 @@ class Target:
     base_url: str
     settings: EndpointSettings | None
     tools: bool  # send the tool-calling probe
+    assumed: bool = False  # the model string names no endpoint: OpenAI's URL is assumed, and said so
 
 
 def _agent_model(agent: str) -> tuple[str | None, bool]:
@@ -81,22 +84,51 @@ def targets(config: RunConfig) -> list[Target]:
         if settings is None and spec.base_url is None and not spec.raw.startswith("openai-chat:"):
             continue  # another provider, reached through pydantic-ai
         base_url = settings.base_url if settings else spec.base_url or OPENAI_BASE_URL
-        out.append(Target(field, spec.name, base_url, settings, probe))
+        assumed = settings is None and spec.base_url is None
+        out.append(Target(field, spec.name, base_url, settings, probe, assumed))
     return out
 
 
 def preflight(config: RunConfig) -> list[str]:
     """Check every target; returns a line per endpoint checked. Raises ConfigError (exit 2) naming the URL."""
-    if not config.preflight or config.cache != "off":
+    if not config.preflight:
         return []
-    return [_check(config, target) for target in targets(config)]
+    notes = [_check_outside(config, url)] if (url := outside_url(config.agent)) else []
+    if config.cache != "off":
+        return notes  # a cached re-run may need no model endpoint; an outside agent is never cached
+    return notes + [_check(config, target) for target in targets(config)]
+
+
+def outside_url(agent: str) -> str | None:
+    """The URL of an ``http:`` agent outside squall (``http:URL`` or a bare URL); None for any other agent."""
+    agent = agent.strip()
+    head, _, rest = agent.partition(":")
+    if head == "http" and rest.startswith(("http://", "https://")):
+        return rest
+    return agent if agent.startswith(("http://", "https://")) else None
+
+
+def _check_outside(config: RunConfig, url: str) -> str:
+    """An ``http:`` agent must answer HTTP at its URL: nothing listening is refused here, not scored as a run of
+    unanswered turns. Any HTTP status counts as answering (the protocol has no handshake; a GET is not its POST)."""
+
+    def problem(message: str) -> ConfigError:
+        return config.problem("agent", f"preflight: {url}: {message} (--no-preflight skips this check)")
+
+    status, _ = _request(url, {}, None, MODELS_TIMEOUT_S, problem, method="GET")
+    return f"preflight: the agent at {url} answers (HTTP {status} to a GET)"
 
 
 def _check(config: RunConfig, target: Target) -> str:
     where = target.base_url
+    place = where + (
+        f" (assumed: the model string names no @URL; openai-chat:{target.model}@BASE_URL names another server)"
+        if target.assumed
+        else ""
+    )
 
     def problem(message: str) -> ConfigError:
-        return config.problem(target.field, f"preflight: {where}: {message} (--no-preflight skips this check)")
+        return config.problem(target.field, f"preflight: {place}: {message} (--no-preflight skips this check)")
 
     try:
         key = (target.settings.api_key() if target.settings else None) or default_api_key(target.base_url)
@@ -107,7 +139,7 @@ def _check(config: RunConfig, target: Target) -> str:
     if status in (401, 403):
         raise problem(f"the key was refused (HTTP {status}: {_error_text(body)})")
     served = _model_ids(body) if status == 200 else None
-    note = f"preflight: {where} answers"
+    note = f"preflight: {place} answers"
     if served:
         if target.model not in served:
             shown = ", ".join(sorted(served)[:10]) + (" ..." if len(served) > 10 else "")
@@ -131,10 +163,11 @@ def _request(
     payload: dict[str, Any] | None,
     timeout: float,
     problem: Callable[[str], ConfigError],
+    method: str | None = None,
 ) -> tuple[int, bytes]:
     """(HTTP status, body). Not connecting is the caller's ``problem``; a slow answer to the probe is a 408."""
     data = None if payload is None else json.dumps(payload).encode()
-    request = urllib.request.Request(url, data, {**headers, "Content-Type": "application/json"})
+    request = urllib.request.Request(url, data, {**headers, "Content-Type": "application/json"}, method=method)
     opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # as the run's client: no proxy from env
     try:
         with opener.open(request, timeout=timeout) as resp:

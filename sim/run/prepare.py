@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 
 from personas import parse_user_specs
 from sim.agents.factory import LOCAL, AgentSpec, parse_agent_spec
-from sim.config.run_config import ConfigError, RunConfig
+from sim.config.run_config import ConfigError, RunConfig, default_run_id
 from sim.core import WorldPack
 from sim.judging.judge_set import judge_config, judge_config_hash
 from sim.llm.model_spec import parse_model_spec
@@ -97,7 +97,7 @@ async def prepare(config: RunConfig) -> PreparedRun:
         if reason := local_model_available():
             raise config.problem("agent", f"{config.agent} needs the embedded model: {reason}; run `make setup`")
     settings = judge_config(config)
-    run_id = config.run_id or datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
+    run_id = config.run_id or default_run_id()
     root = config.out / run_id
     resumed = RunStore.resume(root, config.config_hash(), same_run(config)) if config.resume else None
     if resumed is None:

@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from judges.run_summary import RunSummary
+from judges.run.run_summary import RunSummary
 from sim.config.run_config import ConfigError, RunConfig, option_name
 from sim.core import EpisodeResult, Judge, Score
 from sim.core.files import write_text_atomic

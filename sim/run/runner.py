@@ -17,7 +17,7 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 
-from judges.run_summary import RunSummary
+from judges.run.run_summary import RunSummary
 from personas import UserSpec
 from sim.agents.factory import AgentOpener
 from sim.config.run_config import RunConfig

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from judges.run_summary import RunSummary
+from judges.run.run_summary import RunSummary
 from sim.report.compare import compare_runs
 from sim.store.run_store import StoreError
 

@@ -11,7 +11,7 @@ import hashlib
 import json
 from typing import Any
 
-from judges.state import judge_goal_state
+from judges.calls.state import judge_goal_state
 from sim.core import EpisodeResult, GoalState
 from sim.core.task_state import AS_AT_BASE, at, same
 from sim.report.episodes import project

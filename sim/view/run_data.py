@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from judges.run_summary import RunSummary
-from judges.stats import cluster_bootstrap, wilson
+from judges.common.stats import cluster_bootstrap, wilson
+from judges.run.run_summary import RunSummary
 from sim.report.episodes import DEFAULT_CAP, collect_episodes
 from sim.report.html import plots
 from sim.report.sections import build_sections

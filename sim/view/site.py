@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from judges.names import JudgeName
 from sim.report.leaderboard import leaderboard_of_dirs
 from sim.report.run_index import read_run_info
 from sim.report.svg import interval_chart
@@ -18,7 +19,7 @@ from sim.store.run_store import EPISODES, MANIFEST, SCORE_SETS, SCORES, StoreErr
 from sim.view.compare_data import CompareSide, compare_document
 from sim.view.run_data import RunDocuments, build_run_documents
 
-LEADERBOARD_METRICS = ("core_api_accuracy", "conversation_success")
+LEADERBOARD_METRICS = (JudgeName.CORE_API_ACCURACY, JudgeName.CONVERSATION_SUCCESS)
 LEADERBOARD_BY = ("agent", "run")
 
 

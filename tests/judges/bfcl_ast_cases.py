@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from judges.bfcl_ast import BfclAst
+from judges.bfcl.bfcl_ast import BfclAst
 from sim.core import EpisodeResult, Event, Task, ToolCall, ToolSpec, WorldContext
 from sim.core.frozen import thaw
 from worlds.bfcl.categories import SINGLE_TURN

@@ -15,7 +15,7 @@ from typing import Any
 from bfcl_eval.eval_checker.multi_turn_eval import multi_turn_utils as bfcl_executor
 from bfcl_eval.eval_checker.multi_turn_eval.multi_turn_checker import multi_turn_checker
 
-from judges.bfcl_multi_turn import STEP_LIMIT, BfclMultiTurn
+from judges.bfcl.bfcl_multi_turn import STEP_LIMIT, BfclMultiTurn
 from personas import ScriptedUser, parse_user_spec
 from sim.core import AgentFactory, AgentRuntime, EpisodeGold, EpisodeResult, Event, Task, ToolCall, WorldContext
 from sim.episode.env import EpisodeEnv, EpisodeLimits, EpisodeSpec

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from judges.answer_facts import AnswerFacts, facts_of, missing_facts
-from judges.arg_match import ArgMatcher
-from judges.core_api import CoreApiAccuracy
+from judges.answers.answer_facts import AnswerFacts, facts_of, missing_facts
+from judges.calls.arg_match import ArgMatcher
+from judges.calls.core_api import CoreApiAccuracy
 from sim.core import EpisodeResult, Event, Goal, GoldCall, Task, ToolCall, ToolResult, UserIntent
 
 GOLD = "Meta went from 603.44 on 2026-03-02 to 624.76 USD on 2026-03-13 (+3.53%)."

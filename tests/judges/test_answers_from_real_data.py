@@ -1,5 +1,5 @@
 """The answer judges on values as real databases store them: a reply that gives the answer as the oracle writes it
-(``worlds.sql.verify.answer_text``) is right, whatever the values hold — line breaks (an address over two lines),
+(``worlds.sql.query.verify.answer_text``) is right, whatever the values hold — line breaks (an address over two lines),
 tabs, trailing spaces, Unicode, NULLs, floats stored as text, REALs that JSON writes with an exponent, blanks — and
 the null agent's refusal, or any other refusal, is never right."""
 
@@ -10,13 +10,13 @@ from typing import Any
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from judges.answer_facts import goal_facts, missing_facts
-from judges.answer_normalise import fold
-from judges.completion import ReplyContext, match_reply
+from judges.answers.answer_facts import goal_facts, missing_facts
+from judges.answers.answer_normalise import fold
+from judges.answers.completion import ReplyContext, match_reply
 from sim.agents.baselines import NullAgent
 from sim.core import Goal, UserIntent
-from worlds.sql.execute import QueryResult
-from worlds.sql.verify import answer_text, answer_value
+from worlds.sql.engine.execute import QueryResult
+from worlds.sql.query.verify import answer_text, answer_value
 
 REFUSALS = [
     "I'm sorry, I can't help with that.",

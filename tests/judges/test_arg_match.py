@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from judges.arg_match import ArgMatcher, normalise
+from judges.calls.arg_match import ArgMatcher, normalise
 from sim.core.embedding import Embedder, embedding_available
 
 EXACT = ArgMatcher(mode="exact")

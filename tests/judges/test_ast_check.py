@@ -8,8 +8,8 @@ from functools import partial
 
 import pytest
 
-from judges.arg_match import ArgMatcher
-from judges.ast_check import AstChecker, json_type, reason_of
+from judges.calls.arg_match import ArgMatcher
+from judges.calls.ast_check import AstChecker, json_type, reason_of
 from personas import ScriptedUser, parse_user_spec
 from sim.agents.baselines import OracleAgent
 from sim.core import AgentFactory, AgentRuntime, EpisodeGold, Event, Score, ToolCall
@@ -132,7 +132,7 @@ class FollowsTheDocsFirst:
 
 
 async def stressed(pack_name: str, scenario: str, task: object, agent: AgentFactory) -> list[Score]:
-    from judges.core_api import CoreApiAccuracy
+    from judges.calls.core_api import CoreApiAccuracy
     from worlds.stressors.catalog import build_stressors
 
     pack = load_world(pack_name)
@@ -167,7 +167,7 @@ async def test_a_call_a_limitation_refused_is_not_a_wrong_count() -> None:
 
 
 def test_non_finite_numbers_are_type_errors_not_crashes() -> None:
-    from judges.ast_check import schema_errors
+    from judges.calls.ast_check import schema_errors
 
     spec = next(s for s in HOME.new_world(0).specs() if s.name == "set_brightness")
     call = ToolCall(id="c", name="set_brightness", arguments={"device_id": LIGHT, "level": float("nan")})

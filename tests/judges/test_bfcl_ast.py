@@ -8,11 +8,11 @@ from typing import Any
 
 import pytest
 
-from judges.bfcl_ast import BfclAst, check
-from judges.bfcl_ast_match import call_error, standardize
-from judges.bfcl_ast_summary import BfclAstSummary
-from judges.reduction import EpisodeFacts, RunFacts
-from judges.trace_view import score_for
+from judges.bfcl.bfcl_ast import BfclAst, check
+from judges.bfcl.bfcl_ast_match import call_error, standardize
+from judges.bfcl.bfcl_ast_summary import BfclAstSummary
+from judges.common.reduction import EpisodeFacts, RunFacts
+from judges.common.trace_view import score_for
 from sim.core import EpisodeResult, Event, Goal, GoldCall, Task, ToolCall, ToolSpec, UserIntent
 
 SCHEMA: dict[str, Any] = {

@@ -6,9 +6,9 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from judges.bfcl_multi_turn import BfclMultiTurn, differing_paths
-from judges.bfcl_multi_turn_summary import BfclMultiTurnSummary
-from judges.reduction import EpisodeFacts, RunFacts
+from judges.bfcl.bfcl_multi_turn import BfclMultiTurn, differing_paths
+from judges.bfcl.bfcl_multi_turn_summary import BfclMultiTurnSummary
+from judges.common.reduction import EpisodeFacts, RunFacts
 from sim.core import EpisodeResult, Event, Goal, GoalState, GoldCall, Score, Task, ToolCall, ToolResult, UserIntent
 from sim.core.task_state import changed
 from sim.episode.state_track import _compact

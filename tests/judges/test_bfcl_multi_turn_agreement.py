@@ -14,7 +14,7 @@ import pytest
 
 pytest.importorskip("bfcl_eval")
 
-from judges.bfcl_multi_turn import BfclMultiTurn
+from judges.bfcl.bfcl_multi_turn import BfclMultiTurn
 from sim.agents.baselines import NullAgent, OracleAgent
 from sim.core import Task
 from tests.judges.bfcl_multi_turn_cases import (

@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from judges.arg_match import ArgMatcher
-from judges.call_f1 import CallF1, align, prf
+from judges.calls.arg_match import ArgMatcher
+from judges.calls.call_f1 import CallF1, align, prf
 from sim.core import EpisodeResult, Event, GoldCall, Score, ToolCall, ToolSpec
 from tests.support import traces
 

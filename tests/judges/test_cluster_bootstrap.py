@@ -3,8 +3,8 @@ which treats every goal as an independent draw."""
 
 from __future__ import annotations
 
-from judges.metrics import summarize
-from judges.stats import cluster_bootstrap, wilson
+from judges.common.stats import cluster_bootstrap, wilson
+from judges.run.metrics import summarize
 from sim.core import EpisodeResult, Goal, Score, Task, UserIntent
 
 

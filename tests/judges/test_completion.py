@@ -11,8 +11,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from judges.answer_normalise import decimals, fold, number_matches, render_answer, rows, structured_matches, to_number
-from judges.completion import Completion, ReplyContext, match_reply
+from judges.answers.answer_normalise import (
+    decimals,
+    fold,
+    number_matches,
+    render_answer,
+    rows,
+    structured_matches,
+    to_number,
+)
+from judges.answers.completion import Completion, ReplyContext, match_reply
 from sim.core import EpisodeResult, Event, Goal, ToolCall, ToolResult, UserIntent
 from tests.support import traces
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from judges.arg_match import ArgMatcher
-from judges.core_api import ConversationSuccess, CoreApiAccuracy, judge_turns
+from judges.calls.arg_match import ArgMatcher
+from judges.calls.core_api import ConversationSuccess, CoreApiAccuracy, judge_turns
 from sim.core import EpisodeResult, Goal, GoldCall, TerminationReason, ToolSpec
 from tests.support import traces
 from tests.support.traces import AgentCall, turn

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from judges.arg_match import ArgMatcher
-from judges.core_api import judge_turns
+from judges.calls.arg_match import ArgMatcher
+from judges.calls.core_api import judge_turns
 from sim.cli.app import app
 from sim.core import EpisodeResult, GoldCall, ToolSpec
 from sim.core.embedding import Embedder, embedding_available

@@ -1,9 +1,10 @@
-"""Judges sharing what they derive from a trace (``judges.episode_memo``) give the Scores each judge gives alone."""
+"""Judges sharing what they derive from a trace (``judges.common.episode_memo``) give the Scores each judge gives
+alone."""
 
 from __future__ import annotations
 
-from judges.episode_memo import judging, memo
-from judges.trace_view import agent_events
+from judges.common.episode_memo import judging, memo
+from judges.common.trace_view import agent_events
 from personas import ScriptedUser, parse_user_spec
 from sim.agents.baselines import NaiveAgent, NullAgent, OracleAgent
 from sim.config.run_config import RunConfig

@@ -12,8 +12,8 @@ import pytest
 from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from judges.calibration import LABELS_PATH, LabelsError, cohen_kappa, load_labels
-from judges.error_handling import (
+from judges.errors.calibration import LABELS_PATH, LabelsError, cohen_kappa, load_labels
+from judges.errors.error_handling import (
     BANDS,
     EMBEDDING_KAPPA,
     EmbeddingRater,
@@ -22,7 +22,7 @@ from judges.error_handling import (
     band,
     error_cases,
 )
-from judges.error_handling_llm import JudgeOutputError, LLMRater, parse_verdict
+from judges.errors.error_handling_llm import JudgeOutputError, LLMRater, parse_verdict
 from personas import ScriptedUser, parse_user_spec
 from sim.agents.baselines import NaiveAgent, OracleAgent
 from sim.core import AgentFactory, EpisodeResult

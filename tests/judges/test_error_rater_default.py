@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from judges.error_handling import EMBEDDING_KAPPA
-from judges.quality_metrics import ErrorHandlingSummary, handling_title
-from judges.reduction import EpisodeFacts, RunFacts
-from judges.run_summary import RunSummary
+from judges.common.reduction import EpisodeFacts, RunFacts
+from judges.errors.error_handling import EMBEDDING_KAPPA
+from judges.errors.error_handling_summary import ErrorHandlingSummary, handling_title
+from judges.run.run_summary import RunSummary
 from sim.config.resolve import resolve_config
 from sim.config.run_config import RunConfig
 from sim.core import Score
@@ -145,8 +145,8 @@ def test_calibrate_never_picks_the_embedded_toy_model_by_default(monkeypatch: py
 
 
 async def test_calibrate_reports_progress_per_case() -> None:
-    from judges.calibration import LABELS_PATH, calibrate, load_labels
-    from judges.error_handling import ErrorCase, Rating
+    from judges.errors.calibration import LABELS_PATH, calibrate, load_labels
+    from judges.errors.error_handling import ErrorCase, Rating
 
     class Fixed:
         mode = "fixed"

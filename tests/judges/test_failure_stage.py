@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from judges.arg_match import ArgMatcher
-from judges.failure_stage import FailureStage
+from judges.calls.arg_match import ArgMatcher
+from judges.calls.failure_stage import FailureStage
 from sim.core import EpisodeResult, Event, Goal, GoldCall, ToolSpec, UserIntent
 from tests.support import traces
 

@@ -1,4 +1,4 @@
-"""``judges.score_build.build_score`` gives the Score ``Score(**fields)`` gives, validated or not."""
+"""``judges.common.score_build.build_score`` gives the Score ``Score(**fields)`` gives, validated or not."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from judges.score_build import build_score
+from judges.common.score_build import build_score
 from sim.core import Score
 
 BASE: dict[str, Any] = {"episode_id": "t1#0", "task_id": "t1", "trial": 0, "judge": "call_f1", "value": 0.5}

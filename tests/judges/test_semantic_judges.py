@@ -7,8 +7,8 @@ import pytest
 from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from judges.answer_semantic import AnswerMatch, EmbeddingAnswers, LLMAnswers
-from judges.llm_ask import JudgeModel
+from judges.answers.answer_semantic import AnswerMatch, EmbeddingAnswers, LLMAnswers
+from judges.common.llm_ask import JudgeModel
 from personas import ScriptedUser, parse_user_spec
 from sim.agents.baselines import NullAgent, OracleAgent
 from sim.config.run_config import RunConfig

@@ -1,8 +1,9 @@
-"""Views kept across episodes for the goals and tool specs a run shares (``judges.shared_views``) change no Score."""
+"""Views kept across episodes for the goals and tool specs a run shares (``judges.common.shared_views``) change no
+Score."""
 
 from __future__ import annotations
 
-from judges.shared_views import of_object, of_toolkit
+from judges.common.shared_views import of_object, of_toolkit
 from personas import ScriptedUser, parse_user_spec
 from sim.agents.baselines import NaiveAgent, OracleAgent
 from sim.config.run_config import RunConfig

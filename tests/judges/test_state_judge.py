@@ -9,7 +9,7 @@ from functools import partial
 
 import pytest
 
-from judges.state import StateMatch, judge_goal_state
+from judges.calls.state import StateMatch, judge_goal_state
 from personas import ScriptedUser, parse_user_spec
 from sim.agents.baselines import NaiveAgent, OracleAgent
 from sim.core import AgentFactory, AgentRuntime, EpisodeGold, EpisodeResult, Event, GoalState, ToolCall

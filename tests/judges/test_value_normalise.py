@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from judges.arg_match import ArgMatcher
-from judges.value_normalise import as_date, as_minutes, as_number, same_text
+from judges.calls.arg_match import ArgMatcher
+from judges.common.value_normalise import as_date, as_minutes, as_number, same_text
 
 SAME = [
     ("Miami, FL", "Miami, Florida"),

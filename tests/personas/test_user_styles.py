@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from judges.arg_match import ArgMatcher
-from judges.core_api import judge_turns
+from judges.calls.arg_match import ArgMatcher
+from judges.calls.core_api import judge_turns
 from personas import ScriptedUser, parse_user_spec, parse_user_specs
 from personas.persona import PersonaError, load_persona, persona_names
 from personas.styles import asks_question, terse, value_spans

@@ -6,7 +6,7 @@ import errno
 import os
 from typing import Any
 
-from judges.metrics import EpisodeOutline, summarize
+from judges.run.metrics import EpisodeOutline, summarize
 from sim.core import (
     EpisodeResult,
     Event,

@@ -14,8 +14,8 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from sim.bench.mock_process import REPO_ROOT, stop_pid
-from worlds.sql.rest import RestServer, start_rest_server
-from worlds.sql.world import SqlPack
+from worlds.sql.engine.world import SqlPack
+from worlds.sql.serve.rest import RestServer, start_rest_server
 
 
 @contextmanager

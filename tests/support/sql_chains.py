@@ -8,10 +8,10 @@ from pathlib import Path
 from typing import Any
 
 from sim.core import Task, ToolCall, WorldContext
-from worlds.sql.execute import open_readonly, run_query
-from worlds.sql.style_slot import SlotWorld
-from worlds.sql.style_slot_gold import SlotPack
-from worlds.sql.world import SqlPack
+from worlds.sql.engine.execute import open_readonly, run_query
+from worlds.sql.engine.world import SqlPack
+from worlds.sql.styles.style_slot import SlotWorld
+from worlds.sql.styles.style_slot_gold import SlotPack
 
 
 def replay(world: Any, task: Task) -> list[Any]:

@@ -105,13 +105,13 @@ class ToolDef:
 _MARK = "__tool_def__"
 
 
-def lookup(description: str, requires: Sequence[str] = (), **params: Schema) -> Callable[[Function], Function]:
-    """Mark a read-only tool."""
+def lookup(description: str, /, requires: Sequence[str] = (), **params: Schema) -> Callable[[Function], Function]:
+    """Mark a read-only tool. ``description`` is positional-only, so a tool may have a parameter of that name."""
     return _marker(description, True, requires, params)
 
 
-def action(description: str, requires: Sequence[str] = (), **params: Schema) -> Callable[[Function], Function]:
-    """Mark a tool that changes state."""
+def action(description: str, /, requires: Sequence[str] = (), **params: Schema) -> Callable[[Function], Function]:
+    """Mark a tool that changes state (``description`` positional-only, as ``lookup``'s)."""
     return _marker(description, False, requires, params)
 
 

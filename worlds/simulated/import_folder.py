@@ -2,7 +2,7 @@
 that go with it.
 
 Written into a temporary folder beside the target and renamed into place at the end, as the SQL importer does
-(``worlds.sql.folder``), so a failed import leaves nothing behind.
+(``worlds.sql.ingest.folder``), so a failed import leaves nothing behind.
 """
 
 from __future__ import annotations

@@ -22,6 +22,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from sim.core import Stressor
+from sim.core.suggest import did_you_mean
 from worlds.stressors.scenario import LEVEL, Scenario, ScenarioStressor, renamed_params
 
 SCENARIO_DIR = Path(__file__).parent / "data"
@@ -131,8 +132,9 @@ def select(
             continue
         if name not in GROUPS:
             known = ", ".join(GROUPS)
+            hint = did_you_mean(name, [*GROUPS, *by_name])
             raise StressorSelectionError(
-                f"unknown stressor '{name}'; use a scenario name (squall stressors list) or {known}"
+                f"unknown stressor '{name}'{hint}; use a scenario name (squall stressors list) or {known}"
             )
         group = [s for s in group_members(name, table) if _applies(s, tools)]
         if not group:

@@ -11,9 +11,10 @@ class OutsideAgentError(Exception):
 
 
 class OutsideUnreachable(OutsideAgentError):
-    """Nothing answered: a refused connection, an unknown host, a program that cannot start."""
+    """Nothing answered: a refused connection, an unknown host, a program that cannot start. Not the agent's fault
+    as measured: the episode ends as a provider error (``sim.episode.faults``), unscored and resumable."""
 
-    code = "agent:outside_unreachable"
+    code = "provider:outside_unreachable"
 
 
 class OutsideFailed(OutsideAgentError):

@@ -1,15 +1,18 @@
 """``--agent`` strings of the outside kinds, checked before the run starts: a clear error for a malformed one.
 
 ``http:URL`` (a bare ``http://…`` or ``https://…`` is the same), ``python:module:function`` (an async callable the
-module defines, importable from here), ``command:"PROG ARGS"`` (split as a shell would, without a shell).
+module defines, importable from here: the current folder is on the import path, as for ``python -m``),
+``command:PROG ARGS`` or ``command:"PROG ARGS"`` (split as a shell would, without a shell).
 """
 
 from __future__ import annotations
 
 import importlib
 import inspect
+import os
 import shlex
 import shutil
+import sys
 from typing import Literal, cast
 from urllib.parse import urlsplit
 
@@ -55,6 +58,9 @@ def command_argv(target: str) -> list[str]:
         raise ValueError(f"agent spec 'command:{target}': {exc}") from None
     if not argv:
         raise ValueError("agent spec 'command:': missing a program after 'command:'")
+    if len(argv) == 1 and any(c.isspace() for c in argv[0]) and shutil.which(argv[0]) is None:
+        # command:"PROG ARGS" quoted whole (the quotes survive inside --agent '...'): the words inside the quotes
+        return command_argv(argv[0])
     return argv
 
 
@@ -63,6 +69,9 @@ def load_callable(target: str) -> OutsideCallable:
     module_name, sep, attribute = target.rpartition(":")
     if not sep or not module_name or not attribute:
         raise ValueError(f"agent spec 'python:{target}': expected python:module:function")
+    here = os.getcwd()
+    if here not in sys.path:  # as for `python -m`: a module in the current folder imports
+        sys.path.insert(0, here)
     try:
         found: object = importlib.import_module(module_name)
     except Exception as exc:  # an ImportError, or whatever the module raised while importing

@@ -23,8 +23,8 @@ from sim.core.task_state import moved
 from sim.run.runner import execute
 from tests.support.paths import SPIDER
 from worlds.registry import BUILTIN_WORLDS
-from worlds.sql.folder import write_world
-from worlds.sql.importer import ImportOptions, import_world
+from worlds.sql.ingest.folder import write_world
+from worlds.sql.ingest.importer import ImportOptions, import_world
 
 
 def undone_earlier_goal(episode: EpisodeResult, score: Score) -> list[int]:
@@ -58,8 +58,28 @@ CREDIT_RULES: dict[str, tuple[str, Callable[[EpisodeResult, Score], list[int]]]]
         "turns); squall's decline judge agrees",
         not_a_decline_goal,
     ),
+    "conversation_success": (
+        "README, τ²: a τ² conversation without a gold call (a refusal the policy asks for, an answer with nothing to "
+        "look up, or a gold action that errs in τ² too) has no call to get wrong; τ²'s reward judges the rest",
+        lambda episode, score: [] if not any(g.gold for g in episode.task.goals) else [0],
+    ),
+    "tau2_reward": (
+        "README, τ²: τ²'s own reward credits doing nothing where the gold leaves the database as it was and no "
+        "information must be said (airline 19 of 50 tasks, retail 7 of 114)",
+        lambda episode, score: [] if tau2_nothing_to_do(episode) else [0],
+    ),
 }
 """Judge -> (where the rule is documented, which of its credited goals the rule does not explain)."""
+
+
+def tau2_nothing_to_do(episode: EpisodeResult) -> bool:
+    """A τ² task whose gold changes nothing and that asks for no information (nor an action check): what the null
+    agent does is what τ²'s reward asks for."""
+    criteria = episode.task.evaluation or {}
+    states = episode.goal_states
+    unchanged = not criteria.get("has_actions") or (bool(states) and not states[-1].gold_after)
+    basis = criteria.get("reward_basis") or []
+    return unchanged and not criteria.get("communicate_info") and "ACTION" not in basis  # type: ignore[operator]
 
 
 async def run(
@@ -102,6 +122,14 @@ async def check_calibration(tmp_path: Path, world: str, tasks: list[str] | None 
 async def test_every_built_in_world_is_calibrated_under_every_judge(tmp_path: Path, world: str) -> None:
     with_oracle = await check_calibration(tmp_path, world)
     assert {"core_api_accuracy", "conversation_success", "ast"} <= set(with_oracle), with_oracle
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("world", ["tau2:airline", "tau2:retail", "tau2:mock"])
+async def test_tau2_worlds_are_calibrated_under_every_judge(tmp_path: Path, world: str) -> None:
+    pytest.importorskip("worlds.tau2.source").package_root()  # the inspect-evals wheel (make setup)
+    with_oracle = await check_calibration(tmp_path, world)
+    assert "tau2_reward" in with_oracle and "state_match" in with_oracle, with_oracle
 
 
 spider = [

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from judges.arg_match import ArgMatcher
-from judges.call_f1 import CallF1
+from judges.calls.arg_match import ArgMatcher
+from judges.calls.call_f1 import CallF1
 from personas.scripted import ScriptedUser
 from sim.agents.direct_agent import DirectAgent
 from sim.agents.direct_plan import PlannedCall, render_plan
@@ -24,8 +24,8 @@ from sim.llm.gateway import Gateway
 from sim.llm.transports.base import Reply
 from sim.run.runner import execute
 from worlds.registry import load_world
-from worlds.sql.folder import write_world
-from worlds.sql.importer import ImportOptions
+from worlds.sql.ingest.folder import write_world
+from worlds.sql.ingest.importer import ImportOptions
 from worlds.sql.sample import import_sample
 
 STYLES = ("per_question", "sel", "slot")

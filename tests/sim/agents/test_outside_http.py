@@ -4,11 +4,10 @@ fault of that episode, never the run's."""
 
 from __future__ import annotations
 
-import socket
-
 import pytest
 
 from tests.support.outside_agents import REQUESTS, agent_faults, agent_service, lister, play_outside
+from tests.support.ports import free_port
 
 HARNESS_WORDS = ("call_", "scenario", "raw_result", "gold", "tool_result", "error_code", "state_hash")
 
@@ -40,13 +39,6 @@ async def test_the_reference_service_answers_every_turn_through_the_episodes_mcp
     assert not [w for w in HARNESS_WORDS if w in wire]
 
 
-def free_port() -> int:
-    """A port nothing listens on (bound, then closed)."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 @pytest.mark.parametrize(
     ("path", "code", "says"),
     [
@@ -66,9 +58,10 @@ async def test_a_service_that_fails_or_answers_garbage_is_the_agents_fault_on_th
     assert result.termination == "completed" and result.turns_played > 1  # the user goes on; judges score it
 
 
-async def test_an_unreachable_service_is_a_fault_of_each_turn_not_a_harness_crash() -> None:
+async def test_an_unreachable_service_voids_the_episode_as_infrastructure_not_the_agents_zero() -> None:
     result = await play_outside(f"http://127.0.0.1:{free_port()}/agent")
-    assert set(agent_faults(result)) == {"agent:outside_unreachable"} and result.termination == "completed"
+    faults = [(ev.fault, ev.code) for ev in result.events if ev.kind == "error"]
+    assert faults == [("provider", "provider:outside_unreachable")] and result.termination == "provider_error"
 
 
 async def test_a_service_that_hangs_times_out_within_the_episode_deadline() -> None:

@@ -79,17 +79,20 @@ def test_replies_are_json_or_a_commands_plain_text_and_nothing_else() -> None:
             reply_from_bytes(raw, "x", text_allowed)
 
 
-def test_outside_faults_are_the_agents_and_only_a_timeout_ends_the_episode() -> None:
+def test_outside_faults_are_the_agents_and_only_a_timeout_ends_the_episode_but_nobody_answering_voids_it() -> None:
     timeout = classify("agent", OutsideTimeout("slow"))
     assert timeout is not None and (timeout.kind, timeout.code, timeout.ends) == (
         "agent",
         "agent:outside_timeout",
         "timeout",
     )
-    for exc, code in [
-        (OutsideUnreachable("x"), "agent:outside_unreachable"),
-        (OutsideBadReply("x"), "agent:outside_bad_reply"),
-    ]:
+    unreachable = classify("agent", OutsideUnreachable("x"))
+    assert unreachable is not None and (unreachable.kind, unreachable.code, unreachable.ends) == (
+        "provider",
+        "provider:outside_unreachable",
+        "provider_error",
+    )
+    for exc, code in [(OutsideBadReply("x"), "agent:outside_bad_reply")]:
         fault = classify("agent", exc)
         assert fault is not None and (fault.kind, fault.code, fault.ends) == ("agent", code, None)
     assert reply_timeout(None) is None and reply_timeout(0.0) == 0.0

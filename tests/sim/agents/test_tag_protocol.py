@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from judges.arg_match import ArgMatcher
-from judges.core_api import CoreApiAccuracy
+from judges.calls.arg_match import ArgMatcher
+from judges.calls.core_api import CoreApiAccuracy
 from personas.scripted import ScriptedUser
 from sim.agents import tag_protocol
 from sim.agents.text_agent import TextProtocolAgent, transcript

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.cli import assert_clean_failure, squall, tree
-from worlds.sql.execute import QueryError, QueryLimitError, open_readonly, run_query
+from worlds.sql.engine.execute import QueryError, QueryLimitError, open_readonly, run_query
 
 pytestmark = pytest.mark.reliability
 

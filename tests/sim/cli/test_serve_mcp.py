@@ -6,13 +6,14 @@ import asyncio
 import json
 import os
 import signal
-import socket
 import sys
 from pathlib import Path
 
 from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
+
+from tests.support.ports import free_port
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
 
@@ -51,12 +52,6 @@ async def test_an_episode_explored_over_mcp_is_saved_and_judged_at_sigterm(tmp_p
     scores = [json.loads(line) for line in (run / "scores.jsonl").read_text().splitlines()]
     assert {s["episode_id"] for s in scores} == {episode["episode_id"]}
     assert "core_api_accuracy" in {s["judge"] for s in scores}
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 async def next_url(stream: asyncio.StreamReader) -> str:

@@ -19,6 +19,7 @@ from sim.cli.settings import cli_fields, given_settings, with_settings
 from sim.config.options import Option
 from sim.config.resolve import resolve_config
 from sim.config.run_config import RunConfig, option_name, option_of
+from tests.support.cli import squall
 
 OWN_OPTIONS = {"--config", "--quiet", "--help"}
 """``squall run``'s options that are not run settings."""
@@ -148,3 +149,8 @@ def test_score_and_chat_take_their_settings_from_the_same_declaration() -> None:
         for field in fields:
             description = RunConfig.model_fields[field].description or ""
             assert (by_option[option_name(field)].help or "").replace("\\[", "[").startswith(description[:40])
+
+
+def test_chat_plays_one_task() -> None:
+    code, _, err = squall("chat", "--task", "sh-001", "--task", "sh-002")
+    assert code == 2 and "--task: squall chat plays one conversation" in err

@@ -6,10 +6,10 @@ from typing import Any
 
 from rich.console import Console
 
-from judges.arg_match import ArgMatcher
-from judges.call_f1 import CallF1
-from judges.completion import Completion
-from judges.metrics import summarize
+from judges.answers.completion import Completion
+from judges.calls.arg_match import ArgMatcher
+from judges.calls.call_f1 import CallF1
+from judges.run.metrics import summarize
 from sim.core import Event, Goal, GoldCall, ToolSpec, UserIntent
 from sim.report.terminal import render
 from tests.support import traces

@@ -13,11 +13,11 @@ import pytest
 from rich.console import Console
 
 from judges import registry
-from judges.reduction import EpisodeFacts, Reduction, RunFacts
+from judges.common.reduction import EpisodeFacts, Reduction, RunFacts
+from judges.common.stats import rate
+from judges.common.summary_view import Section, pct
 from judges.registry import JudgeEntry
-from judges.run_summary import RunSummary
-from judges.stats import rate
-from judges.summary_view import Section, pct
+from judges.run.run_summary import RunSummary
 from sim.config.run_config import RunConfig
 from sim.core import EpisodeResult, Score
 from sim.judging.judge_set import judge_names

@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 from rich.console import Console
 
-from judges.reduction import Reduction
+from judges.common.reduction import Reduction
 from judges.registry import judge_entries, summaries
-from judges.run_summary import RunSummary
+from judges.run.run_summary import RunSummary
 from sim.config.run_config import RunConfig
 from sim.judging.judge_set import build_judges, judge_names
 from sim.report.markdown import markdown_summary

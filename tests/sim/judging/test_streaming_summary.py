@@ -10,7 +10,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
-from judges.metrics import EpisodeOutline, pass_hat_k, summarize, wilson
+from judges.run.metrics import EpisodeOutline, pass_hat_k, summarize, wilson
 from sim.core import EpisodeResult, Event, Goal, Score, Task, ToolCall, ToolResult, Usage, UserIntent
 from sim.judging.judge_set import run_summary
 from sim.store.run_store import EPISODES, SCORES, RunStore

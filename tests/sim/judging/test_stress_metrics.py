@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 from rich.console import Console
 
-from judges.metrics import summarize
-from judges.stats import mean_sd
+from judges.common.stats import mean_sd
+from judges.run.metrics import summarize
 from sim.core import EpisodeResult, Score
 from sim.report.terminal import render
 from tests.support.episodes import DECLINE, SOLVE, both, ep, result_event, score

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from judges.stats import paired_ratio_difference
+from judges.common.stats import paired_ratio_difference
 from sim.core import Score
 from sim.report.leaderboard import leaderboard, leaderboard_of_dirs, load_run_scores
 from sim.report.run_index import iter_runs, read_run_info

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from judges.stats import paired_difference
+from judges.common.stats import paired_difference
 from sim.report.compare import compare_runs
 from sim.report.html import write_html_report
 from sim.run.rescore import summary_of

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from judges.run_summary import RunSummary
+from judges.run.run_summary import RunSummary
 from sim.cli.app import app
 from sim.report.markdown import markdown_summary
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from judges.run_identity import RunIdentity, default_label, redact_url, split_agent
+from judges.run.run_identity import RunIdentity, default_label, redact_url, split_agent
 from tests.support.cli import invoke, squall
 
 

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from judges.run_summary import RunSummary
-from judges.summary_view import Section
+from judges.common.summary_view import Section
+from judges.run.run_summary import RunSummary
 from sim.report.terminal import FEW_TASKS, column_groups, render, render_sections
 from tests.support.cli import invoke
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 from rich.console import Console
 
-from judges.clarification import ClarificationJudge
-from judges.run_summary import RunSummary
+from judges.answers.clarification import ClarificationJudge
+from judges.run.run_summary import RunSummary
 from personas import ScriptedUser, parse_user_spec
 from sim.agents.baselines import NaiveAgent, OracleAgent
 from sim.core import AgentFactory, AgentRuntime, EpisodeGold, EpisodeResult, Event

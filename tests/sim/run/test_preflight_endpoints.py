@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from judges.run_summary import RunSummary
+from judges.run.run_summary import RunSummary
 from sim.cli.exit_status import run_exit_status
 from sim.core import ChatMessage, ModelRequest
 from sim.llm.endpoints import EndpointSettings, parse_endpoint_options

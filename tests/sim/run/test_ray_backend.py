@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from judges.run_summary import RunSummary
+from judges.run.run_summary import RunSummary
 from sim.config.run_config import RunConfig
 from sim.judging.judge_set import judge_names
 from sim.llm.admission.decision_log import DecisionLog

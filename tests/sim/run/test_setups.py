@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from judges.arg_match import ArgMatcher
-from judges.core_api import CoreApiAccuracy
+from judges.calls.arg_match import ArgMatcher
+from judges.calls.core_api import CoreApiAccuracy
 from personas.scripted import ScriptedUser
 from sim.cli.app import app
 from sim.config.resolve import resolve_config

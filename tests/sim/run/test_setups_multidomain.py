@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from judges.arg_match import ArgMatcher
-from judges.core_api import CoreApiAccuracy
+from judges.calls.arg_match import ArgMatcher
+from judges.calls.core_api import CoreApiAccuracy
 from personas.scripted import ScriptedUser
 from sim.core import AgentRuntime, EpisodeGold, Event, ToolCall
 from sim.episode.env import EpisodeEnv, EpisodeSpec

@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 
 from sim.core import ToolCall
-from worlds.sql.model import SqlFunction, escape_like
+from worlds.sql.engine.model import SqlFunction, escape_like
 from worlds.sql.sample import SAMPLE_DIR, import_sample
-from worlds.sql.style_slot_gold import SlotPack
+from worlds.sql.styles.style_slot_gold import SlotPack
 
 pytestmark = pytest.mark.reliability  # issue 25's suite
 

@@ -16,9 +16,9 @@ from sim.cli.app import app
 from sim.core import Task
 from tests.support.paths import REPO_ROOT
 from tests.worlds.sql.test_sql_descriptions import name_problems, sql_problems
-from worlds.sql.bird_docs import with_docs
-from worlds.sql.execute import read_schema
-from worlds.sql.importer import ImportOptions, import_world
+from worlds.sql.engine.bird_docs import with_docs
+from worlds.sql.engine.execute import read_schema
+from worlds.sql.ingest.importer import ImportOptions, import_world
 
 BIRD = REPO_ROOT / "tests" / "data" / "bird"
 DB = "school_meals"

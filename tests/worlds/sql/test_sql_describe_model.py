@@ -10,8 +10,8 @@ from typer.testing import CliRunner
 from sim.cli.app import app
 from sim.core import ModelRequest
 from tests.support.mockllm_server import mock_llm_server
-from worlds.sql.describe_model import check_description, describe_functions, identifier_tokens, read_schema
-from worlds.sql.model import SqlFunction
+from worlds.sql.describe.describe_model import check_description, describe_functions, identifier_tokens, read_schema
+from worlds.sql.engine.model import SqlFunction
 from worlds.sql.sample import SAMPLE_DIR, import_sample
 
 WORLD = import_sample()

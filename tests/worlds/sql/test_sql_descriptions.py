@@ -15,12 +15,12 @@ from typer.testing import CliRunner
 from sim.cli.app import app
 from tests.support.paths import SPIDER
 from worlds.registry import load_world
-from worlds.sql.execute import read_schema
-from worlds.sql.importer import ImportedWorld, ImportOptions, import_world
-from worlds.sql.leaks import name_leaks, query_names, sql_leaks
-from worlds.sql.literals import parametrise, parse
-from worlds.sql.model import SqlFunction
-from worlds.sql.prose import PlainNamer, Prose
+from worlds.sql.describe.leaks import name_leaks, query_names, sql_leaks
+from worlds.sql.engine.execute import read_schema
+from worlds.sql.engine.model import SqlFunction
+from worlds.sql.ingest.importer import ImportedWorld, ImportOptions, import_world
+from worlds.sql.query.literals import parametrise, parse
+from worlds.sql.query.prose import PlainNamer, Prose
 from worlds.sql.sample import SAMPLE_DIR, import_sample
 
 runner = CliRunner()
@@ -211,7 +211,7 @@ def test_an_obfuscated_slot_world_hides_its_tools_and_tables_and_the_oracle_scor
 
 async def test_an_obfuscated_slot_refusal_lists_table_codes(tmp_path: Path) -> None:
     from sim.core import ToolCall
-    from worlds.sql.slot_obfuscate import ObfuscatedSlotPack
+    from worlds.sql.describe.slot_obfuscate import ObfuscatedSlotPack
 
     pack = ObfuscatedSlotPack("s", [], {"library": SAMPLE_DIR / "database" / "library" / "library.sqlite"}, seed=3)
     world = pack.new_world(0)

@@ -9,15 +9,15 @@ from pathlib import Path
 import pytest
 
 from sim.core import ToolCall
-from worlds.sql.execute import QueryError, open_readonly, read_schema, run_query
-from worlds.sql.formats import Question
-from worlds.sql.functions import FunctionLibrary, build_function
-from worlds.sql.literals import parametrise, parse
-from worlds.sql.model import Rejection, SqlFunction
-from worlds.sql.rest_client import to_result
-from worlds.sql.split import LIST_SLOT
-from worlds.sql.verify import Database, Verified, answer_value, verify_question
-from worlds.sql.world import SqlPack, close_matches
+from worlds.sql.engine.execute import QueryError, open_readonly, read_schema, run_query
+from worlds.sql.engine.formats import Question
+from worlds.sql.engine.model import Rejection, SqlFunction
+from worlds.sql.engine.world import SqlPack, close_matches
+from worlds.sql.query.functions import FunctionLibrary, build_function
+from worlds.sql.query.literals import parametrise, parse
+from worlds.sql.query.split import LIST_SLOT
+from worlds.sql.query.verify import Database, Verified, answer_value, verify_question
+from worlds.sql.serve.rest_client import to_result
 
 SCHEMA_SQL = """
 CREATE TABLE team (team_id INTEGER PRIMARY KEY, name TEXT, city TEXT, founded INTEGER, budget REAL);

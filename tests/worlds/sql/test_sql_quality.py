@@ -9,7 +9,7 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from sim.cli.app import app
-from worlds.sql.augment import kept_answer
+from worlds.sql.ingest.augment import kept_answer
 from worlds.sql.sample import SAMPLE_DIR
 
 runner = CliRunner()

@@ -18,9 +18,9 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from sim.core import ToolCall
-from worlds.sql.rest import start_rest_server
-from worlds.sql.rest_client import HttpSqlWorld
 from worlds.sql.sample import sample_pack
+from worlds.sql.serve.rest import start_rest_server
+from worlds.sql.serve.rest_client import HttpSqlWorld
 
 TEXT = st.text(st.characters(codec="utf-8"), max_size=20)  # no lone surrogates: they have no UTF-8
 EXAMPLES = 300

@@ -17,9 +17,9 @@ import pytest
 from sim.bench.mock_process import stop_pid
 from sim.core import Task
 from tests.support.rest_world import request, rest_server_in_thread, served
-from worlds.sql.rest import RestServer
-from worlds.sql.rest_client import HttpSqlPack
 from worlds.sql.sample import sample_pack
+from worlds.sql.serve.rest import RestServer
+from worlds.sql.serve.rest_client import HttpSqlPack
 
 pytestmark = pytest.mark.reliability
 
@@ -60,7 +60,7 @@ def test_the_harness_reads_the_tasks_with_the_token(server: RestServer) -> None:
 def test_squall_serve_leaves_its_token_to_its_user_only(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """`squall serve` writes the token file (before the port file) readable by its user only; the harness finds it
     by port with no option; a client without it gets no gold; the file is gone once the server stops."""
-    from worlds.sql.rest_token import token_path  # here: the other tests still run (and fail) without the module
+    from worlds.sql.serve.rest_token import token_path  # here: the other tests still run (and fail) without the module
 
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path / "runtime"))
     with served(tmp_path / "serve") as (proc, port):

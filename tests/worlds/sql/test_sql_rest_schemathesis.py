@@ -18,9 +18,9 @@ from hypothesis import HealthCheck, settings
 from schemathesis.checks import CHECKS, load_all_checks
 
 from tests.support.rest_world import request, rest_server_in_thread
-from worlds.sql.rest import RestServer
-from worlds.sql.rest_schema import openapi_document
 from worlds.sql.sample import sample_pack
+from worlds.sql.serve.rest import RestServer
+from worlds.sql.serve.rest_schema import openapi_document
 
 pytestmark = [pytest.mark.reliability, pytest.mark.slow]
 

@@ -12,9 +12,9 @@ from sim.config.run_config import RunConfig
 from sim.core import Task
 from sim.run.runner import execute
 from tests.support.paths import SPIDER
-from worlds.sql.folder import write_world
-from worlds.sql.importer import ImportOptions, import_world
-from worlds.sql.model import ImportedWorld
+from worlds.sql.engine.model import ImportedWorld
+from worlds.sql.ingest.folder import write_world
+from worlds.sql.ingest.importer import ImportOptions, import_world
 from worlds.sql.sample import import_sample
 
 

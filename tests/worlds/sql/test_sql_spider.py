@@ -14,9 +14,9 @@ from typer.testing import CliRunner
 
 from sim.cli.app import app
 from tests.support.paths import SPIDER
-from worlds.sql.execute import QueryResult
-from worlds.sql.importer import ImportedWorld, ImportOptions, import_world
-from worlds.sql.verify import answer_value
+from worlds.sql.engine.execute import QueryResult
+from worlds.sql.ingest.importer import ImportedWorld, ImportOptions, import_world
+from worlds.sql.query.verify import answer_value
 
 NESTED = re.compile(r"\(\s*select\b|\b(intersect|except|union)\b", re.IGNORECASE)
 

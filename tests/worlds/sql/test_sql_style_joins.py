@@ -12,15 +12,15 @@ from typing import Any
 import pytest
 
 from sim.core import ToolCall, WorldContext
-from worlds.sql.execute import QueryResult, read_schema
-from worlds.sql.folder import SqlWorldError, load_world_folder, write_world
-from worlds.sql.importer import ImportOptions, import_world
-from worlds.sql.literals import GenerateError, parse
-from worlds.sql.nest import nested_variant
+from worlds.sql.engine.execute import QueryResult, read_schema
+from worlds.sql.ingest.folder import SqlWorldError, load_world_folder, write_world
+from worlds.sql.ingest.importer import ImportOptions, import_world
+from worlds.sql.ingest.nest import nested_variant
+from worlds.sql.query.literals import GenerateError, parse
 from worlds.sql.sample import SAMPLE_DIR
-from worlds.sql.style_shape import read_shape
-from worlds.sql.style_slot import SlotRuntime
-from worlds.sql.style_slot_gold import SlotPack, slot_chain
+from worlds.sql.styles.style_shape import read_shape
+from worlds.sql.styles.style_slot import SlotRuntime
+from worlds.sql.styles.style_slot_gold import SlotPack, slot_chain
 
 LIBRARY = SAMPLE_DIR / "database" / "library" / "library.sqlite"
 JOIN = (

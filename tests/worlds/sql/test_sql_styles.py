@@ -16,11 +16,11 @@ from sim.cli.app import app
 from sim.core import ToolCall
 from tests.support.sql_chains import check_chains
 from worlds.registry import load_world
-from worlds.sql.importer import ImportOptions
+from worlds.sql.engine.world import SqlPack
+from worlds.sql.ingest.importer import ImportOptions
 from worlds.sql.sample import SAMPLE_DIR, import_sample
-from worlds.sql.style_slot import SlotWorld
-from worlds.sql.style_slot_gold import SlotPack
-from worlds.sql.world import SqlPack
+from worlds.sql.styles.style_slot import SlotWorld
+from worlds.sql.styles.style_slot_gold import SlotPack
 
 DATABASE = SAMPLE_DIR / "database" / "library" / "library.sqlite"
 SHAPE_REJECTS = {"shape:condition": 1, "shape:set_operation": 3, "shape:subquery": 4}

@@ -13,8 +13,8 @@ from sim.cli.app import app
 from tests.support.paths import SPIDER
 from tests.support.sql_chains import check_chains
 from worlds.registry import load_world
-from worlds.sql.style_slot_gold import SlotPack
-from worlds.sql.world import SqlPack
+from worlds.sql.engine.world import SqlPack
+from worlds.sql.styles.style_slot_gold import SlotPack
 
 runner = CliRunner()
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from judges.decline import DeclineJudge, gives_up
+from judges.calls.decline import DeclineJudge, gives_up
 from personas.scripted import ScriptedUser
 from sim.config.run_config import RunConfig
 from sim.core import AgentFactory, AgentRuntime, EpisodeGold, EpisodeResult, Event, GoldCall, Task, ToolCall

@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from judges.arg_match import ArgMatcher
-from judges.core_api import agent_calls, judge_turn
+from judges.calls.arg_match import ArgMatcher
+from judges.calls.core_api import agent_calls, judge_turn
 from sim.config.run_config import RunConfig
 from sim.core import ToolCall
 from sim.run.runner import execute

@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 
 from sim.cli.app import app, run_cli
 from sim.config.run_config import RunConfig
-from sim.judging.stressor_summary import split_episode_id
+from sim.core import EpisodeId
 from sim.report.terminal import render
 from sim.run.plan import make_plan
 from sim.run.runner import execute
@@ -91,7 +91,7 @@ def test_isolated_plan_pairs_each_scenario_with_a_baseline(tmp_path: Path) -> No
     by_id = {s.episode_id: s for s in specs}
     for s in stressed:
         assert s.episode_id == f"{s.task.id}@outage.backup#{s.trial}"
-        assert split_episode_id(s.episode_id) == (s.task.id, "outage.backup", s.trial, "")
+        assert EpisodeId.parse(s.episode_id) == EpisodeId(s.task.id, s.trial, "outage.backup")
         assert by_id[f"{s.task.id}#{s.trial}"].seed == s.seed  # the same world and user, one change
 
 

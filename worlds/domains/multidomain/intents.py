@@ -51,24 +51,18 @@ class Intent:
 Primitive = Callable[[WorldState, random.Random, Focus | None], Intent | None]
 
 
-def core(name: str, **arguments: Any) -> GoldCall:
-    return GoldCall(name=name, arguments=arguments, role="core")
-
-
-def support(name: str, **arguments: Any) -> GoldCall:
-    return GoldCall(name=name, arguments=arguments, role="support")
-
-
-def lookup_if_unknown(state: WorldState, kind: str, key: str, lookup: GoldCall) -> list[GoldCall]:
-    """The lookup edge of the graph: needed only while the conversation has not seen the id."""
-    return [] if state.is_known(kind, key) else [lookup]
-
-
 def pick_focus(state: WorldState, focus: Focus | None, kind: str, candidates: Sequence[str], rng: random.Random) -> str:
     """Follow up on the previous turn's entity when it is one of ``candidates``, else pick one at random."""
     if focus is not None and focus.key.startswith(f"{kind}:") and focus.key.split(":", 1)[1] in candidates:
         return focus.key.split(":", 1)[1]
     return rng.choice(list(candidates))
+
+
+def pick_any(
+    state: WorldState, focus: Focus | None, kind: str, candidates: Sequence[str], rng: random.Random
+) -> str | None:
+    """``pick_focus``, or None when there is no candidate (the primitive does not apply)."""
+    return pick_focus(state, focus, kind, candidates, rng) if candidates else None
 
 
 def combine(first: Intent, second: Intent) -> Intent | None:

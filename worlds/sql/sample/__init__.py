@@ -10,8 +10,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from sim.core import Task
-from worlds.sql.importer import ImportedWorld, ImportOptions, import_world
-from worlds.sql.world import SqlPack
+from worlds.sql.engine.world import SqlPack
+from worlds.sql.ingest.importer import ImportedWorld, ImportOptions, import_world
 
 SAMPLE_DIR = Path(__file__).parent
 WORLD_NAME = "sql_sample"

@@ -8,17 +8,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from sim.core import GoldCall
-from worlds.domains.multidomain.intents import (
-    Answer,
-    Focus,
-    Intent,
-    Primitive,
-    core,
-    lookup_if_unknown,
-    pick_focus,
-    support,
-)
+from worlds.domains.multidomain.gold_calls import core, lookup_if_unknown, support
+from worlds.domains.multidomain.intents import Answer, Focus, Intent, Primitive, pick_focus
 from worlds.domains.multidomain.state import WorldState
+from worlds.domains.multidomain.wording import EntityIntents, said
 
 TEXTS = (
     "Running about ten minutes late, sorry!",
@@ -49,6 +42,9 @@ def _focus(state: WorldState, contact_id: str) -> Focus:
     return Focus(key=f"contact:{contact_id}", name=str(_row(state, contact_id)["name"]), pronoun="them")
 
 
+_about = EntityIntents("communication", _find, _focus)
+
+
 def _with_phone(state: WorldState) -> list[str]:
     return [key for key, row in state.rows("contacts") if "phone" in row]
 
@@ -66,14 +62,8 @@ def _free_phone(state: WorldState, rng: random.Random) -> str:
 def send_text(state: WorldState, rng: random.Random, focus: Focus | None) -> Intent | None:
     contact_id = pick_focus(state, focus, "contact", _with_phone(state), rng)
     name, text = _row(state, contact_id)["name"], rng.choice(TEXTS)
-    return Intent(
-        primitive="communication.send_text",
-        explicit=f'Text {name}: "{text}"',
-        coreferential=f'Send them a text saying "{text}"',
-        paraphrases=(f'Send a message to {name} that says "{text}"',),
-        calls=(*_find(state, contact_id), core("send_message", contact_id=contact_id, text=text)),
-        focus=_focus(state, contact_id),
-    )
+    act = core("send_message", contact_id=contact_id, text=text)
+    return _about(state, contact_id, "send_text", act, name=name, text=text)
 
 
 def call_contact(state: WorldState, rng: random.Random, focus: Focus | None) -> Intent | None:
@@ -81,14 +71,7 @@ def call_contact(state: WorldState, rng: random.Random, focus: Focus | None) -> 
         return None
     contact_id = pick_focus(state, focus, "contact", _with_phone(state), rng)
     name = _row(state, contact_id)["name"]
-    return Intent(
-        primitive="communication.call_contact",
-        explicit=f"Call {name}.",
-        coreferential="Give them a ring.",
-        paraphrases=(f"Phone {name} for me.", f"Can you ring {name}?"),
-        calls=(*_find(state, contact_id), core("place_call", contact_id=contact_id)),
-        focus=_focus(state, contact_id),
-    )
+    return _about(state, contact_id, "call_contact", core("place_call", contact_id=contact_id), name=name)
 
 
 def hang_up(state: WorldState, rng: random.Random, focus: Focus | None) -> Intent | None:
@@ -97,30 +80,16 @@ def hang_up(state: WorldState, rng: random.Random, focus: Focus | None) -> Inten
         return None
     call_id, call = active
     name = _row(state, call["contact_id"])["name"]
-    return Intent(
-        primitive="communication.hang_up",
-        explicit=f"Hang up the call with {name}.",
-        coreferential="End the call with them.",
-        paraphrases=(f"End my call to {name}.",),
-        calls=(
-            *lookup_if_unknown(state, "call", call_id, support("get_call_history")),
-            core("end_call", call_id=call_id),
-        ),
-        focus=_focus(state, call["contact_id"]),
-    )
+    lookup = lookup_if_unknown(state, "call", call_id, support("get_call_history"))
+    calls = (*lookup, core("end_call", call_id=call_id))
+    return said("communication.hang_up", calls, _focus(state, call["contact_id"]), name=name)
 
 
 def update_phone(state: WorldState, rng: random.Random, focus: Focus | None) -> Intent | None:
     contact_id = pick_focus(state, focus, "contact", [key for key, _ in state.rows("contacts")], rng)
     name, phone = _row(state, contact_id)["name"], _free_phone(state, rng)
-    return Intent(
-        primitive="communication.update_phone",
-        explicit=f"{name} has a new number: {phone}. Update the contact.",
-        coreferential=f"Their number changed to {phone}; update it.",
-        paraphrases=(f"Change {name}'s phone number to {phone}.",),
-        calls=(*_find(state, contact_id), core("update_contact", contact_id=contact_id, phone=phone)),
-        focus=_focus(state, contact_id),
-    )
+    act = core("update_contact", contact_id=contact_id, phone=phone)
+    return _about(state, contact_id, "update_phone", act, name=name, phone=phone)
 
 
 def add_new_contact(state: WorldState, rng: random.Random, focus: Focus | None) -> Intent | None:
@@ -130,12 +99,8 @@ def add_new_contact(state: WorldState, rng: random.Random, focus: Focus | None) 
         return None
     name, relationship = rng.choice(fresh)
     phone = _free_phone(state, rng)
-    return Intent(
-        primitive="communication.add_new_contact",
-        explicit=f"Save {name} as a new contact, number {phone}; they're a {relationship}.",
-        paraphrases=(f"Add a contact: {name}, {phone}, {relationship}.",),
-        calls=(GoldCall(name="add_contact", arguments={"name": name, "phone": phone, "relationship": relationship}),),
-    )
+    add = GoldCall(name="add_contact", arguments={"name": name, "phone": phone, "relationship": relationship})
+    return said("communication.add_new_contact", (add,), name=name, phone=phone, relationship=relationship)
 
 
 def set_favorite(state: WorldState, rng: random.Random, focus: Focus | None) -> Intent | None:
@@ -143,13 +108,16 @@ def set_favorite(state: WorldState, rng: random.Random, focus: Focus | None) -> 
     name, favorite = _row(state, contact_id)["name"], not _row(state, contact_id)["favorite"]
     verb = "Add" if favorite else "Remove"
     where = "to" if favorite else "from"
-    return Intent(
-        primitive="communication.set_favorite",
-        explicit=f"{verb} {name} {where} my favorites.",
-        coreferential=f"{verb} them {where} my favorite contacts.",
-        paraphrases=(f"{'Make' if favorite else 'Stop making'} {name} a favorite contact.",),
-        calls=(*_find(state, contact_id), core("set_contact_favorite", contact_id=contact_id, favorite=favorite)),
-        focus=_focus(state, contact_id),
+    change = core("set_contact_favorite", contact_id=contact_id, favorite=favorite)
+    return _about(
+        state,
+        contact_id,
+        "set_favorite",
+        change,
+        verb=verb,
+        name=name,
+        where=where,
+        making="Make" if favorite else "Stop making",
     )
 
 
@@ -172,15 +140,9 @@ def mark_read(state: WorldState, rng: random.Random, focus: Focus | None) -> Int
         else [support("list_conversation", contact_id=contact_id)]
     )
     one_by_one = [core("read_message", message_id=k) for k in unread]
-    return Intent(
-        primitive="communication.mark_read",
-        explicit=f"Mark my messages from {name} as read.",
-        coreferential="Mark their messages as read.",
-        paraphrases=(f"Clear the unread messages from {name}.",),
-        calls=(*find, core("mark_conversation_read", contact_id=contact_id)),
-        alternatives=((*find, *listing, *one_by_one),),
-        focus=_focus(state, contact_id),
-    )
+    bulk = (*find, core("mark_conversation_read", contact_id=contact_id))
+    paths = ((*find, *listing, *one_by_one),)
+    return said("communication.mark_read", bulk, _focus(state, contact_id), alternatives=paths, name=name)
 
 
 def delete_last_sent(state: WorldState, rng: random.Random, focus: Focus | None) -> Intent | None:
@@ -193,18 +155,9 @@ def delete_last_sent(state: WorldState, rng: random.Random, focus: Focus | None)
     contact_id = pick_focus(state, focus, "contact", sorted(sent), rng)
     message_id, name = sent[contact_id][0], _row(state, contact_id)["name"]
     lookup = support("list_conversation", contact_id=contact_id)
-    return Intent(
-        primitive="communication.delete_last_sent",
-        explicit=f"Delete the last message I sent to {name}.",
-        coreferential="Delete the last text I sent them.",
-        paraphrases=(f"Remove my most recent text to {name}.",),
-        calls=(
-            *_find(state, contact_id),
-            *lookup_if_unknown(state, "message", message_id, lookup),
-            core("delete_message", message_id=message_id),
-        ),
-        focus=_focus(state, contact_id),
-    )
+    listing = lookup_if_unknown(state, "message", message_id, lookup)
+    act = core("delete_message", message_id=message_id)
+    return _about(state, contact_id, "delete_last_sent", *listing, act, name=name)
 
 
 def _last_message_answer(results: Sequence[Any]) -> str:
@@ -222,15 +175,8 @@ def ask_last_message(state: WorldState, rng: random.Random, focus: Focus | None)
         return None
     contact_id = pick_focus(state, focus, "contact", senders, rng)
     name = _row(state, contact_id)["name"]
-    return Intent(
-        primitive="communication.ask_last_message",
-        explicit=f"What was the last message {name} sent me?",
-        coreferential="What did they last text me?",
-        paraphrases=(f"Read me {name}'s latest text.",),
-        calls=(*_find(state, contact_id), core("list_conversation", contact_id=contact_id)),
-        focus=_focus(state, contact_id),
-        answer=_last_message_answer,
-    )
+    listing = core("list_conversation", contact_id=contact_id)
+    return _about(state, contact_id, "ask_last_message", listing, answer=_last_message_answer, name=name)
 
 
 def _missed_answer(results: Sequence[Any]) -> str:
@@ -242,13 +188,8 @@ def _missed_answer(results: Sequence[Any]) -> str:
 
 
 def ask_missed_calls(state: WorldState, rng: random.Random, focus: Focus | None) -> Intent | None:
-    return Intent(
-        primitive="communication.ask_missed_calls",
-        explicit="Who have I missed calls from?",
-        paraphrases=("Did I miss any calls? From whom?", "List my missed calls."),
-        calls=(core("get_call_history", missed_only=True),),
-        answer=_missed_answer,
-    )
+    history = core("get_call_history", missed_only=True)
+    return said("communication.ask_missed_calls", (history,), answer=_missed_answer)
 
 
 def _detail_answer(field: str) -> Answer:
@@ -266,14 +207,9 @@ def ask_contact_detail(state: WorldState, rng: random.Random, focus: Focus | Non
     contact_id = pick_focus(state, focus, "contact", having, rng)
     name = _row(state, contact_id)["name"]
     label = "phone number" if field == "phone" else "email address"
-    return Intent(
-        primitive="communication.ask_contact_detail",
-        explicit=f"What's {name}'s {label}?",
-        coreferential=f"What's their {label}?",
-        paraphrases=(f"Can you look up the {label} for {name}?",),
-        calls=(*_find(state, contact_id), core("get_contact_details", contact_id=contact_id)),
-        focus=_focus(state, contact_id),
-        answer=_detail_answer(field),
+    details = core("get_contact_details", contact_id=contact_id)
+    return _about(
+        state, contact_id, "ask_contact_detail", details, answer=_detail_answer(field), name=name, label=label
     )
 
 

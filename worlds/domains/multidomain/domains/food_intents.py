@@ -11,17 +11,10 @@ from sim.core import GoldCall
 from worlds.domains.multidomain.domains.food import is_open
 from worlds.domains.multidomain.domains.food_bookings import is_full, slots
 from worlds.domains.multidomain.domains.shopping import cart_quantity, pence, today
-from worlds.domains.multidomain.intents import (
-    Answer,
-    Focus,
-    Intent,
-    Primitive,
-    core,
-    lookup_if_unknown,
-    pick_focus,
-    support,
-)
+from worlds.domains.multidomain.gold_calls import core, lookup_if_unknown, support
+from worlds.domains.multidomain.intents import Answer, Focus, Intent, Primitive, pick_focus
 from worlds.domains.multidomain.state import WorldState
+from worlds.domains.multidomain.wording import EntityIntents, said
 
 TIMES = ("12:30", "13:00", "18:30", "19:00", "19:30", "20:00", "20:30")
 
@@ -33,6 +26,9 @@ def _find_recipe(state: WorldState, recipe_id: str) -> list[GoldCall]:
 
 def _recipe_focus(state: WorldState, recipe_id: str) -> Focus:
     return Focus(key=f"recipe:{recipe_id}", name=str(state.row("recipes", recipe_id)["name"]))
+
+
+_on_recipe = EntityIntents("food", _find_recipe, _recipe_focus)
 
 
 def _short(state: WorldState, product_id: str) -> str:
@@ -61,15 +57,9 @@ def recipe_to_cart(state: WorldState, rng: random.Random, focus: Focus | None) -
         else [support("get_recipe_details", recipe_id=recipe_id)]
     )
     separate = tuple(core("add_to_cart", product_id=p, quantity=n) for p, n in lines)
-    return Intent(
-        primitive="food.recipe_to_cart",
-        explicit=f"Add the ingredients for {name} to my shopping cart{but}.",
-        coreferential=f"Put everything I need for that in my cart{but}.",
-        paraphrases=(f"I want to cook {name}: get its ingredients into my basket{but}.",),
-        calls=(*lookup, core("add_recipe_ingredients_to_cart", **args)),
-        alternatives=((*lookup, *details, *separate),),
-        focus=_recipe_focus(state, recipe_id),
-    )
+    calls = (*lookup, core("add_recipe_ingredients_to_cart", **args))
+    paths = ((*lookup, *details, *separate),)
+    return said("food.recipe_to_cart", calls, _recipe_focus(state, recipe_id), alternatives=paths, name=name, but=but)
 
 
 def _recipe_answer(results: Sequence[Any]) -> str:
@@ -78,18 +68,20 @@ def _recipe_answer(results: Sequence[Any]) -> str:
     return f"{recipe['name']} takes {recipe['minutes']} minutes and serves {recipe['servings']}. You need: {needs}."
 
 
+def _ask_about(
+    state: WorldState, rng: random.Random, focus: Focus | None, listed: tuple[str, str], asked: tuple[Any, ...]
+) -> Intent:
+    """A question about one entity of a table (``listed``: table, kind), answered by one call (``asked``: the
+    domain's EntityIntents, primitive, tool, answer)."""
+    (table, kind), (about, primitive, tool, answer) = listed, asked
+    key = pick_focus(state, focus, kind, [k for k, _ in state.rows(table)], rng)
+    name = state.row(table, key)["name"]
+    return about(state, key, primitive, core(tool, **{f"{kind}_id": key}), answer=answer, name=name)
+
+
 def recipe_info(state: WorldState, rng: random.Random, focus: Focus | None) -> Intent | None:
-    recipe_id = pick_focus(state, focus, "recipe", [k for k, _ in state.rows("recipes")], rng)
-    name = state.row("recipes", recipe_id)["name"]
-    return Intent(
-        primitive="food.recipe_info",
-        explicit=f"What do I need to make {name}, and how long does it take?",
-        coreferential="What ingredients does that need, and how long does it take?",
-        paraphrases=(f"Give me the ingredient list and cooking time for {name}.",),
-        calls=(*_find_recipe(state, recipe_id), core("get_recipe_details", recipe_id=recipe_id)),
-        focus=_recipe_focus(state, recipe_id),
-        answer=_recipe_answer,
-    )
+    asked = (_on_recipe, "recipe_info", "get_recipe_details", _recipe_answer)
+    return _ask_about(state, rng, focus, ("recipes", "recipe"), asked)
 
 
 def _names_answer(results: Sequence[Any]) -> str:
@@ -101,13 +93,8 @@ def quick_vegetarian(state: WorldState, rng: random.Random, focus: Focus | None)
     minutes = rng.choice((20, 30, 45))
     if not any(r["vegetarian"] and r["minutes"] <= minutes for _, r in state.rows("recipes")):
         return None
-    return Intent(
-        primitive="food.quick_vegetarian",
-        explicit=f"Which vegetarian recipes can I make in {minutes} minutes or less?",
-        paraphrases=(f"Find me vegetarian recipes that take no more than {minutes} minutes.",),
-        calls=(core("search_recipes", vegetarian=True, max_minutes=minutes),),
-        answer=_names_answer,
-    )
+    calls = (core("search_recipes", vegetarian=True, max_minutes=minutes),)
+    return said("food.quick_vegetarian", calls, answer=_names_answer, minutes=minutes)
 
 
 def _find_restaurant(state: WorldState, restaurant_id: str) -> list[GoldCall]:
@@ -120,6 +107,9 @@ def _restaurant_focus(state: WorldState, restaurant_id: str) -> Focus:
     return Focus(key=f"restaurant:{restaurant_id}", name=str(state.row("restaurants", restaurant_id)["name"]))
 
 
+_at_restaurant = EntityIntents("food", _find_restaurant, _restaurant_focus)
+
+
 def _menu_answer(results: Sequence[Any]) -> str:
     menu = results[-1]
     dishes = ", ".join(f"{d['name']} (£{d['price']:.2f})" for d in menu["menu"] if d["vegetarian"])
@@ -127,17 +117,8 @@ def _menu_answer(results: Sequence[Any]) -> str:
 
 
 def vegetarian_menu(state: WorldState, rng: random.Random, focus: Focus | None) -> Intent | None:
-    restaurant_id = pick_focus(state, focus, "restaurant", [k for k, _ in state.rows("restaurants")], rng)
-    name = state.row("restaurants", restaurant_id)["name"]
-    return Intent(
-        primitive="food.vegetarian_menu",
-        explicit=f"What vegetarian dishes does {name} have, and how much are they?",
-        coreferential="What can a vegetarian eat there, and at what price?",
-        paraphrases=(f"Show me the vegetarian options on the {name} menu with prices.",),
-        calls=(*_find_restaurant(state, restaurant_id), core("get_restaurant_menu", restaurant_id=restaurant_id)),
-        focus=_restaurant_focus(state, restaurant_id),
-        answer=_menu_answer,
-    )
+    asked = (_at_restaurant, "vegetarian_menu", "get_restaurant_menu", _menu_answer)
+    return _ask_about(state, rng, focus, ("restaurants", "restaurant"), asked)
 
 
 def _usable_method(state: WorldState, rng: random.Random) -> str:
@@ -164,19 +145,8 @@ def order_delivery(state: WorldState, rng: random.Random, focus: Focus | None) -
     )
     pay = lookup_if_unknown(state, "payment_method", method_id, support("list_payment_methods"))
     name = row["name"]
-    return Intent(
-        primitive="food.order_delivery",
-        explicit=f"Order {food} from {name} for delivery, paid with my {label}.",
-        coreferential=f"Get {food} delivered from there, and pay with my {label}.",
-        paraphrases=(f"I'd like {food} delivered from {name}; use my {label}.",),
-        calls=(
-            *_find_restaurant(state, restaurant_id),
-            *menu,
-            *pay,
-            core("place_delivery_order", restaurant_id=restaurant_id, items=items, payment_method_id=method_id),
-        ),
-        focus=_restaurant_focus(state, restaurant_id),
-    )
+    act = core("place_delivery_order", restaurant_id=restaurant_id, items=items, payment_method_id=method_id)
+    return _at_restaurant(state, restaurant_id, "order_delivery", *menu, *pay, act, food=food, name=name, label=label)
 
 
 def _deliveries(state: WorldState, *statuses: str) -> list[str]:
@@ -208,16 +178,9 @@ def track_delivery(state: WorldState, rng: random.Random, focus: Focus | None) -
     delivery_id = pick_focus(state, focus, "delivery", active, rng)
     order = _delivery_focus(state, delivery_id)
     lookup = lookup_if_unknown(state, "delivery", delivery_id, support("list_delivery_orders"))
-    return Intent(
-        primitive="food.track_delivery",
-        explicit=f"Where's my {order.name}, and when will it get here?",
-        coreferential="How's that delivery doing? When will it arrive?",
-        paraphrases=(f"Track my {order.name} for me: what's its status and ETA?",),
-        calls=(*lookup, core("track_delivery", delivery_id=delivery_id)),
-        alternatives=((core("list_delivery_orders"),),),
-        focus=order,
-        answer=_eta_answer(delivery_id),
-    )
+    calls = (*lookup, core("track_delivery", delivery_id=delivery_id))
+    paths = ((core("list_delivery_orders"),),)
+    return said("food.track_delivery", calls, order, _eta_answer(delivery_id), alternatives=paths, order=order.name)
 
 
 def cancel_delivery(state: WorldState, rng: random.Random, focus: Focus | None) -> Intent | None:
@@ -226,17 +189,11 @@ def cancel_delivery(state: WorldState, rng: random.Random, focus: Focus | None) 
         return None
     delivery_id = pick_focus(state, focus, "delivery", preparing, rng)
     order = _delivery_focus(state, delivery_id)
-    return Intent(
-        primitive="food.cancel_delivery",
-        explicit=f"Cancel my {order.name}.",
-        coreferential="Cancel that delivery, please.",
-        paraphrases=(f"I changed my mind about the {order.name}; please cancel it.",),
-        calls=(
-            *lookup_if_unknown(state, "delivery", delivery_id, support("list_delivery_orders")),
-            core("cancel_delivery", delivery_id=delivery_id),
-        ),
-        focus=order,
+    calls = (
+        *lookup_if_unknown(state, "delivery", delivery_id, support("list_delivery_orders")),
+        core("cancel_delivery", delivery_id=delivery_id),
     )
+    return said("food.cancel_delivery", calls, order, order=order.name)
 
 
 def _day(day: date) -> str:
@@ -255,17 +212,8 @@ def book_table(state: WorldState, rng: random.Random, focus: Focus | None) -> In
     party = rng.randint(2, min(6, row["max_party"]))
     name = row["name"]
     when = f"on {_day(day)} at {time}"
-    return Intent(
-        primitive="food.book_table",
-        explicit=f"Book a table for {party} at {name} {when}.",
-        coreferential=f"Book us a table there for {party}, {when}.",
-        paraphrases=(f"Can you reserve {name} for {party} people {when}?",),
-        calls=(
-            *_find_restaurant(state, restaurant_id),
-            core("book_table", restaurant_id=restaurant_id, date=day.isoformat(), time=time, party_size=party),
-        ),
-        focus=_restaurant_focus(state, restaurant_id),
-    )
+    act = core("book_table", restaurant_id=restaurant_id, date=day.isoformat(), time=time, party_size=party)
+    return _at_restaurant(state, restaurant_id, "book_table", act, party=party, name=name, when=when)
 
 
 def cancel_reservation(state: WorldState, rng: random.Random, focus: Focus | None) -> Intent | None:
@@ -276,16 +224,12 @@ def cancel_reservation(state: WorldState, rng: random.Random, focus: Focus | Non
     row = state.row("reservations", reservation_id)
     booking = Focus(key=f"reservation:{reservation_id}", name=f"booking at {row['restaurant_name']}")
     when = _day(date.fromisoformat(row["date"]))
-    return Intent(
-        primitive="food.cancel_reservation",
-        explicit=f"Cancel my {booking.name} on {when}.",
-        coreferential="Please cancel that booking.",
-        paraphrases=(f"We can't make it to {row['restaurant_name']} on {when}; cancel the table.",),
-        calls=(
-            *lookup_if_unknown(state, "reservation", reservation_id, support("list_reservations")),
-            core("cancel_reservation", reservation_id=reservation_id),
-        ),
-        focus=booking,
+    calls = (
+        *lookup_if_unknown(state, "reservation", reservation_id, support("list_reservations")),
+        core("cancel_reservation", reservation_id=reservation_id),
+    )
+    return said(
+        "food.cancel_reservation", calls, booking, booking=booking.name, when=when, restaurant=row["restaurant_name"]
     )
 
 

@@ -7,8 +7,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from sim.core import GoldCall
-from worlds.domains.multidomain.intents import Focus, Intent, Primitive, core, lookup_if_unknown, pick_focus, support
+from worlds.domains.multidomain.gold_calls import core, lookup_if_unknown, support
+from worlds.domains.multidomain.intents import Focus, Intent, Primitive, pick_focus
 from worlds.domains.multidomain.state import WorldState
+from worlds.domains.multidomain.wording import EntityIntents, said
 
 
 def _devices(state: WorldState, *types: str) -> list[str]:
@@ -25,6 +27,9 @@ def _focus(state: WorldState, device_id: str) -> Focus:
     return Focus(key=f"device:{device_id}", name=str(row["name"]))
 
 
+_about = EntityIntents("home", _find, _focus)
+
+
 def _power_on(state: WorldState, device_id: str) -> list[GoldCall]:
     row = state.get("devices", device_id)
     return [] if row is not None and row.get("power") else [core("set_power", device_id=device_id, on=True)]
@@ -36,54 +41,32 @@ def switch_power(state: WorldState, rng: random.Random, focus: Focus | None) -> 
     on = not row["power"]
     word = "on" if on else "off"
     name = row["name"]
-    return Intent(
-        primitive="home.switch_power",
-        explicit=f"Turn {word} the {name}.",
-        coreferential=f"Switch it {word}.",
-        paraphrases=(f"Could you switch the {name} {word}?", f"Please turn the {name} {word} for me."),
-        calls=(*_find(state, device_id), core("set_power", device_id=device_id, on=on)),
-        focus=_focus(state, device_id),
-    )
+    return _about(state, device_id, "switch_power", core("set_power", device_id=device_id, on=on), word=word, name=name)
+
+
+def _set_light(
+    state: WorldState, rng: random.Random, focus: Focus | None, lights: list[str], setting: tuple[Any, ...]
+) -> Intent:
+    """A light set to a new value of ``setting`` (primitive, field, tool, choices), switched on first if off."""
+    primitive, field, tool, choices = setting
+    device_id = pick_focus(state, focus, "device", lights, rng)
+    row = state.row("devices", device_id)
+    value = rng.choice([v for v in choices if v != row[field]])
+    change = core(tool, device_id=device_id, **{"level" if field == "brightness" else field: value})
+    shown = str(value).replace("_", " ")
+    return _about(state, device_id, primitive, *_power_on(state, device_id), change, name=row["name"], value=shown)
 
 
 def set_light_level(state: WorldState, rng: random.Random, focus: Focus | None) -> Intent | None:
-    device_id = pick_focus(state, focus, "device", _devices(state, "light"), rng)
-    row = state.row("devices", device_id)
-    level = rng.choice([v for v in (10, 20, 30, 40, 50, 70, 90) if v != row["brightness"]])
-    name = row["name"]
-    return Intent(
-        primitive="home.set_light_level",
-        explicit=f"Set the {name} to {level}% brightness.",
-        coreferential=f"Make it {level}% bright.",
-        paraphrases=(f"Dim or brighten the {name} to {level} percent.", f"I'd like the {name} at {level}%."),
-        calls=(
-            *_find(state, device_id),
-            *_power_on(state, device_id),
-            core("set_brightness", device_id=device_id, level=level),
-        ),
-        focus=_focus(state, device_id),
-    )
+    levels = (10, 20, 30, 40, 50, 70, 90)
+    calls = ("set_light_level", "brightness", "set_brightness", levels)
+    return _set_light(state, rng, focus, _devices(state, "light"), calls)
 
 
 def set_light_color(state: WorldState, rng: random.Random, focus: Focus | None) -> Intent | None:
     colored = [key for key, row in state.rows("devices") if row["type"] == "light" and "color" in row]
-    device_id = pick_focus(state, focus, "device", colored, rng)
-    row = state.row("devices", device_id)
-    color = rng.choice([c for c in ("red", "blue", "green", "purple", "orange", "warm_white") if c != row["color"]])
-    shown = color.replace("_", " ")
-    name = row["name"]
-    return Intent(
-        primitive="home.set_light_color",
-        explicit=f"Change the {name} to {shown}.",
-        coreferential=f"Now make it {shown}.",
-        paraphrases=(f"Can the {name} go {shown}?", f"Switch the color of the {name} to {shown}."),
-        calls=(
-            *_find(state, device_id),
-            *_power_on(state, device_id),
-            core("set_color", device_id=device_id, color=color),
-        ),
-        focus=_focus(state, device_id),
-    )
+    colors = ("red", "blue", "green", "purple", "orange", "warm_white")
+    return _set_light(state, rng, focus, colored, ("set_light_color", "color", "set_color", colors))
 
 
 def heat_room(state: WorldState, rng: random.Random, focus: Focus | None) -> Intent | None:
@@ -92,14 +75,8 @@ def heat_room(state: WorldState, rng: random.Random, focus: Focus | None) -> Int
     celsius = rng.choice([c for c in (17, 18, 19, 20, 21, 22, 23) if c != row["target_temperature"]])
     mode = [] if row["mode"] == "heat" else [core("set_thermostat_mode", device_id=device_id, mode="heat")]
     name = row["name"]
-    return Intent(
-        primitive="home.heat_room",
-        explicit=f"Set the {name} to heat at {celsius} degrees.",
-        coreferential=f"Have it heat to {celsius} degrees.",
-        paraphrases=(f"I want the {name} heating to {celsius} °C.",),
-        calls=(*_find(state, device_id), *mode, core("set_temperature", device_id=device_id, celsius=celsius)),
-        focus=_focus(state, device_id),
-    )
+    act = core("set_temperature", device_id=device_id, celsius=celsius)
+    return _about(state, device_id, "heat_room", *mode, act, name=name, celsius=celsius)
 
 
 def _lock_answer(name: str) -> Any:
@@ -114,15 +91,8 @@ def ask_lock(state: WorldState, rng: random.Random, focus: Focus | None) -> Inte
     device_id = pick_focus(state, focus, "device", _devices(state, "lock"), rng)
     row = state.row("devices", device_id)
     name = row["name"]
-    return Intent(
-        primitive="home.ask_lock",
-        explicit=f"Is the {name} locked?",
-        coreferential="Is it locked right now?",
-        paraphrases=(f"Can you check whether the {name} is locked?",),
-        calls=(*_find(state, device_id), core("get_device_details", device_id=device_id)),
-        focus=_focus(state, device_id),
-        answer=_lock_answer(name),
-    )
+    details = core("get_device_details", device_id=device_id)
+    return _about(state, device_id, "ask_lock", details, answer=_lock_answer(name), name=name)
 
 
 def lock_up(state: WorldState, rng: random.Random, focus: Focus | None) -> Intent | None:
@@ -131,14 +101,7 @@ def lock_up(state: WorldState, rng: random.Random, focus: Focus | None) -> Inten
         return None
     device_id = pick_focus(state, focus, "device", unlocked, rng)
     name = _focus(state, device_id).name
-    return Intent(
-        primitive="home.lock_up",
-        explicit=f"Lock the {name}.",
-        coreferential="Lock it, please.",
-        paraphrases=(f"Please make sure the {name} gets locked.",),
-        calls=(*_find(state, device_id), core("lock_door", device_id=device_id)),
-        focus=_focus(state, device_id),
-    )
+    return _about(state, device_id, "lock_up", core("lock_door", device_id=device_id), name=name)
 
 
 def speaker_volume(state: WorldState, rng: random.Random, focus: Focus | None) -> Intent | None:
@@ -147,14 +110,8 @@ def speaker_volume(state: WorldState, rng: random.Random, focus: Focus | None) -
     level = rng.choice([v for v in (10, 15, 20, 35, 45, 60) if v != row["volume"]])
     media = lookup_if_unknown(state, "device", device_id, support("list_media_devices"))
     name = row["name"]
-    return Intent(
-        primitive="home.speaker_volume",
-        explicit=f"Set the {name} volume to {level}.",
-        coreferential=f"Put its volume at {level}.",
-        paraphrases=(f"Change the volume of the {name} to {level} percent.",),
-        calls=(*media, *_power_on(state, device_id), core("set_volume", device_id=device_id, level=level)),
-        focus=_focus(state, device_id),
-    )
+    calls = (*media, *_power_on(state, device_id), core("set_volume", device_id=device_id, level=level))
+    return said("home.speaker_volume", calls, _focus(state, device_id), name=name, level=level)
 
 
 def movie_night(state: WorldState, rng: random.Random, focus: Focus | None) -> Intent | None:

@@ -7,17 +7,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from sim.core import GoldCall
-from worlds.domains.multidomain.intents import (
-    Answer,
-    Focus,
-    Intent,
-    Primitive,
-    core,
-    lookup_if_unknown,
-    pick_focus,
-    support,
-)
+from worlds.domains.multidomain.gold_calls import core, lookup_if_unknown, support
+from worlds.domains.multidomain.intents import Answer, Focus, Intent, Primitive, pick_focus
 from worlds.domains.multidomain.state import WorldState
+from worlds.domains.multidomain.wording import said
 
 SPOKEN = {
     "AAPL": "Apple",
@@ -56,19 +49,12 @@ def _city_focus(state: WorldState, city_id: str) -> Focus:
 
 
 def _weather_intent(
-    state: WorldState, city_id: str, primitive: str, texts: tuple[str, str, str], call: GoldCall, answer: Answer
+    state: WorldState, city_id: str, primitive: str, call: GoldCall, answer: Answer, **values: Any
 ) -> Intent:
+    """The city found by any of its lookups (each a path of its own), then ``call``."""
     lookup, others = _city_paths(state, city_id)
-    return Intent(
-        primitive=primitive,
-        explicit=texts[0],
-        coreferential=texts[1],
-        paraphrases=(texts[2],),
-        calls=(*lookup, call),
-        alternatives=tuple((*other, call) for other in others),
-        focus=_city_focus(state, city_id),
-        answer=answer,
-    )
+    paths = tuple((*other, call) for other in others)
+    return said(f"information.{primitive}", (*lookup, call), _city_focus(state, city_id), answer, paths, **values)
 
 
 def current_weather(state: WorldState, rng: random.Random, focus: Focus | None) -> Intent | None:
@@ -79,14 +65,8 @@ def current_weather(state: WorldState, rng: random.Random, focus: Focus | None) 
         w = results[-1]
         return f"In {name} it is {w['condition']}, {w['temperature_c']}°C (feels like {w['feels_like_c']}°C)."
 
-    texts = (
-        f"What's the weather like in {name} right now?",
-        "And what's the weather doing there at the moment?",
-        f"How warm is it in {name} currently, and is it dry?",
-    )
-    return _weather_intent(
-        state, city_id, "information.current_weather", texts, core("get_current_weather", city_id=city_id), answer
-    )
+    call = core("get_current_weather", city_id=city_id)
+    return _weather_intent(state, city_id, "current_weather", call, answer, name=name)
 
 
 def forecast(state: WorldState, rng: random.Random, focus: Focus | None) -> Intent | None:
@@ -98,13 +78,8 @@ def forecast(state: WorldState, rng: random.Random, focus: Focus | None) -> Inte
         parts = [f"{d['date']}: {d['condition']}, {d['low_c']} to {d['high_c']}°C" for d in results[-1]["days"]]
         return f"Forecast for {name}: " + "; ".join(parts) + "."
 
-    texts = (
-        f"Give me the {days}-day weather forecast for {name}.",
-        f"What will the weather be like there over the next {days} days?",
-        f"What's the outlook in {name} for the coming {days} days?",
-    )
     call = core("get_weather_forecast", city_id=city_id, days=days)
-    return _weather_intent(state, city_id, "information.forecast", texts, call, answer)
+    return _weather_intent(state, city_id, "forecast", call, answer, name=name, days=days)
 
 
 def weather_alerts(state: WorldState, rng: random.Random, focus: Focus | None) -> Intent | None:
@@ -117,13 +92,8 @@ def weather_alerts(state: WorldState, rng: random.Random, focus: Focus | None) -
             return f"There are no weather warnings for {name}."
         return f"Warnings for {name}: " + "; ".join(f"{a['severity']} {a['type']}: {a['headline']}" for a in alerts)
 
-    texts = (
-        f"Are there any weather warnings for {name}?",
-        "Any severe weather warnings there?",
-        f"Is there a weather alert out for {name}?",
-    )
     call = core("get_weather_alerts", city_id=city_id)
-    return _weather_intent(state, city_id, "information.weather_alerts", texts, call, answer)
+    return _weather_intent(state, city_id, "weather_alerts", call, answer, name=name)
 
 
 # stocks ----------------------------------------------------------------------------------------------
@@ -157,16 +127,9 @@ def stock_quote(state: WorldState, rng: random.Random, focus: Focus | None) -> I
         return f"{name} ({symbol}) is at {q['price']} {q['currency']}, {q['change_percent']:+}% on the day."
 
     call = core("get_stock_quote", symbol=symbol)
-    return Intent(
-        primitive="information.stock_quote",
-        explicit=f"What's {name}'s share price?",
-        coreferential="How much is a share of it right now?",
-        paraphrases=(f"How is {name} stock trading?", f"Get me a quote for {name}."),
-        calls=(*_stock_lookup(state, symbol), call),
-        alternatives=_watch_paths(state, symbol, [call]),
-        focus=_stock_focus(symbol),
-        answer=answer,
-    )
+    calls = (*_stock_lookup(state, symbol), call)
+    paths = _watch_paths(state, symbol, [call])
+    return said("information.stock_quote", calls, _stock_focus(symbol), answer, alternatives=paths, name=name)
 
 
 def stock_history(state: WorldState, rng: random.Random, focus: Focus | None) -> Intent | None:
@@ -182,15 +145,10 @@ def stock_history(state: WorldState, rng: random.Random, focus: Focus | None) ->
         )
 
     call = core("get_stock_history", symbol=symbol, days=days)
-    return Intent(
-        primitive="information.stock_history",
-        explicit=f"How has {name} stock done over the last {days} trading days?",
-        coreferential=f"How has it moved over the past {days} trading days?",
-        paraphrases=(f"Show me {name}'s closing prices for the last {days} trading days.",),
-        calls=(*_stock_lookup(state, symbol), call),
-        alternatives=_watch_paths(state, symbol, [call]),
-        focus=_stock_focus(symbol),
-        answer=answer,
+    calls = (*_stock_lookup(state, symbol), call)
+    paths = _watch_paths(state, symbol, [call])
+    return said(
+        "information.stock_history", calls, _stock_focus(symbol), answer, alternatives=paths, name=name, days=days
     )
 
 
@@ -200,14 +158,8 @@ def watch_stock(state: WorldState, rng: random.Random, focus: Focus | None) -> I
         return None
     symbol = pick_focus(state, focus, "stock", unwatched, rng)
     name = SPOKEN[symbol]
-    return Intent(
-        primitive="information.watch_stock",
-        explicit=f"Add {name} to my stock watchlist.",
-        coreferential="Put it on my watchlist.",
-        paraphrases=(f"I want to keep an eye on {name}: watch it for me.",),
-        calls=(*_stock_lookup(state, symbol), core("add_to_watchlist", symbol=symbol)),
-        focus=_stock_focus(symbol),
-    )
+    calls = (*_stock_lookup(state, symbol), core("add_to_watchlist", symbol=symbol))
+    return said("information.watch_stock", calls, _stock_focus(symbol), name=name)
 
 
 def unwatch_stock(state: WorldState, rng: random.Random, focus: Focus | None) -> Intent | None:
@@ -218,15 +170,9 @@ def unwatch_stock(state: WorldState, rng: random.Random, focus: Focus | None) ->
     name = SPOKEN[symbol]
     remove = core("remove_from_watchlist", symbol=symbol)
     unknown = not state.is_known("stock", symbol)
-    return Intent(
-        primitive="information.unwatch_stock",
-        explicit=f"Take {name} off my watchlist.",
-        coreferential="Remove it from my watchlist.",
-        paraphrases=(f"I'm no longer interested in {name}; drop it from the watchlist.",),
-        calls=(*([support("get_watchlist")] if unknown else []), remove),
-        alternatives=((support("search_stocks", query=name), remove),) if unknown else (),
-        focus=_stock_focus(symbol),
-    )
+    calls = (*([support("get_watchlist")] if unknown else []), remove)
+    paths = ((support("search_stocks", query=name), remove),) if unknown else ()
+    return said("information.unwatch_stock", calls, _stock_focus(symbol), alternatives=paths, name=name)
 
 
 def price_alert(state: WorldState, rng: random.Random, focus: Focus | None) -> Intent | None:
@@ -241,13 +187,10 @@ def price_alert(state: WorldState, rng: random.Random, focus: Focus | None) -> I
     add = [] if entry is not None else [core("add_to_watchlist", symbol=symbol)]
     money = f"{level:g} {CURRENCY_WORDS.get(stock['currency'], stock['currency'])}"
     ask = f"alert me if {name} {move} {money}"
-    return Intent(
-        primitive="information.price_alert",
-        explicit=("Please " if entry is not None else f"Watch {name} for me and ") + ask + ".",
-        coreferential=f"Alert me if it {move} {money}.",
-        paraphrases=(f"Set a price alert on {name} for when it {move} {money}.",),
-        calls=(*_stock_lookup(state, symbol), *add, core("set_price_alert", symbol=symbol, **{side: level})),
-        focus=_stock_focus(symbol),
+    opening = ("Please " if entry is not None else f"Watch {name} for me and ") + ask + "."
+    calls = (*_stock_lookup(state, symbol), *add, core("set_price_alert", symbol=symbol, **{side: level}))
+    return said(
+        "information.price_alert", calls, _stock_focus(symbol), opening=opening, move=move, money=money, name=name
     )
 
 
@@ -261,13 +204,7 @@ def headlines(state: WorldState, rng: random.Random, focus: Focus | None) -> Int
     def answer(results: Sequence[Any]) -> str:
         return f"Top {topic} headlines: " + "; ".join(h["title"] for h in results[-1]["headlines"]) + "."
 
-    return Intent(
-        primitive="information.headlines",
-        explicit=f"What are the latest {topic} headlines?",
-        paraphrases=(f"Read me the latest {topic} news headlines.", f"Anything new in {topic} news?"),
-        calls=(core("get_news_headlines", topic=topic),),
-        answer=answer,
-    )
+    return said("information.headlines", (core("get_news_headlines", topic=topic),), answer=answer, topic=topic)
 
 
 def article_details(state: WorldState, rng: random.Random, focus: Focus | None) -> Intent | None:
@@ -281,16 +218,10 @@ def article_details(state: WorldState, rng: random.Random, focus: Focus | None) 
         a = results[-1]
         return f"'{a['title']}' ({a['source']}, by {a['author']}): {a['summary']}"
 
-    return Intent(
-        primitive="information.article_details",
-        explicit=f"Tell me more about the news story '{title}'.",
-        coreferential="Tell me more about that story.",
-        paraphrases=(f"What does the article '{title}' say?",),
-        calls=(*([support("search_news", query=title)] if unknown else []), details),
-        alternatives=((support("get_news_headlines", topic=row["topic"]), details),) if unknown else (),
-        focus=Focus(key=f"article:{article_id}", name=title),
-        answer=answer,
-    )
+    calls = (*([support("search_news", query=title)] if unknown else []), details)
+    paths = ((support("get_news_headlines", topic=row["topic"]), details),) if unknown else ()
+    about = Focus(key=f"article:{article_id}", name=title)
+    return said("information.article_details", calls, about, answer, alternatives=paths, title=title)
 
 
 def knowledge_fact(state: WorldState, rng: random.Random, focus: Focus | None) -> Intent | None:
@@ -302,17 +233,12 @@ def knowledge_fact(state: WorldState, rng: random.Random, focus: Focus | None) -
     def answer(results: Sequence[Any]) -> str:
         return f"{title} — {fact}: {results[-1]['facts'][fact]}."
 
-    return Intent(
-        primitive="information.knowledge_fact",
-        explicit=f"Look up {title} in the encyclopedia: what is its {fact}?",
-        coreferential=f"And what's its {fact}?",
-        paraphrases=(f"Quick fact check on {title}: {fact}?",),
-        calls=(
-            *lookup_if_unknown(state, "entry", entry_id, support("search_knowledge", query=title)),
-            core("get_knowledge_entry", entry_id=entry_id),
-        ),
-        focus=Focus(key=f"entry:{entry_id}", name=title),
-        answer=answer,
+    calls = (
+        *lookup_if_unknown(state, "entry", entry_id, support("search_knowledge", query=title)),
+        core("get_knowledge_entry", entry_id=entry_id),
+    )
+    return said(
+        "information.knowledge_fact", calls, Focus(key=f"entry:{entry_id}", name=title), answer, title=title, fact=fact
     )
 
 

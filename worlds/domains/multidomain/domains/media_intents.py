@@ -8,17 +8,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from sim.core import GoldCall
-from worlds.domains.multidomain.intents import (
-    Answer,
-    Focus,
-    Intent,
-    Primitive,
-    core,
-    lookup_if_unknown,
-    pick_focus,
-    support,
-)
+from worlds.domains.multidomain.gold_calls import core, lookup_if_unknown, support
+from worlds.domains.multidomain.intents import Answer, Focus, Intent, Primitive, pick_focus
 from worlds.domains.multidomain.state import WorldState
+from worlds.domains.multidomain.wording import EntityIntents, said
 
 NEW_PLAYLIST_NAMES = ("Sunday Morning", "Workout Mix", "Rainy Day", "Kitchen Disco", "Study Session", "Summer 2026")
 
@@ -29,6 +22,9 @@ def _device_focus(state: WorldState, device_id: str) -> Focus:
 
 def _find_device(state: WorldState, device_id: str) -> list[GoldCall]:
     return lookup_if_unknown(state, "device", device_id, support("list_media_devices"))
+
+
+_on_device = EntityIntents("media", _find_device, _device_focus)
 
 
 def _power_on(state: WorldState, device_id: str) -> list[GoldCall]:
@@ -70,19 +66,13 @@ def play_item(state: WorldState, rng: random.Random, focus: Focus | None) -> Int
     item_id = rng.choice(playable)
     label = _label(state.row("media_catalog", item_id))
     name = device["name"]
-    return Intent(
-        primitive="media.play_item",
-        explicit=f"Play {label} on the {name}.",
-        coreferential=f"Put {label} on it.",
-        paraphrases=(f"I'd like to hear {label} on the {name}.", f"Can you start {label} on the {name}?"),
-        calls=(
-            *_find_item(state, item_id),
-            *_find_device(state, device_id),
-            *_power_on(state, device_id),
-            core("play_media", device_id=device_id, item_id=item_id),
-        ),
-        focus=_device_focus(state, device_id),
+    calls = (
+        *_find_item(state, item_id),
+        *_find_device(state, device_id),
+        *_power_on(state, device_id),
+        core("play_media", device_id=device_id, item_id=item_id),
     )
+    return said("media.play_item", calls, _device_focus(state, device_id), label=label, name=name)
 
 
 def play_playlist(state: WorldState, rng: random.Random, focus: Focus | None) -> Intent | None:
@@ -97,71 +87,39 @@ def play_playlist(state: WorldState, rng: random.Random, focus: Focus | None) ->
         return None
     playlist_id, playlist = rng.choice(playlists)
     name, title = state.row("devices", device_id)["name"], playlist["name"]
-    return Intent(
-        primitive="media.play_playlist",
-        explicit=f"Play my {title} playlist on the {name}.",
-        coreferential=f"Put my {title} playlist on it.",
-        paraphrases=(f"Start the {title} playlist on the {name}, please.",),
-        calls=(
-            *_find_playlist(state, playlist_id),
-            *_find_device(state, device_id),
-            *_power_on(state, device_id),
-            core("play_playlist", device_id=device_id, playlist_id=playlist_id),
-        ),
-        focus=_device_focus(state, device_id),
+    calls = (
+        *_find_playlist(state, playlist_id),
+        *_find_device(state, device_id),
+        *_power_on(state, device_id),
+        core("play_playlist", device_id=device_id, playlist_id=playlist_id),
     )
+    return said("media.play_playlist", calls, _device_focus(state, device_id), title=title, name=name)
+
+
+def _session_change(
+    state: WorldState, rng: random.Random, focus: Focus | None, devices: list[str], change: tuple[str, str, bool]
+) -> Intent | None:
+    """``change`` (primitive, tool, switch on first) to the playback on one of ``devices``; None without one."""
+    if not devices:
+        return None
+    primitive, tool, power = change
+    device_id = pick_focus(state, focus, "device", devices, rng)
+    name = state.row("devices", device_id)["name"]
+    before = _power_on(state, device_id) if power else []
+    return _on_device(state, device_id, primitive, *before, core(tool, device_id=device_id), name=name)
 
 
 def pause_playback(state: WorldState, rng: random.Random, focus: Focus | None) -> Intent | None:
-    playing = _sessions(state, "playing")
-    if not playing:
-        return None
-    device_id = pick_focus(state, focus, "device", playing, rng)
-    name = state.row("devices", device_id)["name"]
-    return Intent(
-        primitive="media.pause_playback",
-        explicit=f"Pause what's playing on the {name}.",
-        coreferential="Pause it for a moment.",
-        paraphrases=(f"Hold the playback on the {name}.", f"Can you pause the {name}?"),
-        calls=(*_find_device(state, device_id), core("pause_media", device_id=device_id)),
-        focus=_device_focus(state, device_id),
-    )
+    return _session_change(state, rng, focus, _sessions(state, "playing"), ("pause_playback", "pause_media", False))
 
 
 def resume_playback(state: WorldState, rng: random.Random, focus: Focus | None) -> Intent | None:
-    paused = _sessions(state, "paused")
-    if not paused:
-        return None
-    device_id = pick_focus(state, focus, "device", paused, rng)
-    name = state.row("devices", device_id)["name"]
-    return Intent(
-        primitive="media.resume_playback",
-        explicit=f"Resume what was playing on the {name}.",
-        coreferential="Carry on playing it.",
-        paraphrases=(f"Unpause the {name}.", f"Pick up where the {name} left off."),
-        calls=(
-            *_find_device(state, device_id),
-            *_power_on(state, device_id),
-            core("resume_media", device_id=device_id),
-        ),
-        focus=_device_focus(state, device_id),
-    )
+    return _session_change(state, rng, focus, _sessions(state, "paused"), ("resume_playback", "resume_media", True))
 
 
 def skip_track(state: WorldState, rng: random.Random, focus: Focus | None) -> Intent | None:
     more = [key for key, row in state.rows("playback") if row["index"] + 1 < len(row["queue"])]
-    if not more:
-        return None
-    device_id = pick_focus(state, focus, "device", more, rng)
-    name = state.row("devices", device_id)["name"]
-    return Intent(
-        primitive="media.skip_track",
-        explicit=f"Skip to the next track on the {name}.",
-        coreferential="Skip this one.",
-        paraphrases=(f"Next song on the {name}, please.",),
-        calls=(*_find_device(state, device_id), core("next_track", device_id=device_id)),
-        focus=_device_focus(state, device_id),
-    )
+    return _session_change(state, rng, focus, more, ("skip_track", "next_track", False))
 
 
 def music_volume(state: WorldState, rng: random.Random, focus: Focus | None) -> Intent | None:
@@ -173,14 +131,10 @@ def music_volume(state: WorldState, rng: random.Random, focus: Focus | None) -> 
     level = rng.choice([v for v in (15, 25, 35, 50, 65) if v != state.row("devices", device_id)["volume"]])
     name = state.row("devices", device_id)["name"]
     before = (*_find_device(state, device_id), *_power_on(state, device_id))
-    return Intent(
-        primitive="media.music_volume",
-        explicit=f"Set the music volume on the {name} to {level}.",
-        coreferential=f"Turn it to {level} percent.",
-        paraphrases=(f"Make the playback on the {name} {level}% loud.",),
-        calls=(*before, core("set_media_volume", device_id=device_id, level=level)),
-        alternatives=((*before, core("set_volume", device_id=device_id, level=level)),),
-        focus=_device_focus(state, device_id),
+    calls = (*before, core("set_media_volume", device_id=device_id, level=level))
+    paths = ((*before, core("set_volume", device_id=device_id, level=level)),)
+    return said(
+        "media.music_volume", calls, _device_focus(state, device_id), alternatives=paths, name=name, level=level
     )
 
 
@@ -192,14 +146,8 @@ def repeat_mode(state: WorldState, rng: random.Random, focus: Focus | None) -> I
     mode = rng.choice([m for m in ("one", "all", "off") if m != state.row("playback", device_id)["repeat"]])
     words = {"one": "repeat the current track", "all": "repeat the whole queue", "off": "stop repeating"}[mode]
     name = state.row("devices", device_id)["name"]
-    return Intent(
-        primitive="media.repeat_mode",
-        explicit=f"On the {name}, {words}.",
-        coreferential=f"Make it {words}.",
-        paraphrases=(f"Set repeat to {mode} on the {name}.",),
-        calls=(*_find_device(state, device_id), core("set_repeat", device_id=device_id, mode=mode)),
-        focus=_device_focus(state, device_id),
-    )
+    act = core("set_repeat", device_id=device_id, mode=mode)
+    return _on_device(state, device_id, "repeat_mode", act, name=name, words=words, mode=mode)
 
 
 def new_playlist(state: WorldState, rng: random.Random, focus: Focus | None) -> Intent | None:
@@ -213,19 +161,21 @@ def new_playlist(state: WorldState, rng: random.Random, focus: Focus | None) -> 
     playlist_id = f"playlist-{sum(1 for key, _ in state.rows('playlists') if key.startswith('playlist-')) + 1:04d}"
     lookups = [call for song in songs for call in _find_item(state, song)]
     titles = " and ".join(state.row("media_catalog", s)["title"] for s in songs)
-    return Intent(
-        primitive="media.new_playlist",
-        explicit=f"Make a new playlist called {name} with {titles}.",
-        paraphrases=(f"Create a playlist named {name} and put {titles} in it.",),
-        calls=(*lookups, GoldCall(name="create_playlist", arguments={"name": name, "track_ids": songs})),
-        alternatives=(
-            (
-                *lookups,
-                GoldCall(name="create_playlist", arguments={"name": name}),
-                *(core("add_to_playlist", playlist_id=playlist_id, item_id=s) for s in songs),
-            ),
+    calls = (*lookups, GoldCall(name="create_playlist", arguments={"name": name, "track_ids": songs}))
+    paths = (
+        (
+            *lookups,
+            GoldCall(name="create_playlist", arguments={"name": name}),
+            *(core("add_to_playlist", playlist_id=playlist_id, item_id=s) for s in songs),
         ),
-        focus=Focus(key=f"playlist:{playlist_id}", name=name),
+    )
+    return said(
+        "media.new_playlist",
+        calls,
+        Focus(key=f"playlist:{playlist_id}", name=name),
+        alternatives=paths,
+        name=name,
+        titles=titles,
     )
 
 
@@ -235,18 +185,12 @@ def add_song(state: WorldState, rng: random.Random, focus: Focus | None) -> Inte
     songs = [k for k, r in state.rows("media_catalog") if r["type"] == "song" and k not in playlist["track_ids"]]
     song = rng.choice(songs)
     title, name = state.row("media_catalog", song)["title"], playlist["name"]
-    return Intent(
-        primitive="media.add_song",
-        explicit=f"Add {title} to my {name} playlist.",
-        coreferential=f"Add {title} to that playlist too.",
-        paraphrases=(f"Put the song {title} on the {name} playlist.",),
-        calls=(
-            *_find_playlist(state, playlist_id),
-            *_find_item(state, song),
-            core("add_to_playlist", playlist_id=playlist_id, item_id=song),
-        ),
-        focus=Focus(key=f"playlist:{playlist_id}", name=name),
+    calls = (
+        *_find_playlist(state, playlist_id),
+        *_find_item(state, song),
+        core("add_to_playlist", playlist_id=playlist_id, item_id=song),
     )
+    return said("media.add_song", calls, Focus(key=f"playlist:{playlist_id}", name=name), title=title, name=name)
 
 
 def remove_song(state: WorldState, rng: random.Random, focus: Focus | None) -> Intent | None:
@@ -257,18 +201,12 @@ def remove_song(state: WorldState, rng: random.Random, focus: Focus | None) -> I
     playlist = state.row("playlists", playlist_id)
     song = rng.choice(list(playlist["track_ids"]))
     title, name = state.row("media_catalog", song)["title"], playlist["name"]
-    return Intent(
-        primitive="media.remove_song",
-        explicit=f"Take {title} off my {name} playlist.",
-        coreferential=f"Remove {title} from that playlist.",
-        paraphrases=(f"I don't want {title} in {name} any more; remove it.",),
-        calls=(
-            *_find_playlist(state, playlist_id),
-            *lookup_if_unknown(state, "media", song, support("get_playlist", playlist_id=playlist_id)),
-            core("remove_from_playlist", playlist_id=playlist_id, item_id=song),
-        ),
-        focus=Focus(key=f"playlist:{playlist_id}", name=name),
+    calls = (
+        *_find_playlist(state, playlist_id),
+        *lookup_if_unknown(state, "media", song, support("get_playlist", playlist_id=playlist_id)),
+        core("remove_from_playlist", playlist_id=playlist_id, item_id=song),
     )
+    return said("media.remove_song", calls, Focus(key=f"playlist:{playlist_id}", name=name), title=title, name=name)
 
 
 def _now_playing_answer(results: Sequence[Any]) -> str:
@@ -283,15 +221,15 @@ def ask_now_playing(state: WorldState, rng: random.Random, focus: Focus | None) 
         return None
     device_id = pick_focus(state, focus, "device", sessions, rng)
     name = state.row("devices", device_id)["name"]
-    return Intent(
-        primitive="media.ask_now_playing",
-        explicit=f"What's playing on the {name}?",
-        coreferential="What's on it right now?",
-        paraphrases=(f"Which song or show is on the {name} at the moment?",),
-        calls=(*_find_device(state, device_id), core("get_now_playing", device_id=device_id)),
-        alternatives=((core("get_now_playing"),),),
-        focus=_device_focus(state, device_id),
+    act = core("get_now_playing", device_id=device_id)
+    return _on_device(
+        state,
+        device_id,
+        "ask_now_playing",
+        act,
         answer=_device_answer(device_id),
+        alternatives=((core("get_now_playing"),),),
+        name=name,
     )
 
 
@@ -328,15 +266,9 @@ def ask_media_info(state: WorldState, rng: random.Random, focus: Focus | None) -
         "album": (f"What tracks are on the album {title}?", "What tracks are on that album?"),
         "podcast": (f"What's the latest episode of the podcast {title}?", "What's its latest episode?"),
     }[row["type"]]
-    return Intent(
-        primitive="media.ask_media_info",
-        explicit=question,
-        coreferential=pronoun,
-        paraphrases=(f"Tell me about {_label(row)}.",),
-        calls=(*_find_item(state, item_id), core("get_media_details", item_id=item_id)),
-        focus=Focus(key=f"media:{item_id}", name=title),
-        answer=_info_answer,
-    )
+    calls = (*_find_item(state, item_id), core("get_media_details", item_id=item_id))
+    about, label = Focus(key=f"media:{item_id}", name=title), _label(row)
+    return said("media.ask_media_info", calls, about, _info_answer, question=question, pronoun=pronoun, label=label)
 
 
 def _playlist_answer(results: Sequence[Any]) -> str:
@@ -350,14 +282,9 @@ def _playlist_answer(results: Sequence[Any]) -> str:
 def ask_playlist(state: WorldState, rng: random.Random, focus: Focus | None) -> Intent | None:
     playlist_id = pick_focus(state, focus, "playlist", [key for key, _ in state.rows("playlists")], rng)
     name = state.row("playlists", playlist_id)["name"]
-    return Intent(
-        primitive="media.ask_playlist",
-        explicit=f"What songs are on my {name} playlist?",
-        coreferential="What's on that playlist now?",
-        paraphrases=(f"Read me the track list of {name}.",),
-        calls=(*_find_playlist(state, playlist_id), core("get_playlist", playlist_id=playlist_id)),
-        focus=Focus(key=f"playlist:{playlist_id}", name=name),
-        answer=_playlist_answer,
+    calls = (*_find_playlist(state, playlist_id), core("get_playlist", playlist_id=playlist_id))
+    return said(
+        "media.ask_playlist", calls, Focus(key=f"playlist:{playlist_id}", name=name), _playlist_answer, name=name
     )
 
 

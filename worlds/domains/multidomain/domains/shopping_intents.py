@@ -9,17 +9,10 @@ from typing import Any
 
 from sim.core import GoldCall
 from worlds.domains.multidomain.domains.shopping import cart_quantity, cart_summary, pence, today
-from worlds.domains.multidomain.intents import (
-    Answer,
-    Focus,
-    Intent,
-    Primitive,
-    core,
-    lookup_if_unknown,
-    pick_focus,
-    support,
-)
+from worlds.domains.multidomain.gold_calls import core, lookup_if_unknown, support
+from worlds.domains.multidomain.intents import Answer, Focus, Intent, Primitive, pick_focus
 from worlds.domains.multidomain.state import WorldState
+from worlds.domains.multidomain.wording import EntityIntents, said
 
 REASONS = {
     "damaged": "it arrived damaged",
@@ -64,14 +57,9 @@ def add_product(state: WorldState, rng: random.Random, focus: Focus | None) -> I
     quantity = rng.randint(1, min(3, room[product_id]))
     name = _product(state, product_id)["name"]
     what = f"the {name}" if quantity == 1 else f"{COUNT[quantity]} of the {name}"
-    return Intent(
-        primitive="shopping.add_product",
-        explicit=f"Add {what} to my cart.",
-        coreferential="Add it to my cart." if quantity == 1 else f"Put {COUNT[quantity]} of those in my cart.",
-        paraphrases=(f"Could you put {what} in my basket?",),
-        calls=(*_search(state, product_id), core("add_to_cart", product_id=product_id, quantity=quantity)),
-        focus=_product_focus(state, product_id),
-    )
+    again = "Add it to my cart." if quantity == 1 else f"Put {COUNT[quantity]} of those in my cart."
+    calls = (*_search(state, product_id), core("add_to_cart", product_id=product_id, quantity=quantity))
+    return said("shopping.add_product", calls, _product_focus(state, product_id), what=what, again=again)
 
 
 def _price_answer(name: str) -> Answer:
@@ -87,20 +75,23 @@ def _price_answer(name: str) -> Answer:
 def product_price(state: WorldState, rng: random.Random, focus: Focus | None) -> Intent | None:
     product_id = pick_focus(state, focus, "product", [k for k, _ in state.rows("products")], rng)
     name = _product(state, product_id)["name"]
-    return Intent(
-        primitive="shopping.product_price",
-        explicit=f"How much is the {name}, and is it in stock?",
-        coreferential="How much does it cost, and do they have it in stock?",
-        paraphrases=(f"What's the price of the {name}? Can I get it now?",),
-        calls=(*_search(state, product_id), core("get_product_details", product_id=product_id)),
-        alternatives=((core("search_products", query=str(name).lower()),),),
-        focus=_product_focus(state, product_id),
-        answer=_price_answer(str(name)),
+    calls = (*_search(state, product_id), core("get_product_details", product_id=product_id))
+    paths = ((core("search_products", query=str(name).lower()),),)
+    return said(
+        "shopping.product_price",
+        calls,
+        _product_focus(state, product_id),
+        _price_answer(str(name)),
+        alternatives=paths,
+        name=name,
     )
 
 
 def _cart_lookup(state: WorldState, product_id: str) -> list[GoldCall]:
     return lookup_if_unknown(state, "product", product_id, support("view_cart"))
+
+
+_in_cart = EntityIntents("shopping", _cart_lookup, _product_focus)
 
 
 def remove_product(state: WorldState, rng: random.Random, focus: Focus | None) -> Intent | None:
@@ -109,14 +100,7 @@ def remove_product(state: WorldState, rng: random.Random, focus: Focus | None) -
         return None
     product_id = pick_focus(state, focus, "product", in_cart, rng)
     name = _product(state, product_id)["name"]
-    return Intent(
-        primitive="shopping.remove_product",
-        explicit=f"Take the {name} out of my cart.",
-        coreferential="Actually, remove that from my cart.",
-        paraphrases=(f"I don't want the {name} any more; remove it from the basket.",),
-        calls=(*_cart_lookup(state, product_id), core("remove_from_cart", product_id=product_id)),
-        focus=_product_focus(state, product_id),
-    )
+    return _in_cart(state, product_id, "remove_product", core("remove_from_cart", product_id=product_id), name=name)
 
 
 def change_quantity(state: WorldState, rng: random.Random, focus: Focus | None) -> Intent | None:
@@ -130,17 +114,8 @@ def change_quantity(state: WorldState, rng: random.Random, focus: Focus | None) 
         return None
     quantity = rng.choice(options)
     name = row["name"]
-    return Intent(
-        primitive="shopping.change_quantity",
-        explicit=f"Change the {name} in my cart to {COUNT[quantity]}.",
-        coreferential=f"Make it {COUNT[quantity]} of those in the cart.",
-        paraphrases=(f"I want {quantity} of the {name} in my basket, not what's there now.",),
-        calls=(
-            *_cart_lookup(state, product_id),
-            core("update_cart_quantity", product_id=product_id, quantity=quantity),
-        ),
-        focus=_product_focus(state, product_id),
-    )
+    act = core("update_cart_quantity", product_id=product_id, quantity=quantity)
+    return _in_cart(state, product_id, "change_quantity", act, name=name, count=COUNT[quantity], quantity=quantity)
 
 
 def _cart_answer(results: Sequence[Any]) -> str:
@@ -152,13 +127,7 @@ def _cart_answer(results: Sequence[Any]) -> str:
 def cart_total(state: WorldState, rng: random.Random, focus: Focus | None) -> Intent | None:
     if not cart_summary(state)["items"]:
         return None
-    return Intent(
-        primitive="shopping.cart_total",
-        explicit="What's in my shopping cart, and what does it come to?",
-        paraphrases=("How much is my basket at the moment, and what's in it?",),
-        calls=(core("view_cart"),),
-        answer=_cart_answer,
-    )
+    return said("shopping.cart_total", (core("view_cart"),), answer=_cart_answer)
 
 
 def _usable_methods(state: WorldState) -> list[str]:
@@ -172,12 +141,7 @@ def checkout(state: WorldState, rng: random.Random, focus: Focus | None) -> Inte
     method_id = rng.choice(_usable_methods(state))
     label = _label(state, method_id)
     lookup = lookup_if_unknown(state, "payment_method", method_id, support("list_payment_methods"))
-    return Intent(
-        primitive="shopping.checkout",
-        explicit=f"Check out my cart and pay with my {label}.",
-        paraphrases=(f"Place the order for everything in my basket, using the {label}.",),
-        calls=(*lookup, core("checkout", payment_method_id=method_id)),
-    )
+    return said("shopping.checkout", (*lookup, core("checkout", payment_method_id=method_id)), label=label)
 
 
 def _label(state: WorldState, method_id: str) -> str:
@@ -206,15 +170,10 @@ def order_status(state: WorldState, rng: random.Random, focus: Focus | None) -> 
     order = _order_focus(state, order_id)
     first = row["items"][0]["name"]
     lookup = _order_lookup(state, order_id)
-    return Intent(
-        primitive="shopping.order_status",
-        explicit=f"Where is my {order.name}, the one with the {first}?",
-        coreferential="Where's that order now?",
-        paraphrases=(f"Can you track my {order.name} (the {first})?",),
-        calls=(*lookup, core("track_order", order_id=order_id)),
-        alternatives=((*lookup, core("get_order_details", order_id=order_id)),),
-        focus=order,
-        answer=_status_answer,
+    calls = (*lookup, core("track_order", order_id=order_id))
+    paths = ((*lookup, core("get_order_details", order_id=order_id)),)
+    return said(
+        "shopping.order_status", calls, order, _status_answer, alternatives=paths, order=order.name, first=first
     )
 
 
@@ -226,14 +185,8 @@ def cancel_order(state: WorldState, rng: random.Random, focus: Focus | None) -> 
     row = state.row("orders", order_id)
     order = _order_focus(state, order_id)
     first = row["items"][0]["name"]
-    return Intent(
-        primitive="shopping.cancel_order",
-        explicit=f"Cancel my {order.name} with the {first}.",
-        coreferential="Please cancel that order.",
-        paraphrases=(f"I don't want my {order.name} (the {first}) any more; cancel it.",),
-        calls=(*_order_lookup(state, order_id), core("cancel_order", order_id=order_id)),
-        focus=order,
-    )
+    calls = (*_order_lookup(state, order_id), core("cancel_order", order_id=order_id))
+    return said("shopping.cancel_order", calls, order, order=order.name, first=first)
 
 
 def _returnable(state: WorldState, order_id: str, row: Any) -> list[str]:
@@ -256,17 +209,11 @@ def return_item(state: WorldState, rng: random.Random, focus: Focus | None) -> I
     reason = rng.choice(sorted(REASONS))
     order = _order_focus(state, order_id)
     name = _product(state, product_id)["name"]
-    return Intent(
-        primitive="shopping.return_item",
-        explicit=f"I want to return the {name} from my {order.name}: {REASONS[reason]}.",
-        coreferential=f"I'd like to send the {name} from that one back: {REASONS[reason]}.",
-        paraphrases=(f"Please start a return for the {name} I got in my {order.name}; {REASONS[reason]}.",),
-        calls=(
-            *_order_lookup(state, order_id),
-            core("return_item", order_id=order_id, product_id=product_id, reason=reason),
-        ),
-        focus=order,
+    calls = (
+        *_order_lookup(state, order_id),
+        core("return_item", order_id=order_id, product_id=product_id, reason=reason),
     )
+    return said("shopping.return_item", calls, order, name=name, order=order.name, why=REASONS[reason])
 
 
 def apply_promo(state: WorldState, rng: random.Random, focus: Focus | None) -> Intent | None:
@@ -280,12 +227,7 @@ def apply_promo(state: WorldState, rng: random.Random, focus: Focus | None) -> I
     if not codes:
         return None
     code = rng.choice(codes)
-    return Intent(
-        primitive="shopping.apply_promo",
-        explicit=f"Apply the promo code {code} to my cart.",
-        paraphrases=(f"I have a discount code, {code}. Can you use it on my basket?",),
-        calls=(core("apply_promo_code", code=code),),
-    )
+    return said("shopping.apply_promo", (core("apply_promo_code", code=code),), code=code)
 
 
 PRIMITIVES: tuple[Primitive, ...] = (

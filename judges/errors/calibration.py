@@ -1,0 +1,142 @@
+"""Calibration of the error-handling judge: its raters against a hand-labelled set, and against each other.
+
+The set (``judges/errors/data/error_handling_labels.jsonl``, one JSON object a line) holds replies to failures with a
+person's 1-5 label, the scenario's reference response and criteria. Agreement is Cohen's kappa, unweighted and
+quadratic-weighted (a 4 for a 5 is a smaller miss than a 1 for a 5), beside plain exact and within-one agreement.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from judges.errors.error_handling import ErrorCase, Rater
+from sim.core.bounded_read import DATA_LIMIT, InputFileError, read_text
+from sim.core.structured import parse_json
+
+LABELS_PATH = Path(__file__).parent / "data" / "error_handling_labels.jsonl"
+SCORES = (1, 2, 3, 4, 5)
+_TEXT_FIELDS = ("id", "user_request", "error", "reference_response", "reply")
+
+
+class LabelsError(ValueError):
+    """The labelled set is malformed; the message names the file, line and field."""
+
+
+@dataclass(frozen=True)
+class LabelledCase:
+    id: str
+    case: ErrorCase
+    label: int
+
+
+def load_labels(path: Path = LABELS_PATH) -> list[LabelledCase]:
+    try:
+        lines = read_text(path, DATA_LIMIT).splitlines()
+        rows = [(number, parse_json(line, f"{path}:{number}")) for number, line in enumerate(lines, 1) if line.strip()]
+    except InputFileError as exc:
+        raise LabelsError(str(exc)) from None
+    cases, seen = [], set()
+    for number, row in rows:
+        where = f"{path}:{number}"
+        if not isinstance(row, dict):
+            raise LabelsError(f"{where}: expected an object")
+        for field in _TEXT_FIELDS:
+            if not isinstance(row.get(field), str):
+                raise LabelsError(f"{where}: field '{field}' must be a string")
+        label = row.get("label")
+        if isinstance(label, bool) or label not in SCORES:
+            raise LabelsError(f"{where}: field 'label' must be 1-5, not {label!r}")
+        criteria = row.get("criteria", [])
+        if not isinstance(criteria, list) or not all(isinstance(c, str) for c in criteria):
+            raise LabelsError(f"{where}: field 'criteria' must be a list of strings")
+        if row["id"] in seen:
+            raise LabelsError(f"{where}: field 'id': {row['id']!r} is used twice")
+        seen.add(row["id"])
+        case = ErrorCase(
+            goal=0,
+            request=row["user_request"],
+            error=row["error"],
+            reply=row["reply"],
+            reference=row["reference_response"],
+            criteria=tuple(criteria),
+        )
+        cases.append(LabelledCase(row["id"], case, int(label)))
+    if not cases:
+        raise LabelsError(f"{path}: no labelled cases")
+    return cases
+
+
+def cohen_kappa(a: Sequence[int], b: Sequence[int], weights: str | None = None) -> float | None:
+    """Cohen's kappa of two raters over the 1-5 scale; ``weights="quadratic"`` for the weighted form. None when
+    agreement by chance is total (both gave one and the same score throughout)."""
+    if len(a) != len(b) or not a:
+        raise ValueError("kappa needs two equally long, non-empty rating lists")
+    if not set(a) | set(b) <= set(SCORES):
+        raise ValueError(f"ratings must be 1-5, not {sorted(set(a) | set(b) - set(SCORES))}")
+    k, n = len(SCORES), len(a)
+    observed = [[0.0] * k for _ in range(k)]
+    for x, y in zip(a, b, strict=True):
+        observed[x - 1][y - 1] += 1 / n
+    rows = [sum(r) for r in observed]
+    cols = [sum(observed[i][j] for i in range(k)) for j in range(k)]
+
+    def weight(i: int, j: int) -> float:
+        if weights == "quadratic":
+            return (i - j) ** 2 / (k - 1) ** 2
+        return 0.0 if i == j else 1.0
+
+    seen = sum(weight(i, j) * observed[i][j] for i in range(k) for j in range(k))
+    chance = sum(weight(i, j) * rows[i] * cols[j] for i in range(k) for j in range(k))
+    return None if chance == 0 else round(1 - seen / chance, 4)
+
+
+def agreement(a: Sequence[int], b: Sequence[int]) -> dict[str, Any]:
+    n = len(a)
+    return {
+        "n": n,
+        "kappa": cohen_kappa(a, b),
+        "kappa_quadratic": cohen_kappa(a, b, "quadratic"),
+        "exact": round(sum(x == y for x, y in zip(a, b, strict=True)) / n, 4),
+        "within_one": round(sum(abs(x - y) <= 1 for x, y in zip(a, b, strict=True)) / n, 4),
+    }
+
+
+async def calibrate(
+    cases: Sequence[LabelledCase], raters: Sequence[Rater], on_case: Callable[[str], None] | None = None
+) -> dict[str, Any]:
+    """Every rater's scores on the set; agreement of each with the labels and of each pair of raters, over the
+    cases both scored (a rater that gave no usable verdict on a case — a judge fault in a run — is counted).
+    ``on_case(mode)`` is called after each case a rater has rated (progress)."""
+    from judges.errors.error_handling_llm import JudgeOutputError
+
+    labels = {c.id: c.label for c in cases}
+    scores: dict[str, dict[str, int]] = {}
+    unusable: dict[str, int] = {}
+    for rater in raters:
+        given: dict[str, int] = {}
+        for c in cases:
+            with contextlib.suppress(JudgeOutputError):
+                given[c.id] = (await rater.rate(c.case)).score
+            if on_case is not None:
+                on_case(rater.mode)
+        scores[rater.mode], unusable[rater.mode] = given, len(cases) - len(given)
+    modes = list(scores)
+    return {
+        "cases": len(cases),
+        "labels": {str(s): list(labels.values()).count(s) for s in SCORES},
+        "unusable": unusable,
+        "vs_labels": {mode: _agreement(scores[mode], labels) for mode in modes},
+        "between": {
+            f"{x} vs {y}": _agreement(scores[x], scores[y]) for i, x in enumerate(modes) for y in modes[i + 1 :]
+        },
+        "scores": scores,
+    }
+
+
+def _agreement(a: dict[str, int], b: dict[str, int]) -> dict[str, Any] | None:
+    both = [k for k in a if k in b]
+    return agreement([a[k] for k in both], [b[k] for k in both]) if both else None

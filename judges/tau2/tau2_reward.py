@@ -1,0 +1,135 @@
+"""τ²-bench's reward on an episode, from the trace: squall's own reading of τ²'s evaluator.
+
+A task carries τ²'s evaluation criteria (``Task.evaluation``, tag ``tau2``); the reward is the product of the
+components its reward basis names (τ²'s default, where a task names none: DB and COMMUNICATE):
+- DB: the final database equals the one the gold actions leave (the world's whole task state against the gold's,
+  ``EpisodeResult.goal_states``); 1.0 outright for a task with neither actions nor environment assertions, as τ²;
+- ACTION: every gold action (the agent's) is matched by one of the agent's calls: same name, and equal arguments
+  over ``compare_args`` (None: the call's own argument names; empty: any call of the name);
+- COMMUNICATE: each required fact appears in some reply of the agent (case folded, the reply's commas removed);
+- ENV_ASSERTION and NL_ASSERTION: not judged here (the first needs the world's assertion functions, the second a
+  judge model); a basis that names one gets no value unless another component already failed — never a silent pass.
+An episode that ended other than by the user or the agent (squall's turn limit: τ²'s step limit) scores 0.0, as τ²;
+one that failed for a reason nobody under test caused (provider, harness) is unscoreable, and pass^k leaves it out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from judges.common.trace_view import failed, score_for, unscoreable
+from judges.names import JudgeName
+from sim.core import EpisodeResult, Score
+from sim.core.task_state import moved
+
+TAG = "tau2"
+DEFAULT_BASIS = ("DB", "COMMUNICATE")
+COMPONENTS = ("DB", "ENV_ASSERTION", "ACTION", "COMMUNICATE", "NL_ASSERTION")
+NOT_JUDGED = {
+    "ENV_ASSERTION": "tau2:env_assertion_not_judged",
+    "NL_ASSERTION": "tau2:nl_assertion_not_judged",
+}
+SHOWN = 8
+
+
+def action_matches(action: Mapping[str, Any], name: str, arguments: Mapping[str, Any]) -> bool:
+    """τ²'s comparison of a gold action with a call."""
+    if action.get("name") != name:
+        return False
+    keys = action.get("compare_args")
+    compared = list(arguments) if keys is None else list(keys)
+    if not compared:
+        return True
+    expected = action.get("arguments") or {}
+    return {k: v for k, v in arguments.items() if k in compared} == {k: v for k, v in expected.items() if k in compared}
+
+
+def missing_actions(actions: Sequence[Mapping[str, Any]], calls: Sequence[tuple[str, Mapping[str, Any]]]) -> list[str]:
+    """The ids (else names) of the agent's gold actions no call matches."""
+    return [
+        str(a.get("action_id") or a.get("name"))
+        for a in actions
+        if a.get("requestor", "assistant") == "assistant"
+        and not any(action_matches(a, name, args) for name, args in calls)
+    ]
+
+
+def missing_info(info: Sequence[str], replies: Sequence[str]) -> list[str]:
+    """The required facts no reply of the agent states."""
+    said = [r.lower().replace(",", "") for r in replies]
+    return [fact for fact in info if not any(fact.lower() in text for text in said)]
+
+
+def db_component(result: EpisodeResult, criteria: Mapping[str, Any]) -> tuple[float | None, list[str]]:
+    """(1.0/0.0, the differing paths), or (None, []) when the gold's database is unknown."""
+    if not criteria.get("has_actions") and not criteria.get("env_assertions"):
+        return 1.0, []
+    states = result.goal_states
+    if not states or states[-1].gold_after is None:
+        return None, []
+    last = states[-1]
+    differ = sorted(moved(last.after, last.gold_after or {}))
+    return (0.0 if differ else 1.0), differ
+
+
+class Tau2Reward:
+    """τ²'s reward (1.0/0.0) with its components in the details; None for a task that is not τ²'s."""
+
+    name = JudgeName.TAU2_REWARD
+
+    async def score(self, result: EpisodeResult) -> Score:
+        criteria = result.task.evaluation
+        if TAG not in result.task.tags or criteria is None:
+            return score_for(result, self.name, value=None)
+        if failed(result):
+            return unscoreable(result, self.name)
+        basis = [str(b) for b in (criteria.get("reward_basis") or DEFAULT_BASIS)]  # type: ignore[union-attr]
+        events = [ev for ev in result.events if not ev.replayed]
+        calls = [(ev.call.name, ev.call.arguments) for ev in events if ev.kind == "tool_call" and ev.call is not None]
+        replies = [ev.content or "" for ev in events if ev.kind == "agent_message"]
+        db, paths = db_component(result, criteria)
+        lacking_actions = missing_actions(_list(criteria, "actions"), calls)
+        lacking_info = missing_info([str(i) for i in _list(criteria, "communicate_info")], replies)
+        components: dict[str, float | None] = {
+            "DB": db,
+            "ACTION": 0.0 if lacking_actions else 1.0,
+            "COMMUNICATE": 0.0 if lacking_info else 1.0,
+        }
+        for kind in NOT_JUDGED:
+            if kind in basis:
+                components[kind] = None
+        errors: list[str] = []
+        stopped = result.termination == "completed"
+        in_basis = {k: components.get(k) for k in COMPONENTS if k in basis}
+        known = [v for v in in_basis.values() if v is not None]
+        if not stopped:
+            value: float | None = 0.0
+            errors.append(f"tau2:ended_by_{result.termination}")
+        elif any(v == 0.0 for v in known):
+            value = 0.0
+        elif len(known) < len(in_basis):
+            value = None
+        else:
+            value = 1.0
+        errors += [f"tau2:{k.lower()}_failed" for k, v in in_basis.items() if v == 0.0]
+        errors += [NOT_JUDGED.get(k, "tau2:gold_state_unavailable") for k, v in in_basis.items() if v is None]
+        details: dict[str, Any] = {
+            "domain": next((t.removeprefix("tau2:") for t in result.task.tags if t.count(":") == 1 and
+                            t.startswith("tau2:")), ""),
+            "reward_basis": basis,
+            "components": in_basis,
+            "checks": components,
+        }  # fmt: skip
+        if lacking_actions:
+            details["missing_actions"] = lacking_actions[:SHOWN]
+        if lacking_info:
+            details["missing_info"] = lacking_info[:SHOWN]
+        if paths:
+            details.update(db_paths=paths[:SHOWN], db_differing_paths=len(paths))
+        return score_for(result, self.name, value=value, per_goal=[value], errors=errors, details=details)
+
+
+def _list(criteria: Mapping[str, Any], key: str) -> list[Any]:
+    value = criteria.get(key)
+    return list(value) if isinstance(value, list) else []

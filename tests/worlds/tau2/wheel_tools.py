@@ -1,0 +1,76 @@
+"""The inspect-evals wheel's own τ² tool classes, loaded for the agreement tests only, without inspect-ai.
+
+The wheel's tool modules import three names of inspect-ai (``ToolError``, ``StoreModel``, ``store_as``), two of its
+model types, and ``toml``; its package ``__init__`` files import the whole of inspect-ai. Here the packages are
+entered without running their ``__init__`` and those few names are stand-ins (``StoreModel`` is a pydantic model, as
+inspect-ai's is), so the wheel's classes run as written: squall's tools are compared with τ²'s code, not with a copy.
+Everything is put back in ``sys.modules`` afterwards.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+import types
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from pydantic import BaseModel
+
+from worlds.tau2.source import package_root
+
+
+class WheelToolError(Exception):
+    """inspect-ai's ``ToolError``: what the wheel's tools raise to refuse a call."""
+
+
+def _stand_ins() -> dict[str, types.ModuleType]:
+    tool = types.ModuleType("inspect_ai.tool")
+    tool.ToolError = WheelToolError  # type: ignore[attr-defined]
+    util = types.ModuleType("inspect_ai.util")
+    util.StoreModel = type("StoreModel", (BaseModel,), {})  # type: ignore[attr-defined]
+    util.store_as = lambda *args, **kwargs: None  # type: ignore[attr-defined]
+    model = types.ModuleType("inspect_ai.model")
+    model.Content = object  # type: ignore[attr-defined]
+    model.ContentText = type("ContentText", (), {})  # type: ignore[attr-defined]
+    toml = types.ModuleType("toml")
+    toml.load = toml.dump = lambda *args, **kwargs: None  # type: ignore[attr-defined]
+    modules = {"inspect_ai": types.ModuleType("inspect_ai"), "inspect_ai.tool": tool, "inspect_ai.util": util}
+    modules |= {"inspect_ai.model": model, "toml": toml}
+    root = package_root()
+    for name, folder in (
+        ("inspect_evals", root),
+        ("inspect_evals.tau2", root / "tau2"),
+        ("inspect_evals.tau2.airline", root / "tau2" / "airline"),
+        ("inspect_evals.tau2.retail", root / "tau2" / "retail"),
+        ("inspect_evals.tau2.environment", root / "tau2" / "environment"),
+    ):
+        package = types.ModuleType(name)
+        package.__path__ = [str(folder)]
+        modules[name] = package
+    return modules
+
+
+@contextmanager
+def wheel_tool_classes() -> Iterator[dict[str, Any]]:
+    """{"airline": AirlineAgentTools, "retail": RetailAgentTools}, the wheel's classes, while the block runs."""
+    saved = dict(sys.modules)
+    sys.modules.update(_stand_ins())
+    try:
+        airline = importlib.import_module("inspect_evals.tau2.airline.AirlineAgentTools")
+        retail = importlib.import_module("inspect_evals.tau2.retail.RetailAgentTools")
+        yield {"airline": airline.AirlineAgentTools, "retail": retail.RetailAgentTools}
+    finally:
+        for name in set(sys.modules) - set(saved):
+            del sys.modules[name]
+        sys.modules.update(saved)
+
+
+def without_none(value: Any) -> Any:
+    """A pydantic dump as squall's records hold it: fields left at None are absent."""
+    if isinstance(value, dict):
+        return {k: without_none(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [without_none(v) for v in value]
+    return value
