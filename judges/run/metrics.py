@@ -137,6 +137,9 @@ class EpisodeLike(Protocol):
 
 
 USAGE_KEYS = ("requests", "cached", "input_tokens", "output_tokens", "cost", "retries", "working_s", "waiting_s")
+USAGE_DETAILS = ("cached_input_tokens", "reasoning_tokens", "truncated")
+"""Usage summed too, but written only when not zero: a run whose provider reports none of them (every run stored
+before they were counted) keeps the summary it always had."""
 BUDGET_KEYS = ("step_limit", "turn_limit", "timeout")
 
 
@@ -182,7 +185,7 @@ def summarize(episodes: Iterable[EpisodeLike], scores: Iterable[Score], planned:
     terminations: Counter[str] = Counter()
     trials = 0
     scored_trials: set[int] = set()
-    usage: dict[str, float] = dict.fromkeys(USAGE_KEYS, 0)  # ints stay ints, as a plain sum() would keep them
+    usage: dict[str, float] = dict.fromkeys(USAGE_KEYS + USAGE_DETAILS, 0)  # ints stay ints, as sum() keeps them
     usage_by_role: dict[str, dict[str, float]] = {}
     budget = dict.fromkeys(BUDGET_KEYS, 0)
     budget_episodes = 0
@@ -192,7 +195,7 @@ def summarize(episodes: Iterable[EpisodeLike], scores: Iterable[Score], planned:
         trials = max(trials, e.trial + 1)
         _add_usage(usage, e.usage)
         for role, role_usage in e.usage_by_role.items():
-            _add_usage(usage_by_role.setdefault(role, dict.fromkeys(USAGE_KEYS, 0)), role_usage)
+            _add_usage(usage_by_role.setdefault(role, dict.fromkeys(USAGE_KEYS + USAGE_DETAILS, 0)), role_usage)
         failed_goals = 0  # goals in which the agent saw a failed result of its own call (injected or real)
         step_limit = False
         for ev in e.events:
@@ -237,10 +240,8 @@ def summarize(episodes: Iterable[EpisodeLike], scores: Iterable[Score], planned:
         judge_fault_episode_ids=judge_faults,
         faults_by_kind=dict(faults),
         error_codes=dict(codes.most_common(20)),
-        usage={k: round(v, 4) for k, v in usage.items()},
-        usage_by_role={
-            role: {k: round(v, 4) for k, v in usage_by_role[role].items()} for role in sorted(usage_by_role)
-        },
+        usage=_rounded(usage),
+        usage_by_role={role: _rounded(usage_by_role[role]) for role in sorted(usage_by_role)},
         over_trials=_over_trials(parts, run),
         out_of_budget={"episodes": budget_episodes, **budget},
         judged=judged_by_judge,
@@ -261,5 +262,10 @@ def _over_trials(parts: Sequence[Reduction[Any]], run: RunFacts) -> dict[str, An
 
 
 def _add_usage(totals: dict[str, float], usage: Usage) -> None:
-    for k in USAGE_KEYS:
+    for k in totals:
         totals[k] += getattr(usage, k)
+
+
+def _rounded(totals: dict[str, float]) -> dict[str, float]:
+    """The totals as the summary writes them: rounded to 4 places, the details only where not zero."""
+    return {k: round(v, 4) for k, v in totals.items() if v or k not in USAGE_DETAILS}

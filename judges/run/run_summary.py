@@ -20,7 +20,8 @@ Number = int | float  # a sum of ints stays an int in summary.json, as it always
 
 
 class UsageTotals(BaseModel):
-    """Model usage summed over episodes (rounded to 4 places)."""
+    """Model usage summed over episodes (rounded to 4 places). The last three are in a summary only where not
+    zero (``judges.metrics.USAGE_DETAILS``)."""
 
     model_config = ConfigDict(extra="allow")
 
@@ -32,6 +33,9 @@ class UsageTotals(BaseModel):
     retries: int = 0
     working_s: Number = 0
     waiting_s: Number = 0
+    cached_input_tokens: int = Field(default=0, description="Of input_tokens, read from the provider's prompt cache.")
+    reasoning_tokens: int = Field(default=0, description="Of output_tokens, spent reasoning.")
+    truncated: int = Field(default=0, description="Replies cut at an output limit (finish_reason 'length'...).")
 
 
 class RunSummary(BaseModel):

@@ -111,11 +111,12 @@ class DirectAgent:
             temperature=self._temperature,
             seed=runtime.seed,
         )
-        text = (await runtime.llm.complete(request)).text.strip()
-        step = runtime.llm.steps
+        response = await runtime.llm.complete(request)
+        text, step = response.text.strip(), runtime.llm.steps
         plan = parse_plan(text)
         if isinstance(plan, PlanError):
-            runtime.fault("agent", "agent:parse_error:plan", f"{plan.message} | output: {text[:300]}", step)
+            if not response.truncated:  # a plan cut at the output limit is recorded as such (agent:output_truncated)
+                runtime.fault("agent", "agent:parse_error:plan", f"{plan.message} | output: {text[:300]}", step)
             return text
         return plan_reply(plan, await run_plan(plan, runtime, step))
 

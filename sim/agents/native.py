@@ -63,17 +63,23 @@ async def _run(
     runtime's result (None for rejected arguments).
 
     Arguments that are not a JSON object are the agent's fault: recorded, answered with an error the model can
-    act on, never executed. A function not in the toolkit goes to the runtime, which refuses it the same way unless
-    a stressor takes the name (an endpoint renamed in a newer API version than the docs).
+    act on, never executed. Arguments a reply cut at the output limit left unfinished are that cut's doing (the
+    gateway records it, ``agent:output_truncated``), not a malformed call: answered, never executed, not charged as
+    one. Either way the call keeps the provider's id, as sent back to it. A function not in the toolkit goes to the
+    runtime, which refuses it the same way unless a stressor takes the name (an endpoint renamed in a newer API
+    version than the docs).
     """
     if call.id in response.invalid_arguments:
         raw = response.invalid_arguments[call.id]
-        runtime.fault("agent", "agent:invalid_arguments", f"{call.name}: {raw[:300]}", step=step)
-        rejected = call.model_copy(update={"id": f"rejected_{call.id}"})
-        return (
-            rejected,
-            tool_content({"error": f"Arguments for {call.name} must be a JSON object; got: {raw[:200]}"}),
-            None,
-        )
+        if response.truncated:
+            error = (
+                f"Your reply was cut at the output limit before the arguments of {call.name} were complete: "
+                "nothing was called."
+            )
+        else:
+            runtime.fault("agent", "agent:invalid_arguments", f"{call.name}: {raw[:300]}", step=step)
+            error = f"Arguments for {call.name} must be a JSON object; got: {raw[:200]}"
+        return call, tool_content({"error": error}), None
     result = await runtime.call(call, step=step)
-    return call.model_copy(update={"id": result.call_id}), tool_content(result.content), result
+    kept = call if result.call_id == call.id else call.model_copy(update={"id": result.call_id})
+    return kept, tool_content(result.content), result

@@ -85,7 +85,9 @@ class TextProtocolAgent:
                 observation = render_observation(result, protocol=protocol)
                 _add_user(messages, f"{tag_protocol.MIXED_NOTE}\n{observation}" if mixed else observation)
                 continue
-            runtime.fault("agent", f"agent:parse_error:{parsed.code}", f"{parsed.message} | output: {text[:300]}", step)
+            if not response.truncated:  # a reply cut at the output limit is recorded as such (agent:output_truncated)
+                detail = f"{parsed.message} | output: {text[:300]}"
+                runtime.fault("agent", f"agent:parse_error:{parsed.code}", detail, step)
             _add_user(messages, render_parse_error(parsed, names, protocol))
 
 

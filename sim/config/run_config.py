@@ -176,7 +176,13 @@ class RunConfig(BaseModel):
     connect_timeout_s: Annotated[StrictFloat | None, Option("--connect-timeout")] = Field(
         default=None, gt=0, description="Seconds to open a connection; None: 10 s + 10 ms per request in flight."
     )
-    max_tokens: StrictInt | None = Field(default=512, ge=1, description="Completion cap per model request.")
+    max_tokens: StrictInt | None = Field(
+        default=None,
+        ge=1,
+        description="Output cap per agent request (max_tokens; max_completion_tokens for sampling = reasoning "
+        "endpoints). Default: none sent, so a reply is never cut by squall (an endpoint's max_output_tokens applies "
+        "where a provider requires a cap); a reply cut at a limit is recorded as agent:output_truncated.",
+    )
     temperature: StrictFloat | None = Field(default=0.0, ge=0, description="Sampling temperature (None: provider's).")
     setup: Literal["cumulative", "isolated"] = Field(
         default="cumulative",

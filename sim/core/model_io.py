@@ -15,6 +15,32 @@ from pydantic import Field
 
 from sim.core.tools import Frozen, ToolCall, ToolSpec
 
+TRUNCATION_REASONS = frozenset({"length", "max_tokens", "max_output_tokens", "model_length"})
+"""Finish reasons (lower-cased) that say the reply was cut at an output limit, not ended by the model: ``length``
+(OpenAI and every OpenAI-compatible server), ``max_tokens`` (Anthropic, Bedrock), ``MAX_TOKENS`` (Gemini, Cohere),
+``max_output_tokens`` (OpenAI's Responses API), ``model_length`` (Mistral: the model's context filled up)."""
+
+OUTPUT_TRUNCATED = "agent:output_truncated"
+"""The fault code of an agent reply cut at an output limit: apart from a malformed call (a cut reply's broken arguments
+are the limit's doing, not the model's)."""
+
+REASONING_KEPT = 16_000
+"""Characters of a reply's reasoning text kept in the trace (the head, then a note of how much was cut): enough to see
+why a model called what it called, without a reasoning model's 100 KB per request swelling every trace."""
+
+
+def truncated_reason(finish_reason: str | None) -> bool:
+    """Whether a reply that finished for ``finish_reason`` was cut at an output limit."""
+    return finish_reason is not None and finish_reason.lower() in TRUNCATION_REASONS
+
+
+def kept_reasoning(text: str) -> str:
+    """``text`` as the trace keeps it: whole up to ``REASONING_KEPT`` characters, else its head and the count cut."""
+    if len(text) <= REASONING_KEPT:
+        return text
+    return f"{text[:REASONING_KEPT]}\n[... {len(text) - REASONING_KEPT:,} more characters of reasoning not kept]"
+
+
 ModelRole = Literal["agent", "user", "judge", "generator", "world"]
 """Who is asking. Only ``agent`` requests count against the agent's per-turn step budget."""
 MODEL_ROLES: tuple[ModelRole, ...] = ("agent", "user", "judge", "generator", "world")
@@ -74,3 +100,21 @@ class ModelResponse(Frozen):
         description="Call id -> the raw arguments text, for tool calls whose arguments were not a JSON object "
         "(those calls carry empty arguments in tool_calls). The agent's fault, fed back to it.",
     )
+    cached_input_tokens: int = Field(
+        default=0, ge=0, description="Of input_tokens, those the provider read from its prompt cache (as reported)."
+    )
+    reasoning_tokens: int = Field(
+        default=0, ge=0, description="Of output_tokens, those the model spent reasoning (as reported)."
+    )
+    reasoning: str = Field(
+        default="",
+        description="The model's reasoning text, where the provider returns it (``kept_reasoning``: size-bounded).",
+    )
+    output_limit: int | None = Field(
+        default=None, description="The output cap the request was sent with; None: none (the provider's own limit)."
+    )
+
+    @property
+    def truncated(self) -> bool:
+        """The reply was cut at an output limit (``finish_reason`` says so), not ended by the model."""
+        return truncated_reason(self.finish_reason)

@@ -38,8 +38,15 @@ def world_fault_code(result: ToolResult | None) -> str | None:
     return code if code is not None and code.startswith(WORLD_FAULT_PREFIX) else None
 
 
+def _zero(value: object) -> bool:
+    return not value
+
+
 class Usage(BaseModel):
-    """LLM usage and time, summed over the calls it covers. A value: totals are sums (``a + b``), never edited."""
+    """LLM usage and time, summed over the calls it covers. A value: totals are sums (``a + b``), never edited.
+
+    The token details (cached input, reasoning) and the replies cut are written only when not zero: a trace of a
+    provider that reports none stays as it was before they were counted."""
 
     model_config = ConfigDict(frozen=True)  # extra keys stay ignored: stored runs of any age load
 
@@ -51,6 +58,15 @@ class Usage(BaseModel):
     cached: int = Field(default=0, description="Responses served from the response cache (no endpoint request).")
     working_s: float = Field(default=0.0, description="Seconds spent in requests that produced a response.")
     waiting_s: float = Field(default=0.0, description="Seconds spent waiting: slots, Retry-After, backoff.")
+    cached_input_tokens: int = Field(
+        default=0, exclude_if=_zero, description="Of input_tokens, those read from the provider's prompt cache."
+    )
+    reasoning_tokens: int = Field(
+        default=0, exclude_if=_zero, description="Of output_tokens, those the model spent reasoning."
+    )
+    truncated: int = Field(
+        default=0, exclude_if=_zero, description="Responses cut at an output limit (finish_reason 'length'...)."
+    )
 
     def __add__(self, other: Usage) -> Usage:
         # Field by field, unvalidated (sums of ints are ints, of floats floats): this runs several times per request.
@@ -65,6 +81,9 @@ class Usage(BaseModel):
                 "cached": self.cached + other.cached,
                 "working_s": self.working_s + other.working_s,
                 "waiting_s": self.waiting_s + other.waiting_s,
+                "cached_input_tokens": self.cached_input_tokens + other.cached_input_tokens,
+                "reasoning_tokens": self.reasoning_tokens + other.reasoning_tokens,
+                "truncated": self.truncated + other.truncated,
             },
         )
 
@@ -148,6 +167,18 @@ class ModelCall(Frozen):
     waiting_s: float = Field(default=0.0, description="Seconds waiting for a slot, Retry-After or backoff.")
     retries: int = 0
     cached: bool = Field(default=False, description="Answered from the response cache (no endpoint request).")
+    cached_input_tokens: int = Field(default=0, exclude_if=_zero, description="Of input_tokens, from the prompt cache.")
+    reasoning_tokens: int = Field(default=0, exclude_if=_zero, description="Of output_tokens, spent reasoning.")
+    truncated: bool = Field(default=False, exclude_if=_zero, description="The reply was cut at an output limit.")
+    output_limit: int | None = Field(
+        default=None, exclude_if=_zero, description="Cut replies: the output cap it was sent with (None: none)."
+    )
+    reasoning: str = Field(
+        default="",
+        exclude_if=_zero,
+        description="The model's reasoning text, where the provider returned it (size-bounded: "
+        "``sim.core.model_io.REASONING_KEPT``).",
+    )
 
 
 class GoalState(Frozen):

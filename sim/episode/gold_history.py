@@ -27,6 +27,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Literal
 
 from sim.core import Event, Goal, ReplayHook, Stressor, Task, ToolCall, ToolSpec, World, WorldContext, WorldPack
+from sim.core.call_ids import invented_call_id
 
 Setup = Literal["cumulative", "isolated"]
 
@@ -72,6 +73,7 @@ class GoldHistory:
         self._record = record
         self._clock = clock
         self._replayed = 0  # turns replayed so far
+        self._calls = 0  # gold calls replayed so far: each one's id (sent to the model in its history) is its number
 
     async def before_turn(self, turn: int, world: World) -> None:
         """Replay the goals (task turns) before ``turn`` not yet replayed, then put the agent's world in the gold
@@ -86,7 +88,8 @@ class GoldHistory:
     async def _replay(self, t: int) -> None:
         turn = self._task.goals[t]
         for i, gold in enumerate(turn.gold):
-            call = ToolCall(id=f"gold_{t}_{i}", name=gold.name, arguments=dict(gold.arguments))
+            call = ToolCall(id=invented_call_id(self._calls, "gold"), name=gold.name, arguments=dict(gold.arguments))
+            self._calls += 1
             native = call
             try:
                 for hook in self._hooks:

@@ -19,6 +19,7 @@ from sim.core import (
     failure,
     through_stressors,
 )
+from sim.core.call_ids import invented_call_id
 from sim.llm.errors import StepLimitReached
 from sim.llm.gateway import EpisodeLLM
 
@@ -106,6 +107,9 @@ class EpisodeRuntime:
         self._read_only = {s.name: s.read_only for s in specs}
         self._calls_in_turn = 0
         self._call_index = 0
+        self._ids: set[str] = set()
+        """Every call id of the episode so far (judges pair calls and results by id: one id, one call)."""
+        self._invented = 0
         # No closure over self is kept (a chain built here would hold one): an ended episode is then freed by
         # reference counting at once, not left as cyclic garbage for the collector to walk.
         self._world = world
@@ -160,12 +164,14 @@ class EpisodeRuntime:
     async def call(self, call: ToolCall, step: int) -> ToolResult:
         if self._calls_in_turn >= self._max_calls:
             raise StepLimitReached(f"more than {self._max_calls} tool calls in turn {self.turn}")
-        # Ids are assigned here, before any await (calls of one step run concurrently), so traces are
-        # deterministic and unique whatever the model sent.
+        # Ids are settled here, before any await (calls of one step run concurrently): unique in the episode whatever
+        # the model sent, and deterministic wherever the provider's own are.
         index = self._call_index
         self._call_index += 1
         self._calls_in_turn += 1
-        call = call.model_copy(update={"id": f"call_{self.turn}_{index}"})
+        call_id = self._call_id(call.id)
+        if call_id != call.id:
+            call = call.model_copy(update={"id": call_id})
         called = Event(
             kind="tool_call",
             turn=self.turn,
@@ -209,6 +215,20 @@ class EpisodeRuntime:
             )
         )
         return result
+
+    def _call_id(self, given: str) -> str:
+        """The provider's id verbatim (the trace joins its logs, the history sends it back as it came), unless there
+        is none or it repeats one already used in the episode: then one invented (``sim.core.call_ids``)."""
+        if given and given not in self._ids:
+            self._ids.add(given)
+            return given
+        made = invented_call_id(self._invented)
+        while made in self._ids:
+            self._invented += 1
+            made = invented_call_id(self._invented)
+        self._invented += 1
+        self._ids.add(made)
+        return made
 
     async def _last_stop(self, call: ToolCall) -> CallOutcome:
         return await reach_callable(self._world, self._names, call)

@@ -12,6 +12,8 @@ from sim.llm.completer import Caller, Completer, Route
 
 CACHE_HIT = Usage(cached=1)
 """What a hit spends: no request, no tokens, no time."""
+CACHE_HIT_CUT = Usage(cached=1, truncated=1)
+"""A hit whose reply was cut at the output limit: still a reply cut, as when it was first asked."""
 
 
 class CachedCompleter:
@@ -22,7 +24,7 @@ class CachedCompleter:
     async def complete(self, request: ModelRequest, route: Route, caller: Caller) -> ModelResponse:
         hit = await self.cache.get(request)
         if hit is not None:
-            caller.charge(request, CACHE_HIT)
+            caller.charge(request, CACHE_HIT_CUT if hit.truncated else CACHE_HIT, hit)
             return hit
         response = await self.inner.complete(request, route, caller)
         await self.cache.put(request, response)

@@ -29,8 +29,9 @@ class Route:
 class Caller(Protocol):
     """Who a request is made for: told what it spent, when it is retried, and how to mark time spent waiting."""
 
-    def charge(self, request: ModelRequest, usage: Usage) -> None:
-        """Told once per request, however it ends (answered, given up, cancelled): what it spent, as a value."""
+    def charge(self, request: ModelRequest, usage: Usage, response: ModelResponse | None = None) -> None:
+        """Told once per request, however it ends (answered, given up, cancelled): what it spent, as a value, and
+        the response when there is one (what the trace keeps of it besides its tokens: reasoning, a cut reply)."""
         ...
 
     def retrying(self, code: str, detail: str) -> None:
@@ -44,7 +45,7 @@ class Caller(Protocol):
 class Untracked:
     """A caller that keeps no account (a judge's model handle, a one-off request)."""
 
-    def charge(self, request: ModelRequest, usage: Usage) -> None:
+    def charge(self, request: ModelRequest, usage: Usage, response: ModelResponse | None = None) -> None:
         return None
 
     def retrying(self, code: str, detail: str) -> None:

@@ -2,7 +2,8 @@
 
 A run config's ``[endpoints.NAME]`` table (or ``--endpoint NAME.KEY=VALUE`` options) gives the base URL, the
 environment variable that holds the key (never the key itself), extra headers, prices per million tokens (so
-``--max-cost`` works for any endpoint) and which sampling parameters the server takes. A model string then names
+``--max-cost`` works for any endpoint; cached input at its own price where the provider discounts it), which sampling
+parameters the server takes and, for a provider that requires one, the output cap to send. A model string then names
 it: ``openai-chat:MODEL@NAME``; a model given with a URL (``openai-chat:MODEL@http://...``) uses the endpoint with
 that base URL, if one is configured.
 """
@@ -36,10 +37,22 @@ class EndpointSettings(BaseModel):
     headers: dict[str, str] = Field(default_factory=dict, description="Extra HTTP headers sent with every request.")
     input_price: float | None = Field(default=None, ge=0, description="USD per million input tokens.")
     output_price: float | None = Field(default=None, ge=0, description="USD per million output tokens.")
+    cached_input_price: float | None = Field(
+        default=None,
+        ge=0,
+        description="USD per million input tokens read from the provider's prompt cache (default: input_price).",
+    )
     sampling: Sampling = Field(
         default="standard",
         description="standard: send temperature and max_tokens; reasoning: send neither, but max_completion_tokens "
         "(reasoning models reject the others); none: send no sampling parameter.",
+    )
+    max_output_tokens: int | None = Field(
+        default=None,
+        ge=1,
+        description="Output cap sent with every request that sets none (as max_tokens; max_completion_tokens with "
+        "sampling = reasoning), for a provider or model family that requires one. Default: no cap is sent, the "
+        "provider's own limit holds (a reply is never cut by squall's default; it may cost more).",
     )
 
     @field_validator("base_url")
@@ -65,11 +78,15 @@ class EndpointSettings(BaseModel):
             raise ValueError(f"environment variable {self.api_key_env} (api_key_env of {self.base_url}) is not set")
         return key
 
-    def cost(self, input_tokens: int, output_tokens: int) -> float | None:
-        """USD for one request at this endpoint's prices; None when it has none."""
-        if self.input_price is None and self.output_price is None:
+    def cost(self, input_tokens: int, output_tokens: int, cached_input_tokens: int = 0) -> float | None:
+        """USD for one request at this endpoint's prices; None when it has none. ``cached_input_tokens`` are part of
+        ``input_tokens`` (as every provider counts them), priced at ``cached_input_price`` where one is given."""
+        if self.input_price is None and self.output_price is None and self.cached_input_price is None:
             return None
-        return (input_tokens * (self.input_price or 0.0) + output_tokens * (self.output_price or 0.0)) / 1e6
+        input_price = self.input_price or 0.0
+        cached = min(cached_input_tokens, input_tokens) if self.cached_input_price is not None else 0
+        cached_price, output_price = self.cached_input_price or 0.0, self.output_price or 0.0
+        return ((input_tokens - cached) * input_price + cached * cached_price + output_tokens * output_price) / 1e6
 
     def for_manifest(self) -> dict[str, object]:
         """What a run records: everything but header values."""

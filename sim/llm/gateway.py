@@ -14,7 +14,8 @@ from collections.abc import Awaitable, Callable, Mapping
 from contextlib import nullcontext
 from typing import TYPE_CHECKING
 
-from sim.core import MODEL_ROLES, Event, ModelCall, ModelRequest, ModelResponse, Usage
+from sim.core import MODEL_ROLES, Event, FaultKind, ModelCall, ModelRequest, ModelResponse, Usage
+from sim.core.model_io import OUTPUT_TRUNCATED
 from sim.core.trusted import trusted
 from sim.llm.admission.policy import AdmissionPolicy
 from sim.llm.admission.scheduled import ScheduledAdmission
@@ -153,6 +154,17 @@ class Gateway:
         return await self._completer.complete(request, self.route(request.model), caller)
 
 
+def truncation_detail(response: ModelResponse) -> str:
+    """What a cut reply's fault says: the limit that cut it (or that none was sent) and what the provider said."""
+    limit = response.output_limit
+    where = f"the output limit of {limit} tokens" if limit is not None else "the provider's own output limit"
+    sent = "" if limit is not None else " (no max_tokens was sent)"
+    return (
+        f"reply cut at {where}{sent}: finish_reason {response.finish_reason!r} after {response.output_tokens} "
+        f"output tokens"
+    )
+
+
 class EpisodeLLM:
     """One episode's handle on the gateway: the agent's step budget per turn, usage per role, provider-fault
     events. Implements the contract's LLMHandle."""
@@ -207,16 +219,20 @@ class EpisodeLLM:
             self.steps += 1
         return await self.gateway.complete(request, self)
 
-    def charge(self, request: ModelRequest, usage: Usage) -> None:
+    def charge(self, request: ModelRequest, usage: Usage, response: ModelResponse | None = None) -> None:
         """Each request's usage, added to the episode's, its role's, the turn's (agent only) and the run's totals,
-        and recorded as the request's own line of the trace."""
+        and recorded as the request's own line of the trace; an agent's reply cut at the output limit is recorded
+        as the agent's fault (``agent:output_truncated``), whatever the agent makes of it."""
         if self._keep_calls:
-            self._keep(request, usage)
+            self._keep(request, usage, response)
         self.charge_role(request.role, usage)
+        if response is not None and request.role == "agent" and response.truncated:
+            self._fault("agent", OUTPUT_TRUNCATED, truncation_detail(response))
 
-    def _keep(self, request: ModelRequest, usage: Usage) -> None:
+    def _keep(self, request: ModelRequest, usage: Usage, response: ModelResponse | None) -> None:
         # Unvalidated (sim.core.trusted): every field is already of its type.
         role = request.role
+        cut = response is not None and response.truncated
         self.calls.append(
             trusted(
                 ModelCall,
@@ -232,6 +248,11 @@ class EpisodeLLM:
                     "waiting_s": round(usage.waiting_s, 4),
                     "retries": usage.retries,
                     "cached": usage.cached > 0,
+                    "cached_input_tokens": usage.cached_input_tokens,
+                    "reasoning_tokens": usage.reasoning_tokens,
+                    "truncated": cut,
+                    "output_limit": response.output_limit if cut and response is not None else None,
+                    "reasoning": response.reasoning if response is not None else "",
                 },
             )
         )
@@ -253,6 +274,9 @@ class EpisodeLLM:
         return {role: by_role[role].value() for role in MODEL_ROLES if role in by_role}
 
     def retrying(self, code: str, detail: str) -> None:
+        self._fault("provider", code, detail)
+
+    def _fault(self, fault: FaultKind, code: str, detail: str) -> None:
         self._record(
             Event(
                 kind="error",
@@ -260,7 +284,7 @@ class EpisodeLLM:
                 goal=self.goal,
                 step=self.steps,
                 t=self._clock(),
-                fault="provider",
+                fault=fault,
                 code=code,
                 content=detail,
             )

@@ -64,7 +64,7 @@ class RetryingCompleter:
                         await self._sleep(retry.delay_s)
                         waiting_s += retry.delay_s
         finally:
-            caller.charge(request, _spent(answer, retries, working_s, waiting_s))
+            caller.charge(request, _spent(answer, retries, working_s, waiting_s), answer)
 
 
 def _spent(answer: ModelResponse | None, retries: int, working_s: float, waiting_s: float) -> Usage:
@@ -73,16 +73,30 @@ def _spent(answer: ModelResponse | None, retries: int, working_s: float, waiting
         return trusted(
             Usage,
             {"requests": 0, "input_tokens": 0, "output_tokens": 0, "cost": 0.0, "retries": retries, "cached": 0,
-             "working_s": working_s, "waiting_s": waiting_s},
+             "working_s": working_s, "waiting_s": waiting_s, "cached_input_tokens": 0, "reasoning_tokens": 0,
+             "truncated": 0},
             _GIVEN_UP,
         )  # fmt: skip
     return trusted(
         Usage,
         {"requests": 1, "input_tokens": answer.input_tokens, "output_tokens": answer.output_tokens,
-         "cost": answer.cost, "retries": retries, "cached": 0, "working_s": working_s, "waiting_s": waiting_s},
+         "cost": answer.cost, "retries": retries, "cached": 0, "working_s": working_s, "waiting_s": waiting_s,
+         "cached_input_tokens": answer.cached_input_tokens, "reasoning_tokens": answer.reasoning_tokens,
+         "truncated": int(answer.truncated)},
         _ANSWERED,
     )  # fmt: skip
 
 
 _GIVEN_UP = ("retries", "working_s", "waiting_s")
-_ANSWERED = ("requests", "input_tokens", "output_tokens", "cost", "retries", "working_s", "waiting_s")
+_ANSWERED = (
+    "requests",
+    "input_tokens",
+    "output_tokens",
+    "cost",
+    "retries",
+    "working_s",
+    "waiting_s",
+    "cached_input_tokens",
+    "reasoning_tokens",
+    "truncated",
+)

@@ -15,17 +15,22 @@ class UsageTally:
     """``Usage()`` plus every usage added, in order. ``start``: begin from that value instead (``start + u + ...``,
     the way a sum that opens with its first value reads)."""
 
-    __slots__ = ("cached", "cost", "input_tokens", "output_tokens", "requests", "retries", "waiting_s", "working_s")
+    __slots__ = ("cached", "cached_input_tokens", "cost", "input_tokens", "output_tokens", "reasoning_tokens",
+                 "requests", "retries", "truncated", "waiting_s", "working_s")  # fmt: skip
 
     def __init__(self, start: Usage | None = None) -> None:
         if start is None:
             self.requests = self.input_tokens = self.output_tokens = self.retries = self.cached = 0
+            self.cached_input_tokens = self.reasoning_tokens = self.truncated = 0
             self.cost = self.working_s = self.waiting_s = 0.0
         else:
             s = start
             self.requests, self.input_tokens, self.output_tokens = s.requests, s.input_tokens, s.output_tokens
             self.cost, self.retries, self.cached, self.working_s, self.waiting_s = (
                 s.cost, s.retries, s.cached, s.working_s, s.waiting_s
+            )  # fmt: skip
+            self.cached_input_tokens, self.reasoning_tokens, self.truncated = (
+                s.cached_input_tokens, s.reasoning_tokens, s.truncated
             )  # fmt: skip
 
     def add(self, usage: Usage) -> None:
@@ -37,6 +42,9 @@ class UsageTally:
         self.cached += usage.cached
         self.working_s += usage.working_s
         self.waiting_s += usage.waiting_s
+        self.cached_input_tokens += usage.cached_input_tokens
+        self.reasoning_tokens += usage.reasoning_tokens
+        self.truncated += usage.truncated
 
     def value(self) -> Usage:
         """The sum as a value (every field set, as a sum built with ``+`` has them)."""
@@ -44,5 +52,6 @@ class UsageTally:
             Usage,
             {"requests": self.requests, "input_tokens": self.input_tokens, "output_tokens": self.output_tokens,
              "cost": self.cost, "retries": self.retries, "cached": self.cached, "working_s": self.working_s,
-             "waiting_s": self.waiting_s},
+             "waiting_s": self.waiting_s, "cached_input_tokens": self.cached_input_tokens,
+             "reasoning_tokens": self.reasoning_tokens, "truncated": self.truncated},
         )  # fmt: skip

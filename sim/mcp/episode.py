@@ -114,7 +114,8 @@ class McpEpisode:
                 detail = f"more than {self._max_steps} tool calls in turn {runtime.turn} (over MCP)"
                 runtime.fault("agent", "agent:step_limit", detail, step=step)
             return refusal(message)
-        call = ToolCall(id=f"mcp_{step}", name=params.name, arguments=dict(params.arguments or {}))
+        # MCP calls carry no id of their own: the runtime gives the call the id it invents for any id-less call.
+        call = ToolCall(id="", name=params.name, arguments=dict(params.arguments or {}))
         scope = anyio.CancelScope()
         self._in_flight.add(scope)
         self._idle = anyio.Event()

@@ -12,6 +12,7 @@ from judges.common.summary_view import Section, ci_text, mean_sd, pct, ratio_ci
 from judges.names import JudgeName
 from judges.registry import summaries
 from judges.run.run_summary import RunSummary
+from sim.core.model_io import OUTPUT_TRUNCATED
 
 DETAILED_TYPES = ("drift", "perturb")
 """Stressor types whose operators and scenarios get a row each beside their baseline."""
@@ -103,7 +104,12 @@ def _faults(summary: RunSummary) -> list[Section]:
     if not rows:
         return []
     rows += [(f"  {k}", str(v)) for k, v in summary.error_codes.items()]
-    return [Section.of("faults", "terminations and faults", ("kind", "count"), rows)]
+    cut = summary.error_codes.get(OUTPUT_TRUNCATED)
+    notes = [
+        f"{OUTPUT_TRUNCATED}: {cut} agent {_replies(cut)} cut at an output limit (the cap sent, or the provider's own "
+        "when none was): not counted as malformed calls; --max-tokens or an endpoint's max_output_tokens set the cap"
+    ] if cut else []  # fmt: skip
+    return [Section.of("faults", "terminations and faults", ("kind", "count"), rows, notes)]
 
 
 def _stress_cells(row: dict[str, Any]) -> tuple[str, ...]:
@@ -208,17 +214,32 @@ def _users(users: dict[str, Any] | None) -> list[Section]:
 
 
 def _usage(summary: RunSummary) -> list[Section]:
+    """Requests, tokens and cost per role; cached input, reasoning tokens and replies cut at the output limit as
+    columns only where the run has any (older summaries and providers that report none keep their table)."""
     u = summary.usage
     if not u.requests:
         return []
-    rows = [
-        (role, str(r.requests), f"{r.input_tokens:,}", f"{r.output_tokens:,}", f"${r.cost:.4f}")
-        for role, r in summary.usage_by_role.items()
-        if r.requests
+    roles = {role: r for role, r in summary.usage_by_role.items() if r.requests}
+    details = [
+        (name, key)
+        for name, key in (("cached in", "cached_input_tokens"), ("reasoning", "reasoning_tokens"), ("cut", "truncated"))
+        if getattr(u, key) or any(getattr(r, key) for r in roles.values())
     ]
+    rows = [
+        (role, str(r.requests), f"{r.input_tokens:,}", f"{r.output_tokens:,}", f"${r.cost:.4f}",
+         *(f"{getattr(r, key):,}" for _, key in details))
+        for role, r in roles.items()
+    ]  # fmt: skip
+    cached = f" ({u.cached_input_tokens:,} cached)" if u.cached_input_tokens else ""
+    reasoning = f" ({u.reasoning_tokens:,} reasoning)" if u.reasoning_tokens else ""
+    cut = f", {u.truncated:,} {_replies(u.truncated)} cut at the output limit" if u.truncated else ""
     note = (
-        f"LLM usage: {u.requests} requests, {u.input_tokens} in / {u.output_tokens} out tokens, {u.retries} retries, "
-        f"working {u.working_s:.1f}s, waiting {u.waiting_s:.1f}s, cost ${u.cost:.4f}"
+        f"LLM usage: {u.requests} requests, {u.input_tokens} in{cached} / {u.output_tokens} out tokens{reasoning}"
+        f"{cut}, {u.retries} retries, working {u.working_s:.1f}s, waiting {u.waiting_s:.1f}s, cost ${u.cost:.4f}"
     )
-    columns = ("role", "requests", "in", "out", "cost") if rows else ()  # older summaries have no roles
+    columns = ("role", "requests", "in", "out", "cost", *(name for name, _ in details)) if rows else ()
     return [Section.of("usage", "usage per role" if rows else "usage", columns, rows, [note])]
+
+
+def _replies(count: int) -> str:
+    return "reply" if count == 1 else "replies"

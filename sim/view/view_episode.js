@@ -1,5 +1,6 @@
 // squall view: one episode: verdicts, what the agent was shown (system prompt, tool schemas), every model request
-// with its tokens, latency and response, the conversation with the stressors that fired (what the world returned
+// with its tokens (cached input, reasoning), latency and response (a reply cut at the output limit marked), the model's
+// reasoning where the provider returned it, the conversation with the stressors that fired (what the world returned
 // and what the agent observed), and per goal the world state against the gold's.
 (function () {
   "use strict";
@@ -33,8 +34,8 @@
     });
   }
 
-  function responseOf(ep, call) {  // [the step's tool calls, else the turn's message; the events before it]
-    var calls = [], msg = null, first = -1, last = -1;
+  function responseOf(ep, call, final) {  // [the step's tool calls, else (the turn's last request) its message;
+    var calls = [], msg = null, first = -1, last = -1;  // the events before it]
     ep.events.forEach(function (ev, i) {
       if (ev.turn !== call.turn || ev.replayed) return;
       if (ev.k === "tool_call" && ep.steps[i] === call.step) {
@@ -44,7 +45,12 @@
       if (ev.k === "agent_message") { msg = ev.text; last = i; }
     });
     if (calls.length) return ["calls " + calls.join(", "), first];
+    if (!final) return ["its calls were not run", -1];  // refused (malformed, unknown) or cut: no call event
     return msg !== null ? ["says: " + S.json(msg, 300), last] : ["", -1];
+  }
+
+  function tokens(n, part, what) {  // "1,024 (512 cached)": a detail of the count, where the provider gave it
+    return (n || 0).toLocaleString() + (part ? " (" + part.toLocaleString() + " " + what + ")" : "");
   }
 
   function requests(parent, ep) {
@@ -57,14 +63,30 @@
     }
     S.table(parent, ["#", "role", "turn \u00b7 step", "request", "tokens in", "tokens out", "latency s", "waiting s",
       "response"], calls.map(function (c, i) {
-      var answer = c.role === "agent" ? responseOf(ep, c) : ["", -1];
+      var final = !calls.some(function (d) { return d.role === "agent" && d.turn === c.turn && (d.step || 0) > (c.step || 0); });
+      var answer = c.role === "agent" ? responseOf(ep, c, final) : ["", -1];
       var before = answer[1] >= 0 ? answer[1] : ep.times.filter(function (t) { return t <= c.t; }).length;
       var request = "system prompt + tools + " + before + " events" + (c.cached ? " (cache)" : "") +
         (c.retries ? " (" + c.retries + " retries)" : "");
-      return [String(i + 1), c.role, c.turn + " \u00b7 " + (c.step || 0), request, (c.input_tokens || 0).toLocaleString(),
-        (c.output_tokens || 0).toLocaleString(), (c.latency_s || 0).toFixed(3), (c.waiting_s || 0).toFixed(3),
-        answer[0]];
+      var cut = c.truncated ? "CUT at " + (c.output_limit ? "the output limit of " + c.output_limit + " tokens" :
+        "the provider's own output limit") + (answer[0] ? ": " : "") : "";
+      return [String(i + 1), c.role, c.turn + " \u00b7 " + (c.step || 0), request,
+        tokens(c.input_tokens, c.cached_input_tokens, "cached"), tokens(c.output_tokens, c.reasoning_tokens, "reasoning"),
+        (c.latency_s || 0).toFixed(3), (c.waiting_s || 0).toFixed(3), cut + answer[0]];
     }), "requests");
+    reasoning(parent, calls);
+  }
+
+  function reasoning(parent, calls) {  // what the model thought before it answered, where the provider returned it
+    var thought = calls.map(function (c, i) { return [c, i]; }).filter(function (p) { return p[0].reasoning; });
+    if (!thought.length) return;
+    var box = S.add(parent, "div", "reasoning-list"); box.id = "reasoning";
+    thought.forEach(function (p) {
+      var c = p[0], d = S.add(box, "details", "reasoning");
+      S.add(d, "summary", null, "Reasoning of request " + (p[1] + 1) + " (" + c.role + ", turn " + c.turn + " \u00b7 step " +
+        (c.step || 0) + ", " + c.reasoning.length.toLocaleString() + " chars)");
+      S.add(d, "pre", null, c.reasoning);
+    });
   }
 
   function eventNode(ev, step) {

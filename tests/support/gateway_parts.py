@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from contextlib import nullcontext
 
 from sim.core import ChatMessage, ModelRequest, ModelResponse, Usage
@@ -55,6 +56,22 @@ class Scripted:
         return None
 
 
+class Replaying:
+    """A transport that plays its replies in order (a text, or a whole response; the last again past the end) and
+    keeps every request it was sent."""
+
+    def __init__(self, replies: Sequence[str | ModelResponse]) -> None:
+        self.replies = [ModelResponse(text=r) if isinstance(r, str) else r for r in replies]
+        self.requests: list[ModelRequest] = []
+
+    async def send(self, request: ModelRequest) -> Reply:
+        self.requests.append(request)
+        return Reply(self.replies[min(len(self.requests), len(self.replies)) - 1])
+
+    async def aclose(self) -> None:
+        return None
+
+
 def gateway_with(transport: object, sleep: FakeSleep | None = None, retry: RetryPolicy | None = None) -> Gateway:
     sleep = sleep or FakeSleep()
     scheduler = Scheduler(EndpointLimits(concurrency=16), clock=sleep.clock, sleep=sleep)
@@ -74,7 +91,7 @@ class Account:
         self.charged: list[Usage] = []
         self.retries: list[str] = []
 
-    def charge(self, request: ModelRequest, usage: Usage) -> None:
+    def charge(self, request: ModelRequest, usage: Usage, response: ModelResponse | None = None) -> None:
         self.charged.append(usage)
 
     def retrying(self, code: str, detail: str) -> None:

@@ -12,31 +12,22 @@ from __future__ import annotations
 
 import json
 import weakref
-from collections.abc import Mapping
 from typing import Any
 
-from sim.core import ChatMessage, ModelRequest, ModelResponse, ToolCall, ToolSpec
-from sim.core.trusted import trusted
+from sim.core import ChatMessage, ModelRequest, ModelResponse, ToolSpec
 from sim.llm.endpoints import OPENAI_BASE_URL, EndpointSettings, default_api_key
-from sim.llm.transports.base import Reply, TransportError, retry_after_from
+from sim.llm.transports.base import Reply, TransportError
 from sim.llm.transports.http1 import Http1Pool, HttpConnectionError, HttpConnectTimeout, HttpTimeout, Target
+from sim.llm.transports.openai_errors import INTERRUPTED_FINISH, http_error, limit_headers
+from sim.llm.transports.openai_reply import read_reply
 
-_CONTEXT_MARKERS = (
-    "context_length_exceeded",
-    "maximum context length",
-    "context length",
-    "too many tokens",
-    "context size",  # llama.cpp: "request (4297 tokens) exceeds the available context size"
-)
 _TOOLS_CACHE_SIZE = 4096
 _TAILS_CACHE_SIZE = 4096
-_LIMIT_PREFIXES = ("x-ratelimit", "retry-after")
 _string = json.encoder.encode_basestring
 """A str as JSON, non-ASCII kept: what ``json.dumps(..., ensure_ascii=False)`` does with a str (the C function)."""
 _arguments = json.JSONEncoder(ensure_ascii=False).encode
 """``json.dumps(value, ensure_ascii=False)`` without building an encoder per call."""
 _compact = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
-_decode = json.JSONDecoder().decode
 CONNECT_BASE_S, CONNECT_PER_REQUEST_S = 10.0, 0.01
 
 
@@ -68,6 +59,8 @@ class OpenAIChatTransport:
         headers = {"Authorization": f"Bearer {key}", "Content-Type": "application/json"}
         self._head = self._target.head({**headers, **(settings.headers if settings else {})})
         self._sampling = settings.sampling if settings else "standard"
+        self._endpoint_cap = settings.max_output_tokens if settings else None
+        """The endpoint's ``max_output_tokens``: the cap of a request that sets none (None: no cap sent)."""
         self._total_s = timeout_s
         self._connect_s = connect_timeout_s
         """None: scaled with the requests in flight (``connect_timeout``)."""
@@ -107,10 +100,10 @@ class OpenAIChatTransport:
             raise TransportError("transient", "provider:connection", str(exc)[:300]) from exc
         finally:
             self._in_flight -= 1
-        headers = _limit_headers(answer.headers)
+        headers = limit_headers(answer.headers)
         if answer.status != 200:
-            raise _http_error(answer.status, answer.body, headers)
-        return Reply(self._parse(answer.body), headers)
+            raise http_error(answer.status, answer.body, headers)
+        return Reply(self._parse(answer.body, request), headers)
 
     async def aclose(self) -> None:
         return None  # the session belongs to the gateway
@@ -134,16 +127,24 @@ class OpenAIChatTransport:
         parts.append(b"}")
         return b"".join(parts)
 
+    def output_limit(self, request: ModelRequest) -> int | None:
+        """The output cap sent with ``request``: its own ``max_tokens`` (unless the endpoint takes no sampling
+        parameter), else the endpoint's ``max_output_tokens``; None: none is sent, the provider's own limit holds."""
+        if request.max_tokens is not None and self._sampling != "none":
+            return request.max_tokens
+        return self._endpoint_cap
+
     def _tail(self, request: ModelRequest) -> bytes:
         """The sampling fields, with their leading comma (b"" when none)."""
         payload: dict[str, Any] = {}
+        cap = self.output_limit(request)
         if self._sampling == "reasoning":  # reasoning models reject temperature and max_tokens
-            if request.max_tokens is not None:
-                payload["max_completion_tokens"] = request.max_tokens
-        elif self._sampling == "standard":
-            if request.max_tokens is not None:
-                payload["max_tokens"] = request.max_tokens  # not max_completion_tokens: local servers ignore it
-            if request.temperature is not None:
+            if cap is not None:
+                payload["max_completion_tokens"] = cap
+        else:
+            if cap is not None:
+                payload["max_tokens"] = cap  # not max_completion_tokens: local servers ignore it
+            if self._sampling == "standard" and request.temperature is not None:
                 payload["temperature"] = request.temperature
         if request.seed is not None:
             payload["seed"] = request.seed
@@ -174,47 +175,30 @@ class OpenAIChatTransport:
         self._tools_json[key] = (tools, encoded)
         return encoded
 
-    def _parse(self, raw: bytes) -> ModelResponse:
+    def _parse(self, raw: bytes, request: ModelRequest) -> ModelResponse:
         try:
-            data = _loads(raw)
-            choice = data["choices"][0]
-            message = choice["message"]
-            calls, invalid = _tool_calls(message.get("tool_calls") or [])
-            usage = data.get("usage") or {}
-            input_tokens = int(usage.get("prompt_tokens") or 0)
-            output_tokens = int(usage.get("completion_tokens") or 0)
-            text, finish_reason, model = message.get("content") or "", choice.get("finish_reason"), data.get("model")
-            # What ModelResponse's validation would refuse, refused here: the value is then built unvalidated
-            # (sim.core.trusted), every field already of its type.
-            if not isinstance(text, str) or not _optional_str(finish_reason) or not _optional_str(model):
-                raise TypeError("content, finish_reason and model must be strings")
-            if input_tokens < 0 or output_tokens < 0:
-                raise ValueError("negative token counts")
-            cost = self._cost(input_tokens, output_tokens)
-            if not cost >= 0:
-                raise ValueError("negative cost")
-            return trusted(
-                ModelResponse,
-                {"text": text, "tool_calls": calls, "finish_reason": finish_reason, "input_tokens": input_tokens,
-                 "output_tokens": output_tokens, "cost": float(cost), "model": model, "cached": False,
-                 "invalid_arguments": invalid},
-                _RESPONSE_SET,
-            )  # fmt: skip
+            response = read_reply(raw, request, self.output_limit(request), self._cost)
         except (ValueError, KeyError, IndexError, TypeError, AttributeError, OverflowError) as exc:
             # OverflowError: a token count of 1e400 or Infinity (int() of an infinite float)
             raise TransportError(
                 "malformed", "provider:malformed_response", f"unparseable body: {raw[:200]!r}"
             ) from exc
+        if response.finish_reason in INTERRUPTED_FINISH:
+            detail = f"generation broken off by the provider: finish_reason {response.finish_reason!r}"
+            raise TransportError("transient", "provider:interrupted", detail)
+        return response
 
-    def _cost(self, input_tokens: int, output_tokens: int) -> float:
-        if self._settings is not None and (priced := self._settings.cost(input_tokens, output_tokens)) is not None:
+    def _cost(self, input_tokens: int, output_tokens: int, cached_input_tokens: int = 0) -> float:
+        settings = self._settings
+        priced = settings.cost(input_tokens, output_tokens, cached_input_tokens) if settings is not None else None
+        if priced is not None:
             return priced
         if not self._priced:
             return 0.0
         try:
             from genai_prices import Usage, calc_price
 
-            usage = Usage(input_tokens=input_tokens, output_tokens=output_tokens)
+            usage = Usage(input_tokens=input_tokens, output_tokens=output_tokens, cache_read_tokens=cached_input_tokens)
             return float(calc_price(usage, model_ref=self._model_name, provider_id="openai").total_price)
         except Exception:  # an unpriced model name: unknown cost, not a failed request
             return 0.0
@@ -260,75 +244,6 @@ def _message_bytes(m: ChatMessage) -> bytes:
             parts += (',"name":', _string(m.name))
     parts.append("}")
     return "".join(parts).encode()
-
-
-def _loads(raw: bytes) -> Any:
-    """``json.loads(raw)``: UTF-8 (what every endpoint sends) decoded directly; anything else the way json does."""
-    if raw[:1] == b"{" and raw[1:2] != b"\x00":  # json.detect_encoding's answer for such bytes: UTF-8
-        return _decode(raw.decode("utf-8", "surrogatepass"))
-    return json.loads(raw)
-
-
-def _tool_calls(raw_calls: list[dict[str, Any]]) -> tuple[tuple[ToolCall, ...], dict[str, str]]:
-    calls: list[ToolCall] = []
-    invalid: dict[str, str] = {}
-    for index, raw in enumerate(raw_calls):
-        function = raw["function"]
-        call_id = str(raw.get("id") or f"call_{index}")
-        text = function.get("arguments")
-        try:
-            arguments = json.loads(text) if isinstance(text, str) else text if text is not None else {}
-        except ValueError:
-            arguments = None
-        if not isinstance(arguments, dict):
-            invalid[call_id] = text if isinstance(text, str) else json.dumps(text)
-            arguments = {}
-        name = str(function.get("name") or "")
-        calls.append(trusted(ToolCall, {"id": call_id, "name": name, "arguments": arguments}))  # typed above
-    return tuple(calls), invalid
-
-
-def _optional_str(value: object) -> bool:
-    return value is None or isinstance(value, str)
-
-
-_RESPONSE_SET = (
-    "text", "tool_calls", "invalid_arguments", "finish_reason", "input_tokens", "output_tokens", "cost", "model",
-)  # fmt: skip
-"""The fields the response is built with (``model_fields_set``), as when it was validated from them."""
-
-
-def _limit_headers(headers: Mapping[str, str]) -> dict[str, str]:
-    """Only what pacing and retries read: x-ratelimit-* and retry-after(-ms), lower-cased."""
-    out = {}
-    for name, value in headers.items():
-        lower = name.lower()
-        if lower.startswith(_LIMIT_PREFIXES):
-            out[lower] = value
-    return out
-
-
-def _http_error(status: int, raw: bytes, headers: dict[str, str]) -> TransportError:
-    message, code = _error_fields(raw)
-    detail = f"HTTP {status}: {message}"[:500]
-    retry_after = retry_after_from(headers)
-    if status == 429:
-        return TransportError("rate_limit", "provider:rate_limited", detail, retry_after, headers)
-    if status == 400 and any(marker in f"{code} {message}".lower() for marker in _CONTEXT_MARKERS):
-        return TransportError("context_length", "agent:context_length", detail, None, headers)
-    if status >= 500 or status in (408, 409):
-        return TransportError("transient", f"provider:http_{status}", detail, retry_after, headers)
-    return TransportError("fatal", f"provider:http_{status}", detail, None, headers)
-
-
-def _error_fields(raw: bytes) -> tuple[str, str]:
-    try:
-        error = json.loads(raw).get("error")
-        if isinstance(error, dict):
-            return str(error.get("message") or ""), str(error.get("code") or "")
-        return str(error or raw[:200]), ""
-    except (ValueError, AttributeError):
-        return raw[:200].decode("utf-8", "replace"), ""
 
 
 def new_session() -> Http1Pool:

@@ -11,7 +11,9 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from sim.core import ChatMessage, ModelRequest, ModelResponse, ToolCall
+from sim.core.call_ids import invented_call_id
 from sim.core.frozen import thaw  # pydantic-ai's schema transformers deep-copy, then edit, the schema
+from sim.core.model_io import kept_reasoning
 from sim.llm.errors import classify
 from sim.llm.transports.base import Reply, TransportError
 
@@ -53,7 +55,7 @@ class PydanticAITransport:
                 raise error from exc
             finally:
                 del error  # kept in this frame, which its traceback holds, it would tie the episode into a cycle
-        return Reply(_response(answer))
+        return Reply(_response(answer, request))
 
     async def aclose(self) -> None:
         return None
@@ -106,17 +108,23 @@ def _content(text: str) -> Any:
         return text
 
 
-def _response(answer: Any) -> ModelResponse:
+def _response(answer: Any, request: ModelRequest) -> ModelResponse:
+    """The answer as squall reads it: pydantic-ai's finish reason ('length' for a reply cut at the output limit),
+    its thinking parts as the reasoning text, its usage details (cache reads, reasoning tokens) where reported."""
     from pydantic_ai import messages as pm
 
     texts: list[str] = []
+    thoughts: list[str] = []
     calls: list[ToolCall] = []
     invalid: dict[str, str] = {}
+    earlier = sum(len(m.tool_calls) for m in request.messages)
     for index, part in enumerate(answer.parts):
         if isinstance(part, pm.TextPart):
             texts.append(part.content)
+        elif isinstance(part, pm.ThinkingPart):
+            thoughts.append(part.content)
         elif isinstance(part, pm.ToolCallPart):
-            call_id = part.tool_call_id or f"call_{index}"
+            call_id = part.tool_call_id or invented_call_id(earlier + index)
             try:
                 arguments = part.args_as_dict()
             except ValueError:
@@ -129,15 +137,21 @@ def _response(answer: Any) -> ModelResponse:
         cost = float(answer.cost().total_price)
     except Exception:  # unpriced models have no price
         cost = 0.0
+    usage = answer.usage
+    reasoning_tokens = usage.output_reasoning_tokens or int((usage.details or {}).get("reasoning_tokens", 0) or 0)
     return ModelResponse(
         text="".join(texts),
         tool_calls=tuple(calls),
         invalid_arguments=invalid,
         finish_reason=answer.finish_reason,
-        input_tokens=answer.usage.input_tokens,
-        output_tokens=answer.usage.output_tokens,
+        input_tokens=usage.input_tokens,
+        output_tokens=usage.output_tokens,
         cost=cost,
         model=answer.model_name,
+        cached_input_tokens=usage.cache_read_tokens,
+        reasoning_tokens=reasoning_tokens,
+        reasoning=kept_reasoning("".join(thoughts)),
+        output_limit=request.max_tokens,
     )
 
 

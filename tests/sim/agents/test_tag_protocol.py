@@ -192,8 +192,9 @@ def test_setting_from_option_and_toml(tmp_path: Path) -> None:
 
 
 def test_default_protocol_keeps_the_config_hash_of_older_runs() -> None:
-    # Runs stored before the setting existed must still resume: at its default it is not hashed.
-    assert RunConfig().config_hash() == "d89c00a3ccb91ee9"  # as computed before the setting existed
+    # Runs stored before the setting existed must still resume: at its default it is not hashed. (max_tokens=512: the
+    # default those runs had, stored in their manifests.)
+    assert RunConfig(max_tokens=512).config_hash() == "d89c00a3ccb91ee9"  # as computed before the setting existed
     assert RunConfig(text_protocol="tags").config_hash() != RunConfig().config_hash()
 
 

@@ -37,6 +37,9 @@ def _usage_fields(rng: random.Random) -> dict[str, Any]:
         "cached": rng.randint(0, 1),
         "working_s": rng.random() * 3,
         "waiting_s": rng.random(),
+        "cached_input_tokens": rng.choice([0, rng.randint(1, 4000)]),  # 0: left out of dumps, as validation leaves it
+        "reasoning_tokens": rng.choice([0, rng.randint(1, 400)]),
+        "truncated": rng.randint(0, 1),
     }
 
 
@@ -46,7 +49,8 @@ def test_a_trusted_usage_is_the_validated_one() -> None:
         fields = _usage_fields(rng)
         _same(trusted(Usage, fields), Usage(**fields))
         given = ("retries", "working_s", "waiting_s")
-        partial = {**Usage().model_dump(), **{k: fields[k] for k in given}}
+        defaults = {name: info.default for name, info in Usage.model_fields.items()}  # dumps leave zero details out
+        partial = {**defaults, **{k: fields[k] for k in given}}
         _same(trusted(Usage, partial, given), Usage(**{k: fields[k] for k in given}))
 
 
@@ -65,6 +69,11 @@ def test_a_trusted_model_call_is_the_validated_one() -> None:
             "waiting_s": round(rng.random(), 4),
             "retries": rng.randint(0, 2),
             "cached": rng.random() < 0.5,
+            "cached_input_tokens": rng.choice([0, rng.randint(1, 4000)]),
+            "reasoning_tokens": rng.choice([0, rng.randint(1, 300)]),
+            "truncated": rng.random() < 0.3,
+            "output_limit": rng.choice([None, 512]),
+            "reasoning": rng.choice(["", "The user wants the light on: call set_power."]),
         }
         _same(trusted(ModelCall, fields), ModelCall(**fields))
 

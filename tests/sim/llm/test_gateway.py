@@ -174,11 +174,11 @@ async def test_user_and_judge_calls_have_their_own_usage_and_never_spend_agent_s
 
 
 def test_llama_cpp_context_overflow_is_the_agents_context_length() -> None:
-    from sim.llm.transports.openai_chat import _http_error
+    from sim.llm.transports.openai_errors import http_error
 
     body = (
         b'{"error": {"code": 400, "type": "exceed_context_size_error", "message": "request (4297 tokens) exceeds '
         b'the available context size (4096 tokens), try increasing it"}}'
     )
-    error = _http_error(400, body, {})
+    error = http_error(400, body, {})
     assert (error.kind, error.code) == ("context_length", "agent:context_length")

@@ -11,7 +11,8 @@ import pytest
 
 from sim.core import ChatMessage, ModelRequest, ToolCall
 from sim.llm.transports.http1 import Http1Pool
-from sim.llm.transports.openai_chat import OpenAIChatTransport, _loads, _message, _message_bytes
+from sim.llm.transports.openai_chat import OpenAIChatTransport, _message, _message_bytes
+from sim.llm.transports.openai_reply import loads
 
 HISTORY = (
     ChatMessage(role="system", content="Be brief. é"),
@@ -97,4 +98,4 @@ async def test_sampling_fields_equal_in_python_but_not_in_json_never_share_a_bod
     [b'{"a": "\xc3\xa9"}', b'\xef\xbb\xbf{"a": 1}', '{"a": 1}'.encode("utf-16"), '{"a": 2}'.encode("utf-16-le"), b"{}"],
 )
 def test_answers_decode_as_json_loads_decodes_them(raw: bytes) -> None:
-    assert _loads(raw) == json.loads(raw)
+    assert loads(raw) == json.loads(raw)

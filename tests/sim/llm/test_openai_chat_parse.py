@@ -11,10 +11,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from sim.core import ModelResponse, ToolCall
+from sim.core import ChatMessage, ModelRequest, ModelResponse, ToolCall
+from sim.core.model_io import kept_reasoning
 from sim.llm.transports.base import TransportError
 from sim.llm.transports.http1 import Http1Pool
-from sim.llm.transports.openai_chat import OpenAIChatTransport, _tool_calls
+from sim.llm.transports.openai_chat import OpenAIChatTransport
+from sim.llm.transports.openai_errors import INTERRUPTED_FINISH
+from sim.llm.transports.openai_reply import content_text, reasoning_text, token_details, tool_calls
+
+REQUEST = ModelRequest(role="agent", model="mock-model", messages=(ChatMessage(role="user", content="hi"),))
 
 
 def validated(raw: bytes) -> ModelResponse | None:
@@ -23,12 +28,16 @@ def validated(raw: bytes) -> ModelResponse | None:
     try:
         data = json.loads(raw)
         message = data["choices"][0]["message"]
-        decoded, invalid = _tool_calls(message.get("tool_calls") or [])  # the arguments' decoding, unchanged
+        decoded, invalid = tool_calls(message.get("tool_calls") or [], REQUEST)  # the arguments' decoding, unchanged
         calls = [ToolCall(id=c.id, name=c.name, arguments=c.arguments) for c in decoded]
         usage = data.get("usage") or {}
         input_tokens, output_tokens = int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0)
+        cached, reasoning_tokens = token_details(usage)
+        content = message.get("content")
+        text, thinking = (content, "") if isinstance(content, str) else content_text(content)
+        refusal = message.get("refusal")
         return ModelResponse(
-            text=message.get("content") or "",
+            text=text or (refusal if isinstance(refusal, str) else ""),
             tool_calls=tuple(calls),
             invalid_arguments=invalid,
             finish_reason=data["choices"][0].get("finish_reason"),
@@ -36,6 +45,10 @@ def validated(raw: bytes) -> ModelResponse | None:
             output_tokens=output_tokens,
             cost=0.0,
             model=data.get("model"),
+            cached_input_tokens=cached,
+            reasoning_tokens=reasoning_tokens,
+            reasoning=kept_reasoning(reasoning_text(message) or thinking),
+            output_limit=None,
         )
     except (ValueError, KeyError, IndexError, TypeError, AttributeError, OverflowError, ValidationError):
         return None
@@ -80,6 +93,13 @@ FIELDS = [
     "usage__prompt_tokens",
     "usage__completion_tokens",
     "usage",
+    "choices__0__message__refusal",
+    "choices__0__message__reasoning_content",
+    "choices__0__message__reasoning",
+    "usage__prompt_tokens_details",
+    "usage__completion_tokens_details",
+    "usage__prompt_cache_hit_tokens",
+    "usage__cache_read_input_tokens",
 ]
 
 
@@ -87,10 +107,14 @@ async def parsed(raw: bytes, cost: float | None = None) -> ModelResponse | None:
     async with Http1Pool() as session:
         transport = OpenAIChatTransport(session, "http://127.0.0.1:1/v1", "mock-model", 5.0)
         if cost is not None:  # what a priced endpoint's settings would answer
-            transport._cost = lambda input_tokens, output_tokens: cost  # type: ignore[method-assign]
+            transport._cost = lambda input_tokens, output_tokens, cached=0: cost  # type: ignore[method-assign]
         try:
-            return transport._parse(raw)
+            return transport._parse(raw, REQUEST)
         except TransportError as error:
+            if error.code == "provider:interrupted":  # a well-formed answer the provider says it broke off
+                want = validated(raw)
+                assert want is not None and want.finish_reason in INTERRUPTED_FINISH
+                return want
             assert error.code == "provider:malformed_response"
             return None
 
