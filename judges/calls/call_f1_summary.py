@@ -11,8 +11,8 @@ from collections.abc import Mapping
 from typing import Any, NamedTuple
 
 from judges.common.reduction import EpisodeFacts, Reduction, RunFacts
-from judges.common.stats import rate
-from judges.common.summary_view import Section, pct, share_section
+from judges.common.stats import rate, wilson
+from judges.common.summary_view import Section, ci_text, pct, share_section
 from judges.names import JudgeName
 from sim.core import Score
 
@@ -60,6 +60,18 @@ def _prf(tp: int, pred: int, gold: int) -> dict[str, float | None]:
     return {"precision": rate(tp, pred), "recall": rate(tp, gold), "f1": rate(2 * tp, pred + gold)}
 
 
+def _f1_rows(kind: str, prf: Mapping[str, float | None], counts: list[int]) -> list[list[str]]:
+    """F1, then precision and recall on rows of their own, each over its own denominator (calls made, gold calls)
+    with its Wilson interval: a precision printed under an interval's header reads as one."""
+    tp, made, gold = counts
+    unit = "calls" if kind == "intent" else "slots"
+    return [
+        [f"{kind} F1", pct(prf["f1"]), "", f"{gold} gold, {made} made {unit}"],
+        [f"{kind} precision", pct(prf["precision"]), ci_text(wilson(tp, made)), f"{made} {unit} made"],
+        [f"{kind} recall", pct(prf["recall"]), ci_text(wilson(tp, gold)), f"{gold} gold {unit}"],
+    ]
+
+
 class CallF1Summary(Reduction[CallVerdict]):
     judge = JudgeName.CALL_F1
     label = "call F1"
@@ -103,13 +115,13 @@ class CallF1Summary(Reduction[CallVerdict]):
         f1 = summary.get(JudgeName.CALL_F1) or {}
         if f1.get("episodes"):
             for kind in ("intent", "slot"):
-                prf = f1[kind]
-                rows.append([f"{kind} F1 (P / R)", pct(prf["f1"]), f"{pct(prf['precision'])} / {pct(prf['recall'])}",
-                             f"{f1['counts'][kind][2]} gold {'calls' if kind == 'intent' else 'slots'}"])  # fmt: skip
+                rows += _f1_rows(kind, f1[kind], f1["counts"][kind])
         stuck = summary.get("stuck") or {}
         if stuck.get("episodes"):
             reasons = ", ".join(f"{k} {v}" for k, v in stuck["by_reason"].items() if v)
-            rows.append(["stuck episodes", str(stuck["episodes"]), "", f"{stuck['turns']} goals: {reasons}"])
+            episodes = f1.get("episodes") or stuck["episodes"]
+            rows.append(["stuck episodes", str(stuck["episodes"]), "",
+                         f"{episodes} episodes ({stuck['turns']} goals stuck: {reasons})"])  # fmt: skip
         return rows
 
     @staticmethod

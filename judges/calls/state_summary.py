@@ -88,6 +88,6 @@ class StateMatchSummary(Reduction[StateVerdict]):
             ["state match (world vs gold)", pct(s[JudgeName.STATE_MATCH]), ci_text(s.get("state_match_ci95_clustered")),
              f"{s['state_goals']} goals at stake" + (f"; {unavailable} episodes no gold" if unavailable else "")],
             ["end state match", pct(s.get("state_end_match")), "", f"{s['state_episodes']} episodes"],
-            ["collateral damage", str(s.get("collateral_damage_episodes", 0)), "",
-             f"episodes of {s['state_episodes']}"],
+            ["episodes with collateral damage", str(s.get("collateral_damage_episodes", 0)), "",
+             f"{s['state_episodes']} episodes"],
         ]  # fmt: skip

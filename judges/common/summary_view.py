@@ -58,3 +58,8 @@ def share_section(key: str, counts: Mapping[str, int] | None, title: str, label:
         return []
     total = sum(kept.values())
     return [Section.of(key, title, (label, "goals", "share"), [(k, str(n), pct(n / total)) for k, n in kept.items()])]
+
+
+def plural(count: int, noun: str) -> str:
+    """``1 goal``, ``2 goals``: a count with its noun, so a unit reads as its number says."""
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"

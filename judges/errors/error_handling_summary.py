@@ -14,7 +14,7 @@ from typing import Any, NamedTuple
 
 from judges.common.reduction import EpisodeFacts, Reduction, RunFacts
 from judges.common.stats import cluster_bootstrap, rate
-from judges.common.summary_view import score_ci
+from judges.common.summary_view import plural, score_ci
 from judges.errors.error_handling import EMBEDDING_KAPPA
 from judges.names import JudgeName
 from sim.core import Score
@@ -88,7 +88,7 @@ class ErrorHandlingSummary(Reduction[HandlingVerdict]):
         spread = " ".join(f"{k}:{v}" for k, v in (summary.get("error_handling_scores") or {}).items())
         return [[handling_title(summary.get("error_handling_rater")), "n/a" if score is None else f"{score:.2f}",
                  score_ci(summary.get("error_handling_score_ci95_clustered")),
-                 f"{summary['error_handling_goals']} goals with a failure ({spread})"]]  # fmt: skip
+                 f"{plural(summary['error_handling_goals'], 'goal')} with a failure ({spread})"]]  # fmt: skip
 
     @staticmethod
     def notes(summary: Mapping[str, Any]) -> list[str]:

@@ -72,7 +72,7 @@ def headline_rows(summary: RunSummary) -> list[list[str]]:
     if budget.get("episodes"):
         parts = ", ".join(f"{k} {budget[k]}" for k in ("step_limit", "turn_limit", "timeout") if budget.get(k))
         rows.append(["out-of-budget episodes", str(budget["episodes"]), "", parts])
-    if summary.setup:
+    if summary.setup and summary.identity is None:  # else the identity line above the table says it
         rows.append(["setup", summary.setup, "", ""])
     rows.append(["episodes finished / planned", f"{summary.episodes} / {summary.planned_episodes}", "", ""])
     if summary.incomplete:

@@ -2,7 +2,8 @@
 
 Quiet by default: the per-task table is shown only when asked (``--tasks``) or when the run has few tasks. Tables
 fit the console: one too wide for it is split into several, each repeating its first column, so no cell is cut
-short ("scrip…")."""
+short ("scrip…"); the headline alone stays one table, its words wrapping, so a value keeps its interval and
+denominator beside it."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ __all__ = ["FEW_TASKS", "render", "render_sections"]
 FEW_TASKS = 10
 """Up to this many tasks, the per-task table is shown without --tasks."""
 TASK_SECTION = "tasks"
+HEADLINE_SECTION = "headline"
 BORDER = 3
 """Characters a column adds besides its content: a separator and one space of padding each side."""
 
@@ -66,9 +68,24 @@ def column_groups(columns: tuple[str, ...], rows: list[tuple[str, ...]], width: 
     return groups
 
 
+def _headline(section: Section, console: Console) -> None:
+    """The headline as one table whatever the width: a number, its interval and its denominator stay on one row
+    (numbers never wrap; the metric's name and the denominator wrap at words), so no reader pairs a value with
+    another row's interval."""
+    table = Table(title=section.title, header_style="bold")
+    for i, column in enumerate(section.columns):
+        numeric = i in (1, 2)
+        table.add_column(column, justify="right" if numeric else "left", no_wrap=numeric, overflow="fold", ratio=None)
+    for row in section.rows:
+        table.add_row(*(str(cell) for cell in row))
+    console.print(table)
+
+
 def render_sections(sections: list[Section], console: Console) -> None:
     for section in sections:
-        if section.columns:
+        if section.key == HEADLINE_SECTION and section.columns:
+            _headline(section, console)
+        elif section.columns:
             rows = [tuple(r) for r in section.rows]
             groups = column_groups(tuple(section.columns), rows, console.width)
             for n, group in enumerate(groups):

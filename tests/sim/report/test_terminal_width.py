@@ -58,3 +58,28 @@ def test_report_of_a_run_with_three_users_fits_80_columns(tmp_path: Path, monkey
     assert code == 0 and "…" not in out and "scripted:coreferential" in out
     assert max(len(line) for line in out.splitlines()) <= 80
     assert json.loads((tmp_path / "u" / "summary.json").read_text())["episodes"] == 6
+
+
+def test_the_headline_is_one_table_at_80_columns_each_value_beside_its_interval_and_denominator(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A stressed run's headline at 80 columns: one table (not parts that set values and intervals apart), numbers
+    never wrapped, F1's precision and recall on rows of their own with their own denominators and intervals."""
+    monkeypatch.setenv("COLUMNS", "80")
+    code, out = invoke("run", "--agent", "naive", "--world", "multidomain", "--limit", "8", "--stressors",
+                       "outage,drift", "--out", str(tmp_path), "--run-id", "h")  # fmt: skip
+    assert code == 0, out
+    assert "headline (1/" not in out and "P / R" not in out
+    assert max(len(line) for line in out.splitlines()) <= 80
+    summary = json.loads((tmp_path / "h" / "summary.json").read_text())
+    _, made, gold = summary["call_f1"]["counts"]["intent"]
+    rows = {cells[0]: cells[1:] for line in out.splitlines() if (cells := [c.strip() for c in line.split("│")[1:-1]])}
+    assert rows["core API accuracy"][0] == f"{100 * summary['core_api_accuracy']:.1f}%"
+    assert (
+        rows["core API accuracy"][1].startswith("[")
+        and rows["core API accuracy"][2] == f"{summary['scored_turns']} goals"
+    )
+    assert rows["intent precision"][2] == f"{made} calls made" and rows["intent recall"][2] == f"{gold} gold calls"
+    assert rows["intent precision"][1].startswith("[") and rows["intent F1"][1] == ""
+    (collateral,) = [v for k, v in rows.items() if k.startswith("episodes with")]  # its name may wrap at a word
+    assert collateral[0] == str(summary["collateral_damage_episodes"])
