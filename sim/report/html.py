@@ -76,6 +76,11 @@ def plots(summary: RunSummary) -> tuple[list[str], list[str]]:
     if stack:  # cumulative: what compounds is what fires on the same goal
         rows = [(f"{r['fired']} fired ({r['goals']} goals)", [r.get("accuracy")]) for r in stack]
         add(bar_chart(rows, ["goal accuracy"], "stacked stressors: accuracy by scenarios fired on the goal"), "")
+    hurt = (summary.stacking or {}).get("by_scenario") or []
+    if hurt:  # beside it: which scenario hurt, most harmful first (observational: see the table's notes)
+        rows = [(r["scenario"], [r["touched"]["accuracy"], r["untouched"]["accuracy"]]) for r in hurt[:40]]
+        title = "stacked stressors: accuracy on the goals each scenario fired on vs its tasks' other goals"
+        add(bar_chart(rows, ["touched", "untouched"], title), "")
     add(*_counts_chart(summary.judged.get("failure_stages"), "failure stages (wrong goals)"))
     add(*_counts_chart(summary.judged.get("error_categories"), "error categories (wrong goals)"))
     add(*_counts_chart(summary.error_codes, "error codes"))

@@ -29,6 +29,17 @@ USER_COLUMNS = (
     "agent faults",
 )
 STRESS_COLUMNS = ("goals", "before", "after", "degradation", "retention [95% CI]")
+HURT_TITLE = "stressors stacked: which scenario hurt (the goals it fired on vs its tasks' other goals)"
+HURT_COLUMNS = ("scenario", "gap", "tasks", "touched", "acc. touched", "untouched", "acc. untouched")
+"""Headers no wider than their cells: a header wider than its column makes rich fold the first one."""
+HURT_NOTES = (
+    "touched: the goals the scenario fired on; untouched: the other goals of every episode of the tasks where it "
+    "fired. acc.: core API accuracy per goal [Wilson 95% CI]. gap = untouched − touched, in points; positive: the "
+    "goals it fired on did worse.",
+    "Observational, not causal: the goals a scenario touches are not a random sample (they call the tools it "
+    "targets, which may be harder anyway), and other scenarios may have fired on the same goals. An isolated run "
+    "(--stressor-mode isolated) measures each scenario against an unstressed baseline.",
+)
 
 
 def page_title(summary: RunSummary) -> str:
@@ -169,7 +180,31 @@ def _stacking(stacking: dict[str, Any] | None) -> list[Section]:
     if not rows:
         return []
     title = "stressors stacked: goal accuracy by scenarios fired on the goal"
-    return [Section.of("stacking", title, ("fired", "goals", "accuracy", "95% CI"), rows)]
+    return [Section.of("stacking", title, ("fired", "goals", "accuracy", "95% CI"), rows), *_hurt(stacking)]
+
+
+def _with_ci(side: dict[str, Any]) -> str:
+    return f"{pct(side['accuracy'])} {ci_text(side['ci95'])}".rstrip()
+
+
+def _hurt(stacking: dict[str, Any] | None) -> list[Section]:
+    """Which stacked scenario hurt: accuracy on the goals it fired on vs the same tasks' other goals, most
+    harmful first (the rows come sorted), with the caveat that this is a comparison, not an experiment."""
+    rows = [
+        (
+            r["scenario"],
+            "n/a" if r["gap"] is None else f"{100 * r['gap']:+.1f} pp",
+            str(r["tasks"]),
+            str(r["touched"]["goals"]),
+            _with_ci(r["touched"]),
+            str(r["untouched"]["goals"]),
+            _with_ci(r["untouched"]),
+        )
+        for r in (stacking or {}).get("by_scenario") or ()
+    ]
+    if not rows:
+        return []
+    return [Section.of("stacking_scenarios", HURT_TITLE, HURT_COLUMNS, rows, HURT_NOTES)]
 
 
 def user_cells(row: dict[str, Any], baseline: str | None) -> list[str]:
