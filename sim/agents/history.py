@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 import weakref
 from collections.abc import Sequence
 from typing import Any
@@ -33,11 +34,12 @@ class MessageMemo:
         # dict makes the memo a cycle for as long as an entry's event lives, so an event kept past the episode (by
         # a cycle elsewhere, or a caller) would keep the memo and its messages too.
         self._this = weakref.ref(self)
-        self._by_event: dict[int, tuple[weakref.ref[Event], ChatMessage]] = {}
+        self._by_event: dict[int, tuple[weakref.ref[Event], tuple[ChatMessage, ...]]] = {}
         self._by_result: dict[int, tuple[weakref.ref[ToolResult], ChatMessage]] = {}
         self._system: dict[str, ChatMessage] = {}
 
-    def get(self, event: Event) -> ChatMessage | None:
+    def get(self, event: Event) -> tuple[ChatMessage, ...] | None:
+        """The messages made of ``event`` before (none, for an event the model is not shown)."""
         hit = self._by_event.get(id(event))
         return hit[1] if hit is not None and hit[0]() is event else None
 
@@ -56,10 +58,10 @@ class MessageMemo:
         message = hit[1]
         return message if message.tool_call_id == call.id and message.name == call.name else None
 
-    def put(self, event: Event, message: ChatMessage) -> ChatMessage:
+    def put(self, event: Event, *messages: ChatMessage) -> tuple[ChatMessage, ...]:
         key, memo = id(event), self._by_event
-        memo[key] = (weakref.ref(event, functools.partial(_drop, self._this, "_by_event", key)), message)
-        return message
+        memo[key] = (weakref.ref(event, functools.partial(_drop, self._this, "_by_event", key)), messages)
+        return messages
 
     def system(self, instructions: str) -> ChatMessage:
         found = self._system.get(instructions)
@@ -80,50 +82,69 @@ def to_chat_messages(
     events: Sequence[Event], instructions: str = "", memo: MessageMemo | None = None
 ) -> list[ChatMessage]:
     """System instructions, then user/agent messages and tool calls/results in order; error events are not
-    shown to the model.
+    shown to the model, except a call it invented (an error that keeps the call and the refusal it read): the
+    model made it and read its error, so later turns show both, as BFCL's history does.
 
-    All calls of one model step (same turn and step) go in one assistant message, even when their results
-    were recorded in between (tools of one step may run concurrently). With a ``memo``, an event made into a
-    message before (at an earlier turn: its step is complete) gives back that same message object.
+    All calls of one model step (same turn and step) go in one assistant message, in the order the model made
+    them, even when their results were recorded in between (tools of one step may run concurrently). With a
+    ``memo``, an event made into messages before (at an earlier turn: its step is complete) gives back those
+    same message objects.
     """
     memo = memo or MessageMemo()
     messages: list[ChatMessage] = [memo.system(instructions)] if instructions else []
     grouped: dict[tuple[int, int], list[ToolCall]] = {}
     for ev in events:
-        if ev.kind == "tool_call" and ev.call is not None:
-            grouped.setdefault((ev.turn, ev.step), []).append(ev.call)
+        if (call := _made_call(ev)) is not None:
+            grouped.setdefault((ev.turn, ev.step), []).append(call)
+    for calls in grouped.values():
+        if len(calls) > 1 and all(_RUNTIME_ID.fullmatch(c.id) for c in calls):
+            calls.sort(key=lambda c: int(c.id.rsplit("_", 1)[1]))  # invented calls are recorded after they ran
     emitted: set[tuple[int, int]] = set()
     for ev in events:
-        if ev.kind == "tool_call" and ev.call is not None:
+        opens = False
+        if _made_call(ev) is not None:
             key = (ev.turn, ev.step)
-            if key in emitted:
-                continue
+            opens = key not in emitted
             emitted.add(key)
-        message = memo.get(ev)
-        if message is None and ev.kind == "tool_result":
+            if ev.kind == "tool_call" and not opens:
+                continue
+        shown = memo.get(ev)
+        if shown is None and ev.kind == "tool_result":
             message = memo.result_message(ev)
             if message is not None:
-                memo.put(ev, message)
-        if message is None:
-            made = _message_of(ev, grouped)
-            if made is None:
-                continue
-            message = memo.put(ev, made)
-        messages.append(message)
+                shown = memo.put(ev, message)
+        if shown is None:
+            shown = memo.put(ev, *_messages_of(ev, grouped, opens))
+        messages += shown
     return messages
 
 
-def _message_of(ev: Event, grouped: dict[tuple[int, int], list[ToolCall]]) -> ChatMessage | None:
-    """The message an event shows the model (a tool call: its step's calls together), or None."""
+_RUNTIME_ID = re.compile(r"call_\d+_\d+")
+"""The ids the episode runtime gives calls (``call_<turn>_<index>``): their index is the order the model made them."""
+
+
+def _made_call(ev: Event) -> ToolCall | None:
+    """The call a model made, if the event records one: a tool call, or an invented call refused as an error."""
+    if ev.kind == "tool_call" or (ev.kind == "error" and ev.result is not None):
+        return ev.call
+    return None
+
+
+def _messages_of(ev: Event, grouped: dict[tuple[int, int], list[ToolCall]], opens: bool) -> tuple[ChatMessage, ...]:
+    """The messages an event shows the model: a tool call its step's calls together (when it ``opens`` the step),
+    an invented call that too and its refusal."""
     if ev.kind == "user_message":
-        return ChatMessage(role="user", content=ev.content or "")
+        return (ChatMessage(role="user", content=ev.content or ""),)
     if ev.kind == "tool_call" and ev.call is not None:
-        return ChatMessage(role="assistant", tool_calls=tuple(grouped[(ev.turn, ev.step)]))
-    if ev.kind == "tool_result" and ev.call is not None and ev.result is not None:
-        return ChatMessage(
+        return (ChatMessage(role="assistant", tool_calls=tuple(grouped[(ev.turn, ev.step)])),)
+    if ev.kind in ("tool_result", "error") and ev.call is not None and ev.result is not None:
+        result = ChatMessage(
             role="tool", content=tool_content(ev.result.content), tool_call_id=ev.call.id, name=ev.call.name
         )
+        if ev.kind == "error" and opens:  # a step whose calls were all invented has no tool_call event to open it
+            return ChatMessage(role="assistant", tool_calls=tuple(grouped[(ev.turn, ev.step)])), result
+        return (result,)
     if ev.kind == "agent_message":
         # Some servers reject assistant messages with empty content (llama.cpp); keep a placeholder.
-        return ChatMessage(role="assistant", content=ev.content or "(no reply)")
-    return None
+        return (ChatMessage(role="assistant", content=ev.content or "(no reply)"),)
+    return ()

@@ -28,7 +28,11 @@ def serve_command(
     ] = None,
     idle_timeout: Annotated[
         float,
-        typer.Option("--idle-timeout", min=0.0, help="Stop after this many seconds without a request (0: never)."),
+        typer.Option(
+            "--idle-timeout",
+            min=0.0,
+            help="Stop after this many seconds without a request (0: never); --mcp: ends the episode (not --stdio).",
+        ),
     ] = 900.0,
     mcp: Annotated[
         bool, typer.Option("--mcp", help="Serve one episode of a task over MCP instead; saved and judged at Ctrl-C.")
@@ -52,7 +56,10 @@ def serve_command(
     if mcp:
         from sim.cli.serve_mcp import serve_mcp
 
-        serve_mcp(world, stressors, task, out, run_id, seed, max_steps, episode_timeout, port, stdio)
+        if stdio and port_file is not None:
+            fail("--port-file names the HTTP port: --stdio serves none")
+        args = (world, stressors, task, out, run_id, seed, max_steps, episode_timeout, port, stdio)
+        serve_mcp(*args, port_file=port_file, idle_timeout_s=idle_timeout or None)
         return
     if stdio:
         fail("--stdio serves an episode over MCP: use it with --mcp")

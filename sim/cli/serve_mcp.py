@@ -1,5 +1,6 @@
-"""``squall serve --mcp --world W [--stressors S] [--task ID] [--port P] [--stdio]``: one episode of a task served over
-MCP, for a person or an agent to explore the world by hand; saved and judged as a one-episode run when it ends.
+"""``squall serve --mcp --world W [--stressors S] [--task ID] [--port P] [--port-file F] [--idle-timeout S]
+[--stdio]``: one episode of a task served over MCP, for a person or an agent to explore the world by hand; saved and
+judged as a one-episode run when it ends.
 
 The episode is a normal run (preparation, stressors, store, judges) whose agent is the ``python:`` outside agent
 ``ServedEpisode.explore`` below: the scripted user opens with the task's first request, and each of the agent's turns
@@ -9,7 +10,10 @@ and is recorded. Controls, beside the MCP URL (plain HTTP POSTs, e.g. ``curl -X 
 
 - ``POST URL/turn`` (an optional JSON body ``{"reply": "..."}``: what the agent answers the user) ends the turn: the
   scripted user moves on to the task's next goal, printed with the same URL; after the last goal the episode ends;
-- ``POST URL/end``, Ctrl-C or SIGTERM ends the episode: it is stored under ``OUT/RUN_ID`` and judged.
+- ``POST URL/end``, Ctrl-C or SIGTERM ends the episode: it is stored under ``OUT/RUN_ID`` and judged; so does
+  ``--idle-timeout`` seconds without a request (HTTP only).
+
+``--port-file`` gets the bound port once the server listens (written then renamed, never read half-written).
 
 ``--stdio`` serves the episode over the process's stdin/stdout instead (for a client that spawns ``squall serve``):
 the whole connection is the first goal's turn, and the episode ends when the client closes it (or at Ctrl-C);
@@ -21,8 +25,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
 import signal
 import sys
+import time
 from collections.abc import AsyncIterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass, field
@@ -44,6 +50,10 @@ class ServedEpisode:
 
     stdio: bool
     port: int
+    port_file: Path | None = None
+    idle_timeout_s: float | None = None
+    """Without a request to the hub for this long, the episode ends (HTTP only: a stdio client holds its pipe)."""
+    idle: bool = False
     ended: asyncio.Event = field(default_factory=asyncio.Event)
     turns: asyncio.Queue[str] = field(default_factory=asyncio.Queue)
     hub: Any = None
@@ -57,6 +67,7 @@ class ServedEpisode:
     async def explore(self, request: Any) -> dict[str, Any]:
         """The episode's agent: says where the tools are, waits for the person."""
         self.url = request.mcp_url
+        self.hub.last_request = time.monotonic()  # idle counts from when the person is told where to go
         said = "\n".join(f"  {m.role}: {m.content}" for m in request.messages)
         self.say(
             f"squall serve: episode {request.episode_id} (task {request.task_id}, turn {request.turn}) at "
@@ -94,12 +105,35 @@ class ServedEpisode:
 
         async with open_mcp_hub(port=self.port, routes=_controls(self)) as opened:
             self.hub = opened
-            yield opened
+            if self.port_file is not None:
+                _write_port_file(self.port_file, int(opened.base_url.rsplit(":", 1)[1]))
+            watch = None if self.stdio or not self.idle_timeout_s else asyncio.ensure_future(self._end_when_idle())
+            try:
+                yield opened
+            finally:
+                if watch is not None:
+                    watch.cancel()
+
+    async def _end_when_idle(self) -> None:
+        assert self.idle_timeout_s is not None
+        while True:  # sleep until the deadline the latest request set, then look again
+            left = self.idle_timeout_s - (time.monotonic() - self.hub.last_request)
+            if left <= 0:
+                break
+            await asyncio.sleep(left + 0.01)
+        self.idle = True
+        self.ended.set()
 
     def open_agent(self, _gateway: object) -> AbstractAsyncContextManager[AgentFactory]:
         from sim.agents.outside.agent import open_outside_factory
 
         return open_outside_factory("python", EXPLORER, open_hub=self.open_hub, function=self.explore)
+
+
+def _write_port_file(path: Path, port: int) -> None:
+    tmp = path.with_name(path.name + ".tmp")  # write then rename: a poller never reads half a number
+    tmp.write_text(f"{port}\n")
+    os.replace(tmp, path)
 
 
 def _controls(session: ServedEpisode) -> list[Any]:
@@ -134,11 +168,10 @@ def _controls(session: ServedEpisode) -> list[Any]:
     ]
 
 
-async def serve_episode(config: Any, port: int = 0, stdio: bool = False) -> tuple[Path, Any]:
-    """Play the one episode with ``ServedEpisode.explore`` as its agent until it ends; the run folder and summary."""
+async def serve_episode(config: Any, session: ServedEpisode) -> tuple[Path, Any]:
+    """Play the one episode with ``session.explore`` as its agent until it ends; the run folder and summary."""
     from sim.run.runner import open_run
 
-    session = ServedEpisode(stdio=stdio, port=port)
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):
         with contextlib.suppress(NotImplementedError, RuntimeError):
@@ -164,6 +197,8 @@ def serve_mcp(
     timeout_s: float,
     port: int = 0,
     stdio: bool = False,
+    port_file: Path | None = None,
+    idle_timeout_s: float | None = None,
 ) -> None:
     from sim.cli.common import fail, make_console, user_errors
     from sim.config.resolve import resolve_config
@@ -187,11 +222,14 @@ def serve_mcp(
     }
     try:
         cfg, _ = resolve_config(None, overrides)
-        root, summary = asyncio.run(serve_episode(cfg, port, stdio))
+        session = ServedEpisode(stdio=stdio, port=port, port_file=port_file, idle_timeout_s=idle_timeout_s)
+        root, summary = asyncio.run(serve_episode(cfg, session))
     except user_errors() as exc:
         fail(str(exc))
     except OSError as exc:
         fail(f"cannot listen on 127.0.0.1:{port}: {exc.strerror or exc}")
+    if session.idle:
+        sys.stderr.write(f"squall serve: stopped (idle: no request for {idle_timeout_s:g} s)\n")
     console = make_console(stderr=True)
     render(summary, console)
     console.print(f"saved: {root} (re-judge with: squall score {root})")

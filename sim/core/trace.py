@@ -122,8 +122,13 @@ class Event(Frozen):
     step: int = Field(default=0, description="Agent step within the turn; calls from one model response share it.")
     t: float = Field(default=0.0, description="Seconds since the episode started.")
     content: str | None = Field(default=None, description="Message text, or the error detail.")
-    call: ToolCall | None = Field(default=None, description="For tool_call and tool_result.")
-    result: ToolResult | None = Field(default=None, description="For tool_result: what the agent observed.")
+    call: ToolCall | None = Field(
+        default=None, description="For tool_call and tool_result; for an agent:unknown_tool error, the invented call."
+    )
+    result: ToolResult | None = Field(
+        default=None,
+        description="For tool_result: what the agent observed; for an agent:unknown_tool error, the refusal it read.",
+    )
     raw_result: ToolResult | None = Field(
         default=None,
         description="For tool_result, only when a stressor changed the result: what the world returned (None when "

@@ -190,8 +190,10 @@ class EpisodeRuntime:
         if result.call_id != call.id:
             result = result.model_copy(update={"call_id": call.id})
         if outcome.unknown_tool and not outcome.fired:
-            # An invented function: the agent's fault, answered but never part of the call record.
-            self.fault("agent", "agent:unknown_tool", f"{call.name}: not among the available tools", step=step)
+            # An invented function: the agent's fault, answered but never part of the call record. The fault keeps
+            # the call and its refusal, so the agent's history in later turns shows what the model did (as BFCL's).
+            detail = f"{call.name}: not among the available tools"
+            self._record(self._fault_event("agent", "agent:unknown_tool", detail, step, call=call, result=result))
             return result
         if not shown:  # a name a stressor took (a renamed endpoint): a lookup or not by what it reached
             world_name = outcome.world_call.name if outcome.world_call is not None else None
@@ -234,15 +236,26 @@ class EpisodeRuntime:
         return await reach_callable(self._world, self._names, call)
 
     def fault(self, fault: FaultKind, code: str, detail: str, step: int = 0) -> None:
-        self._record(
-            Event(
-                kind="error",
-                turn=self.turn,
-                goal=self.goal,
-                step=step,
-                t=self._clock(),
-                fault=fault,
-                code=code,
-                content=detail,
-            )
+        self._record(self._fault_event(fault, code, detail, step))
+
+    def _fault_event(
+        self,
+        fault: FaultKind,
+        code: str,
+        detail: str,
+        step: int,
+        call: ToolCall | None = None,
+        result: ToolResult | None = None,
+    ) -> Event:
+        return Event(
+            kind="error",
+            turn=self.turn,
+            goal=self.goal,
+            step=step,
+            t=self._clock(),
+            fault=fault,
+            code=code,
+            content=detail,
+            call=call,
+            result=result,
         )

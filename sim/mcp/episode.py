@@ -21,6 +21,8 @@ NO_TURN = -32002
 """The JSON-RPC error code of a request to an episode with no turn open (or no episode at all): MCP's
 "resource not found" code, so clients report it as a missing thing, not as a server crash."""
 
+NO_EPISODE = "No squall episode is served at this URL (it ended, or never existed)."
+
 
 class EpisodeClosed(MCPError):
     """A request to an episode URL while no turn is open there."""

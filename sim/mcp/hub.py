@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import ipaddress
 import socket
+import time
 import weakref
 from collections.abc import AsyncIterator, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager, nullcontext
@@ -23,9 +24,11 @@ from mcp.server.transport_security import TransportSecuritySettings
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.routing import BaseRoute, Route
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from sim.core import AgentRuntime
-from sim.mcp.episode import EpisodeClosed, McpEpisode
+from sim.mcp.episode import NO_EPISODE, EpisodeClosed, McpEpisode
+from sim.mcp.gate import EpisodeGate
 from sim.mcp.server import build_server
 
 _SHUTDOWN_GRACE_S = 5
@@ -40,6 +43,8 @@ class McpHub:
         # Weak both ways: an episode's token lives exactly as long as its runtime object, and is never reused.
         self._episodes: weakref.WeakKeyDictionary[AgentRuntime, McpEpisode] = weakref.WeakKeyDictionary()
         self._by_token: weakref.WeakValueDictionary[str, McpEpisode] = weakref.WeakValueDictionary()
+        self.last_request = time.monotonic()
+        """When a request last came or was answered (``time.monotonic``), for an idle timeout."""
 
     def serve(self, runtime: AgentRuntime, *, max_steps: int | None = None) -> AbstractAsyncContextManager[str]:
         """While the context is open (one agent turn: the agent's ``respond``), the runtime's current tools are
@@ -64,13 +69,17 @@ class McpHub:
         async with episode.turn(runtime, max_steps):
             yield f"{self.base_url}/mcp/{episode.token}"
 
+    def knows(self, token: str) -> bool:
+        """Whether ``token`` names an episode still alive (its runtime is): requests to any other are refused."""
+        return token in self._by_token
+
     def episode_of(self, ctx: ServerRequestContext[Any, Any]) -> McpEpisode:
         """The episode a request's URL names (raises ``EpisodeClosed`` when it names none)."""
         request = ctx.request
         token = request.path_params.get("token") if isinstance(request, Request) else None
         episode = self._by_token.get(token) if isinstance(token, str) else None
         if episode is None:
-            raise EpisodeClosed("No squall episode is served at this URL (it ended, or never existed).")
+            raise EpisodeClosed(NO_EPISODE)  # it ended while the request was on its way
         return episode
 
     def episode_at(self, url: str) -> McpEpisode | None:
@@ -99,21 +108,41 @@ def _loopback(host: str) -> str:
     return host
 
 
-def _app(hub: McpHub, host: str, routes: Sequence[BaseRoute]) -> Starlette:
-    manager = StreamableHTTPSessionManager(
-        app=build_server(hub.episode_of),
-        # Handshake-era (2025) clients too get no session to keep: the episode is in the URL.
-        stateless=True,
-        security_settings=TransportSecuritySettings(  # DNS-rebinding protection, as the SDK does for localhost
-            enable_dns_rebinding_protection=True,
-            allowed_hosts=[f"{host}:*", "localhost:*"],
-            allowed_origins=[f"http://{host}:*", "http://localhost:*"],
-        ),
-    )
-    return Starlette(
-        routes=[Route("/mcp/{token}", endpoint=StreamableHTTPASGIApp(manager)), *routes],
-        lifespan=lambda _app: manager.run(),
-    )
+def _app(hub: McpHub, host: str, routes: Sequence[BaseRoute]) -> ASGIApp:
+    def manager(json_response: bool) -> StreamableHTTPSessionManager:
+        return StreamableHTTPSessionManager(
+            app=build_server(hub.episode_of),
+            # Handshake-era (2025) clients too get no session to keep: the episode is in the URL.
+            stateless=True,
+            json_response=json_response,
+            security_settings=TransportSecuritySettings(  # DNS-rebinding protection, as the SDK does for localhost
+                enable_dns_rebinding_protection=True,
+                allowed_hosts=[f"{host}:*", "localhost:*"],
+                allowed_origins=[f"http://{host}:*", "http://localhost:*"],
+            ),
+        )
+
+    streaming, batches = manager(json_response=False), manager(json_response=True)
+
+    @asynccontextmanager
+    async def lifespan(_app: Starlette) -> AsyncIterator[None]:
+        async with streaming.run(), batches.run():
+            yield
+
+    gate = EpisodeGate(hub.knows, StreamableHTTPASGIApp(streaming), StreamableHTTPASGIApp(batches))
+    app = Starlette(routes=[Route("/mcp/{token}", endpoint=gate), *routes], lifespan=lifespan)
+
+    async def noted(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await app(scope, receive, send)
+            return
+        hub.last_request = time.monotonic()
+        try:
+            await app(scope, receive, send)
+        finally:
+            hub.last_request = time.monotonic()  # a long call is activity until it is answered
+
+    return noted
 
 
 @asynccontextmanager

@@ -4,6 +4,7 @@ through it (``sim.mcp.episode``). The HTTP hub finds it by the token in the URL,
 from __future__ import annotations
 
 from collections.abc import Callable
+from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
 import mcp_types as types
@@ -15,6 +16,15 @@ from mcp.server.models import InitializationOptions
 from sim.mcp.episode import McpEpisode
 
 SERVER_NAME = "squall"
+
+
+def squall_version() -> str:
+    """The installed squall's version, for ``serverInfo`` (clients show it and log it with their bug reports)."""
+    try:
+        return version("squall")
+    except PackageNotFoundError:  # run from a source tree that was never installed
+        return "0+unknown"
+
 
 EpisodeOf = Callable[[ServerRequestContext[Any, Any]], McpEpisode]
 """The episode a request is for; raises ``EpisodeClosed`` when there is none."""
@@ -67,6 +77,7 @@ def build_server(episode_of: EpisodeOf, instructions: str | None = None) -> Serv
 
     return _SquallServer(
         SERVER_NAME,
+        version=squall_version(),
         instructions=instructions,
         on_list_tools=list_tools,
         on_call_tool=call_tool,

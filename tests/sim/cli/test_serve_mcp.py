@@ -110,3 +110,41 @@ async def test_one_episode_over_stdio_is_saved_when_the_client_closes(tmp_path: 
         await asyncio.sleep(0.2)
     [episode] = [json.loads(line) for line in (run / "episodes.jsonl").read_text().splitlines()]
     assert [e["call"]["name"] for e in episode["events"] if e["kind"] == "tool_call"] == ["list_rooms"]
+
+
+async def test_the_port_file_is_written_and_the_idle_timeout_ends_the_episode(tmp_path: Path) -> None:
+    port_file = tmp_path / "port"
+    argv = [sys.executable, "-m", "sim", "serve", "--mcp", "--world", "smart_home", "--task", "sh-001"]
+    argv += ["--out", str(tmp_path), "--run-id", "idle", "--port-file", str(port_file), "--idle-timeout", "4"]
+    pipe = asyncio.subprocess.PIPE
+    server = await asyncio.create_subprocess_exec(*argv, cwd=REPO_ROOT, stdout=pipe, stderr=pipe)
+    try:
+        assert server.stdout is not None
+        url = await next_url(server.stdout)
+        assert port_file.read_text() == f"{url.split(':')[2].split('/')[0]}\n"  # written once listening
+        assert [name for name in os.listdir(tmp_path) if name.startswith("port")] == ["port"]  # no .tmp left
+        async with (
+            create_mcp_http_client() as http,
+            Client(streamable_http_client(url, http_client=http)) as client,
+        ):
+            assert not (await client.call_tool("list_rooms", {})).is_error
+        # Nothing more is asked: the server ends the episode by itself (the wait is a safety net, not a timing check).
+        _, err = await asyncio.wait_for(server.communicate(), timeout=120)
+        assert server.returncode == 0, err.decode()
+        assert "stopped (idle" in err.decode()
+    finally:
+        if server.returncode is None:
+            os.kill(server.pid, signal.SIGKILL)
+            await server.wait()
+    [episode] = [json.loads(line) for line in (tmp_path / "idle" / "episodes.jsonl").read_text().splitlines()]
+    assert [e["call"]["name"] for e in episode["events"] if e["kind"] == "tool_call"] == ["list_rooms"]
+
+
+def test_a_port_file_with_stdio_is_refused() -> None:
+    from typer.testing import CliRunner
+
+    from sim.cli.app import app
+
+    argv = ["serve", "--mcp", "--stdio", "--world", "smart_home", "--port-file", "p"]
+    result = CliRunner().invoke(app, argv)
+    assert result.exit_code == 2 and "--stdio serves none" in result.output

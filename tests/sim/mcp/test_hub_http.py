@@ -139,7 +139,7 @@ async def test_calls_past_the_step_limit_are_refused_and_recorded_once() -> None
             assert not (await client.call_tool("lookup", {})).is_error
 
 
-async def test_requests_outside_a_turn_or_to_no_episode_get_a_clear_error() -> None:
+async def test_requests_outside_a_turn_get_a_clear_error() -> None:
     runtime = FakeRuntime()
     async with open_mcp_hub() as hub:
         async with hub.serve(runtime) as url:
@@ -150,11 +150,7 @@ async def test_requests_outside_a_turn_or_to_no_episode_get_a_clear_error() -> N
             assert outside.value.code == NO_TURN and "No turn in progress" in outside.value.message
             with pytest.raises(MCPError):
                 await client.list_tools()
-        async with Client(f"{hub.base_url}/mcp/not-a-token") as client:
-            with pytest.raises(MCPError) as unknown:
-                await client.list_tools()
-            assert unknown.value.code == NO_TURN and "No squall episode" in unknown.value.message
-    assert runtime.calls == []
+    assert runtime.calls == []  # a URL that names no episode is refused at once: test_hub_gate
 
 
 async def test_each_runtime_keeps_its_own_url_and_one_turn_at_a_time() -> None:

@@ -138,7 +138,9 @@ async def test_a_missing_function_is_refused_as_invented_and_comes_back_next_tur
     # Its call was refused before the world, as a function the agent does not have, and not recorded as a call.
     faults = [e for e in result.events if e.kind == "error" and e.turn == turn]
     assert [e.code for e in faults] == ["agent:unknown_tool"] and function in (faults[0].content or "")
-    assert not any(e.call and e.call.name == function for e in result.events if e.turn == turn)
+    recorded = [e for e in result.events if e.kind in ("tool_call", "tool_result") and e.turn == turn]
+    assert not any(e.call and e.call.name == function for e in recorded)
+    assert faults[0].call is not None and faults[0].call.name == function  # kept for the history the agent reads
     score = await DeclineJudge().score(result)
     assert score.value == 0.0 and score.details["invented_calls"] == [turn]
     # The next turn asks again, and the function is back: the earlier request is part of it and of its gold.
