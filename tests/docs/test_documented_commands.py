@@ -34,6 +34,8 @@ COMMANDS = [command for page in PAGES for command in commands(page, REPO_ROOT)]
 NOT_RUN = {
     "make quickstart": "sets up, then evaluates the embedded model for minutes; CI checks it on a fresh clone",
     "make test": "the suite this test is part of",
+    "npx @modelcontextprotocol/inspector --cli http://127.0.0.1:8765/mcp/TOKEN --transport http --method tools/list":
+        "the MCP Inspector comes from npm; tests/sim/mcp/test_hub_gate.py serves such a URL to the SDK client",
     "pip install 'squall[ray]'": "an install: scripts/setup.sh installs the ray extra",
     "squall bench --suite --json": "every workload at full size (--suite ignores the size options): minutes",
     "squall run --agent openai-chat:gpt-4o-mini --trials 5 --concurrency 400 --backend ray":
