@@ -87,6 +87,15 @@ def _code(error: str) -> str:
     return ":".join(parts[:2])
 
 
+def _units(score: dict[str, Any]) -> tuple[float, int] | None:
+    """(verdicts summed, units) as the run's headline counts them: a judge with a verdict per goal counts its goals
+    with a verdict, any other its one value per episode."""
+    goals = [v for v in score.get("per_goal") or () if v is not None]
+    if goals:
+        return float(sum(goals)), len(goals)
+    return None if score["value"] is None else (float(score["value"]), 1)
+
+
 def index_row(ep: dict[str, Any], chunk: int) -> dict[str, Any]:
     """The light row the episode list, its filters and the task × trial grid read (no events)."""
     fired = sorted({s for ev in ep["events"] for s in ev.get("scenarios", ())})
@@ -104,6 +113,7 @@ def index_row(ep: dict[str, Any], chunk: int) -> dict[str, Any]:
         "fired": fired,
         "codes": sorted(codes),
         "judges": {name: s["value"] for name, s in ep["scores"].items()},
+        "units": {name: units for name, s in ep["scores"].items() if (units := _units(s)) is not None},
         "tokens": ep["usage"]["in"] + ep["usage"]["out"],
         "duration_s": ep["duration_s"],
         "chunk": chunk,

@@ -57,21 +57,25 @@ def _summary(path: Path) -> tuple[RunSummary | None, str]:
 
 
 def _judge_chart(rows: list[dict[str, Any]]) -> str:
-    """Each judge's mean over the episodes it scored, with a bootstrap interval over tasks."""
-    by_judge: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    """Each judge's score counted as the headline counts it (goals with a verdict for a judge with one per goal,
+    else episodes), with a bootstrap interval over tasks: the chart and the headline show one number."""
+    by_judge: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(lambda: [0.0, 0.0]))
     for row in rows:
-        for judge, value in row["judges"].items():
-            if value is not None:
-                by_judge[judge][row["task"]].append(value)
+        for judge, (total, units) in row["units"].items():
+            tally = by_judge[judge][row["task"]]
+            tally[0] += total
+            tally[1] += units
     bars = []
     for judge in sorted(by_judge):
         tasks = by_judge[judge]
-        n = sum(len(v) for v in tasks.values())
-        mean = sum(sum(v) for v in tasks.values()) / n
-        bars.append((judge, mean, cluster_bootstrap([(sum(v), float(len(v))) for v in tasks.values()]), n))
+        n = sum(units for _, units in tasks.values())
+        mean = sum(total for total, _ in tasks.values()) / n
+        bars.append((judge, mean, cluster_bootstrap([(t, u) for t, u in tasks.values()]), int(n)))
     if not bars:
         return ""
-    return interval_chart(bars[:MAX_CHART_ROWS], "judges: mean per episode", "episodes scored; 95% CI over tasks")
+    return interval_chart(
+        bars[:MAX_CHART_ROWS], "judges as the headline counts them", "goals or episodes scored; 95% CI over tasks"
+    )
 
 
 def _rate_chart(rows: list[dict[str, Any]], key: str, title: str) -> str:

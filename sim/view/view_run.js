@@ -100,7 +100,7 @@
         count.textContent = shown.length + " of " + rows.length + " listed";
         list.replaceChildren();
         var head = S.add(list, "tr");
-        ["episode", "outcome", "score", "stressors fired", "error codes", "tokens", "seconds"].forEach(function (h, i) {
+        ["episode", "outcome", "core API acc.", "stressors fired", "error codes", "tokens", "seconds"].forEach(function (h, i) {
           S.add(head, "th", i > 4 ? "num" : null, h);
         });
         shown.slice(0, 500).forEach(function (r) {
@@ -108,7 +108,7 @@
           var td = S.add(tr, "td");
           S.link(td, "#/run/" + S.enc(run.key) + "/ep/" + S.enc(r.id), r.id);
           S.add(tr, "td", "outcome", r.outcome === "failed" ? r.termination : r.outcome);
-          S.add(tr, "td", "num", S.pct(r.rank));
+          S.add(tr, "td", "num", r.judges.core_api_accuracy == null ? "\u2013" : S.pct(r.judges.core_api_accuracy));
           S.add(tr, "td", "mono", r.fired.join(", ") || (r.variant ? "(" + r.variant + ")" : ""));
           S.add(tr, "td", "mono small", r.codes.slice(0, 4).join(", ") + (r.codes.length > 4 ? " \u2026" : ""));
           S.add(tr, "td", "num", r.tokens ? r.tokens.toLocaleString() : "\u2013");
@@ -132,7 +132,7 @@
       });
       var cols = Object.keys(trials).map(Number).sort(function (a, b) { return a - b; });
       S.add(page, "p", "note", "One row per task (and stressor scenario), one column per trial; a cell is one episode: " +
-        "green passed, red not passed, amber failed (not scored), grey no verdict. Click a cell to open it.");
+        "Each cell: the episode's core API accuracy; green passed, red not passed, amber failed (not scored), grey no verdict. Click a cell to open it.");
       var t = S.add(page, "table", "grid"), head = S.add(t, "tr");
       S.add(head, "th", null, "task");
       cols.forEach(function (c) { S.add(head, "th", "num", "trial " + c); });
@@ -144,7 +144,7 @@
           var r = cells[row + "\u0000" + c], td = S.add(tr, "td", "cell");
           if (!r) { td.textContent = "\u2013"; return; }
           n += 1; passed += r.outcome === "passed" ? 1 : 0;
-          var a = S.link(td, "#/run/" + S.enc(run.key) + "/ep/" + S.enc(r.id), r.outcome === "failed" ? "!" : S.pct(r.rank), "g-" + r.outcome);
+          var a = S.link(td, "#/run/" + S.enc(run.key) + "/ep/" + S.enc(r.id), r.outcome === "failed" ? "!" : r.judges.core_api_accuracy == null ? "\u2013" : S.pct(r.judges.core_api_accuracy), "g-" + r.outcome);
           a.title = r.id + ": " + r.outcome;
         });
         S.add(tr, "td", "num", passed + " / " + n);

@@ -143,3 +143,19 @@ def test_command_prints_its_address_and_stops_on_ctrl_c(view_runs: Path) -> None
         if proc.poll() is None:
             proc.kill()
             proc.wait(timeout=10)
+
+
+def test_the_judge_chart_counts_as_the_headline_and_the_list_shows_core_api_accuracy(view_runs: Path) -> None:
+    """The run page's judge chart shows the headline's own number (goals, not a mean of episode means), and the
+    episode list's number is core API accuracy by name, not an undocumented blend of judges."""
+    summary = json.loads((view_runs / "mock-stress" / "summary.json").read_text())
+    run = ViewSite([view_runs], cap=1000).document("run/mock-stress")
+    assert run is not None
+    (chart,) = [c for c in run["charts"] if "judges as the headline counts them" in c]
+    bar = re.search(r"<title>core_api_accuracy</title>.*?class=\"chart-value\">([\d.]+)%  n=(\d+)<", chart)
+    assert bar is not None
+    assert bar.group(1) == f"{100 * summary['core_api_accuracy']:.1f}" and int(bar.group(2)) == summary["scored_turns"]
+    per_episode = [r["judges"]["core_api_accuracy"] for r in run["episodes"] if "core_api_accuracy" in r["judges"]]
+    assert len(per_episode) < summary["scored_turns"]  # goals, not episodes, are counted
+    script = (REPO_ROOT / "sim" / "view" / "view_run.js").read_text()
+    assert '"core API acc."' in script and "S.pct(r.rank)" not in script
