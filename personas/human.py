@@ -3,11 +3,13 @@
 The human pursues the task's goals in order and says when one is done (``/next``); every message is tagged with
 the goal they are on, so the saved episode is judged like any other. Commands: ``/help``, ``/goal`` (the goals,
 the current one marked), ``/tools`` (what the agent can call), ``/next``, ``/quit`` (end and save).
-End of input (Ctrl-D) is ``/quit``.
+End of input (Ctrl-D) is ``/quit``. While the agent answers, ``stop_agent`` (``sim.core.StoppableUser``) lets the
+person stop it: the turn's request is cancelled and the conversation ends there, saved and judged.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable
 
 from sim.core import Task, UserAct, UserContext, UserMessage, UserView
@@ -30,13 +32,28 @@ class HumanUser:
 
     name = "human"
 
-    def __init__(self, ask: Ask, show: Show, tools: Callable[[], list[str]] | None = None) -> None:
+    def __init__(
+        self,
+        ask: Ask,
+        show: Show,
+        tools: Callable[[], list[str]] | None = None,
+        sent: Callable[[], None] | None = None,
+    ) -> None:
         self._ask = ask
         self._show = show
         self._tools = tools or (lambda: [])
+        self._sent = sent or (lambda: None)
         self._task: Task | None = None
         self.goal = 0
         self._opened_goal = -1
+        self.working = False
+        """True from a message sent until the person is asked again: the agent is answering it."""
+        self._stop_agent = asyncio.Event()
+
+    @property
+    def stop_agent(self) -> asyncio.Event:
+        """Set to stop the agent mid-turn (``sim.core.StoppableUser``): Ctrl-C while it works."""
+        return self._stop_agent
 
     async def open(self, task: Task, context: UserContext) -> UserMessage:
         self._task = task
@@ -52,6 +69,7 @@ class HumanUser:
 
     async def _next_line(self) -> UserMessage | None:
         assert self._task is not None
+        self.working = False
         while True:
             line = await self._ask("you › ")
             if line is None or line.strip() in ("/quit", "/exit", "/q"):
@@ -77,6 +95,8 @@ class HumanUser:
             else:
                 kind = "request" if self.goal != self._opened_goal else "answer"
                 self._opened_goal = self.goal
+                self.working = True
+                self._sent()
                 return UserMessage(text=text, goal=self.goal, act=UserAct(kind=kind, styles=["human"]))
 
     def _goal(self, index: int) -> str:

@@ -4,8 +4,10 @@ The conversation is a normal one-episode run (the same preparation, gateway, age
 as ``squall run``), with the user built as ``personas.human.HumanUser`` and every event shown as it is recorded:
 the agent's tool calls and results, which stressor fired and what the world really returned. It is saved under
 ``OUT/RUN_ID`` and judged there; ``squall score`` re-judges it like any run. No progress bar: the terminal is the
-person's. Input is read with the event loop's reader on stdin, so a pending prompt never blocks a model call, and
-Ctrl-C ends the conversation after the current turn (twice: abandons it).
+person's. Input is read with the event loop's reader on stdin, so a pending prompt never blocks a model call. While
+the agent answers a spinner says so; Ctrl-C then cancels its request at once and ends the conversation, saved and
+judged as played so far (at the prompt, Ctrl-C ends it the same way); a second Ctrl-C abandons it: nothing is saved
+and ``OUT/latest`` keeps naming the run it named.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import asyncio
 import contextlib
 import json
 import os
+import shutil
 import signal
 import sys
 from pathlib import Path
@@ -21,10 +24,12 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from personas.human import HumanUser
 from sim.cli.settings import with_settings
 
 if TYPE_CHECKING:
     from rich.console import Console
+    from rich.status import Status
 
     from judges.run.run_summary import RunSummary
     from sim.config.run_config import RunConfig
@@ -77,6 +82,28 @@ class TerminalInput:
         return await self.lines.get()
 
 
+class WorkingIndicator:
+    """What the person sees while the agent answers: a spinner on a terminal that can redraw, else one line."""
+
+    TEXT = "agent is working… (Ctrl-C stops it)"
+
+    def __init__(self, console: Console) -> None:
+        self.console = console
+        self._status: Status | None = None
+
+    def start(self) -> None:
+        if self.console.is_terminal and not self.console.is_dumb_terminal:
+            self._status = self.console.status(self.TEXT)
+            self._status.start()
+        else:
+            self.console.print(f"[dim]{self.TEXT}[/]", highlight=False)
+
+    def stop(self) -> None:
+        if self._status is not None:
+            self._status.stop()
+            self._status = None
+
+
 def show_event(console: Console, ev: Event) -> None:
     """What a person sees of an event: calls, results (and stressors), the agent's reply, faults."""
     from rich.markup import escape
@@ -110,37 +137,52 @@ def _clip(text: str, limit: int = 300) -> str:
 async def chat_session(config: RunConfig, console: Console) -> tuple[Path, RunSummary]:
     """Prepare, play the one episode with the person as the user, judge and store it; the run folder and
     summary."""
-    from personas.human import HumanUser
     from sim.run.runner import open_run
 
     terminal = TerminalInput(console)
+    working = WorkingIndicator(console)
     tools: list[str] = []
+    users: list[HumanUser] = []
     loop = asyncio.get_running_loop()
     main = asyncio.current_task()
     interrupts = 0
 
+    async def ask(prompt: str) -> str | None:
+        working.stop()
+        return await terminal.ask(prompt)
+
+    def make_user(_spec: object) -> HumanUser:
+        users.append(HumanUser(ask, console.print, lambda: tools, sent=working.start))
+        return users[-1]
+
     def on_interrupt() -> None:
         nonlocal interrupts
         interrupts += 1
-        if interrupts == 1:
-            console.print("\n[yellow](ending after this turn; Ctrl-C again abandons the conversation)[/]")
-            terminal.ending = True
-            terminal.lines.put_nowait(None)
-        elif main is not None:
-            main.cancel()
+        if interrupts > 1:
+            if main is not None:
+                main.cancel()
+            return
+        terminal.ending = True
+        terminal.lines.put_nowait(None)
+        if users and users[-1].working:  # a slow model mid-request: cancel it now, keep what was said
+            working.stop()
+            console.print(
+                "\n[yellow](stopping the agent: its request is cancelled; the conversation so far is saved and "
+                "judged; Ctrl-C again abandons it)[/]"
+            )
+            users[-1].stop_agent.set()
+        else:
+            console.print("\n[yellow](ending the conversation: it is saved and judged; Ctrl-C again abandons it)[/]")
 
     with contextlib.suppress(NotImplementedError, RuntimeError):
         loop.add_signal_handler(signal.SIGINT, on_interrupt)
     terminal.start()
     try:
-        async with open_run(
-            config,
-            make_user=lambda _spec: HumanUser(terminal.ask, console.print, lambda: tools),
-            watch=lambda ev: show_event(console, ev),
-        ) as run:
+        async with open_run(config, make_user=make_user, watch=lambda ev: show_event(console, ev)) as run:
             tools.extend(s.name for s in run.prepared.pack.tool_specs())
             store, summary = await run.play()
     finally:
+        working.stop()
         terminal.stop()
         with contextlib.suppress(NotImplementedError, RuntimeError):
             loop.remove_signal_handler(signal.SIGINT)
@@ -158,6 +200,7 @@ CHAT_SETTINGS = (
     "text_protocol",
     "max_steps",
     "max_turns",
+    "request_timeout_s",
 )
 """The run settings ``squall chat`` takes as options (a config file may set the others)."""
 
@@ -186,18 +229,40 @@ def chat_command(
         "concurrency": 1,
         "limit": None if settings["tasks"] else 1,
     }
+    cfg = None
     try:
         cfg, _ = resolve_config(config, overrides)
+        before = _latest_target(cfg.out)
         root, summary = asyncio.run(chat_session(cfg, console))
-    except KeyboardInterrupt:
-        make_console(stderr=True).print("interrupted: the conversation was not saved")
-        raise typer.Exit(130) from None
-    except asyncio.CancelledError:
-        make_console(stderr=True).print(
-            "abandoned: the conversation was not saved (its run folder holds only the manifest)"
-        )
+    except (KeyboardInterrupt, asyncio.CancelledError):
+        said = "interrupted before it started" if cfg is None else _abandon(cfg.out / str(cfg.run_id), before)
+        make_console(stderr=True).print(f"abandoned: {said}", highlight=False, soft_wrap=True)
         raise typer.Exit(130) from None
     except user_errors() as exc:
         fail(str(exc))
     render(summary, console, tasks=False)  # one conversation: its per-task table would repeat the headline
     console.print(f"saved: {root} (re-judge with: squall score {root})")
+
+
+def _latest_target(out: Path) -> str | None:
+    """What ``OUT/latest`` names before the conversation (None: no link), to put back if it is abandoned."""
+    link = out / "latest"
+    return os.readlink(link) if link.is_symlink() else None
+
+
+def _abandon(root: Path, latest_before: str | None) -> str:
+    """An abandoned conversation is no run: a folder that stored no episode is removed and ``OUT/latest`` named
+    what it named before. What was saved, said."""
+    from sim.store.run_store import EPISODES
+
+    episodes = root / EPISODES
+    if episodes.is_file() and episodes.stat().st_size:
+        return f"the conversation was not finished; {root} keeps what was stored"
+    if root.is_dir():
+        shutil.rmtree(root)
+    link = root.parent / "latest"
+    if link.is_symlink() and os.readlink(link) == root.name:
+        link.unlink()
+        if latest_before is not None:
+            os.symlink(latest_before, link)
+    return f"nothing was saved ({root} removed; {link} left as it was)"

@@ -5,6 +5,7 @@ Everything here is a structural protocol: implementations never inherit from squ
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
@@ -291,6 +292,16 @@ class User(Protocol):
     async def reply(self, view: UserView) -> UserMessage | None:
         """The next message; None (or a message with ``ends``) ends the conversation."""
         ...
+
+
+@runtime_checkable
+class StoppableUser(Protocol):
+    """A user who may stop the agent mid-turn (an optional capability of a ``User``; found with ``isinstance``): a
+    person pressing Ctrl-C in ``squall chat`` while a slow model answers. When ``stop_agent`` is set, the turn's
+    request is cancelled and the conversation ends there, saved and judged as played so far."""
+
+    @property
+    def stop_agent(self) -> asyncio.Event: ...
 
 
 class Judge(Protocol):

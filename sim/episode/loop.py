@@ -11,6 +11,8 @@ whether the episode ends.
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Coroutine
 from typing import Any
 
 from sim.core import (
@@ -18,6 +20,7 @@ from sim.core import (
     Event,
     EventKind,
     GoalState,
+    StoppableUser,
     TerminationReason,
     UserContext,
     UserMessage,
@@ -29,6 +32,14 @@ from sim.episode.faults import Fault, Stage, classify
 from sim.episode.gold_history import isolated_history
 from sim.episode.prepare import PreparedEpisode, prepare_episode
 from sim.episode.recorder import EventRecorder
+
+STOP_GRACE_S = 1.0
+"""How long a stopped agent's cancelled request may take to unwind before the conversation ends without it."""
+
+
+class AgentStopped(Exception):
+    """The user stopped the agent mid-turn (``sim.core.StoppableUser``)."""
+
 
 __all__ = ["EpisodeLimits", "EpisodeSpec", "run_episode"]  # the specs lived here; sim.run still imports them here
 
@@ -142,13 +153,34 @@ class _Conversation:
         events = self._rec.events
         history = isolated_history(events, self._progress.goal) if self._ep.gold_history is not None else list(events)
         try:
-            return await self._ep.agent.respond(history, self._ep.runtime)
+            return await self._stoppable(self._ep.agent.respond(history, self._ep.runtime))
+        except AgentStopped:
+            self._record(Fault("user", "user:stopped_agent", "the user stopped the agent mid-turn", None))
+            return None  # the conversation ends here, as played so far: not a failed episode
         except Exception as exc:
             fault = classify("agent", exc)
             if fault is None:  # not the agent's doing: a harness fault, judged by the conversation's handler
                 raise
             self._record(fault)
             return None if fault.ends is not None else ""
+
+    async def _stoppable(self, reply: Coroutine[Any, Any, str]) -> str:
+        """The agent's reply, unless a user who may stop it does first: then its request is cancelled (the
+        cancellation reaches the HTTP request in flight) and AgentStopped raised."""
+        user = self._env.user
+        if not isinstance(user, StoppableUser):
+            return await reply
+        answer, stopped = asyncio.ensure_future(reply), asyncio.ensure_future(user.stop_agent.wait())
+        try:
+            await asyncio.wait((answer, stopped), return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            stopped.cancel()
+            if not answer.done():
+                answer.cancel()
+                await asyncio.wait((answer,), timeout=STOP_GRACE_S)  # an agent that ignores its cancel is left
+        if answer.cancelled() or not answer.done():
+            raise AgentStopped
+        return answer.result()
 
     # --- phase 3: the record ---
 

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.mockllm_server import mock_llm_server
 from tests.support.paths import REPO_ROOT as ROOT
 
 pexpect = pytest.importorskip("pexpect", reason="pexpect drives the pseudo-terminal (a dev dependency)")
@@ -100,3 +101,44 @@ def test_a_human_user_is_refused_by_squall_run(tmp_path: Path) -> None:
     )
     assert result[1] == 2 and "squall chat" in result[0]
     assert not any(tmp_path.iterdir())
+
+
+@pytest.mark.slow
+def test_ctrl_c_while_a_slow_model_answers_cancels_its_request_and_saves_the_conversation(tmp_path: Path) -> None:
+    """A model that would take 10 minutes: the person sees that the agent is working, Ctrl-C cancels the request
+    (the pexpect timeout, not the model, bounds the wait) and the conversation is saved and judged as played."""
+    out = tmp_path / "runs"
+    slow = {"policy": {"kind": "echo"}, "latency": {"kind": "fixed", "value_s": 600}}
+    with mock_llm_server(slow, max_lifetime_s=300) as server:
+        agent = f"openai-chat:mock@{server.url}"
+        child = spawn(["chat", "--agent", agent, "--out", str(out), "--run-id", "slow"], tmp_path)
+        child.expect(PROMPT)
+        child.sendline("Turn on the living room ceiling light.")
+        child.expect("agent is working")
+        child.sendintr()
+        child.expect("stopping the agent")
+        child.expect("saved:")
+        child.expect(pexpect.EOF)
+        child.close()
+    assert child.exitstatus == 0
+    (episode,) = [json.loads(line) for line in (out / "slow" / "episodes.jsonl").read_text().splitlines()]
+    kinds = [(ev["kind"], ev.get("code")) for ev in episode["events"]]
+    assert ("error", "user:stopped_agent") in kinds and ("agent_message", None) not in kinds
+    assert episode["termination"] == "completed" and (out / "slow" / "scores.jsonl").stat().st_size > 0
+    assert (out / "latest").resolve() == (out / "slow").resolve()
+
+
+def test_an_abandoned_conversation_leaves_no_run_and_latest_as_it_was(tmp_path: Path) -> None:
+    from sim.cli.chat import _abandon
+
+    out = tmp_path / "runs"
+    (out / "before").mkdir(parents=True)
+    (out / "talk").mkdir()
+    (out / "talk" / "manifest.json").write_text("{}")
+    (out / "latest").symlink_to("talk")  # the run pointed it at itself when it started
+    said = _abandon(out / "talk", "before")
+    assert "nothing was saved" in said and not (out / "talk").exists()
+    assert (out / "latest").resolve() == (out / "before").resolve()
+    (out / "kept").mkdir()
+    (out / "kept" / "episodes.jsonl").write_text('{"episode_id": "x"}\n')
+    assert "keeps what was stored" in _abandon(out / "kept", None) and (out / "kept").exists()
