@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from sim.agents import oracle_words as words
+from sim.agents.oracle_words import Setback, setback
 from sim.core import AgentRuntime, EpisodeGold, Event, ToolCall
 from worlds.stressors.types.search import INFO_TOOL
 
@@ -25,6 +27,9 @@ class OracleAgent:
     With a user who talks over several turns per goal it behaves as a good agent would: it asks for values the
     user withheld instead of guessing, and does a goal once (a later turn of the same goal — an answer, a change
     of mind it already knew from the gold — gets an acknowledgement).
+
+    After a failed call it says what happened in its own words (``sim.agents.oracle_words``), never a reference
+    response: the error-handling judge compares replies with that reference.
     """
 
     name = "oracle"
@@ -34,9 +39,11 @@ class OracleAgent:
 
     async def respond(self, history: Sequence[Event], runtime: AgentRuntime) -> str:
         turn = self._gold.current()
-        if (reply := reply_without_calls(history, self._gold)) is not None:
+        if (reply := reply_without_calls(history, self._gold, runtime)) is not None:
             return reply
         failed: set[str] = set()
+        setbacks: list[Setback] = []
+        done: list[str] = []  # core calls that went through, for a give-up to say
         remaining = turn.paths()
         step = 0
         while remaining:
@@ -49,17 +56,22 @@ class OracleAgent:
             for gold in path:
                 step += await _find(runtime, gold.name, step)
                 call = ToolCall(id="", name=gold.name, arguments=dict(gold.arguments))
-                if not (await runtime.call(call, step=step)).ok:
+                result = await runtime.call(call, step=step)
+                if not result.ok:
                     failed.add(gold.name)
+                    setbacks.append(setback(gold.name, result))
                     break
+                if gold.role == "core":
+                    done.append(gold.name)
             else:
-                return turn.gold_answer or "Done."
-        return turn.reference_response or "Sorry, I could not complete that: the service is unavailable."
+                used = [c.name for c in path if c.role == "core"]
+                return words.recovered(turn.gold_answer or "Done.", setbacks, used)
+        return words.gave_up(setbacks, done)
 
 
-def reply_without_calls(history: Sequence[Event], gold: EpisodeGold) -> str | None:
+def reply_without_calls(history: Sequence[Event], gold: EpisodeGold, runtime: AgentRuntime) -> str | None:
     """What an oracle says when the turn needs no call: a question for values the user withheld, an
-    acknowledgement of a goal done already, or the reference reply of a goal nothing may do; else None."""
+    acknowledgement of a goal done already, or, on a goal nothing may do, why not in its own words; else None."""
     turn = gold.current()
     said = next((ev for ev in reversed(history) if ev.kind == "user_message"), None)
     act = said.user_act if said is not None else None
@@ -68,7 +80,7 @@ def reply_without_calls(history: Sequence[Event], gold: EpisodeGold) -> str | No
     if _done_already(history, gold.goal):
         return turn.gold_answer or "Done."
     if turn.outcome == "decline":  # nothing it may call does it: say so, call nothing
-        return turn.reference_response or "Sorry, I can't do that right now."
+        return words.declined(gold, (t.name for t in runtime.current_tools()))
     return None
 
 

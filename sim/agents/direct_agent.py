@@ -18,8 +18,10 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
+from sim.agents import oracle_words as words
 from sim.agents.baselines import reply_without_calls
 from sim.agents.direct_plan import Plan, PlanError, PlannedCall, parse_plan, references, render_plan, resolve
+from sim.agents.oracle_words import setback
 from sim.agents.text_prompt import ToolStyle, render_tools
 from sim.core import AgentRuntime, ChatMessage, EpisodeGold, Event, ModelRequest, ToolCall, ToolResult
 
@@ -132,12 +134,14 @@ class DirectOracle:
 
     async def respond(self, history: Sequence[Event], runtime: AgentRuntime) -> str:
         turn = self._gold.current()
-        if (reply := reply_without_calls(history, self._gold)) is not None:
+        if (reply := reply_without_calls(history, self._gold, runtime)) is not None:
             return reply
         written = render_plan([PlannedCall(g.name, dict(g.arguments), f"out{n}") for n, g in enumerate(turn.gold)])
         plan = parse_plan(written)  # through the parser a model's plan takes
         assert isinstance(plan, Plan), plan
         ran = await run_plan(plan, runtime, step=1)
         if not all(result.ok for _, result in ran):
-            return turn.reference_response or "Sorry, I could not complete that."
+            core = {c.name for c in turn.gold if c.role == "core"}
+            setbacks = [setback(planned.name, result) for planned, result in ran if not result.ok]
+            return words.gave_up(setbacks, [p.name for p, result in ran if result.ok and p.name in core])
         return turn.gold_answer or "Done."

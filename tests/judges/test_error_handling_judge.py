@@ -154,10 +154,23 @@ def test_a_malformed_labelled_set_names_the_file_line_and_field(tmp_path: Path) 
         load_labels(path)
 
 
+def reciting(result: EpisodeResult) -> EpisodeResult:
+    """The episode with each reply of a goal that has a reference response replaced by that reference (the oracle
+    says what happened in its own words: ``sim.agents.oracle_words``)."""
+    goals = result.task.goals
+    events = [
+        ev.model_copy(update={"content": goals[ev.goal_index].reference_response})
+        if ev.kind == "agent_message" and goals[ev.goal_index].reference_response
+        else ev
+        for ev in result.events
+    ]
+    return result.model_copy(update={"events": events})
+
+
 @pytest.mark.embedding
 async def test_the_embedding_judge_tells_the_reference_reply_from_a_false_success(embedder: Embedder) -> None:
     judge_ = ErrorHandlingJudge(EmbeddingRater(embedder))
-    good = await judge_.score(await play(OracleAgent, ("outage.impossible",)))  # says the reference response
+    good = await judge_.score(reciting(await play(OracleAgent, ("outage.impossible",))))
     bad = await judge_.score(await play(NaiveAgent, ("outage.impossible",)))
     assert good.value == 1.0 and set(good.details["scores"].values()) == {5}
     assert bad.value is not None and bad.value < good.value
