@@ -98,6 +98,8 @@ def build_sections(summary: RunSummary) -> list[Section]:
     parts = summaries()
     warning = incomplete_warning(summary)
     notes = [*([warning] if warning else []), *(note for part in parts for note in part.notes(flat))]
+    if quiet := [part.label for part in parts if not part.rows(flat) and not part.sections(flat)]:
+        notes.append(f"not shown, nothing here for them to judge (this world, users or settings): {', '.join(quiet)}")
     sections = [Section.of("headline", "headline", HEADLINE_COLUMNS, headline_rows(summary), notes)]
     sections += _faults(summary)
     sections += _stressors(summary.stressors)

@@ -81,5 +81,8 @@ def test_the_headline_is_one_table_at_80_columns_each_value_beside_its_interval_
     )
     assert rows["intent precision"][2] == f"{made} calls made" and rows["intent recall"][2] == f"{gold} gold calls"
     assert rows["intent precision"][1].startswith("[") and rows["intent F1"][1] == ""
+    said = " ".join(out.split())
+    assert "not shown, nothing here for them to judge" in said and "BFCL multi-turn accuracy" in said  # named once
+    assert "BFCL multi-turn accuracy" not in rows and "n/a" not in rows["core API accuracy"]
     (collateral,) = [v for k, v in rows.items() if k.startswith("episodes with")]  # its name may wrap at a word
     assert collateral[0] == str(summary["collateral_damage_episodes"])
