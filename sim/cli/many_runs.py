@@ -79,8 +79,15 @@ def leaderboard_command(
 
 
 def export_command(
-    run_dir: Annotated[Path, typer.Argument(help="A run directory (runs/<run-id>).")],
-    fmt: Annotated[str, typer.Option("--format", "-f", help="csv | jsonl | parquet (needs pyarrow).")] = "csv",
+    run_dirs: Annotated[
+        list[Path], typer.Argument(help="A run directory (runs/<run-id>); with --format tau2, one run per τ² domain.")
+    ],
+    fmt: Annotated[
+        str,
+        typer.Option(
+            "--format", "-f", help="csv | jsonl | parquet (needs pyarrow) | tau2 (a τ²-bench leaderboard submission)."
+        ),
+    ] = "csv",
     out: Annotated[
         Path | None, typer.Option(help="Folder for episodes.FORMAT and goals.FORMAT (default: RUN_DIR/export).")
     ] = None,
@@ -89,9 +96,16 @@ def export_command(
     ] = None,
 ) -> None:
     """Write a run's verdicts as two tables: one row per episode (identity, termination, tokens, every judge's
-    value) and one row per goal and judge (value and that goal's error codes)."""
+    value) and one row per goal and judge (value and that goal's error codes). --format tau2: runs on τ²'s domains
+    as one τ²-bench leaderboard submission (submission.json), pass^1…pass^4 and cost per task printed."""
     from sim.report.export import export_run
 
+    if fmt == "tau2":
+        _export_tau2(run_dirs, out if out is not None else run_dirs[0] / "export")
+        return
+    if len(run_dirs) != 1:
+        fail(f"export takes one run directory ({len(run_dirs)} given); several only with --format tau2")
+    run_dir = run_dirs[0]
     try:
         written = export_run(run_dir, fmt, out if out is not None else run_dir / "export", score_set)
     except _errors() as exc:
@@ -100,6 +114,31 @@ def export_command(
         fail(f"{out or run_dir}: cannot write the export: {exc.strerror or exc}")
     for path in written:
         make_console().print(f"wrote {path}", highlight=False, soft_wrap=True)
+
+
+def _export_tau2(run_dirs: list[Path], out: Path) -> None:
+    from sim.report.export_tau2 import PASS_KS, cost_per_task, tau2_submission
+    from sim.run.rescore import summary_of
+
+    try:
+        summaries = [summary_of(d, None) for d in run_dirs]
+        submission = tau2_submission(run_dirs, summaries)
+    except _errors() as exc:
+        fail(str(exc))
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        path = out / "submission.json"
+        tmp = path.with_suffix(".json.tmp")
+        tmp.write_text(json.dumps(submission, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        tmp.replace(path)
+    except OSError as exc:
+        fail(f"{out}: cannot write the submission: {exc.strerror or exc}")
+    console = make_console()
+    for (domain, passes), summary in zip(submission["results"].items(), summaries, strict=True):
+        shown = "  ".join(f"pass^{k} {'—' if passes[f'pass_{k}'] is None else passes[f'pass_{k}']}" for k in PASS_KS)
+        costs = ", ".join(f"{role} ${usd:.4f}" for role, usd in cost_per_task(summary).items()) or "no priced usage"
+        console.print(f"{domain}: {shown}  · cost per task: {costs}", highlight=False, soft_wrap=True)
+    console.print(f"wrote {path}", highlight=False, soft_wrap=True)
 
 
 REPORT_METRICS = (JudgeName.CORE_API_ACCURACY, JudgeName.CONVERSATION_SUCCESS, JudgeName.STATE_MATCH)
