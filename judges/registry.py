@@ -47,7 +47,7 @@ from judges.tau2.tau2_reward import Tau2Reward
 from judges.tau2.tau2_reward_summary import Tau2RewardSummary
 from sim.core import Judge
 
-Build = Literal["matching", "plain", "configured"]
+Build = Literal["matching", "plain", "model", "configured"]
 
 
 class JudgeEntry(NamedTuple):
@@ -74,7 +74,7 @@ JUDGES: tuple[JudgeEntry, ...] = (
     JudgeEntry(JudgeName.ANSWER_FACTS, AnswerFacts, "plain", AnswerFactsSummary),
     JudgeEntry(JudgeName.STATE_MATCH, StateMatch, "plain", StateMatchSummary),
     JudgeEntry(JudgeName.BFCL_MULTI_TURN, BfclMultiTurn, "plain", BfclMultiTurnSummary),
-    JudgeEntry(JudgeName.TAU2_REWARD, Tau2Reward, "plain", Tau2RewardSummary),
+    JudgeEntry(JudgeName.TAU2_REWARD, Tau2Reward, "model", Tau2RewardSummary),
     JudgeEntry(JudgeName.ERROR_HANDLING, ErrorHandlingJudge, "configured", ErrorHandlingSummary),
     JudgeEntry(JudgeName.ANSWER_MATCH, AnswerMatch, "configured", AnswerMatchSummary),
 )

@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any, TypeVar
 
 from sim.core import ChatMessage, ModelRequest, ModelResponse
@@ -37,6 +39,33 @@ def json_objects(text: str) -> Iterator[dict[str, Any]]:
             yield data
 
 
+JUDGE_TALLY: ContextVar[list[ModelResponse] | None] = ContextVar("JUDGE_TALLY", default=None)
+"""The responses of the judge model to the judge scoring now (``judge_usage``): judges of different episodes score in
+tasks of their own, so each tally holds its own judge's requests only."""
+
+
+@contextmanager
+def judge_usage() -> Iterator[list[ModelResponse]]:
+    """Collect the judge model's responses to the judge scoring inside the block (its usage goes on its Score)."""
+    tally: list[ModelResponse] = []
+    token = JUDGE_TALLY.set(tally)
+    try:
+        yield tally
+    finally:
+        JUDGE_TALLY.reset(token)
+
+
+def usage_of(responses: list[ModelResponse]) -> dict[str, float]:
+    """What a judge's requests cost, as ``Usage`` fields (``Score.details["judge_usage"]``)."""
+    return {
+        "requests": len(responses),
+        "input_tokens": sum(r.input_tokens for r in responses),
+        "output_tokens": sum(r.output_tokens for r in responses),
+        "cost": round(sum(r.cost for r in responses), 8),
+        "cached": sum(r.cached for r in responses),
+    }
+
+
 class JudgeModel:
     """A model a judge asks, through the gateway as role ``judge``, at temperature 0 with a fixed seed."""
 
@@ -59,6 +88,8 @@ class JudgeModel:
                 seed=self._seed,
             )
             response = await self._complete(request)
+            if (tally := JUDGE_TALLY.get()) is not None:
+                tally.append(response)
             try:
                 return parse(response.text)
             except ValueError as error:

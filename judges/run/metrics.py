@@ -147,11 +147,12 @@ class EpisodeVerdicts:
     """The newest verdict of each registered judge on one episode (by registry position), and which judges' newest
     score is a judge fault."""
 
-    __slots__ = ("faults", "values")
+    __slots__ = ("faults", "judge_usage", "values")
 
     def __init__(self, size: int) -> None:
         self.values: list[object | None] = [None] * size
         self.faults: frozenset[str] = frozenset()
+        self.judge_usage: dict[str, Usage] | None = None  # judge -> its model's usage on the newest score
 
 
 def reduce_scores(scores: Iterable[Score], parts: Sequence[Reduction[Any]]) -> dict[str, EpisodeVerdicts]:
@@ -166,6 +167,10 @@ def reduce_scores(scores: Iterable[Score], parts: Sequence[Reduction[Any]]) -> d
         i = position.get(s.judge)
         if i is not None:
             v.values[i] = parts[i].verdict(s)
+        if (asked := s.details.get("judge_usage")) is not None:
+            v.judge_usage = {**(v.judge_usage or {}), s.judge: Usage.model_validate(asked)}
+        elif v.judge_usage and s.judge in v.judge_usage:  # a newer verdict that asked nothing
+            del v.judge_usage[s.judge]
         if s.judge_fault:
             v.faults = v.faults | {s.judge}
         elif s.judge in v.faults:
@@ -223,6 +228,10 @@ def summarize(episodes: Iterable[EpisodeLike], scores: Iterable[Score], planned:
         for part, verdict in zip(parts, v.values, strict=True):
             if verdict is not None:
                 part.add(verdict, facts)
+    for v in verdicts.values():  # the judge model's requests: a role of their own, and in the run's total
+        for asked in (v.judge_usage or {}).values():
+            _add_usage(usage, asked)
+            _add_usage(usage_by_role.setdefault("judge", dict.fromkeys(USAGE_KEYS + USAGE_DETAILS, 0)), asked)
     run = RunFacts(trials, tuple(sorted(scored_trials)))
     # Only the newest verdict per (judge, episode) counts: a fault re-run later is no longer a fault.
     judge_faults = sorted(episode for episode, v in verdicts.items() if v.faults)

@@ -7,8 +7,9 @@ components its reward basis names (τ²'s default, where a task names none: DB a
 - ACTION: every gold action (the agent's) is matched by one of the agent's calls: same name, and equal arguments
   over ``compare_args`` (None: the call's own argument names; empty: any call of the name);
 - COMMUNICATE: each required fact appears in some reply of the agent (case folded, the reply's commas removed);
-- ENV_ASSERTION and NL_ASSERTION: not judged here (the first needs the world's assertion functions, the second a
-  judge model); a basis that names one gets no value unless another component already failed — never a silent pass.
+- ENV_ASSERTION and NL_ASSERTION: the first not judged here (it needs the world's assertion functions), the second
+  only with a judge model (``--judge-model``); a basis that names one without its verdict gets no value unless another
+  component already failed — never a silent pass.
 An episode that ended other than by the user or the agent (squall's turn limit: τ²'s step limit) scores 0.0, as τ²;
 one that failed for a reason nobody under test caused (provider, harness) is unscoreable, and pass^k leaves it out.
 """
@@ -18,8 +19,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from judges.common.llm_ask import JudgeModel
 from judges.common.trace_view import failed, score_for, unscoreable
 from judges.names import JudgeName
+from judges.tau2.nl_assertions import judge_assertions
 from sim.core import EpisodeResult, Score
 from sim.core.task_state import moved
 
@@ -74,9 +77,14 @@ def db_component(result: EpisodeResult, criteria: Mapping[str, Any]) -> tuple[fl
 
 
 class Tau2Reward:
-    """τ²'s reward (1.0/0.0) with its components in the details; None for a task that is not τ²'s."""
+    """τ²'s reward (1.0/0.0) with its components in the details; None for a task that is not τ²'s. With a judge
+    model, the task's natural-language assertions are judged too (``judges.tau2.nl_assertions``): in the reward
+    where its basis names NL_ASSERTION, as τ², and reported beside it otherwise."""
 
     name = JudgeName.TAU2_REWARD
+
+    def __init__(self, judge_model: JudgeModel | None = None) -> None:
+        self.judge_model = judge_model
 
     async def score(self, result: EpisodeResult) -> Score:
         criteria = result.task.evaluation
@@ -99,6 +107,12 @@ class Tau2Reward:
         for kind in NOT_JUDGED:
             if kind in basis:
                 components[kind] = None
+        assertions = [str(a) for a in _list(criteria, "nl_assertions")]
+        verdicts = (
+            await judge_assertions(self.judge_model, events, assertions) if self.judge_model and assertions else []
+        )
+        if verdicts:
+            components["NL_ASSERTION"] = 1.0 if all(v.met for v in verdicts) else 0.0
         errors: list[str] = []
         stopped = result.termination == "completed"
         in_basis = {k: components.get(k) for k in COMPONENTS if k in basis}
@@ -121,6 +135,8 @@ class Tau2Reward:
             "components": in_basis,
             "checks": components,
         }  # fmt: skip
+        if verdicts:
+            details["nl_assertions"] = [{"assertion": v.assertion, "met": v.met, "reason": v.reason} for v in verdicts]
         if lacking_actions:
             details["missing_actions"] = lacking_actions[:SHOWN]
         if lacking_info:

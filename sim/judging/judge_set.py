@@ -11,7 +11,7 @@ from typing import Any
 from judges.answers.answer_semantic import AnswerMatch
 from judges.calls.arg_match import ArgMatcher
 from judges.common.episode_memo import judging
-from judges.common.llm_ask import JudgeModel
+from judges.common.llm_ask import JudgeModel, judge_usage, usage_of
 from judges.errors.error_handling import BANDS, EmbeddingRater, ErrorHandlingJudge
 from judges.errors.error_handling_llm import LLMRater
 from judges.registry import JudgeEntry, judge_entries
@@ -73,8 +73,10 @@ def error_judge_mode(config: RunConfig) -> str:
 
 
 def uses_judge_model(config: RunConfig) -> bool:
-    """Whether any judge asks a model: errors, answers or argument values (``--judge-model``)."""
-    return "llm" in (error_judge_mode(config), config.answer_judge, *_match_modes(config))
+    """Whether any judge asks a model: errors, answers or argument values, or τ²'s natural-language assertions on a
+    τ² world (``--judge-model``)."""
+    tau2 = config.judge_model is not None and str(config.world).startswith("tau2:")
+    return tau2 or "llm" in (error_judge_mode(config), config.answer_judge, *_match_modes(config))
 
 
 def judge_config_hash(settings: dict[str, Any]) -> str:
@@ -129,6 +131,8 @@ def build_judges(config: RunConfig, judge_model: JudgeModel | None = None) -> li
             judges.append(entry.judge(matcher))
         elif entry.build == "plain":
             judges.append(entry.judge())
+        elif entry.build == "model":  # asks the judge model where the run has one, and does without it otherwise
+            judges.append(entry.judge(judge_model))
         elif entry.name == ErrorHandlingJudge.name and errors == "embedding" and embedder is not None:
             judges.append(ErrorHandlingJudge(EmbeddingRater(embedder)))
         elif entry.name == ErrorHandlingJudge.name and errors == "llm" and judge_model is not None:
@@ -177,18 +181,21 @@ async def judge(result: EpisodeResult, judges: list[Judge], score_set: str) -> l
     scores = []
     with judging(result, score_set):
         for j in judges:
-            try:
-                score = await j.score(result)
-            except Exception as exc:
-                score = Score(
-                    episode_id=result.episode_id,
-                    task_id=result.task_id,
-                    trial=result.trial,
-                    judge=j.name,
-                    value=None,
-                    errors=[f"judge:{type(exc).__name__}"],
-                    details={"error": str(exc)[:500]},
-                )
+            with judge_usage() as asked:
+                try:
+                    score = await j.score(result)
+                except Exception as exc:
+                    score = Score(
+                        episode_id=result.episode_id,
+                        task_id=result.task_id,
+                        trial=result.trial,
+                        judge=j.name,
+                        value=None,
+                        errors=[f"judge:{type(exc).__name__}"],
+                        details={"error": str(exc)[:500]},
+                    )
+            if asked:  # the judge model's requests (a fault's too), kept with the verdict they bought
+                score = score.model_copy(update={"details": {**score.details, "judge_usage": usage_of(asked)}})
             labelled = score.judge_config == score_set and "judge_config" in score.model_fields_set
             scores.append(score if labelled else score.model_copy(update={"judge_config": score_set}))
     return scores

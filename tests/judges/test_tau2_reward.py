@@ -5,10 +5,16 @@ from __future__ import annotations
 
 from typing import Any
 
+from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart
+from pydantic_ai.models.function import AgentInfo, FunctionModel
+
+from judges.common.llm_ask import JudgeModel
 from judges.common.reduction import EpisodeFacts, RunFacts
 from judges.tau2.tau2_reward import Tau2Reward, action_matches
 from judges.tau2.tau2_reward_summary import Tau2RewardSummary
 from sim.core import EpisodeResult, Event, Goal, GoalState, Task, ToolCall, UserIntent
+from sim.llm.gateway import Gateway
+from sim.llm.transports.pydantic_ai import PydanticAITransport
 
 CANCEL = {"action_id": "a0", "name": "cancel_reservation", "arguments": {"reservation_id": "EHGLP3"}}
 
@@ -129,3 +135,39 @@ async def test_the_summary_reports_pass_hat_k_per_domain_and_the_components() ->
     assert out["tau2_components"]["DB"] == {"pass_rate": 0.75, "judged": 4, "not_judged": 0}
     rows = Tau2RewardSummary.rows(out)
     assert rows[0][:2] == ["τ² reward (pass^1, τ²'s)", "75.0%"] and ["τ² pass^2", "50.0%", "", "tasks"] in rows
+
+
+def nl_judge(*answers: str) -> tuple[JudgeModel, list[str]]:
+    """A FunctionModel judge answering ``answers`` in turn (the last one again once they run out)."""
+    asked: list[str] = []
+
+    def reply(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        asked.append(str(messages[-1]))
+        return ModelResponse(parts=[TextPart(answers[min(len(asked), len(answers)) - 1])])
+
+    gateway = Gateway()
+    gateway.register("judge", PydanticAITransport(FunctionModel(reply)))
+    return JudgeModel(gateway.complete, "judge"), asked
+
+
+MET = '{"met": [true], "reasons": ["it said please"]}'
+NOT_MET = '{"met": [false], "reasons": ["it was curt"]}'
+
+
+async def test_a_judge_model_judges_the_nl_assertions_in_the_reward_where_the_basis_names_them() -> None:
+    model, asked = nl_judge(MET)
+    score = await Tau2Reward(model).score(episode(task(basis=["DB", "NL_ASSERTION"])))
+    assert score.value == 1.0 and score.details["components"] == {"DB": 1.0, "NL_ASSERTION": 1.0}
+    assert score.details["nl_assertions"] == [{"assertion": "The agent is polite.", "met": True,
+                                               "reason": "it said please"}]  # fmt: skip
+    assert "1. The agent is polite." in asked[0] and "agent: Done." in asked[0]  # the conversation and the assertion
+    failed, _ = nl_judge("not JSON", NOT_MET)  # a malformed verdict is asked again
+    score = await Tau2Reward(failed).score(episode(task(basis=["DB", "NL_ASSERTION"])))
+    assert score.value == 0.0 and "tau2:nl_assertion_failed" in score.errors
+
+
+async def test_nl_assertions_outside_the_basis_are_reported_beside_the_reward_not_in_it() -> None:
+    model, _ = nl_judge(NOT_MET)
+    score = await Tau2Reward(model).score(episode(task(basis=["DB"])))
+    assert score.value == 1.0 and "NL_ASSERTION" not in score.details["components"]
+    assert score.details["checks"]["NL_ASSERTION"] == 0.0 and score.details["nl_assertions"][0]["met"] is False

@@ -75,4 +75,6 @@ async def test_the_report_shows_completion_when_present() -> None:
     assert "completion (exact answer)" in console.export_text()
     console = Console(record=True, width=160)
     render(summarize([ep("t1", 0, [Goal(user=UserIntent(explicit="x"), gold=[])])], []), console)
-    assert "completion" not in console.export_text()
+    text = console.export_text()
+    assert "│ completion" not in text  # no row: named once in the note of judges with nothing to judge
+    assert "nothing here for them to judge" in text and "completion (exact answer)" in text
