@@ -125,7 +125,7 @@ def split_boards(
 
 def _alone(world: str, plan: str, parts: dict[tuple[str, str], list[RunScores]], worlds: set[str]) -> str:
     if any(w == world and p != plan for w, p in parts):
-        return f"the only run of {world} with {plan}: the world's other runs planned other tasks"
+        return f"no other run of {world} plans {plan}"
     if len(worlds) > 1:
         return f"the only run of world {world}"
     return "the only run with a verdict: nothing to rank it against"

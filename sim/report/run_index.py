@@ -92,7 +92,7 @@ def plan_of(config: dict[str, Any]) -> str:
     tasks = sorted({str(t) for t in config.get("tasks") or []})
     limit = _int(config.get("limit"))
     if not tasks:
-        return f"first {limit} tasks" if limit is not None else "all tasks"
+        return f"first {limit} task{'s' * (limit != 1)}" if limit is not None else "all tasks"
     named = f"tasks {','.join(tasks)}"
     return f"first {limit} of {named}" if limit is not None and limit < len(tasks) else named
 
