@@ -146,16 +146,12 @@ def load_scores(dirs: Sequence[Path], metric: str = DEFAULT_METRIC) -> tuple[lis
 
 def run_folders(paths: Sequence[Path]) -> tuple[list[Path], list[str]]:
     """Run folders among ``paths``, a folder of runs standing for its runs (``latest`` and folders that are not
-    runs skipped), each once; and a note per folder passed over. StoreError for a folder that holds no run."""
+    runs skipped), each once; and a note per path passed over (``distinct_runs``: a glob's extras, such as a world
+    imported under ``runs/``, are noted, and StoreError only when no path is or holds a run)."""
     dirs: list[Path] = []
     for path in paths:
-        if path.is_dir() and not (path / MANIFEST).is_file():
-            found = [r.path for r in iter_runs(path)]
-            if not found:
-                raise StoreError(f"{path}: holds no run folder (no {MANIFEST} in it or its folders)")
-            dirs += found
-        else:
-            dirs.append(path)
+        held = [r.path for r in iter_runs(path)] if path.is_dir() and not (path / MANIFEST).is_file() else []
+        dirs += held or [path]
     return distinct_runs(dirs)
 
 

@@ -41,6 +41,8 @@ def test_runs_are_ranked_per_world_and_plan_and_the_rest_say_why(tmp_path: Path)
     )
     assert len(why) == 4 and boards.notes == []
     assert boards.as_dict()["boards"][0]["world"] == "bank"
+    glob = load_boards(sorted(runs.iterdir()))  # runs/*: the link counted once, the world folder noted
+    assert len(glob.boards) == 2 and len(glob.notes) == 2 and "not a run directory" in " ".join(glob.notes)
 
 
 def test_a_reference_must_be_in_some_board_and_an_empty_folder_fails(tmp_path: Path) -> None:
@@ -50,5 +52,5 @@ def test_a_reference_must_be_in_some_board_and_an_empty_folder_fails(tmp_path: P
     with pytest.raises(ValueError, match="in no leaderboard"):
         load_boards([tmp_path / "runs"], reference="nobody")
     (tmp_path / "empty").mkdir()
-    with pytest.raises(StoreError, match="holds no run"):
+    with pytest.raises(StoreError, match="not a run directory"):
         load_boards([tmp_path / "empty"])
