@@ -59,7 +59,9 @@ def _board(runs: list[Path], metric: str, by: str, reference: str | None) -> Lea
 
 
 def leaderboard_command(
-    runs: Annotated[list[Path], typer.Argument(help="Run directories (a shell glob: runs/sweep-*).")],
+    runs: Annotated[
+        list[Path], typer.Argument(help="Run directories (a shell glob: runs/sweep-*) or a folder of runs (runs).")
+    ],
     by: Annotated[
         str, typer.Option(help="Group runs by: agent | run | label | world | user | stressors | sweep.")
     ] = "agent",
@@ -68,14 +70,19 @@ def leaderboard_command(
     as_json: Annotated[bool, typer.Option("--json", help="Print the leaderboard as JSON.")] = False,
 ) -> None:
     """Rank runs (grouped --by agent, ...) on one judge over the episodes every group holds, with 95% intervals
-    (bootstrap over tasks) and each row's paired difference from the leader."""
-    from sim.report.many_runs_view import render_leaderboard
+    (bootstrap over tasks) and each row's paired difference from the leader: one leaderboard per world and planned
+    tasks, and the runs none can rank listed with why."""
+    from sim.report.comparable import load_boards
+    from sim.report.many_runs_view import render_boards
 
-    board = _board(runs, metric, by, reference)
+    try:
+        boards = load_boards(runs, metric, by, reference)
+    except _errors() as exc:
+        fail(str(exc))
     if as_json:
-        sys.stdout.write(json.dumps(board.as_dict(), indent=2) + "\n")
+        sys.stdout.write(json.dumps(boards.as_dict(), indent=2) + "\n")
         return
-    render_leaderboard(board, make_console())
+    render_boards(boards, make_console())
 
 
 def export_command(

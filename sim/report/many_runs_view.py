@@ -11,6 +11,7 @@ from rich.table import Table
 from judges.common.summary_view import pct
 from judges.run.run_identity import default_label
 from judges.run.run_summary import RunSummary
+from sim.report.comparable import Boards
 from sim.report.leaderboard import Leaderboard
 from sim.report.run_index import RunInfo
 from sim.report.sections import headline_rows
@@ -52,8 +53,25 @@ def _set_label(run: RunInfo) -> bool:
     return bool(run.label) and run.label != default_label(run.agent, [s for s in run.stressors.split(",") if s])
 
 
-def render_leaderboard(board: Leaderboard, console: Console) -> None:
-    table = Table(title=f"leaderboard: {board.metric} by {board.by}", header_style="bold")
+def render_boards(boards: Boards, console: Console) -> None:
+    """A leaderboard per world and plan, then the runs none ranks and why."""
+    for note in boards.notes:
+        console.print(f"[yellow]warning:[/] {note}", highlight=False)
+    for part in boards.boards:
+        render_leaderboard(part.board, console, f"{part.world}, {part.plan}")
+    if not boards.not_comparable:
+        return
+    table = Table(title=f"not comparable on {boards.metric}", header_style="bold")
+    for column in ("run", "world", "why"):
+        table.add_column(column, overflow="fold")
+    for n in boards.not_comparable:
+        table.add_row(n.run_id, n.world, n.reason)
+    console.print(table)
+
+
+def render_leaderboard(board: Leaderboard, console: Console, where: str = "") -> None:
+    title = f"leaderboard: {board.metric} by {board.by}" + (f" — {where}" if where else "")
+    table = Table(title=title, header_style="bold")
     table.add_column("#", justify="right")
     table.add_column(board.by, overflow="fold")
     for column in ("score", "95% CI", "Δ", "Δ 95% CI", "runs"):

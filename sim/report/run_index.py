@@ -38,6 +38,8 @@ class RunInfo:
     conversation_success: float | None = None
     episodes: int | None = None
     failed_episodes: int | None = None
+    plan: str = "all tasks"
+    """The tasks the run planned (``plan_of``): runs compare only on the same world and plan."""
 
     @property
     def name(self) -> str:
@@ -84,6 +86,17 @@ def _int(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
+def plan_of(config: dict[str, Any]) -> str:
+    """The tasks a run's config plans, in words: ``all tasks``, ``first 3 tasks``, ``tasks a,b`` (its ``--task``
+    ids, then ``--limit``). Stressor variants and trials are left out: the leaderboard pairs what runs share."""
+    tasks = sorted({str(t) for t in config.get("tasks") or []})
+    limit = _int(config.get("limit"))
+    if not tasks:
+        return f"first {limit} task{'s' * (limit != 1)}" if limit is not None else "all tasks"
+    named = f"tasks {','.join(tasks)}"
+    return f"first {limit} of {named}" if limit is not None and limit < len(tasks) else named
+
+
 def read_run_info(run_dir: Path) -> RunInfo:
     """The run in ``run_dir`` (a link such as ``runs/latest`` resolves to the run it names).
     StoreError when the folder holds no run manifest."""
@@ -115,6 +128,7 @@ def read_run_info(run_dir: Path) -> RunInfo:
         conversation_success=_number(summary.get(JudgeName.CONVERSATION_SUCCESS)),
         episodes=_int(summary.get("episodes")),
         failed_episodes=_int(summary.get("failed_episodes")),
+        plan=plan_of(config),
     )
 
 

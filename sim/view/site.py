@@ -1,5 +1,6 @@
 """Every document the viewer reads, by name, over the runs it was pointed at: ``runs`` (the list and the
-leaderboards), ``version`` (what changed, for live refresh), ``run/KEY``, ``chunk/KEY/N`` and ``compare/A/B``.
+leaderboards: per metric and grouping, one board per world and plan, and the runs none can rank), ``version`` (what
+changed, for live refresh), ``run/KEY``, ``chunk/KEY/N`` and ``compare/A/B``.
 
 Runs are found again on every ``runs`` or ``version`` read, so a run that starts while the viewer is open shows up;
 a run's documents are built once per state of its files (sizes and times) and kept until the files change."""
@@ -12,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from judges.names import JudgeName
-from sim.report.leaderboard import leaderboard_of_dirs
+from sim.report.comparable import load_scores, split_boards
 from sim.report.run_index import read_run_info
 from sim.report.svg import interval_chart
 from sim.store.run_store import EPISODES, MANIFEST, SCORE_SETS, SCORES, StoreError
@@ -120,16 +121,18 @@ class ViewSite:
         boards: dict[str, Any] = {}
         dirs = list(runs.values())
         for metric in LEADERBOARD_METRICS:
+            try:
+                loaded, unreadable = load_scores(dirs, metric)  # once per metric, for every grouping
+            except (StoreError, OSError) as exc:
+                boards.update({f"{metric}/{by}": {"problem": str(exc), "boards": []} for by in LEADERBOARD_BY})
+                continue
             for by in LEADERBOARD_BY:
-                try:
-                    board = leaderboard_of_dirs(dirs, metric, by).as_dict()
-                except (StoreError, ValueError, OSError) as exc:
-                    boards[f"{metric}/{by}"] = {"problem": str(exc), "rows": []}
-                    continue
-                bars = [(r["name"], r["score"], r["ci95"], r["shared_episodes"]) for r in board["rows"]]
-                title = f"leaderboard by {by}: {metric}"
-                board["chart"] = interval_chart(bars, title, "shared episodes; 95% CI over tasks") if bars else ""
-                boards[f"{metric}/{by}"] = board
+                doc = split_boards(loaded, by, unreadable=unreadable, metric=metric).as_dict()
+                for board in doc["boards"]:
+                    bars = [(r["name"], r["score"], r["ci95"], r["shared_episodes"]) for r in board["rows"]]
+                    title = f"{board['world']} by {by}: {metric}"
+                    board["chart"] = interval_chart(bars, title, "shared episodes; 95% CI over tasks")
+                boards[f"{metric}/{by}"] = doc
         with self._lock:
             self._boards = (state, boards)
         return boards

@@ -47,7 +47,8 @@ def test_sweep_toml_runs_each_agent_in_one_family_and_ranks_them(tmp_path: Path)
     code, listed, _ = squall("runs", "list", str(tmp_path), "--json")
     assert code == 0 and {r["sweep"] for r in json.loads(listed)} == {"sw"}
     code, board, _ = squall("leaderboard", *(str(tmp_path / f) for f in family), "--by", "sweep", "--json")
-    assert code == 0 and [r["name"] for r in json.loads(board)["rows"]] == ["sw"]  # one sweep, three runs pooled
+    (pooled,) = json.loads(board)["boards"]
+    assert code == 0 and [r["name"] for r in pooled["rows"]] == ["sw"]  # one sweep, three runs pooled
 
 
 def test_which_agent_values_make_a_sweep() -> None:

@@ -52,12 +52,23 @@ def test_leaderboard_ranks_agents_with_paired_intervals(runs: Path) -> None:
     assert code == 0, out
     assert widest(out) <= 80 and "bootstrap over tasks" in out and "paired" in out
     code, out = invoke("leaderboard", *dirs, "--json", "--metric", "conversation_success")
-    board = json.loads(out)
+    (board,) = json.loads(out)["boards"]
     names = [r["name"] for r in board["rows"]]
     assert names[-1] == "null" and set(names) == set(AGENTS) and board["shared_episodes"] == 5
     null = board["rows"][-1]
     assert null["delta"] == -1.0 and null["delta_ci95"] == [-1.0, -1.0]
     assert_clean_failure(*squall("leaderboard", *dirs, "--by", "colour")[::2], "--by")
+
+
+def test_leaderboard_of_a_runs_folder_reads_its_runs(runs: Path) -> None:
+    code, out = invoke("leaderboard", str(runs), "--json")
+    assert code == 0, out
+    doc = json.loads(out)
+    (board,) = doc["boards"]  # `latest` is the same run again, not a fourth row
+    assert (board["world"], board["plan"]) == ("smart_home", "first 5 tasks")
+    assert {r["name"] for r in board["rows"]} == set(AGENTS) and doc["not_comparable"] == doc["notes"] == []
+    code, out = invoke("leaderboard", str(runs))
+    assert code == 0 and widest(out) <= 80 and "smart_home, first 5 tasks" in out, out
 
 
 def test_report_of_three_runs_pairs_them_against_the_first(runs: Path) -> None:

@@ -41,8 +41,8 @@ def test_documents_of_a_run(view_runs: Path) -> None:
     site = ViewSite([view_runs], cap=1000)
     runs = site.document("runs")
     assert runs is not None and {r["key"] for r in runs["runs"]} == {"mock-stress", "oracle", "null"}
-    board = runs["leaderboards"]["core_api_accuracy/agent"]
-    assert board["rows"][0]["name"] == "oracle" and "<svg" in board["chart"]
+    (board,) = runs["leaderboards"]["core_api_accuracy/agent"]["boards"]  # one world, one plan: one board
+    assert board["rows"][0]["name"] == "oracle" and "<svg" in board["chart"] and board["world"] == "smart_home"
     run = site.document("run/mock-stress")
     assert run is not None and run["stored"] == run["shown"] == len(run["episodes"]) > 0
     assert run["identity"]["stressors"] == ["outage", "failure"] and run["sections"][0]["key"] == "headline"
