@@ -73,10 +73,9 @@ def error_judge_mode(config: RunConfig) -> str:
 
 
 def uses_judge_model(config: RunConfig) -> bool:
-    """Whether any judge asks a model: errors, answers or argument values, or τ²'s natural-language assertions on a
-    τ² world (``--judge-model``)."""
-    tau2 = config.judge_model is not None and str(config.world).startswith("tau2:")
-    return tau2 or "llm" in (error_judge_mode(config), config.answer_judge, *_match_modes(config))
+    """Whether any judge asks a model: errors, answers or argument values (``--judge-model``, which makes the error
+    judge ``llm`` unless another rater is chosen). τ²'s natural-language assertions are judged where it is open."""
+    return "llm" in (error_judge_mode(config), config.answer_judge, *_match_modes(config))
 
 
 def judge_config_hash(settings: dict[str, Any]) -> str:
