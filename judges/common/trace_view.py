@@ -33,7 +33,7 @@ def score_for(result: EpisodeResult, judge: str, **fields: Any) -> Score:
 
 def unscoreable(result: EpisodeResult, judge: str) -> Score:
     """The verdict on a failed episode: no value, the termination as the reason."""
-    return score_for(result, judge, value=None, errors=[result.world_fault or f"episode:{result.termination}"])
+    return score_for(result, judge, value=None, errors=[result.unscored_reason or f"episode:{result.termination}"])
 
 
 def failed(result: EpisodeResult) -> bool:

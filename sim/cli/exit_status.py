@@ -12,6 +12,7 @@ from collections.abc import Mapping
 
 from judges.run.run_summary import RunSummary
 from sim.agents.outside.errors import OutsideUnreachable
+from sim.report.unscored import UNKNOWN_CAUSE, advice, causes, unscored_line
 
 EXIT_TOO_MANY_FAILED = 3
 EXIT_BELOW_THRESHOLD = 4
@@ -29,15 +30,13 @@ def run_exit_status(
         )
     if summary.episodes:
         failed, total = summary.failed_episodes, summary.episodes
-        resume = f"once the endpoint is back, --resume --run-id {run_id} plays the provider faults again"
+        # The advice of each cause: a provider's (resume once the endpoint is back) is wrong for a cache miss.
+        todo = "; ".join(f"{cause}: {advice(cause, run_id)}" for cause in causes(summary) if cause != UNKNOWN_CAUSE)
+        why = f"{unscored_line(summary)}; {todo}" if todo else unscored_line(summary)
         if not summary.scored_episodes:
-            return EXIT_TOO_MANY_FAILED, f"every episode failed ({failed} of {total}): nothing was scored; {resume}"
+            return EXIT_TOO_MANY_FAILED, f"every episode failed, nothing was scored: {why}"
         if max_failed is not None and failed / total > max_failed:
-            return (
-                EXIT_TOO_MANY_FAILED,
-                f"{failed} of {total} episodes failed ({failed / total:.1%}), more than --max-failed {max_failed:g}; "
-                f"{resume}",
-            )
+            return EXIT_TOO_MANY_FAILED, f"{failed / total:.1%} failed, more than --max-failed {max_failed:g}: {why}"
     flat = summary.flat()
     missed = []
     for metric, threshold in fail_under.items():
