@@ -61,6 +61,14 @@ def unscored_line(summary: RunSummary) -> str:
     return f"{summary.failed_episodes} of {summary.episodes} episodes not scored: {causes_text(summary)}"
 
 
+def causes_and_advice(summary: RunSummary, run_id: str) -> str:
+    """Each cause with its count and advice: ``world:not_cached 2: ...; episode:provider_error 1: ...``."""
+    found = causes(summary)
+    if not found or UNKNOWN_CAUSE in found:
+        return advice(UNKNOWN_CAUSE, run_id)
+    return "; ".join(f"{cause} {n}: {advice(cause, run_id)}" for cause, n in found.items())
+
+
 def unscored_notes(summary: RunSummary) -> list[str]:
     """The line, then the advice for each cause, for the headline's notes."""
     line = unscored_line(summary)

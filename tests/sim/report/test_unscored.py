@@ -55,5 +55,6 @@ def test_a_cache_miss_alone_gets_no_provider_advice() -> None:
     summary = summarize([outline("a", "completed", "world:not_cached")], [])
     code, message = run_exit_status(summary, None, {}, "r2")
     assert code == EXIT_TOO_MANY_FAILED
-    assert message.startswith("every episode failed, nothing was scored: 1 of 1 episodes not scored: world:not_cached")
+    assert message.startswith("every episode failed (1 of 1): nothing was scored; world:not_cached 1: a call on the")
+    assert "warm the cache (`squall worlds warm WORLD`)" in message
     assert "endpoint" not in message and "--resume" not in message
