@@ -12,14 +12,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from sim.core import GoldCall, Task, ToolCall, World, WorldContext, WorldPack
+from sim.core.task import GOLD_ARGUMENTS_UNKNOWN  # skipped: nothing to execute
 
 CHECK_SEED = 0
 """Seed of the worlds gold plans run in; a world whose gold depends on its seed is itself a bug."""
-
-
-GOLD_ARGUMENTS_UNKNOWN = "gold-arguments-unknown"
-"""Tag of tasks whose gold names the functions but not their arguments (ToolBench queries: judged by call F1 on the
-functions and by answer judges); there is nothing to execute, so the check skips them."""
 
 
 class GoldPlanError(ValueError):
@@ -35,6 +31,21 @@ async def check_gold_by_execution(pack: WorldPack, tasks: Sequence[Task] | None 
         # Built for the task, as its episodes' worlds are; no model handle outside an episode.
         executed += await check_task(pack.new_world(CHECK_SEED, WorldContext(task=task)), task)
     return executed
+
+
+def without_executable_gold(pack: WorldPack, tasks: Sequence[Task] | None = None) -> list[str]:
+    """Ids of the tasks whose gold cannot execute: a core call without any argument while its tool requires some
+    (ToolBench queries name the APIs only). The check skips them; judges of calls and slots say n/a for them."""
+    requires = {spec.name: bool(spec.parameters.get("required")) for spec in pack.tool_specs()}
+
+    def lacks(call: GoldCall) -> bool:
+        return call.role == "core" and not call.arguments and requires.get(call.name, False)
+
+    return [
+        task.id
+        for task in (pack.tasks() if tasks is None else tasks)
+        if any(lacks(call) for goal in task.goals for call in goal.gold)
+    ]
 
 
 async def check_task(world: World, task: Task) -> int:

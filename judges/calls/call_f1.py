@@ -31,7 +31,7 @@ progress: it keeps asking what it knows), or the step limit reached without one 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from judges.calls.arg_match import ArgMatcher
@@ -40,8 +40,10 @@ from judges.calls.core_api import Schemas, agent_calls, judge_turns, path_errors
 from judges.calls.decline import INVENTED_CODES, LOOP_REPEATS
 from judges.calls.failure_stage import EXECUTION_STATUSES, EXECUTION_STRESSORS
 from judges.common.trace_view import (
+    NO_EXECUTABLE_GOLD,
     agent_events,
     failed,
+    goals_without_executable_gold,
     played,
     repeated_outcomes,
     schemas,
@@ -245,13 +247,17 @@ class CallF1:
         per_goal: list[float | None] = []
         categories: list[str | None] = []
         verdicts = judge_turns(result, self.matcher)
+        no_gold = goals_without_executable_gold(result)
         for i, (goal, verdict) in enumerate(zip(result.task.goals, verdicts, strict=True)):
             calls = agent_calls(result, i) if played(result, i) else []
             index, counts, aligned = turn_counts(goal, calls, tool_schemas, self.matcher)
+            if i in no_gold:  # the gold's functions are known, its arguments not: intents count, slots do not
+                counts = replace(counts, slot_tp=0, slot_pred=0, slot_gold=0)
             total.add(counts)
             per_goal.append(prf(counts.slot_tp, counts.slot_pred, counts.slot_gold)["f1"])
             label = None
-            if any(c.role == "core" for c in goal.gold) and not verdict.correct:  # core API accuracy's wrong goals
+            wrong = any(c.role == "core" for c in goal.gold) and not verdict.correct and i not in no_gold
+            if wrong:  # core API accuracy's wrong goals
                 path = goal.paths()[index]
                 label = category(result, i, path_errors(path, calls, tool_schemas, self.matcher), aligned)
             categories.append(label)
@@ -264,7 +270,8 @@ class CallF1:
             self.name,
             value=slot["f1"],
             per_goal=per_goal,
-            errors=[f"goal{i}:category:{c}" for i, c in enumerate(categories) if c]
+            errors=[f"goal{i}:{NO_EXECUTABLE_GOLD}" for i in sorted(no_gold)]
+            + [f"goal{i}:category:{c}" for i, c in enumerate(categories) if c]
             + [f"goal{i}:stuck:{r}" for i, r in stuck_turns.items()],
             details={
                 "intent": prf(total.intent_tp, total.intent_pred, total.intent_gold),

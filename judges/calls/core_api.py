@@ -17,7 +17,16 @@ from typing import Any
 from judges.calls.arg_match import ArgMatcher
 from judges.calls.decline import judge_decline_turn
 from judges.common.episode_memo import memo
-from judges.common.trace_view import agent_calls, failed, played, schemas, score_for, unscoreable
+from judges.common.trace_view import (
+    NO_EXECUTABLE_GOLD,
+    agent_calls,
+    failed,
+    goals_without_executable_gold,
+    played,
+    schemas,
+    score_for,
+    unscoreable,
+)
 from judges.names import JudgeName
 from sim.core import EpisodeResult, Goal, GoldCall, Score, ToolCall
 
@@ -121,8 +130,12 @@ class CoreApiAccuracy:
             return unscoreable(result, self.name)
         await self.matcher.prepare(result)  # a judge model's verdicts on value pairs (llm mode), asked once
         verdicts = judge_turns(result, self.matcher)
-        # Turns whose gold has no core call test answers, not API calls: outside this metric's denominator.
-        applicable = [any(c.role == "core" for c in goal.gold) for goal in result.task.goals]
+        # Turns whose gold has no core call test answers, not API calls: outside this metric's denominator; so are
+        # goals whose gold lacks the arguments its tools require (nothing to compare the agent's calls with).
+        no_gold = goals_without_executable_gold(result)
+        applicable = [
+            any(c.role == "core" for c in goal.gold) and i not in no_gold for i, goal in enumerate(result.task.goals)
+        ]
         per_goal: list[float | None] = [
             (1.0 if v.correct else 0.0) if ok else None for v, ok in zip(verdicts, applicable, strict=True)
         ]
@@ -132,7 +145,8 @@ class CoreApiAccuracy:
             self.name,
             value=sum(values) / len(values) if values else None,
             per_goal=per_goal,
-            errors=[f"goal{i}:{e}" for i, v in enumerate(verdicts) for e in v.errors],
+            errors=[f"goal{i}:{NO_EXECUTABLE_GOLD}" for i in sorted(no_gold)]
+            + [f"goal{i}:{e}" for i, v in enumerate(verdicts) if i not in no_gold for e in v.errors],
             details={"paths": [v.path for v in verdicts], "arg_mode": self.matcher.mode},
         )
 
@@ -149,6 +163,10 @@ class ConversationSuccess:
         if failed(result):
             return unscoreable(result, self.name)
         await self.matcher.prepare(result)  # a judge model's verdicts on value pairs (llm mode), asked once
+        if no_gold := goals_without_executable_gold(result):  # success over every goal: n/a when one has no gold
+            return score_for(
+                result, self.name, value=None, errors=[f"goal{i}:{NO_EXECUTABLE_GOLD}" for i in sorted(no_gold)]
+            )
         verdicts = judge_turns(result, self.matcher)
         # A decline goal is right only when the agent also said so, without looping or inventing a call.
         right = [

@@ -17,6 +17,7 @@ from typing import Any, NamedTuple
 from judges.common.reduction import EpisodeFacts, Reduction, RunFacts
 from judges.common.stats import cluster_bootstrap, rate, wilson
 from judges.common.summary_view import Section, ci_text, pct
+from judges.common.trace_view import NO_EXECUTABLE_GOLD
 from judges.names import JudgeName
 from sim.core import Score
 
@@ -26,6 +27,16 @@ CLUSTERED_NOTE = (
 )
 
 
+NO_GOLD_KEY = "tasks_without_executable_gold"
+NO_GOLD_SUFFIX = f":{NO_EXECUTABLE_GOLD}"
+
+
+def no_gold_text(tasks: int) -> str:
+    if tasks == 1:
+        return "1 task has no executable gold: its gold calls lack required arguments"
+    return f"{tasks} tasks have no executable gold: their gold calls lack required arguments"
+
+
 class CoreVerdict(NamedTuple):
     """What the summary keeps of a ``core_api_accuracy`` score."""
 
@@ -33,6 +44,7 @@ class CoreVerdict(NamedTuple):
     goals: int  # goals with a value
     scored: int  # bit g: goal g has a value
     right: int  # bit g: goal g is right
+    no_gold: bool = False  # a goal's gold lacks the arguments its tools require: n/a, not wrong
 
 
 def goal_masks(per_goal: list[float | None]) -> tuple[int, int]:
@@ -55,13 +67,17 @@ class CoreApiAccuracySummary(Reduction[CoreVerdict]):
         self.by_task: dict[str, list[float]] = {}  # task -> [right goals, scored goals]
         self.by_trial: dict[int, list[float]] = {}  # trial -> [right goals, scored goals]
         self.recovery = [0, 0]  # right goals after a failure, scored goals that saw a failure
+        self.no_gold: set[str] = set()  # tasks with a goal whose gold cannot be executed
 
     def verdict(self, score: Score) -> CoreVerdict:
         values = [v for v in score.per_goal if v is not None]
-        return CoreVerdict(sum(values), len(values), *goal_masks(score.per_goal))
+        no_gold = any(e.endswith(NO_GOLD_SUFFIX) for e in score.errors)
+        return CoreVerdict(sum(values), len(values), *goal_masks(score.per_goal), no_gold)
 
     def add(self, verdict: CoreVerdict, episode: EpisodeFacts) -> None:
         self.total, self.goals = self.total + verdict.total, self.goals + verdict.goals
+        if verdict.no_gold:
+            self.no_gold.add(episode.task_id)
         if verdict.goals:
             acc = self.by_task.setdefault(episode.task_id, [0.0, 0.0])
             acc[0], acc[1] = acc[0] + verdict.total, acc[1] + verdict.goals
@@ -94,20 +110,17 @@ class CoreApiAccuracySummary(Reduction[CoreVerdict]):
                 "ci95": wilson(recovered, after_failure),
                 "turns_after_failure": after_failure,
             },
+            **({NO_GOLD_KEY: len(self.no_gold)} if self.no_gold else {}),  # a summary without any keeps its keys
         }
 
     @staticmethod
     def rows(summary: Mapping[str, Any]) -> list[list[str]]:
         s = summary
         ci = s.get("core_api_accuracy_ci95_clustered") or s.get("core_api_accuracy_ci95")
-        rows = [
-            [
-                "core API accuracy",
-                pct(s.get(JudgeName.CORE_API_ACCURACY)),
-                ci_text(ci),
-                f"{s.get('scored_turns', 0)} goals",
-            ]
-        ]
+        over = f"{s.get('scored_turns', 0)} goals"
+        if not s.get("scored_turns") and s.get(NO_GOLD_KEY):
+            over = no_gold_text(s[NO_GOLD_KEY])
+        rows = [["core API accuracy", pct(s.get(JudgeName.CORE_API_ACCURACY)), ci_text(ci), over]]
         recovery = s.get("recovery") or {}
         if recovery.get("turns_after_failure"):
             rows.append(["recovery after a failed call", pct(recovery["rate"]), ci_text(recovery.get("ci95")),
@@ -116,9 +129,15 @@ class CoreApiAccuracySummary(Reduction[CoreVerdict]):
 
     @staticmethod
     def notes(summary: Mapping[str, Any]) -> list[str]:
-        if not summary.get("core_api_accuracy_ci95_clustered"):
-            return []
-        return [f"95% intervals over {summary.get('tasks_scored')} tasks: {CLUSTERED_NOTE}."]
+        notes = []
+        if summary.get(NO_GOLD_KEY):
+            notes.append(
+                f"{no_gold_text(summary[NO_GOLD_KEY])}: core API accuracy, conversation success and slot numbers are "
+                "n/a for their goals (intents and answers are still scored)."
+            )
+        if summary.get("core_api_accuracy_ci95_clustered"):
+            notes.append(f"95% intervals over {summary.get('tasks_scored')} tasks: {CLUSTERED_NOTE}.")
+        return notes
 
 
 class ConversationSuccessSummary(Reduction[float]):

@@ -15,6 +15,7 @@ from judges.common.episode_memo import current, memo, open_values
 from judges.common.score_build import build_score
 from judges.common.shared_views import of_object, of_toolkit
 from sim.core import EpisodeResult, Event, Goal, GoldCall, Score, ToolCall, ToolSpec
+from sim.core.task import GOLD_ARGUMENTS_UNKNOWN
 
 CallKey = tuple[str, str, bool]
 """(function, arguments as canonical JSON, succeeded)."""
@@ -33,7 +34,31 @@ def score_for(result: EpisodeResult, judge: str, **fields: Any) -> Score:
 
 def unscoreable(result: EpisodeResult, judge: str) -> Score:
     """The verdict on a failed episode: no value, the termination as the reason."""
-    return score_for(result, judge, value=None, errors=[result.world_fault or f"episode:{result.termination}"])
+    return score_for(result, judge, value=None, errors=[result.unscored_reason or f"episode:{result.termination}"])
+
+
+NO_EXECUTABLE_GOLD = "gold:no_arguments"
+"""A goal whose gold cannot be executed or matched on arguments (a core call without the arguments its tool
+requires: ToolBench queries name the APIs only); judges of calls and their slots say n/a for it, never 0."""
+
+
+def goals_without_executable_gold(result: EpisodeResult) -> frozenset[int]:
+    """The goals with a core gold call (on their primary path) that has no arguments while its tool requires some
+    (its schema as shown; for a tool not shown, the task's ``gold-arguments-unknown`` tag decides)."""
+    return memo(result, "no_executable_gold", lambda: _without_gold(result))
+
+
+def _without_gold(result: EpisodeResult) -> frozenset[int]:
+    tool_schemas = schemas(result)
+    unknown = GOLD_ARGUMENTS_UNKNOWN in result.task.tags
+
+    def lacks(call: GoldCall) -> bool:
+        if call.arguments or call.role != "core":
+            return False
+        schema = tool_schemas.get(call.name)
+        return unknown if schema is None else bool(schema.get("required"))
+
+    return frozenset(g for g, goal in enumerate(result.task.goals) if any(lacks(c) for c in goal.gold))
 
 
 def failed(result: EpisodeResult) -> bool:

@@ -19,7 +19,7 @@ from judges.common.stats import mean_sd, pass_hat_k, wilson
 from judges.registry import summaries
 from judges.run.run_summary import RunSummary
 from sim.core import FAILED_TERMINATIONS, Score, TerminationReason, Usage
-from sim.core.trace import WORLD_FAULT_PREFIX
+from sim.core.trace import CACHE_MISS_CODE, WORLD_FAULT_PREFIX
 
 __all__ = ["EpisodeOutline", "ErrorMark", "RunSummary", "pass_hat_k", "reduce_scores", "summarize", "wilson"]
 
@@ -74,18 +74,30 @@ class EpisodeOutline(BaseModel):
     @property
     def failed(self) -> bool:
         """As ``EpisodeResult.failed``: a failed termination, or a result the world could not produce."""
-        return self.termination in FAILED_TERMINATIONS or any(
-            (mark.error_code or "").startswith(WORLD_FAULT_PREFIX)
-            for ev in self.events
-            if ev.kind == "tool_result"
-            for mark in (ev.result, ev.raw_result)
-            if mark is not None
-        )
+        return self.termination in FAILED_TERMINATIONS or self._world_fault() is not None
+
+    @property
+    def unscored_reason(self) -> str | None:
+        """As ``EpisodeResult.unscored_reason``: the world's code, else ``episode:<termination>``; None: scored."""
+        fault = self._world_fault()
+        if fault is None and self.termination not in FAILED_TERMINATIONS:
+            return None
+        return fault or f"episode:{self.termination}"
+
+    def _world_fault(self) -> str | None:
+        for ev in self.events:
+            if ev.kind == "tool_result":
+                for mark in (ev.result, ev.raw_result):
+                    if mark is not None and (mark.error_code or "").startswith(WORLD_FAULT_PREFIX):
+                        return mark.error_code
+        return None
 
 
 class _Status(Protocol):
     @property
     def status(self) -> str: ...
+    @property
+    def error_code(self) -> str | None: ...
 
 
 class _EventLike(Protocol):
@@ -101,6 +113,8 @@ class _EventLike(Protocol):
     def replayed(self) -> bool: ...
     @property
     def result(self) -> _Status | None: ...
+    @property
+    def raw_result(self) -> _Status | None: ...
 
 
 class _GoalLike(Protocol):
@@ -134,6 +148,8 @@ class EpisodeLike(Protocol):
     def task(self) -> _TaskLike: ...
     @property
     def failed(self) -> bool: ...
+    @property
+    def unscored_reason(self) -> str | None: ...
 
 
 USAGE_KEYS = ("requests", "cached", "input_tokens", "output_tokens", "cost", "retries", "working_s", "waiting_s")
@@ -185,6 +201,8 @@ def summarize(episodes: Iterable[EpisodeLike], scores: Iterable[Score], planned:
     verdicts = reduce_scores(scores, parts)
     count = judged = 0
     failed: list[str] = []
+    failed_by_code: Counter[str] = Counter()
+    cache_misses = 0
     faults: Counter[str] = Counter()
     codes: Counter[str] = Counter()
     terminations: Counter[str] = Counter()
@@ -210,15 +228,18 @@ def summarize(episodes: Iterable[EpisodeLike], scores: Iterable[Score], planned:
                 if ev.code:
                     codes[ev.code] += 1
                     step_limit = step_limit or ev.code == "agent:step_limit"
-            elif ev.kind == "tool_result" and not ev.replayed and ev.result and ev.result.status != "success":
-                failed_goals |= 1 << ev.goal_index
+            elif ev.kind == "tool_result" and not ev.replayed:
+                if ev.result and ev.result.status != "success":
+                    failed_goals |= 1 << ev.goal_index
+                cache_misses += _missed(ev)
         hits = (step_limit, e.termination == "turn_limit", e.termination == "timeout")  # failed episodes included
         for key, hit in zip(BUDGET_KEYS, hits, strict=True):
             budget[key] += hit
         budget_episodes += any(hits)
         judged += e.episode_id in verdicts
-        if e.failed:
+        if (reason := e.unscored_reason) is not None:
             failed.append(e.episode_id)
+            failed_by_code[reason] += 1
             continue
         v = verdicts.get(e.episode_id)
         if v is None:
@@ -256,7 +277,15 @@ def summarize(episodes: Iterable[EpisodeLike], scores: Iterable[Score], planned:
         judged=judged_by_judge,
         # Set only when short: a complete set's summary keeps the keys it always had.
         **({"judged_episodes": judged} if judged < count else {}),
+        **({"failed_by_code": dict(failed_by_code.most_common())} if failed_by_code else {}),
+        **({"cache_misses": cache_misses} if cache_misses else {}),
     )
+
+
+def _missed(ev: _EventLike) -> bool:
+    """Whether the world answered this call with a cache miss (before any stressor changed what the agent saw)."""
+    world = ev.raw_result or ev.result
+    return world is not None and world.error_code == CACHE_MISS_CODE
 
 
 def _over_trials(parts: Sequence[Reduction[Any]], run: RunFacts) -> dict[str, Any]:

@@ -63,6 +63,16 @@ class RunSummary(BaseModel):
     )
     terminations: dict[str, int] = Field(default_factory=dict, description="Episodes per termination reason.")
     failed_episode_ids: list[str] = Field(default_factory=list)
+    failed_by_code: dict[str, int] = Field(
+        default_factory=dict,
+        description="Failed (not scored) episodes per cause: the world's code (world:not_cached...) or "
+        "episode:<termination> (episode:provider_error...). Only when some failed.",
+    )
+    cache_misses: int = Field(
+        default=0,
+        description="Calls off the gold path that a simulated world had no recorded answer for and might not simulate "
+        "(read-only cache): the agent read a 503, its episode was scored. Only when some missed.",
+    )
     judge_faults: int = Field(default=0, description="Scored episodes a judge could not score (outside its rates).")
     judge_fault_episode_ids: list[str] = Field(default_factory=list)
     faults_by_kind: dict[str, int] = Field(default_factory=dict, description="Error events per fault kind.")

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 
 from judges.run.run_summary import RunSummary
 from sim.agents.outside.errors import OutsideUnreachable
+from sim.report.unscored import causes_and_advice
 
 EXIT_TOO_MANY_FAILED = 3
 EXIT_BELOW_THRESHOLD = 4
@@ -29,14 +30,15 @@ def run_exit_status(
         )
     if summary.episodes:
         failed, total = summary.failed_episodes, summary.episodes
-        resume = f"once the endpoint is back, --resume --run-id {run_id} plays the provider faults again"
+        # Each cause with its own advice: a provider's (resume once the endpoint is back) is wrong for a cache miss.
+        why = causes_and_advice(summary, run_id)
         if not summary.scored_episodes:
-            return EXIT_TOO_MANY_FAILED, f"every episode failed ({failed} of {total}): nothing was scored; {resume}"
+            return EXIT_TOO_MANY_FAILED, f"every episode failed ({failed} of {total}): nothing was scored; {why}"
         if max_failed is not None and failed / total > max_failed:
             return (
                 EXIT_TOO_MANY_FAILED,
                 f"{failed} of {total} episodes failed ({failed / total:.1%}), more than --max-failed {max_failed:g}; "
-                f"{resume}",
+                f"{why}",
             )
     flat = summary.flat()
     missed = []

@@ -114,9 +114,14 @@ def show(
 
 
 @worlds_app.command("validate")
-def validate(name: Annotated[str, typer.Argument(help="A built-in world, a task file or a world directory.")]) -> None:
+def validate(
+    name: Annotated[str, typer.Argument(help="A built-in world, a task file or a world directory.")],
+    strict: Annotated[
+        bool, typer.Option("--strict", help="Exit 1 when some tasks have no executable gold (else a warning).")
+    ] = False,
+) -> None:
     """Execute every path of every goal of every conversation; exit 1 naming the first that fails."""
-    from worlds.gold_check import GoldPlanError, check_gold_by_execution
+    from worlds.gold_check import GoldPlanError, check_gold_by_execution, without_executable_gold
 
     pack = _load(name)  # loading runs the static checks (tools exist, arguments fit)
     started = time.perf_counter()
@@ -127,6 +132,17 @@ def validate(name: Annotated[str, typer.Argument(help="A built-in world, a task 
         raise typer.Exit(1) from error
     tasks = len(pack.tasks())
     seconds = time.perf_counter() - started
+    lacking = without_executable_gold(pack)
+    verdict = "ok: " if not lacking else ""
     sys.stdout.write(
-        f"{name}: ok: {tasks} conversations, {executed} gold calls executed on every path in {seconds:.2f} s\n"
+        f"{name}: {verdict}{tasks} conversations, {executed} gold calls executed on every path in {seconds:.2f} s\n"
     )
+    if lacking:  # "ok, 0 gold calls executed" would hide that nothing could be
+        shown = ", ".join(lacking[:10]) + (f" (+{len(lacking) - 10} more)" if len(lacking) > 10 else "")
+        sys.stderr.write(
+            f"warning: {name}: {len(lacking)} of {tasks} tasks have no executable gold: their gold calls lack required "
+            f"arguments (not executed; core API accuracy, success and slot numbers are n/a for them, intents and "
+            f"answers are scored): {shown}\n"
+        )
+        if strict:
+            raise typer.Exit(1)

@@ -12,6 +12,11 @@ CallRole = Literal["core", "support"]
 GoalOutcome = Literal["solve", "decline"]
 
 
+GOLD_ARGUMENTS_UNKNOWN = "gold-arguments-unknown"
+"""Tag of tasks whose gold names the functions but not their arguments (ToolBench queries): nothing to execute, and
+no arguments to score a call's slots against."""
+
+
 class GoldCall(Frozen):
     """One call of a reference solution."""
 

@@ -29,7 +29,11 @@ FAILED_TERMINATIONS: frozenset[str] = frozenset(
 """Terminations that make an episode unscoreable: reported, never averaged in."""
 WORLD_FAULT_PREFIX = "world:"
 """Error codes of tool results the world could not produce (a simulated API whose model failed, or with no cached
-answer in a read-only run): nobody's fault under test, so such an episode is unscoreable too."""
+answer for its own gold in a read-only run): nobody's fault under test, so such an episode is unscoreable too."""
+CACHE_MISS_CODE = "cache:not_recorded"
+"""Error code of a result a simulated world gave for a valid call off the task's gold path that its cache has no
+answer for and that the run may not simulate: the agent reads it as a failed call, the episode is scored, and the
+run counts these misses (``cache_misses`` in the summary)."""
 
 
 def world_fault_code(result: ToolResult | None) -> str | None:
@@ -263,6 +267,13 @@ class EpisodeResult(BaseModel):
     def failed(self) -> bool:
         """True when the episode cannot be scored (a fault that is not the agent's, the world's included)."""
         return self.termination in FAILED_TERMINATIONS or self.world_fault is not None
+
+    @property
+    def unscored_reason(self) -> str | None:
+        """Why the episode cannot be scored (its ``world:`` code, else ``episode:<termination>``); None: it can."""
+        if not self.failed:
+            return None
+        return self.world_fault or f"episode:{self.termination}"
 
     @property
     def world_fault(self) -> str | None:

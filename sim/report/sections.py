@@ -13,6 +13,7 @@ from judges.names import JudgeName
 from judges.registry import summaries
 from judges.run.run_summary import RunSummary
 from sim.core.model_io import OUTPUT_TRUNCATED
+from sim.report.unscored import causes_text, unscored_notes
 
 DETAILED_TYPES = ("drift", "perturb")
 """Stressor types whose operators and scenarios get a row each beside their baseline."""
@@ -88,7 +89,9 @@ def headline_rows(summary: RunSummary) -> list[list[str]]:
     rows.append(["episodes finished / planned", f"{summary.episodes} / {summary.planned_episodes}", "", ""])
     if summary.incomplete:
         rows.append(["episodes judged / finished", f"{summary.judged_episodes} / {summary.episodes}", "", "INCOMPLETE"])
-    rows.append(["failed episodes (not scored)", str(summary.failed_episodes), "", ""])
+    rows.append(["failed episodes (not scored)", str(summary.failed_episodes), "", causes_text(summary)])
+    if summary.cache_misses:
+        rows.append(["cache misses", str(summary.cache_misses), "", "calls off the recorded path (episodes scored)"])
     return rows
 
 
@@ -97,7 +100,11 @@ def build_sections(summary: RunSummary) -> list[Section]:
     flat = summary.flat()
     parts = summaries()
     warning = incomplete_warning(summary)
-    notes = [*([warning] if warning else []), *(note for part in parts for note in part.notes(flat))]
+    notes = [
+        *([warning] if warning else []),
+        *unscored_notes(summary),
+        *(note for part in parts for note in part.notes(flat)),
+    ]
     if quiet := [part.label for part in parts if not part.rows(flat) and not part.sections(flat)]:
         notes.append(f"not shown, nothing here for them to judge (this world, users or settings): {', '.join(quiet)}")
     sections = [Section.of("headline", "headline", HEADLINE_COLUMNS, headline_rows(summary), notes)]

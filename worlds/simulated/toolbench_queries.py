@@ -16,13 +16,14 @@ from pathlib import Path
 from typing import Any
 
 from sim.core import Goal, GoldCall, Task, UserIntent
+from sim.core.task import GOLD_ARGUMENTS_UNKNOWN
 from worlds.simulated.problems import Problems, extend
 from worlds.simulated.spec_files import load_document
 from worlds.simulated.toolbench_catalogue import Catalogue, query_api
 
 MAX_PERMUTED = 4
 """Relevant APIs up to which every order is accepted (4! = 24 paths); longer lists keep the file's order only."""
-UNKNOWN_ARGUMENTS_TAG = "gold-arguments-unknown"
+UNKNOWN_ARGUMENTS_TAG = GOLD_ARGUMENTS_UNKNOWN
 RELEVANT = "relevant APIs"
 
 

@@ -5,8 +5,10 @@ A call goes through three gates, in order:
    ``invalid_arguments``; never sent to a model);
 2. the response cache, keyed by operation, canonical arguments and the episode's state (``worlds.simulated.cache``);
 3. on a miss, the simulator model through the episode's ``world`` handle (``worlds.simulated.simulate``), if the run's
-   cache mode allows it: ``read-only`` never asks (a miss is ``world:not_cached``), ``read-write`` stores the answer,
-   ``off`` keeps it for this run only. A miss with no model or no handle (outside a run) is ``world:not_cached``.
+   cache mode allows it: ``read-only`` never asks, ``read-write`` stores the answer, ``off`` keeps it for this run
+   only. A miss the run may not simulate (read-only, no model, no handle outside a run) is ``world:not_cached`` when
+   the call is on the task's gold path (the cache was not warmed for it: the episode is not scored); off that path
+   the agent gets a readable 503 coded ``cache:not_recorded`` (it left the recorded path: scored, and counted).
 
 State: a successful call of a write operation is remembered (operation, arguments, response) for the rest of the
 episode; the model sees these changes, so a created item can be read back, and the cache keys answers by them.
@@ -21,16 +23,21 @@ from pathlib import Path
 from typing import Any
 
 from sim.core import Task, ToolCall, ToolResult, ToolSpec, WorldContext, failure
+from sim.core.trace import CACHE_MISS_CODE
 from worlds.common.arguments import ArgumentChecker
 from worlds.common.task_check import check_tasks_static
 from worlds.gold_check import GOLD_ARGUMENTS_UNKNOWN
 from worlds.simulated.cache import FAILED_KEY, CachedResponse, ResponseStore, entry_key, is_failure
-from worlds.simulated.canonical import digest, normalised
+from worlds.simulated.canonical import canonical_json, digest, normalised
 from worlds.simulated.operations import ApiOperation, ApiSpec
 from worlds.simulated.simulate import Answer, ResponseChecker, SimulationFailed, simulate, tool_status
 
 NOT_CACHED = "world:not_cached"
 SIMULATION_FAILED = "world:simulation_failed"
+NOT_RECORDED = (
+    "Not available (HTTP 503): this service answers from recorded responses only, and this request is not among "
+    "them. The request itself is valid; another way to the same answer (other arguments or operations) may be."
+)
 INSTRUCTIONS = """\
 You help users of the {title} service through its API; each tool is one operation of it.
 - Use only the tools provided and the values the user or earlier results gave; never invent ids.
@@ -143,6 +150,22 @@ class SimulatedRuntime:
             del self._in_flight[key]
 
 
+def gold_keys(task: Task, runtime: SimulatedRuntime) -> frozenset[tuple[str, str]]:
+    """(operation, canonical arguments) of every gold call of ``task`` that fits its operation, read as ``call``
+    reads an agent's call (defaults filled in): what the task's cache was warmed with."""
+    keys = set()
+    for goal in task.goals:
+        for path in goal.paths():
+            for gold in path:
+                if gold.name not in runtime.operations:
+                    continue
+                checker = runtime.checkers[gold.name]
+                if checker.problems(dict(gold.arguments)) is None:
+                    read = {**runtime.defaults[gold.name], **checker.normalised(dict(gold.arguments))}
+                    keys.add((gold.name, canonical_json(read)))
+    return frozenset(keys)
+
+
 class SimulatedWorld:
     """One episode's view: the shared runtime, the episode's context and its memory of writes."""
 
@@ -152,6 +175,7 @@ class SimulatedWorld:
         self._context = context
         self._instructions = instructions
         self._memory: list[tuple[str, Any, Any]] = []
+        self._gold_keys: frozenset[tuple[str, str]] | None = None  # built on the first miss
 
     def specs(self) -> list[ToolSpec]:
         return list(self._runtime.specs)
@@ -173,7 +197,9 @@ class SimulatedWorld:
         try:
             entry = await self._runtime.answer(self._context, call.name, arguments, self.state_key(), self._memory)
         except LookupError as error:
-            return failure(call, "unavailable", NOT_CACHED, f"The simulated service has no answer: {error}.")
+            if self._on_gold_path(call.name, arguments):  # the cache lacks the task's own gold: not the agent's doing
+                return failure(call, "unavailable", NOT_CACHED, f"The simulated service has no answer: {error}.")
+            return failure(call, "unavailable", CACHE_MISS_CODE, NOT_RECORDED)
         except SimulationFailed as error:
             return failure(call, "unavailable", SIMULATION_FAILED, f"The simulated service failed: {error}.")
         if is_failure(entry.response):
@@ -186,6 +212,16 @@ class SimulatedWorld:
         if operation.writes:
             self._memory.append((call.name, arguments, answer.body))
         return ToolResult(call_id=call.id, status="success", content=answer.body)
+
+    def _on_gold_path(self, name: str, arguments: Any) -> bool:
+        """Whether this call and every write before it are calls of the task's gold (any path, any goal): a miss
+        there means the cache was not warmed for the task; anywhere else the agent left the recorded path."""
+        if self._gold_keys is None:
+            task = self._context.task
+            self._gold_keys = gold_keys(task, self._runtime) if task is not None else frozenset()
+        return (name, canonical_json(arguments)) in self._gold_keys and all(
+            (op, canonical_json(args)) in self._gold_keys for op, args, _ in self._memory
+        )
 
     def state_key(self) -> str:
         """What the cache keys answers by beside the arguments: '' before any write, then a digest of the writes."""

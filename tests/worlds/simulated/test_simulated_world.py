@@ -7,7 +7,8 @@ import json
 import threading
 from pathlib import Path
 
-from sim.core import EpisodeResult, Event, ToolCall, ToolResult, WorldContext
+from sim.core import EpisodeResult, Event, Goal, GoldCall, Task, ToolCall, ToolResult, UserIntent, WorldContext
+from sim.core.trace import CACHE_MISS_CODE
 from tests.worlds.simulated.support import ScriptedLLM, ok, pack
 from worlds.simulated.cache import CachedResponse, ResponseStore
 from worlds.simulated.canonical import canonical_json
@@ -92,16 +93,33 @@ async def test_a_modelled_404_is_a_not_found_result(tmp_path: Path) -> None:
     assert result.status == "not_found" and result.content == {"message": "no such note"}
 
 
-async def test_read_only_and_modelless_misses_are_classified_without_a_request(tmp_path: Path) -> None:
+def note_task(*gold: GoldCall) -> Task:
+    goal = Goal(user=UserIntent(explicit="Read my note."), gold=list(gold))
+    return Task(id="t1", world="notes", goals=[goal])
+
+
+async def test_misses_the_run_may_not_simulate_are_classified_without_a_request(tmp_path: Path) -> None:
+    """A miss on the task's gold path is the cache's (not warmed): world:not_cached, the episode not scored. Off
+    that path the agent left the recorded calls: a 503 it can read, coded as a cache miss, the episode scored."""
     llm = ScriptedLLM([ok(NOTE)])
+    task = note_task(GoldCall(name="getNote", arguments={"noteId": "n-1"}))
     for world in (
-        pack(tmp_path).new_world(0, context(llm, "read-only")),
-        pack(tmp_path).new_world(0, WorldContext()),  # outside a run (the gold check)
-        pack(tmp_path, model=None).new_world(0, context(llm)),
+        pack(tmp_path, [task]).new_world(0, WorldContext(task=task, llm=llm, cache_mode="read-only")),
+        pack(tmp_path, [task]).new_world(0, WorldContext(task=task)),  # outside a run (the gold check)
+        pack(tmp_path, [task], model=None).new_world(0, WorldContext(task=task, llm=llm, cache_mode="read-write")),
     ):
-        result = await world.call(call("getNote", noteId="n-1"))
-        assert result.status == "unavailable" and result.error_code == NOT_CACHED
+        gold = await world.call(call("getNote", noteId="n-1", limit=10))  # the default written out: the same call
+        assert gold.status == "unavailable" and gold.error_code == NOT_CACHED
+        off = await world.call(call("getNote", noteId="n-1", limit=3))
+        assert off.status == "unavailable" and off.error_code == CACHE_MISS_CODE
+        assert isinstance(off.content, dict) and "recorded responses" in off.content["error"]
     assert llm.requests == []
+    # After a write off the gold, even a gold call has left the recorded path.
+    shared = pack(tmp_path, [task])
+    shared.runtime.store.put("createNote", CachedResponse({"text": "x"}, "", {"status": 201, "body": NOTE}, "m"))
+    world = shared.new_world(0, WorldContext(task=task, cache_mode="read-only"))
+    assert (await world.call(call("createNote", text="x"))).ok
+    assert (await world.call(call("getNote", noteId="n-1"))).error_code == CACHE_MISS_CODE
 
 
 async def test_cache_mode_off_keeps_answers_for_the_run_only(tmp_path: Path) -> None:
