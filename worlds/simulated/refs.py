@@ -10,7 +10,9 @@ it. Literal values (``example``, ``x-`` extensions) are copied as they are, neve
 A schema whose full expansion passes ``MAX_EXPANDED_NODES`` (a component used twice at each of 20 levels doubles
 20 times: Stripe's expandable objects) is resolved again with its nested references shared: each referenced
 schema once under ``defs`` (the operation's, attached as ``$defs`` by ``attach_defs``), referred to as
-``#/$defs/NAME``; cycles are then plain references. Only when that too passes the bound is the schema refused.
+``#/$defs/NAME``; cycles are then plain references. When that passes ``MAX_SHARED_NODES`` the schema is refused
+(its operation skipped): every operation carries its own copy, so a densely linked spec would otherwise write
+each of its components once per operation.
 
 Obvious slips that JSON Schema refuses are relaxed while walking and noted in ``notes`` with their place: a name
 listed twice in ``required``, a boolean ``required`` inside a schema (draft 3's form), a boolean
@@ -29,8 +31,11 @@ from worlds.simulated.ref_files import RefFiles, join_where, split_where
 MAX_EXPANDED_DEPTH = 300
 """Levels of nesting once references are expanded (Python's recursion, and any sane schema, stay far below)."""
 MAX_EXPANDED_NODES = 200_000
-"""Values one schema may expand to, fully or with shared parts: past it the schema is refused (its operation
-skipped), naming its place; no agent could read a tool description that size anyway."""
+"""Values one schema may expand to: past it its parts are shared instead (see the module's doc)."""
+MAX_SHARED_NODES = 5_000
+"""Values one schema may hold with its parts shared, ``$defs`` included (some 150 KB of JSON, already more than an
+agent reads in a tool description): past it the schema is refused (its operation skipped), naming its place. Each
+operation carries its own parts, so this also bounds operations.json (a few hundred MB at most for Stripe's 417)."""
 LITERAL_KEYS = frozenset({"example", "const", "default", "enum"})
 """Keys whose values are data, not schema: copied as they are (unless the key is a name in a map of names)."""
 NAME_MAPS = frozenset(
@@ -135,7 +140,7 @@ class RefResolver:
         except _Budget as budget:
             if budget.outermost is not None:  # later uses of it go straight to sharing instead of expanding again
                 self._too_big.add(budget.outermost)
-            full = str(budget)
+            full = str(budget).removesuffix("; refused")
         self._nodes, self._shared = 0, True
         try:
             resolved = self._walk(value, where, (), 0)
@@ -144,7 +149,9 @@ class RefResolver:
                 self.defs[name] = self._walk(target, target_where, (), 1)
             return resolved
         except _Budget as budget:
-            self.problems.add(where, f"{full}; with its parts shared as $defs too: {budget}")
+            self.problems.add(
+                where, f"{full}; with its parts shared as $defs, {str(budget).removesuffix('; refused')}; refused"
+            )
             return {}
         finally:
             self._shared = False
@@ -170,6 +177,8 @@ class RefResolver:
         """``names``: ``value`` maps names to objects (a ``properties`` map), so no key of it is a literal."""
         self._nodes += 1
         outermost = stack[0] if stack else None
+        if self._shared and self._nodes > MAX_SHARED_NODES:
+            raise _Budget(f"over {MAX_SHARED_NODES:,} values", None)
         if self._nodes > MAX_EXPANDED_NODES:
             raise _Budget(f"expanding the $refs gives over {MAX_EXPANDED_NODES:,} values; refused", outermost)
         if depth > MAX_EXPANDED_DEPTH:
