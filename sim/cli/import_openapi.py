@@ -1,7 +1,9 @@
 """`squall import openapi SPEC --out W`: a simulated world from an OpenAPI 3.0/3.1 document (JSON or YAML).
 
 One tool per operation (``worlds.simulated.openapi_import``); with ``--tasks``, the user's tasks, checked against
-the operations. Problems are listed one per line (file and JSON pointer), exit 2, nothing written.
+the operations. An operation with a problem is skipped with a warning (file and JSON pointer) and listed in the
+folder's import_report.json; with ``--strict``, or a problem with the document itself, every problem is listed
+one per line, exit 2, nothing written.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 
@@ -18,6 +20,7 @@ from sim.cli.common import fail, make_console
 
 if TYPE_CHECKING:
     from sim.core import Task
+    from worlds.simulated.openapi_import import OpenApiImport
     from worlds.simulated.operations import ApiSpec
     from worlds.simulated.problems import SpecError
 
@@ -29,6 +32,16 @@ TasksOption = Annotated[
     typer.Option("--tasks", help="Tasks for the world (.jsonl or .json); their gold calls must name operations."),
 ]
 ForceOption = Annotated[bool, typer.Option("--force", help="Replace an existing --out folder.")]
+StrictOption = Annotated[
+    bool,
+    typer.Option(
+        "--strict",
+        help="Refuse the document if any operation has a problem (default: skip it with a warning) or a schema "
+        "needed relaxing.",
+    ),
+]
+MAX_WARNINGS = 50
+"""Warnings printed; import_report.json lists every one."""
 
 
 def report_problems(error: SpecError) -> NoReturn:
@@ -44,10 +57,14 @@ def report_problems(error: SpecError) -> NoReturn:
 
 
 def write_imported_world(
-    out: Path, force: bool, build: Callable[[], tuple[ApiSpec, list[Task] | None]]
+    out: Path,
+    force: bool,
+    build: Callable[[], tuple[ApiSpec, list[Task] | None]],
+    report: Callable[[], dict[str, Any]] | None = None,
 ) -> tuple[ApiSpec, list[Task] | None]:
-    """Import (``build``) and write the world folder; an existing ``out`` without ``force``, a bad source (every
-    problem listed) or an unwritable folder exits 2 with nothing written."""
+    """Import (``build``) and write the world folder, with ``report()`` (asked after ``build``) as its
+    import_report.json; an existing ``out`` without ``force``, a bad source (every problem listed) or an
+    unwritable folder exits 2 with nothing written."""
     from worlds.simulated.import_folder import write_api_world
     from worlds.simulated.problems import SpecError
 
@@ -55,7 +72,7 @@ def write_imported_world(
         fail(f"{out}: already exists (remove it, or pass --force to replace it)")
     try:
         api, tasks = build()
-        write_api_world(api, tasks, out, replace=force)
+        write_api_world(api, tasks, out, replace=force, report=report() if report is not None else None)
     except SpecError as error:
         report_problems(error)
     except FileExistsError as error:
@@ -71,21 +88,49 @@ def openapi_command(
     name: NameOption = None,
     tasks: TasksOption = None,
     force: ForceOption = False,
+    strict: StrictOption = False,
 ) -> None:
     """A simulated world from an OpenAPI 3.0/3.1 document: one tool per operation, responses simulated."""
     from worlds.simulated.import_folder import check_tasks
-    from worlds.simulated.openapi_import import import_openapi
+    from worlds.simulated.openapi_import import read_openapi
 
     started = time.perf_counter()
+    imported: list[OpenApiImport] = []
 
     def build() -> tuple[ApiSpec, list[Task] | None]:
-        api = import_openapi(spec, name or out.name)
+        imported.append(read_openapi(spec, name or out.name, strict=strict))
+        api = imported[0].api
         return api, check_tasks(tasks, api) if tasks is not None else None
 
-    api, checked = write_imported_world(out, force, build)
+    api, checked = write_imported_world(out, force, build, lambda: imported[0].report())
+    result = imported[0]
+    _warn(result)
     writes = sum(operation.writes for operation in api.operations)
     examples = sum(len(operation.examples) for operation in api.operations)
+    left = [f"{len(result.skipped)} skipped"] if result.skipped else []
+    left += [f"{result.webhooks} webhooks not imported"] if result.webhooks else []
+    left += [f"{len(result.callbacks)} callbacks not imported"] if result.callbacks else []
     sys.stdout.write(
-        f"{out}: {len(api.operations)} operations ({writes} writes), {examples} documented examples, "
-        f"{len(checked or [])} tasks, {time.perf_counter() - started:.1f}s\n"
+        f"{out}: {len(api.operations)} operations"
+        + (f" ({writes} writes)" if api.operations else "")
+        + "".join(f"; {part}" for part in left)
+        + f", {examples} documented examples, {len(checked or [])} tasks, {time.perf_counter() - started:.1f}s\n"
     )
+
+
+def _warn(result: OpenApiImport) -> None:
+    """One line per skipped operation (its first problem) and per relaxed schema, on stderr."""
+    from rich.markup import escape
+
+    lines = [
+        f"skipped {skip.operation} ({skip.source}): {skip.problems[0] if skip.problems else 'no reason recorded'}"
+        + (f" (and {len(skip.problems) - 1} more problems)" if len(skip.problems) > 1 else "")
+        for skip in result.skipped
+    ]
+    lines += [f"relaxed: {line}" for line in result.relaxed]
+    console = make_console(stderr=True)
+    for line in lines[:MAX_WARNINGS]:
+        console.print(f"[bold yellow]warning:[/] {escape(line)}", highlight=False, soft_wrap=True)
+    if len(lines) > MAX_WARNINGS:
+        more = f"… and {len(lines) - MAX_WARNINGS} more (import_report.json lists them all)"
+        console.print(f"[bold yellow]warning:[/] {more}", highlight=False)

@@ -1,5 +1,5 @@
 """Parsing input files (JSON, TOML, YAML) within limits on their shape: how deep they nest, and for YAML how far
-its aliases expand.
+its aliases expand (the file's size is the reader's limit: a large document without aliases is just large).
 
 Deep nesting runs Python's recursive code (a YAML composer, tomllib, a validator, ``freeze``) out of stack: a
 RecursionError traceback at load or, worse, mid-run. YAML aliases let a 1 KB file stand for a billion nodes
@@ -25,7 +25,8 @@ MAX_DEPTH = 64
 MAX_ALIASES = 100
 """YAML alias references (``*name``) in one file; hand-written personas use none or a few."""
 MAX_YAML_NODES = 100_000
-"""Nodes a YAML document may stand for with every alias expanded."""
+"""Nodes a YAML document's aliases may add once expanded: every use of an anchor after its first appearance counts
+its whole subtree. Nodes written out in the file are not counted (the bytes read bound them)."""
 
 
 def nesting_depth(value: Any, stop_at: int = MAX_DEPTH + 1) -> int:
@@ -127,25 +128,38 @@ def _limit(mark: Any, problem: str) -> _OverLimit:
     return _OverLimit(problem=problem, problem_mark=mark)
 
 
-def _expanded_size(node: Node, sizes: dict[int, int], open_nodes: set[int]) -> int:
-    """Nodes under ``node`` with aliases expanded; each shared node is counted once per use but sized once.
-    Recursion is bounded: composing refused anything deeper than MAX_DEPTH."""
-    key = id(node)
-    if key in sizes:
-        return sizes[key]
-    if key in open_nodes:
-        raise _limit(node.start_mark, "an alias refers to a node that contains it")
-    open_nodes.add(key)
-    size = 1
+def _children(node: Node) -> list[Node]:
     if isinstance(node, SequenceNode):
-        size += sum(_expanded_size(child, sizes, open_nodes) for child in node.value)
-    elif isinstance(node, MappingNode):
-        size += sum(_expanded_size(k, sizes, open_nodes) + _expanded_size(v, sizes, open_nodes) for k, v in node.value)
-    if size > MAX_YAML_NODES:
-        raise _limit(node.start_mark, f"its aliases expand to more than {MAX_YAML_NODES:,} nodes")
-    open_nodes.discard(key)
-    sizes[key] = size
-    return size
+        return list(node.value)
+    if isinstance(node, MappingNode):
+        return [part for pair in node.value for part in pair]
+    return []
+
+
+def _check_aliases(root: Node) -> None:
+    """Refuse a document whose aliases add more than MAX_YAML_NODES nodes, or that contains itself. The composer
+    returns the anchored node itself wherever an alias names it, so a node met again is an alias use, adding its
+    whole expanded subtree. Sizes are summed bottom-up without recursion (aliases can nest past Python's stack)."""
+    sizes: dict[int, int] = {}
+    open_nodes: set[int] = set()
+    added = 0
+    pending: list[tuple[Node, bool]] = [(root, False)]
+    while pending:
+        node, leaving = pending.pop()
+        key = id(node)
+        if leaving:
+            open_nodes.discard(key)
+            sizes[key] = 1 + sum(sizes[id(child)] for child in _children(node))
+        elif key in sizes:
+            added += sizes[key]
+            if added > MAX_YAML_NODES:
+                raise _limit(node.start_mark, f"its aliases expand to more than {MAX_YAML_NODES:,} nodes")
+        elif key in open_nodes:
+            raise _limit(node.start_mark, "an alias refers to a node that contains it")
+        else:
+            open_nodes.add(key)
+            pending.append((node, True))
+            pending.extend((child, False) for child in reversed(_children(node)))
 
 
 def load_yaml(text: str, path: Path | str) -> Any:
@@ -156,7 +170,7 @@ def load_yaml(text: str, path: Path | str) -> Any:
         node = loader.get_single_node()
         if node is None:
             return None
-        _expanded_size(node, {}, set())
+        _check_aliases(node)
         value = loader.construct_document(node)
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)

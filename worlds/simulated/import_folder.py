@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import tomli_w
 from jsonschema import Draft202012Validator
@@ -55,9 +56,16 @@ def check_tasks(path: Path, spec: ApiSpec) -> list[Task]:
     return tasks
 
 
-def write_api_world(spec: ApiSpec, tasks: list[Task] | None, out: Path, replace: bool = False) -> Path:
+def write_api_world(
+    spec: ApiSpec,
+    tasks: list[Task] | None,
+    out: Path,
+    replace: bool = False,
+    report: dict[str, Any] | None = None,
+) -> Path:
     """world.toml, operations.json, tasks.jsonl (empty without tasks: the simulated world reads that as none yet,
-    to be written or drafted) and an empty cache/; refuses an existing ``out`` unless ``replace``."""
+    to be written or drafted), an empty cache/ and, where given, ``report`` as import_report.json (what the
+    importer left out, and why); refuses an existing ``out`` unless ``replace``."""
     out = Path(out)
     with staged_folder(out, replace) as staging:
         config = {"kind": KIND, "name": spec.name, "source": spec.source, "operations": "operations.json"}
@@ -68,4 +76,6 @@ def write_api_world(spec: ApiSpec, tasks: list[Task] | None, out: Path, replace:
         operations = json.dumps(spec.model_dump(mode="json"), indent=1, ensure_ascii=False)
         (staging / "operations.json").write_text(operations + "\n", encoding="utf-8")
         (staging / "cache").mkdir()
+        if report is not None:
+            (staging / "import_report.json").write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
     return out

@@ -3,42 +3,80 @@
 Names: the ``operationId`` sanitised to ``[A-Za-z0-9_-]`` (64 characters at most), or ``<method>_<path>``
 (``get_pets_petId``) where there is none; two operations whose names sanitise alike get ``_2``, ``_3``. Arguments:
 ``openapi_params``. Response and examples: ``openapi_responses``. ``writes``: the operation's ``x-squall-writes``
-(true/false) where given, else whether the method is a write (``WRITE_METHODS``). Every problem is collected with
-its pointer and reported together (``SpecError``); nothing is returned from a document with any.
+(true/false) where given, else whether the method is a write (``WRITE_METHODS``).
+
+Real specs are large and rarely spotless (Stripe's, OpenAI's), so a problem costs only its operation: an operation
+(or path item) with any problem is skipped, its problems kept with their pointers (``OpenApiImport.skipped``), and
+the rest imported; obvious schema slips are relaxed and noted (``refs``). ``strict=True`` refuses the document
+instead, every problem and relaxation listed (``SpecError``), as does a problem with the document itself or an
+import where every operation was skipped. Webhooks and callbacks (requests the service sends, not tools an agent
+calls) are counted, not imported: a 3.1 document of webhooks only imports as no operations.
 """
 
 from __future__ import annotations
 
-import json
 import re
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import SchemaError
-from pydantic import ValidationError
-
-from worlds.simulated.openapi_params import flat_schema, operation_inputs
-from worlds.simulated.openapi_responses import pair_examples, success_response
-from worlds.simulated.operations import WRITE_METHODS, ApiOperation, ApiSpec
+from worlds.simulated.openapi_operation import MAX_NAME, build_operation, sanitise, source_of
+from worlds.simulated.operations import ApiOperation, ApiSpec
 from worlds.simulated.problems import Problems, extend, pointer
+from worlds.simulated.ref_files import RefFiles, split_where
 from worlds.simulated.refs import RefResolver
 from worlds.simulated.spec_files import load_document
 
+__all__ = ["METHODS", "OpenApiImport", "import_openapi", "read_openapi", "sanitise"]
+
 METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
-MAX_NAME = 64
-WRITES_EXTENSION = "x-squall-writes"
-_UNSAFE = re.compile(r"[^A-Za-z0-9_-]+")
 
 
-def sanitise(text: str) -> str:
-    """A tool name from any text: runs of other characters (and of ``_``) as one ``_``, none at the ends, 64 at
-    most (``get /pets/{petId}`` -> ``get_pets_petId``)."""
-    return re.sub("_{2,}", "_", _UNSAFE.sub("_", text)).strip("_")[:MAX_NAME].rstrip("_")
+@dataclass(frozen=True)
+class Skipped:
+    """An operation (or a whole path item) left out, and why: problem lines naming file and pointer."""
+
+    source: str
+    operation: str
+    problems: tuple[str, ...]
+
+
+@dataclass
+class OpenApiImport:
+    """What an import made of a document: the operations, and what it left out or changed."""
+
+    api: ApiSpec
+    skipped: list[Skipped] = field(default_factory=list)
+    relaxed: list[str] = field(default_factory=list)
+    webhooks: int = 0
+    callbacks: list[str] = field(default_factory=list)
+    """Each callback's place (``api.yaml#/paths/~1subscribe/post/callbacks/onEvent``)."""
+    files: list[str] = field(default_factory=list)
+    """Other files of the spec its references were read from, relative to its folder."""
+
+    def report(self) -> dict[str, Any]:
+        """The import report (import_report.json)."""
+        return {
+            "source": "openapi",
+            "operations": len(self.api.operations),
+            "skipped": [
+                {"operation": skip.operation, "source": skip.source, "problems": list(skip.problems)}
+                for skip in self.skipped
+            ],
+            "relaxed": self.relaxed,
+            "webhooks_not_imported": self.webhooks,
+            "callbacks_not_imported": self.callbacks,
+            "files": self.files,
+        }
 
 
 def import_openapi(path: Path, world: str) -> ApiSpec:
-    """The operations of the document at ``path``. Raises SpecError listing every problem."""
+    """The operations of the document at ``path``, strictly. Raises SpecError listing every problem."""
+    return read_openapi(path, world, strict=True).api
+
+
+def read_openapi(path: Path, world: str, strict: bool = False) -> OpenApiImport:
+    """The import of the document at ``path`` (see the module's doc). Raises SpecError."""
     path = Path(path)
     document = load_document(path)
     problems = Problems(str(path))
@@ -47,57 +85,57 @@ def import_openapi(path: Path, world: str) -> ApiSpec:
         problems.raise_if_any()
     _check_version(document, problems)
     info = document.get("info") if isinstance(document.get("info"), dict) else {}
-    paths = document.get("paths")
-    if not isinstance(paths, dict) or not paths:
+    webhooks = document.get("webhooks")
+    hooks = len(webhooks) if isinstance(webhooks, dict) else 0
+    paths = document.get("paths", {} if hooks else None)  # 3.1: a document of webhooks needs no paths
+    if not isinstance(paths, dict) or not (paths or hooks):
         problems.add(pointer("paths"), "'paths' must be an object with at least one path")
-        problems.raise_if_any()
-    resolver = RefResolver(document, problems)
+    problems.raise_if_any()
+    assert isinstance(paths, dict)
+    files = RefFiles(path, document)
+    resolver = RefResolver(document, problems, files)
+    result = OpenApiImport(ApiSpec(name=world, source="openapi", operations=()), webhooks=hooks)
     operations: list[ApiOperation] = []
     seen_ids: dict[str, str] = {}
     for raw_path, raw_item in paths.items():
+        item_problems, notes = Problems(str(path)), Problems(str(path))
+        resolver.begin(item_problems, notes)
         item_where = pointer("paths", raw_path)
-        if not raw_path.startswith("/"):
-            problems.add(item_where, "a path must start with '/'")
-            continue
-        item, resolved_where = resolver.deref(raw_item, item_where)
+        item = _path_item(resolver, raw_path, raw_item, item_where)
         if item is None:
+            result.skipped.append(Skipped(source_of(path, item_where), raw_path, tuple(item_problems.lines)))
             continue
-        if not isinstance(item, dict):
-            problems.add(item_where, "a path item must be an object")
-            continue
-        shared = (item.get("parameters"), extend(resolved_where, "parameters"))
+        item_value, resolved_where = item
+        shared = (item_value.get("parameters"), extend(resolved_where, "parameters"))
         for method in METHODS:
-            if method not in item:
+            if method not in item_value:
                 continue
             where = extend(resolved_where, method)
-            raw = item[method]
-            if not isinstance(raw, dict):
-                problems.add(where, "an operation must be an object")
-                continue
-            op_id = raw.get("operationId")
-            if op_id is not None and (not isinstance(op_id, str) or not op_id):
-                problems.add(extend(where, "operationId"), "'operationId' must be a non-empty string")
-                continue
-            if isinstance(op_id, str):
-                if op_id in seen_ids:
-                    problems.add(
-                        extend(where, "operationId"), f"'{op_id}' is also the operationId of {seen_ids[op_id]}"
-                    )
-                    continue
-                seen_ids[op_id] = f"#{where}"
-            operation = _operation(resolver, problems, path, raw_path, method, raw, where, shared)
-            if operation is not None:
+            op_problems, notes = Problems(str(path)), Problems(str(path))
+            resolver.begin(op_problems, notes)
+            raw = item_value[method]
+            operation = None
+            if _operation_id_ok(raw, where, seen_ids, op_problems):
+                operation = build_operation(resolver, op_problems, path, raw_path, method, raw, where, shared)
+                result.callbacks.extend(_callbacks(path, raw, where))
+            result.relaxed.extend(notes.lines)
+            if operation is None:
+                result.skipped.append(Skipped(source_of(path, where), f"{method} {raw_path}", tuple(op_problems.lines)))
+            else:
                 operations.append(operation)
-    if not operations and not problems:
+    result.files = files.labels
+    result.relaxed = list(dict.fromkeys(result.relaxed))  # a shared component's slip, once
+    if strict or not operations:
+        for line in [*(line for s in result.skipped for line in s.problems), *(result.relaxed if strict else [])]:
+            problems.add_line(line)
+    if not operations and not problems and not hooks:
         problems.add(pointer("paths"), "no operations: no path has get, put, post, delete, patch, ... under it")
     problems.raise_if_any()
-    return ApiSpec(
-        name=world,
-        title=str(info.get("title", "")),
-        version=str(info.get("version", "")),
-        source="openapi",
-        operations=tuple(_unique_names(operations)),
+    title, version = str(info.get("title", "")), str(info.get("version", ""))
+    result.api = ApiSpec(
+        name=world, title=title, version=version, source="openapi", operations=tuple(_unique_names(operations))
     )
+    return result
 
 
 def _check_version(document: dict[str, Any], problems: Problems) -> None:
@@ -109,94 +147,42 @@ def _check_version(document: dict[str, Any], problems: Problems) -> None:
         problems.add(pointer("openapi"), "'openapi' must be a 3.0.x or 3.1.x version string, such as \"3.1.0\"")
 
 
-def _operation(
-    resolver: RefResolver,
-    problems: Problems,
-    file: Path,
-    raw_path: str,
-    method: str,
-    raw: dict[str, Any],
-    where: str,
-    shared: tuple[Any, str],
-) -> ApiOperation | None:
-    before = len(problems)
-    body = (raw["requestBody"], extend(where, "requestBody")) if "requestBody" in raw else None
-    inputs = operation_inputs(resolver, problems, shared, (raw.get("parameters"), extend(where, "parameters")), body)
-    parameters, locations, renamed = flat_schema(inputs.arguments)
-    success = success_response(resolver, problems, raw.get("responses"), extend(where, "responses"))
-    writes = raw.get(WRITES_EXTENSION, method in WRITE_METHODS)
-    if not isinstance(writes, bool):
-        problems.add(extend(where, WRITES_EXTENSION), f"'{WRITES_EXTENSION}' must be true or false")
-    tags = raw.get("tags", [])
-    if not isinstance(tags, list) or not all(isinstance(tag, str) for tag in tags):
-        problems.add(extend(where, "tags"), "'tags' must be a list of strings")
-    checks = [(argument.where, argument.schema) for argument in inputs.arguments]
-    for schema_where, schema in [*checks, (extend(success.where, "schema"), success.schema)]:
-        if schema is not None and (error := _schema_problem(schema)) is not None:
-            problems.add(schema_where, f"not a valid schema: {error}")
-    if len(problems) > before:
+def _path_item(resolver: RefResolver, raw_path: str, raw: Any, where: str) -> tuple[dict[str, Any], str] | None:
+    """The path item (its reference followed) and its place; None with a problem in the resolver's scope."""
+    if not raw_path.startswith("/"):
+        resolver.problems.add(where, "a path must start with '/'")
         return None
-    source = f"{file.name}#{where}"  # the file's name only: operations.json is shared, the folder it came from not
-    examples, requests, responses = pair_examples(inputs, renamed, parameters, success, f"{file.name}#{success.where}")
-    if requests:
-        parameters = {**parameters, "examples": requests}
-    response_schema = success.schema
-    summary: str = raw["summary"] if isinstance(raw.get("summary"), str) else ""
-    description = _description(summary, raw.get("description"), raw.get("deprecated") is True)
-    if responses and response_schema is not None:
-        response_schema = {**response_schema, "examples": [*response_schema.get("examples", []), *responses]}
-    elif responses:
-        description += f"\n\nExample response: {json.dumps(responses[0], ensure_ascii=False)[:1000]}"
-    name = sanitise(raw["operationId"]) if isinstance(raw.get("operationId"), str) else ""
-    try:
-        return ApiOperation(
-            name=name or sanitise(f"{method}_{raw_path}") or method,
-            method=method,  # one of METHODS
-            path=raw_path,
-            summary=summary.strip(),
-            description=description,
-            parameters=parameters,
-            locations=locations,  # values are ParameterLocation
-            response_schema=response_schema,
-            examples=tuple(examples),
-            writes=bool(writes),
-            tags=tuple(tags),
-            source=source,
-        )
-    except ValidationError as error:
-        first = error.errors(include_url=False)[0]
-        problems.add(where, f"{'.'.join(str(p) for p in first['loc'])}: {first['msg']}")
+    item, resolved_where = resolver.deref(raw, where)
+    if item is None:
         return None
-
-
-def _description(summary: str, description: Any, deprecated: bool) -> str:
-    parts = [summary.strip()] if summary.strip() else []
-    if isinstance(description, str) and description.strip() and description.strip() != summary.strip():
-        parts.append(description.strip())
-    text = "\n\n".join(parts)
-    return f"Deprecated. {text}".strip() if deprecated else text
-
-
-def _schema_problem(schema: dict[str, Any]) -> str | None:
-    """Why ``schema`` is not valid JSON Schema 2020-12, or None. With jsonschema-rs installed (it comes with the
-    dev tools), its meta-check, some 500 times faster than jsonschema's on large specs; else jsonschema's."""
-    try:
-        import jsonschema_rs
-    except ImportError:  # pragma: no cover - the same verdict, slower
-        try:
-            Draft202012Validator.check_schema(schema)
-        except SchemaError as error:
-            place = "/".join(str(part) for part in error.path)
-            return f"{error.message}" + (f" (at {place})" if place else "")
+    if not isinstance(item, dict):
+        resolver.problems.add(where, "a path item must be an object")
         return None
-    try:
-        jsonschema_rs.meta.validate(schema)
-    except jsonschema_rs.ValidationError as error:
-        place = "/".join(str(part) for part in error.instance_path)
-        return str(error).splitlines()[0] + (f" (at {place})" if place else "")
-    except jsonschema_rs.ReferencingError as error:
-        return str(error).splitlines()[0]
-    return None
+    return item, resolved_where
+
+
+def _operation_id_ok(raw: Any, where: str, seen_ids: dict[str, str], problems: Problems) -> bool:
+    if not isinstance(raw, dict):
+        problems.add(where, "an operation must be an object")
+        return False
+    op_id = raw.get("operationId")
+    if op_id is not None and (not isinstance(op_id, str) or not op_id):
+        problems.add(extend(where, "operationId"), "'operationId' must be a non-empty string")
+        return False
+    if isinstance(op_id, str):
+        if op_id in seen_ids:
+            problems.add(extend(where, "operationId"), f"'{op_id}' is also the operationId of {seen_ids[op_id]}")
+            return False
+        label, at = split_where(where)
+        seen_ids[op_id] = f"{label}#{at}"
+    return True
+
+
+def _callbacks(file: Path, raw: dict[str, Any], where: str) -> list[str]:
+    callbacks = raw.get("callbacks")
+    if not isinstance(callbacks, dict):
+        return []
+    return [source_of(file, extend(where, "callbacks", name)) for name in callbacks]
 
 
 def _unique_names(operations: list[ApiOperation]) -> list[ApiOperation]:

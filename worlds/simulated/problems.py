@@ -7,6 +7,7 @@ first, so a user fixes a spec in one round: ``api.yaml#/paths/~1pets/get/paramet
 from __future__ import annotations
 
 from collections.abc import Iterable
+from pathlib import Path
 
 MAX_PROBLEMS = 50
 """Problems listed in one error; the rest are counted (a broken generator can produce thousands)."""
@@ -45,12 +46,22 @@ class Problems:
         self._lines: dict[str, None] = {}
 
     def add(self, where: str, message: str) -> None:
-        """``where`` is a JSON pointer into the file (``""``: the whole document)."""
-        self._lines[f"{self.file}#{where}: {message}"] = None
+        """``where`` is a JSON pointer into the file (``""``: the whole document), or ``LABEL#POINTER`` in another
+        file its references reached (the label relative to the file's folder)."""
+        self._lines[f"{self.place(where)}: {message}"] = None
+
+    def place(self, where: str) -> str:
+        if where == "" or where.startswith("/"):
+            return f"{self.file}#{where}"
+        return str(Path(self.file).parent / where)
 
     def add_line(self, line: str) -> None:
         """A problem already worded with its place (a YAML syntax error names its line)."""
         self._lines[line] = None
+
+    @property
+    def lines(self) -> list[str]:
+        return list(self._lines)
 
     def __len__(self) -> int:
         return len(self._lines)

@@ -1,31 +1,49 @@
-"""Resolving the ``$ref``s of an OpenAPI document (local ones, ``#/...``), nested and across components.
+"""Resolving the ``$ref``s of an OpenAPI document, nested and across components, and into other files of the
+spec's folder (``worlds.simulated.ref_files``; URLs and paths out of the folder are refused).
 
 A reference cycle (a tree node whose ``children`` are nodes) cannot be expanded into a finite schema: at the
 second visit of a reference along one path, it is cut and replaced by a placeholder schema that accepts any value
 and says which reference it stands for (``x-squall-recursive``), so the agent still reads the shape down to the
 first repetition. A ``$ref`` beside other keys (allowed in OpenAPI 3.1) is the target with those keys laid over
-it. References into other files or URLs are refused: the import must not read beyond the file it was given.
-Literal values (``example``, ``x-`` extensions) are copied as they are, never resolved.
+it. Literal values (``example``, ``x-`` extensions) are copied as they are, never resolved.
+
+A schema whose full expansion passes ``MAX_EXPANDED_NODES`` (a component used twice at each of 20 levels doubles
+20 times: Stripe's expandable objects) is resolved again with its nested references shared: each referenced
+schema once under ``defs`` (the operation's, attached as ``$defs`` by ``attach_defs``), referred to as
+``#/$defs/NAME``; cycles are then plain references. When that passes ``MAX_SHARED_NODES`` the schema is refused
+(its operation skipped): every operation carries its own copy, so a densely linked spec would otherwise write
+each of its components once per operation.
+
+Obvious slips that JSON Schema refuses are relaxed while walking and noted in ``notes`` with their place: a name
+listed twice in ``required``, a boolean ``required`` inside a schema (draft 3's form), a boolean
+``$recursiveAnchor`` (2019-09's form; 2020-12 wants a name).
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 from urllib.parse import unquote
 
 from worlds.simulated.problems import Problems, extend
+from worlds.simulated.ref_files import RefFiles, join_where, split_where
 
 MAX_EXPANDED_DEPTH = 300
 """Levels of nesting once references are expanded (Python's recursion, and any sane schema, stay far below)."""
 MAX_EXPANDED_NODES = 200_000
-"""Values one schema may expand to (a reference used twice at each of 20 levels doubles 20 times): past it the
-schema is refused, naming its place; no agent could read a tool description that size anyway."""
+"""Values one schema may expand to: past it its parts are shared instead (see the module's doc)."""
+MAX_SHARED_NODES = 5_000
+"""Values one schema may hold with its parts shared, ``$defs`` included (some 150 KB of JSON, already more than an
+agent reads in a tool description): past it the schema is refused (its operation skipped), naming its place. Each
+operation carries its own parts, so this also bounds operations.json (a few hundred MB at most for Stripe's 417)."""
 LITERAL_KEYS = frozenset({"example", "const", "default", "enum"})
 """Keys whose values are data, not schema: copied as they are (unless the key is a name in a map of names)."""
 NAME_MAPS = frozenset(
     {"properties", "patternProperties", "$defs", "definitions", "schemas", "parameters", "responses", "headers"}
 )
 """Keys whose values map names to objects: there ``example`` or ``default`` is a name, not a literal."""
+DEFS = "#/$defs/"
+_UNSAFE_NAME = re.compile(r"[^A-Za-z0-9_.-]+")
 
 
 class _Budget(Exception):
@@ -53,22 +71,54 @@ def decode(ref: str) -> list[str] | None:
     return [unquote(part).replace("~1", "/").replace("~0", "~") for part in body[1:].split("/")]
 
 
-class RefResolver:
-    """Expands references against one document; problems (dangling, external, too deep) go to ``problems``."""
+def _key(where: str) -> str:
+    """A place as a reference key, the same whichever file named it (``#/components/schemas/Pet``)."""
+    label, pointer = split_where(where)
+    return f"{label}#{pointer}"
 
-    def __init__(self, document: Any, problems: Problems) -> None:
+
+class RefResolver:
+    """Expands references against one document (and, with ``files``, the files it names); problems (dangling,
+    external, too big) go to ``problems``, relaxations to ``notes``. ``begin`` starts one operation's scope."""
+
+    def __init__(self, document: Any, problems: Problems, files: RefFiles | None = None) -> None:
         self.document = document
+        self.files = files
         self.problems = problems
+        self.notes = Problems(problems.file)
+        self.defs: dict[str, Any] = {}
+        """The current operation's shared schemas by name (see the module's doc)."""
+        self.def_places: dict[str, str] = {}
+        self._names: dict[str, str] = {}
+        self._pending: list[tuple[str, Any, str]] = []
+        self._shared = False
         self._nodes = 0
         self._too_big: set[str] = set()
 
+    def begin(self, problems: Problems, notes: Problems) -> None:
+        """One operation's problems and notes go to these; its shared schemas start empty."""
+        self.problems, self.notes = problems, notes
+        self.defs, self.def_places, self._names = {}, {}, {}
+
     def target(self, ref: str, where: str) -> tuple[str, Any] | None:
-        """(pointer, value) that ``ref`` (found at ``where``) names; None, with a problem, when it names nothing."""
-        segments = decode(ref)
+        """(place, value) that ``ref`` (found at ``where``) names; None, with a problem, when it names nothing."""
+        label, _ = split_where(where)
+        name, _, fragment = ref.partition("#")
+        document = self.files.document(label) if self.files is not None else self.document
+        if name:
+            if self.files is None:
+                self.problems.add(where, f"$ref '{ref}' is not supported: only references within the file ('#/...')")
+                return None
+            opened = self.files.open(name, label)
+            if isinstance(opened, str):
+                self.problems.add(where, f"$ref '{ref}' is refused: {opened}")
+                return None
+            label, document = opened
+        segments = decode("#" + fragment)
         if segments is None:
-            self.problems.add(where, f"$ref '{ref}' is not supported: only references within the file ('#/...')")
+            self.problems.add(where, f"$ref '{ref}' is not supported: after '#' only a JSON pointer ('#/...')")
             return None
-        node = self.document
+        node = document
         for index, segment in enumerate(segments):
             if isinstance(node, dict) and segment in node:
                 node = node[segment]
@@ -76,34 +126,50 @@ class RefResolver:
                 node = node[int(segment)]
             else:
                 reached = "#" + "".join(f"/{s}" for s in segments[:index]) if index else "the document"
-                self.problems.add(where, f"$ref '{ref}' does not resolve: no '{segment}' in {reached}")
+                into = f" of {label}" if label else ""
+                self.problems.add(where, f"$ref '{ref}' does not resolve: no '{segment}' in {reached}{into}")
                 return None
-        return extend("", *segments), node
+        return join_where(label, extend("", *segments)), node
 
     def resolve(self, value: Any, where: str) -> Any:
-        """``value`` (found at pointer ``where``) with every reference expanded; a fresh structure."""
+        """``value`` (found at pointer ``where``) with every reference expanded, or past the bound, its nested
+        ones shared (``#/$defs/NAME``, into ``defs``); a fresh structure. ``{}`` with a problem when too big."""
         self._nodes = 0
         try:
             return self._walk(value, where, (), 0)
         except _Budget as budget:
-            self.problems.add(where, str(budget))
-            if budget.outermost is not None:  # later uses of it fail at once instead of expanding it again
+            if budget.outermost is not None:  # later uses of it go straight to sharing instead of expanding again
                 self._too_big.add(budget.outermost)
+            full = str(budget).removesuffix("; refused")
+        self._nodes, self._shared = 0, True
+        try:
+            resolved = self._walk(value, where, (), 0)
+            while self._pending:
+                name, target, target_where = self._pending.pop()
+                self.defs[name] = self._walk(target, target_where, (), 1)
+            return resolved
+        except _Budget as budget:
+            self.problems.add(
+                where, f"{full}; with its parts shared as $defs, {str(budget).removesuffix('; refused')}; refused"
+            )
             return {}
+        finally:
+            self._shared = False
+            self._pending.clear()
 
     def deref(self, value: Any, where: str) -> tuple[Any, str]:
-        """One level: a ``{"$ref": ...}`` object's target and its pointer (chains followed); else ``value``. None
+        """One level: a ``{"$ref": ...}`` object's target and its place (chains followed); else ``value``. None
         (the problem already recorded) when a reference names nothing."""
         seen: set[str] = set()
         while isinstance(value, dict) and isinstance(value.get("$ref"), str):
             ref = value["$ref"]
-            if ref in seen:
-                self.problems.add(where, f"$ref '{ref}' refers to itself through other references")
-                return None, where
-            seen.add(ref)
             found = self.target(ref, extend(where, "$ref"))
             if found is None:
                 return None, where
+            if _key(found[0]) in seen:
+                self.problems.add(where, f"$ref '{ref}' refers to itself through other references")
+                return None, where
+            seen.add(_key(found[0]))
             where, value = found
         return value, where
 
@@ -111,6 +177,8 @@ class RefResolver:
         """``names``: ``value`` maps names to objects (a ``properties`` map), so no key of it is a literal."""
         self._nodes += 1
         outermost = stack[0] if stack else None
+        if self._shared and self._nodes > MAX_SHARED_NODES:
+            raise _Budget(f"over {MAX_SHARED_NODES:,} values", None)
         if self._nodes > MAX_EXPANDED_NODES:
             raise _Budget(f"expanding the $refs gives over {MAX_EXPANDED_NODES:,} values; refused", outermost)
         if depth > MAX_EXPANDED_DEPTH:
@@ -123,28 +191,93 @@ class RefResolver:
         if "$ref" in value and not isinstance(ref, str):
             self.problems.add(extend(where, "$ref"), "$ref must be a string")
             return {}
-        if isinstance(ref, str):
-            if ref in stack:
-                return cycle_placeholder(ref)
-            if ref in self._too_big:
-                raise _Budget(f"expanding the $refs gives over {MAX_EXPANDED_NODES:,} values ({ref}); refused", None)
-            found = self.target(ref, extend(where, "$ref"))
-            if found is None:
-                return {}
-            target_where, target = found
-            resolved = self._walk(target, target_where, (*stack, ref), depth + 1)
-            siblings = {k: v for k, v in value.items() if k != "$ref"}
-            if siblings and isinstance(resolved, dict):
-                return {**resolved, **self._fields(siblings, where, stack, depth, names)}
-            return resolved
-        return self._fields(value, where, stack, depth, names)
+        if not isinstance(ref, str):
+            return self._fields(value, where, stack, depth, names)
+        found = self.target(ref, extend(where, "$ref"))
+        if found is None:
+            return {}
+        target_where, target = found
+        key = _key(target_where)
+        if key in stack:
+            return cycle_placeholder(key)
+        siblings = {k: v for k, v in value.items() if k != "$ref"}
+        if self._shared and depth > 0:  # the root's own reference is expanded: its properties become arguments
+            shared = {"$ref": DEFS + self._define(key, target, target_where)}
+            return {**shared, **self._fields(siblings, where, stack, depth, names)} if siblings else shared
+        if not self._shared and key in self._too_big:
+            raise _Budget(f"expanding the $refs gives over {MAX_EXPANDED_NODES:,} values ({ref}); refused", None)
+        resolved = self._walk(target, target_where, (*stack, key), depth + 1)
+        if siblings and isinstance(resolved, dict):
+            return {**resolved, **self._fields(siblings, where, stack, depth, names)}
+        return resolved
+
+    def _define(self, key: str, target: Any, where: str) -> str:
+        """The name of the shared schema ``key`` names, walked later (once) into ``defs``."""
+        if key in self._names:
+            return self._names[key]
+        base = _UNSAFE_NAME.sub("_", key.rsplit("/", 1)[-1]).strip("_") or "schema"
+        name, number = base, 2
+        while name in self.def_places:
+            name, number = f"{base}_{number}", number + 1
+        self._names[key], self.def_places[name] = name, where
+        self._pending.append((name, target, where))
+        return name
 
     def _fields(
         self, value: dict[str, Any], where: str, stack: tuple[str, ...], depth: int, names: bool
     ) -> dict[str, Any]:
+        if not names:
+            value = self._relaxed(value, where)
         return {
             key: item
             if not names and (key in LITERAL_KEYS or key.startswith("x-"))
             else self._walk(item, extend(where, key), stack, depth + 1, not names and key in NAME_MAPS)
             for key, item in value.items()
         }
+
+    def _relaxed(self, schema: dict[str, Any], where: str) -> dict[str, Any]:
+        """``schema`` without the slips the module's doc lists, each noted at its place."""
+        required = schema.get("required")
+        if isinstance(required, bool):
+            self.notes.add(extend(where, "required"), f"'required: {str(required).lower()}' inside a schema dropped")
+            schema = {k: v for k, v in schema.items() if k != "required"}
+        elif isinstance(required, list) and all(isinstance(name, str) for name in required):
+            unique = list(dict.fromkeys(required))
+            if len(unique) < len(required):
+                twice = sorted({name for name in required if required.count(name) > 1})
+                self.notes.add(extend(where, "required"), f"'required' lists {', '.join(twice)} more than once")
+                schema = {**schema, "required": unique}
+        if isinstance(schema.get("$recursiveAnchor"), bool):
+            self.notes.add(extend(where, "$recursiveAnchor"), "2019-09's boolean '$recursiveAnchor' dropped")
+            schema = {k: v for k, v in schema.items() if k != "$recursiveAnchor"}
+        return schema
+
+
+def attach_defs(schema: dict[str, Any], defs: dict[str, Any]) -> dict[str, Any]:
+    """``schema`` with the shared schemas it reaches (directly or through each other) as its ``$defs``."""
+    reached: dict[str, None] = {}
+    pending = [schema]
+    while pending:
+        for name in _refs_in(pending.pop()):
+            if name in defs and name not in reached:
+                reached[name] = None
+                pending.append(defs[name])
+    if not reached:
+        return schema
+    own: dict[str, Any] = schema["$defs"] if isinstance(schema.get("$defs"), dict) else {}
+    return {**schema, "$defs": {**own, **{name: defs[name] for name in reached}}}
+
+
+def _refs_in(value: Any) -> list[str]:
+    found: list[str] = []
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, dict):
+            ref = item.get("$ref")
+            if isinstance(ref, str) and ref.startswith(DEFS):
+                found.append(ref[len(DEFS) :])
+            pending.extend(item.values())
+        elif isinstance(item, list):
+            pending.extend(item)
+    return found

@@ -37,7 +37,9 @@ def large(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, ApiSpec]:
 
 def test_a_large_document_becomes_a_world_folder(large: tuple[Path, ApiSpec]) -> None:
     out, api = large
-    assert tree(out) == ["cache", "operations.json", "tasks.jsonl", "world.toml"]
+    assert tree(out) == ["cache", "import_report.json", "operations.json", "tasks.jsonl", "world.toml"]
+    report = json.loads((out / "import_report.json").read_text(encoding="utf-8"))
+    assert report["skipped"] == [] and report["relaxed"] == [] and report["operations"] == len(api.operations)
     assert (out / "tasks.jsonl").read_text(encoding="utf-8") == ""  # no tasks yet
     config = tomllib.loads((out / "world.toml").read_text(encoding="utf-8"))
     assert config == {
@@ -176,7 +178,7 @@ def test_every_problem_is_listed_with_its_pointer(tmp_path: Path) -> None:
     spec["components"]["schemas"]["Pet"]["properties"]["owner"] = {"$ref": "#/components/schemas/Owner"}
     path = write(tmp_path / "api.yaml", spec)
     out = tmp_path / "w"
-    code, stdout, err = squall("import", "openapi", str(path), "--out", str(out))
+    code, stdout, err = squall("import", "openapi", str(path), "--out", str(out), "--strict")
     assert code == 2 and not out.exists() and stdout == "" and "Traceback" not in err
     lines = [" ".join(line.split()) for line in err.strip().splitlines()]
     where = str(path)
@@ -204,7 +206,7 @@ def test_an_existing_folder_is_kept_unless_forced(tmp_path: Path) -> None:
     assert code == 2 and "already exists" in err and tree(out) == ["mine.txt"]
     code, _, err = squall("import", "openapi", str(spec), "--out", str(out), "--force", "--name", "zoo")
     assert code == 0, err
-    assert tree(out) == ["cache", "operations.json", "tasks.jsonl", "world.toml"]
+    assert tree(out) == ["cache", "import_report.json", "operations.json", "tasks.jsonl", "world.toml"]
     assert ApiSpec.model_validate_json((out / "operations.json").read_text(encoding="utf-8")).name == "zoo"
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []  # no staging folder left
 
@@ -233,7 +235,7 @@ def test_a_self_referencing_ref_chain_is_an_error_not_a_hang(tmp_path: Path) -> 
     }
     spec["paths"]["/pets"]["get"]["parameters"] = [{"$ref": "#/components/parameters/A"}]
     out = tmp_path / "w"
-    code, _, err = squall("import", "openapi", str(write(tmp_path / "a.yaml", spec)), "--out", str(out))
+    code, _, err = squall("import", "openapi", str(write(tmp_path / "a.yaml", spec)), "--out", str(out), "--strict")
     assert code == 2 and "refers to itself through other references" in err and not out.exists()
 
 
@@ -255,7 +257,7 @@ def test_problems_past_the_cap_are_counted(tmp_path: Path) -> None:
     spec = small_spec()
     spec["paths"]["/pets"]["get"]["parameters"] = [{"name": f"p{i}", "in": "body"} for i in range(60)]
     out = tmp_path / "w"
-    code, _, err = squall("import", "openapi", str(write(tmp_path / "a.json", spec)), "--out", str(out))
+    code, _, err = squall("import", "openapi", str(write(tmp_path / "a.json", spec)), "--out", str(out), "--strict")
     lines = err.strip().splitlines()
     assert code == 2 and len(lines) == 51 and lines[-1].endswith("… and 10 more")
 
@@ -278,8 +280,8 @@ def test_named_examples_pair_by_name_and_cookies_are_arguments(tmp_path: Path) -
     assert by_source["cat"].response == {"name": "Tom", "id": 2}
 
 
-def test_a_schema_that_expands_past_the_limit_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("worlds.simulated.refs.MAX_EXPANDED_NODES", 2_000)  # 2^20 values; the real limit is slow
+def doubling_spec() -> dict[str, Any]:
+    """The small spec with Pet holding a tree of references used twice per level: 2^20 values expanded."""
     schemas = {
         f"S{i}": {
             "type": "object",
@@ -294,10 +296,52 @@ def test_a_schema_that_expands_past_the_limit_is_refused(tmp_path: Path, monkeyp
     spec = small_spec()
     spec["components"]["schemas"].update(schemas)
     spec["components"]["schemas"]["Pet"]["properties"]["tree"] = {"$ref": "#/components/schemas/S0"}
-    del spec["paths"]["/pets/{petId}"]  # Pet's four uses are refused at once after the first
+    return spec
+
+
+def test_a_schema_too_big_to_expand_shares_its_parts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("worlds.simulated.refs.MAX_EXPANDED_NODES", 2_000)  # 2^20 values; the real limit is slow
     out = tmp_path / "w"
-    code, _, err = squall("import", "openapi", str(write(tmp_path / "a.json", spec)), "--out", str(out))
-    assert code == 2 and "expanding the $refs gives over 2,000 values" in err and not out.exists()
+    code, _, err = squall("import", "openapi", str(write(tmp_path / "a.json", doubling_spec())), "--out", str(out))
+    assert code == 0, err
+    api = ApiSpec.model_validate_json((out / "operations.json").read_text(encoding="utf-8"))
+    create = api.operation("createPet")
+    assert create is not None
+    tree_ = create.parameters["properties"]["tree"]
+    assert tree_ == {"$ref": "#/$defs/S0"}  # each part once, by reference, instead of 2^20 values
+    assert sorted(create.parameters["$defs"]) == sorted(f"S{i}" for i in range(21))
+    checker = ArgumentChecker(dict(create.parameters))
+    assert checker.problems({"name": "Rex", "tree": {"a": {"b": {}}}}) is None
+    assert checker.problems({"name": "Rex", "tree": {"a": {"b": 5}}}) is not None  # S2 is an object
+    listing = api.operation("listPets")  # the response schema's own $defs
+    assert listing is not None and listing.response_schema is not None
+    assert listing.response_schema["items"] == {"$ref": "#/$defs/Pet"}
+    assert listing.response_schema["$defs"]["Pet"]["properties"]["tree"] == {"$ref": "#/$defs/S0"}
+    assert "S20" in listing.response_schema["$defs"]
+
+
+def test_an_operation_too_big_even_shared_is_skipped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("worlds.simulated.refs.MAX_EXPANDED_NODES", 60)
+    monkeypatch.setattr("worlds.simulated.refs.MAX_SHARED_NODES", 60)  # under the 21 shared parts' size
+    spec = doubling_spec()
+    spec["paths"]["/health"] = {"get": {"operationId": "health", "responses": {"200": {"description": "ok"}}}}
+    out = tmp_path / "w"
+    code, stdout, err = squall("import", "openapi", str(write(tmp_path / "a.json", spec)), "--out", str(out))
+    assert code == 0, err
+    api = ApiSpec.model_validate_json((out / "operations.json").read_text(encoding="utf-8"))
+    assert [operation.name for operation in api.operations] == ["health"]  # the only one not using Pet
+    assert "1 operations (0 writes); 3 skipped" in stdout
+    assert "warning: skipped get /pets (a.json#/paths/~1pets/get): " in " ".join(err.split())
+    assert "expanding the $refs gives over 60 values; with its parts shared as $defs, over 60 values; refused" in err
+    report = json.loads((out / "import_report.json").read_text(encoding="utf-8"))
+    assert [skip["source"] for skip in report["skipped"]] == [
+        "a.json#/paths/~1pets/get",
+        "a.json#/paths/~1pets/post",
+        "a.json#/paths/~1pets~1{petId}/get",
+    ]
+    strict = tmp_path / "strict"
+    code, _, err = squall("import", "openapi", str(write(tmp_path / "a.json", spec)), "--out", str(strict), "--strict")
+    assert code == 2 and "expanding the $refs gives over 60 values" in err and not strict.exists()
 
 
 def test_a_dangling_reference_is_one_problem_wherever_it_stands(tmp_path: Path) -> None:
