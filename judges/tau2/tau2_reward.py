@@ -10,6 +10,8 @@ components its reward basis names (τ²'s default, where a task names none: DB a
 - ENV_ASSERTION and NL_ASSERTION: the first not judged here (it needs the world's assertion functions), the second
   only with a judge model (``--judge-model``); a basis that names one without its verdict gets no value unless another
   component already failed — never a silent pass.
+A task a stressor left nothing to do (an outage or a missing function: its goal declines) is judged on DB alone,
+against the database the gold leaves, i.e. untouched: τ²'s actions and facts to tell are unreachable there.
 An episode that ended other than by the user or the agent (squall's turn limit: τ²'s step limit) scores 0.0, as τ²;
 one that failed for a reason nobody under test caused (provider, harness) is unscoreable, and pass^k leaves it out.
 """
@@ -97,6 +99,8 @@ class Tau2Reward:
         calls = [(ev.call.name, ev.call.arguments) for ev in events if ev.kind == "tool_call" and ev.call is not None]
         replies = [ev.content or "" for ev in events if ev.kind == "agent_message"]
         db, paths = db_component(result, criteria)
+        if declined_by_stressor(result):  # τ²'s actions and facts are unreachable: the database must be left alone
+            basis, criteria = ["DB"], {**criteria, "actions": [], "communicate_info": []}
         lacking_actions = missing_actions(_list(criteria, "actions"), calls)
         lacking_info = missing_info([str(i) for i in _list(criteria, "communicate_info")], replies)
         components: dict[str, float | None] = {
@@ -144,6 +148,12 @@ class Tau2Reward:
         if paths:
             details.update(db_paths=paths[:SHOWN], db_differing_paths=len(paths))
         return score_for(result, self.name, value=value, per_goal=[value], errors=errors, details=details)
+
+
+def declined_by_stressor(result: EpisodeResult) -> bool:
+    """A stressor (an outage or a missing function) left the task nothing to do: its goal declines with the
+    stressor's reference reply. τ²'s own refusal tasks decline with none, and keep their whole reward basis."""
+    return any(g.outcome == "decline" and g.reference_response is not None for g in result.task.goals)
 
 
 def _list(criteria: Mapping[str, Any], key: str) -> list[Any]:

@@ -171,3 +171,25 @@ async def test_nl_assertions_outside_the_basis_are_reported_beside_the_reward_no
     score = await Tau2Reward(model).score(episode(task(basis=["DB"])))
     assert score.value == 1.0 and "NL_ASSERTION" not in score.details["components"]
     assert score.details["checks"]["NL_ASSERTION"] == 0.0 and score.details["nl_assertions"][0]["met"] is False
+
+
+async def test_a_task_a_stressor_left_nothing_to_do_is_judged_on_its_database_alone() -> None:
+    """An outage or missing function made the goal a decline: τ²'s actions and facts are unreachable, so only the
+    database counts (left untouched: the rewritten gold's). τ²'s own refusal tasks (no reference reply) keep theirs."""
+    base = task(basis=["DB", "ACTION", "COMMUNICATE"], info=["1000"])
+    goal = base.goals[0].model_copy(update={"outcome": "decline", "reference_response": "It is down.", "gold": []})
+    stressed = base.model_copy(update={"goals": [goal]})
+    untouched = {"reservations.EHGLP3.status": "active"}
+
+    def declined(after: dict[str, Any]) -> EpisodeResult:
+        result = episode(stressed, said="Sorry, that service is down.", after=after)
+        state = result.goal_states[0].model_copy(update={"gold_after": untouched})
+        return result.model_copy(update={"goal_states": [state]})
+
+    right = await Tau2Reward().score(declined(untouched))
+    assert right.value == 1.0 and right.details["components"] == {"DB": 1.0}
+    wrote = await Tau2Reward().score(declined({"reservations.EHGLP3.status": "cancelled"}))
+    assert wrote.value == 0.0 and wrote.errors == ["tau2:db_failed"]
+    refusal = base.model_copy(update={"goals": [goal.model_copy(update={"reference_response": None})]})
+    kept = await Tau2Reward().score(episode(refusal, said="Sorry."))
+    assert set(kept.details["components"]) == {"DB", "ACTION", "COMMUNICATE"}

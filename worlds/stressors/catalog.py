@@ -27,6 +27,8 @@ from worlds.stressors.scenario import LEVEL, Scenario, ScenarioStressor, renamed
 
 SCENARIO_DIR = Path(__file__).parent / "data"
 """Every ``*.jsonl`` file here, in name order (one per level: spec.jsonl, exec.jsonl)."""
+WORLD_SCENARIOS = "*/data/scenarios.jsonl"
+"""Rows a world ships beside itself (``worlds/tau2/data/scenarios.jsonl``), for its own tools, after the shared ones."""
 GROUPS = ("all", "spec", "exec", "user", *LEVEL)
 
 
@@ -56,7 +58,8 @@ def load_scenarios(path: Path) -> list[Scenario]:
 
 @cache
 def builtin_scenarios() -> tuple[Scenario, ...]:
-    rows = [s for path in sorted(SCENARIO_DIR.glob("*.jsonl")) for s in load_scenarios(path)]
+    paths = [*sorted(SCENARIO_DIR.glob("*.jsonl")), *sorted(SCENARIO_DIR.parents[1].glob(WORLD_SCENARIOS))]
+    rows = [s for path in paths for s in load_scenarios(path)]
     names = [s.name for s in rows]
     if len(set(names)) != len(names):
         raise ValueError(f"{SCENARIO_DIR}: a scenario name appears in two files")

@@ -13,6 +13,7 @@ from typing import Any
 
 from sim.core import GoldCall, Task, ToolCall, ToolSpec, WorldContext
 from worlds.common.toolbook import ToolBook, Toolkit
+from worlds.tau2.backups import with_backups
 from worlds.tau2.database import Database, Tables, freeze_tables
 from worlds.tau2.domains import DEFAULT_SPLIT, DOMAINS, NOT_SUPPORTED, Domain
 from worlds.tau2.source import Tau2Error, domain_file, read_json, read_text
@@ -84,7 +85,10 @@ class Tau2Pack:
         self._bases: dict[str, Tables] = {
             str(t["id"]): self._initial(t["initial_state"]) for t in raw_tasks if t.get("initial_state")
         }
-        self._tasks = tuple(self._runnable(build_task(name, domain.name, t)) for t in raw_tasks)
+        runnable = (self._runnable(build_task(name, domain.name, t)) for t in raw_tasks)
+        self._tasks = tuple(
+            with_backups(t, domain.name, self.toolkit, self._bases.get(t.id, self._base)) for t in runnable
+        )
         self.same_world_every_seed = not self._bases
         """Every world starts from the wheel's database unless a task brings its own initial state."""
 

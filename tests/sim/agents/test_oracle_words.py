@@ -25,7 +25,8 @@ from worlds.stressors.scenario import Scenario
 
 RUN = 6
 """Words in a row a reply may not share with a reference (a phrase like "try again later" is fine)."""
-WORLDS = ("smart_home", "multidomain")
+WORLDS = ("smart_home", "multidomain", "tau2:airline", "tau2:retail", "tau2:mock")
+"""τ²'s domains for the failure rows they ship beside the world (worlds/tau2/data/scenarios.jsonl)."""
 TASKS_PER_ROW = 2
 ROWS = [s for s in builtin_scenarios() if s.reference_response or s.type == "missing"]
 """Rows with a reference of their own, and the missing-function rows, whose declined goals get the stressor's."""

@@ -15,7 +15,7 @@ from sim.core import CallContext, CallOutcome, GoldCall, Task, ToolCall, ToolRes
 from sim.episode.runtime import chain
 from worlds.domains.multidomain.pack import MultiDomainPack
 from worlds.gold_check import check_task
-from worlds.stressors.catalog import builtin_scenarios, stressor_class
+from worlds.stressors.catalog import SCENARIO_DIR, load_scenarios, stressor_class
 from worlds.stressors.scenario import Scenario, ScenarioStressor
 from worlds.stressors.types.failure import Failure
 from worlds.stressors.types.irrelevant import Irrelevant
@@ -23,7 +23,8 @@ from worlds.stressors.types.limitation import Limitation
 from worlds.stressors.types.notice import Notice
 
 MINE = ("notice", "irrelevant", "limitation", "failure")
-ROWS = [s for s in builtin_scenarios() if s.type in MINE]
+ROWS = [s for path in sorted(SCENARIO_DIR.glob("*.jsonl")) for s in load_scenarios(path) if s.type in MINE]
+"""The shared table's rows (a world's own, such as τ²'s, are tested with that world)."""
 ERROR_STATUSES = {"invalid_arguments", "not_found", "unavailable", "rate_limited", "timeout", "unauthorized", "failed"}
 Site = tuple[Task, int, list[GoldCall], int]
 
