@@ -11,6 +11,7 @@ numbers, refusals) reading the answer as before. A give-up says "can't"/"couldn'
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -41,8 +42,11 @@ def setback(name: str, result: ToolResult) -> Setback:
 
 
 def action(name: str) -> str:
-    """A function's name as words ("set_power" -> "set power"): what the call does, not an identifier."""
-    return name.replace("_", " ").strip()
+    """A function's name as words ("set_power" -> "set power"): what the call does, not an identifier. Digits are
+    left out ("get_friend_student_id_2" -> "get friend student id"): a number in the note would read to the answer
+    judges as a value the reply states."""
+    words = [w for w in re.split(r"[_\s]+", name) if w and not any(c.isdigit() for c in w)]
+    return " ".join(words) or "that function"
 
 
 def _join(items: Iterable[str]) -> str:

@@ -95,3 +95,6 @@ def test_the_words_say_which_call_failed_how_and_what_came_next() -> None:
     assert "set power was unavailable and the request to checkout timed out" in given_up and "add to cart" in given_up
     assert "may still have taken effect" in given_up  # a timeout may have acted: the user is told to check
     assert not re.search(r"\d", backup + again.removeprefix("It is 12 °C.") + given_up)  # no number for answer judges
+    numbered = words.recovered("1101, 1247", [words.Setback("get_friend_student_id_2", "unavailable")], ["get_v2_ids"])
+    assert numbered.endswith("the service to get friend student id was unavailable, so I went another way: get ids.")
+    assert words.action("get_2") == "get" and words.action("v2") == "that function"
