@@ -32,6 +32,14 @@ TasksOption = Annotated[
     typer.Option("--tasks", help="Tasks for the world (.jsonl or .json); their gold calls must name operations."),
 ]
 ForceOption = Annotated[bool, typer.Option("--force", help="Replace an existing --out folder.")]
+ModelOption = Annotated[
+    str | None,
+    typer.Option(
+        "--model",
+        help="The model that simulates answers the response cache lacks (world.toml's model; a run's --world-model "
+        "overrides it). Without one the world answers from its cache only.",
+    ),
+]
 StrictOption = Annotated[
     bool,
     typer.Option(
@@ -61,10 +69,12 @@ def write_imported_world(
     force: bool,
     build: Callable[[], tuple[ApiSpec, list[Task] | None]],
     report: Callable[[], dict[str, Any]] | None = None,
+    model: str | None = None,
 ) -> tuple[ApiSpec, list[Task] | None]:
     """Import (``build``) and write the world folder, with ``report()`` (asked after ``build``) as its
     import_report.json; an existing ``out`` without ``force``, a bad source (every problem listed) or an
     unwritable folder exits 2 with nothing written."""
+    from sim.llm.model_spec import parse_model_spec
     from worlds.simulated.import_folder import write_api_world
     from worlds.simulated.problems import SpecError
 
@@ -72,9 +82,13 @@ def write_imported_world(
         fail(f"{out}: already exists (remove it, or pass --force to replace it)")
     try:
         api, tasks = build()
-        write_api_world(api, tasks, out, replace=force, report=report() if report is not None else None)
+        if model is not None:
+            parse_model_spec(model)  # a malformed spec is refused before anything is written
+        write_api_world(api, tasks, out, replace=force, report=report() if report is not None else None, model=model)
     except SpecError as error:
         report_problems(error)
+    except ValueError as error:  # the --model spec
+        fail(f"--model: {error}")
     except FileExistsError as error:
         fail(str(error))
     except OSError as error:
@@ -89,6 +103,7 @@ def openapi_command(
     tasks: TasksOption = None,
     force: ForceOption = False,
     strict: StrictOption = False,
+    model: ModelOption = None,
 ) -> None:
     """A simulated world from an OpenAPI 3.0/3.1 document: one tool per operation, responses simulated."""
     from worlds.simulated.import_folder import check_tasks
@@ -102,7 +117,7 @@ def openapi_command(
         api = imported[0].api
         return api, check_tasks(tasks, api) if tasks is not None else None
 
-    api, checked = write_imported_world(out, force, build, lambda: imported[0].report())
+    api, checked = write_imported_world(out, force, build, lambda: imported[0].report(), model)
     result = imported[0]
     _warn(result)
     writes = sum(operation.writes for operation in api.operations)

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from sim.cli.common import fail
-from sim.cli.import_openapi import ForceOption, NameOption, OutOption, write_imported_world
+from sim.cli.import_openapi import ForceOption, ModelOption, NameOption, OutOption, write_imported_world
 
 if TYPE_CHECKING:
     from sim.core import Task
@@ -35,6 +35,7 @@ def toolbench_command(
     name: NameOption = None,
     queries: QueriesOption = None,
     force: ForceOption = False,
+    model: ModelOption = None,
 ) -> None:
     """A simulated world from ToolBench tool files: one tool per API, named as ToolBench names it; queries as tasks."""
     from worlds.simulated.toolbench_files import import_toolbench
@@ -46,7 +47,7 @@ def toolbench_command(
             fail(f"{source}: no such file or folder")
         return import_toolbench(source, name or out.name, queries)
 
-    api, tasks = write_imported_world(out, force, build)
+    api, tasks = write_imported_world(out, force, build, model=model)
     sys.stdout.write(
         f"{out}: {len(api.operations)} operations, {len(tasks or [])} tasks, {time.perf_counter() - started:.1f}s\n"
     )

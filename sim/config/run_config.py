@@ -150,6 +150,11 @@ class RunConfig(BaseModel):
         "with the same seed makes no endpoint requests); read-only never writes; off.",
     )
     cache_dir: Path = Field(default=Path(".cache/responses"), description="Folder of the response cache.")
+    world_model: str | None = Field(
+        default=None,
+        description="The model that simulates a simulated world's answers where its cache has none (an imported "
+        "OpenAPI or ToolBench world): overrides world.toml's model. --cache read-write needs one.",
+    )
     out: Path = Field(default=Path("runs"), description="Folder that holds run directories.")
     run_id: str | None = Field(
         default=None, description="Run directory name (a name, not a path; default: a timestamp)."

@@ -295,6 +295,21 @@ class User(Protocol):
 
 
 @runtime_checkable
+class SimulatedWorldPack(Protocol):
+    """A world whose answers a model simulates where its response cache has none (an optional capability of a
+    ``WorldPack``; found with ``isinstance``): an imported OpenAPI or ToolBench world."""
+
+    @property
+    def simulator_model(self) -> str | None:
+        """The model that simulates answers (world.toml's ``model``); None: the cache alone answers."""
+        ...
+
+    def with_simulator_model(self, model: str) -> WorldPack:
+        """The same world, its answers simulated by ``model`` (``--world-model``)."""
+        ...
+
+
+@runtime_checkable
 class StoppableUser(Protocol):
     """A user who may stop the agent mid-turn (an optional capability of a ``User``; found with ``isinstance``): a
     person pressing Ctrl-C in ``squall chat`` while a slow model answers. When ``stop_agent`` is set, the turn's

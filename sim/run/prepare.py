@@ -14,12 +14,12 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from personas import parse_user_specs
 from sim.agents.factory import LOCAL, AgentSpec, parse_agent_spec
 from sim.config.run_config import ConfigError, RunConfig, default_run_id
-from sim.core import WorldPack
+from sim.core import SimulatedWorldPack, WorldPack
 from sim.judging.judge_set import judge_config, judge_config_hash
 from sim.llm.model_spec import parse_model_spec
 from sim.run.plan import Plan, make_plan
@@ -55,11 +55,30 @@ def checked(config: RunConfig, field: str, build: Callable[[], T]) -> T:
         raise config.problem(field, str(exc)) from exc
 
 
+def run_world(config: RunConfig) -> WorldPack:
+    """The run's world as its settings make it: a simulated world's model set by ``world_model``; a simulated world
+    with no model refused under ``--cache read-write`` (it would answer as read-only, silently)."""
+    pack = checked(config, "world", lambda: load_world(config.world))
+    simulated = isinstance(pack, SimulatedWorldPack)
+    if config.world_model is not None:
+        if not simulated:
+            raise config.problem("world_model", f"world {config.world!r} is not simulated: no model answers for it")
+        checked(config, "world_model", lambda: parse_model_spec(str(config.world_model)))
+        pack = cast(SimulatedWorldPack, pack).with_simulator_model(config.world_model)
+    if config.cache == "read-write" and simulated and cast(SimulatedWorldPack, pack).simulator_model is None:
+        raise config.problem(
+            "cache",
+            f"read-write asks world {config.world!r}'s simulator model for what its cache lacks, and it has none: "
+            "give --world-model MODEL, set model in its world.toml, or use --cache read-only",
+        )
+    return pack
+
+
 async def load_checked_world(config: RunConfig) -> WorldPack:
     """The world, with every gold path of the tasks this run uses executed once (fails fast on bad gold)."""
     from worlds.gold_check import GoldPlanError
 
-    pack = checked(config, "world", lambda: load_world(config.world))
+    pack = run_world(config)
     try:
         await check_gold_by_execution(pack)
     except GoldPlanError as exc:

@@ -62,14 +62,16 @@ def write_api_world(
     out: Path,
     replace: bool = False,
     report: dict[str, Any] | None = None,
+    model: str | None = None,
 ) -> Path:
     """world.toml, operations.json, tasks.jsonl (empty without tasks: the simulated world reads that as none yet,
     to be written or drafted), an empty cache/ and, where given, ``report`` as import_report.json (what the
-    importer left out, and why); refuses an existing ``out`` unless ``replace``."""
+    importer left out, and why); ``model``, where given, simulates the answers the cache lacks (world.toml's
+    ``model``); refuses an existing ``out`` unless ``replace``."""
     out = Path(out)
     with staged_folder(out, replace) as staging:
         config = {"kind": KIND, "name": spec.name, "source": spec.source, "operations": "operations.json"}
-        config |= {"tasks": "tasks.jsonl", "cache": "cache"}
+        config |= {"tasks": "tasks.jsonl", "cache": "cache"} | ({"model": model} if model else {})
         lines = [task.model_dump_json(exclude_defaults=True) for task in tasks or []]
         (staging / "tasks.jsonl").write_text("".join(line + "\n" for line in lines), encoding="utf-8")
         (staging / "world.toml").write_text(tomli_w.dumps(config), encoding="utf-8")

@@ -263,6 +263,14 @@ class SimulatedPack:
         )
         self._instructions = INSTRUCTIONS.format(title=spec.title or spec.name)
 
+    @property
+    def simulator_model(self) -> str | None:
+        return self.runtime.model
+
+    def with_simulator_model(self, model: str) -> SimulatedPack:
+        """The same API, tasks and cache, misses simulated by ``model`` (``--world-model``)."""
+        return SimulatedPack(self.spec, self._tasks, self.runtime.store, model, self.folder)
+
     def with_tasks(self, tasks: Sequence[Task]) -> SimulatedPack:
         """The same API and cache serving other tasks (a task file naming this world)."""
         return SimulatedPack(self.spec, tasks, self.runtime.store, self.runtime.model, self.folder)

@@ -23,9 +23,9 @@ from sim.judging.judge_set import judge, judges_in_thread, open_judges, uses_jud
 from sim.run.event_loop import settled
 from sim.run.executors.base import EpisodeDone, EpisodeRunner, JudgedEpisode
 from sim.run.executors.worker_share import WorkerConfig
+from sim.run.prepare import run_world
 from sim.run.session import episode_session
 from sim.store.writer import store_line
-from worlds.registry import load_world
 
 
 def judges_in_workers(config: RunConfig) -> bool:
@@ -51,7 +51,7 @@ class EpisodeWorker:
         """Load the world and open model access (the agent's model is resolved here: a ConfigError if unusable);
         build the run's judges where this worker judges."""
         config = WorkerConfig.model_validate_json(self._config_json)
-        pack = load_world(config.world)  # the driver already ran its gold plans
+        pack = run_world(config)  # the driver already ran its gold plans
         session = episode_session(config, parse_agent_spec(config.agent), pack, self._log_root)
         self._run_one = (await self._stack.enter_async_context(session)).run_one
         if self._score_set is not None:
