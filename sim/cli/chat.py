@@ -265,4 +265,5 @@ def _abandon(root: Path, latest_before: str | None) -> str:
         link.unlink()
         if latest_before is not None:
             os.symlink(latest_before, link)
-    return f"nothing was saved ({root} removed; {link} left as it was)"
+    named = f"names {latest_before} as before" if latest_before is not None else "is not there, as before"
+    return f"nothing was saved ({root} removed; {link} {named})"
