@@ -17,7 +17,8 @@ state abbreviations (``"Miami, FL"`` / ``"Miami, Florida"``) — and a number ma
 the schema constrains stay exact.
 
 In every mode a gold call's ``accepted`` values (other values a parameter may take, the leaderboard's possible
-answers) match as the gold value does.
+answers) match as the gold value does, and the parameters the goal leaves free (``Goal.free_arguments``: optional
+arguments the task does not constrain) are not compared at all.
 
 Embedding mode relaxes free-text strings only: after exact equality, case- and whitespace-folded
 equality (cheap), then cosine similarity >= threshold. Strings the schema constrains (``enum``,
@@ -124,10 +125,12 @@ class ArgMatcher:
         schema: Mapping[str, Any] | None = None,
         tool: str = "",
         accepted: Mapping[str, Sequence[Any]] | None = None,
+        free: frozenset[str] = frozenset(),
     ) -> tuple[bool, list[str]]:
         """Whether the agent's arguments match the gold ones, and the ``args:<reason>:<key>`` codes if not.
-        ``accepted``: other values each parameter may take (``GoldCall.accepted``)."""
-        ok, errors = self._verdict(agent_args, gold_args, schema, tool, accepted)
+        ``accepted``: other values each parameter may take (``GoldCall.accepted``); ``free``: parameters the goal
+        does not constrain (``Goal.free_in``), never compared."""
+        ok, errors = self._verdict(agent_args, gold_args, schema, tool, accepted, free)
         return ok, list(errors)
 
     def matches(
@@ -137,9 +140,10 @@ class ArgMatcher:
         schema: Mapping[str, Any] | None = None,
         tool: str = "",
         accepted: Mapping[str, Sequence[Any]] | None = None,
+        free: frozenset[str] = frozenset(),
     ) -> bool:
         """``match(...)[0]``."""
-        return self._verdict(agent_args, gold_args, schema, tool, accepted)[0]
+        return self._verdict(agent_args, gold_args, schema, tool, accepted, free)[0]
 
     def _verdict(
         self,
@@ -148,6 +152,7 @@ class ArgMatcher:
         schema: Mapping[str, Any] | None,
         tool: str,
         accepted: Mapping[str, Sequence[Any]] | None,
+        free: frozenset[str],
     ) -> tuple[bool, tuple[str, ...]]:
         """The comparison, once per pair of argument objects while an episode is judged
         (``judges.common.episode_memo``):
@@ -155,13 +160,13 @@ class ArgMatcher:
         mode every judge has prepared the episode's verdicts before it compares)."""
         values = open_values()
         if values is None:
-            ok, errors = self._match(agent_args, gold_args, schema, tool, accepted)
+            ok, errors = self._match(agent_args, gold_args, schema, tool, accepted, free)
             return ok, tuple(errors)
-        key = ("match", id(self), id(agent_args), id(gold_args), id(schema), tool, id(accepted))
+        key = ("match", id(self), id(agent_args), id(gold_args), id(schema), tool, id(accepted), free)
         kept = values.get(key)
         if kept is None:
             # The compared objects stay in the memo with the verdict: their ids cannot be reused while it lives.
-            ok, errors = self._match(agent_args, gold_args, schema, tool, accepted)
+            ok, errors = self._match(agent_args, gold_args, schema, tool, accepted, free)
             kept = values[key] = ((ok, tuple(errors)), agent_args, gold_args, schema, accepted, self)
         verdict: tuple[bool, tuple[str, ...]] = kept[0]
         return verdict
@@ -173,8 +178,12 @@ class ArgMatcher:
         schema: Mapping[str, Any] | None,
         tool: str,
         accepted: Mapping[str, Sequence[Any]] | None,
+        free: frozenset[str],
     ) -> tuple[bool, list[str]]:
         agent, gold = normalise(agent_args), normalise(gold_args)
+        if free:  # the goal does not constrain them: absent, present or any value, all the same
+            agent = {k: v for k, v in agent.items() if k not in free}
+            gold = {k: v for k, v in gold.items() if k not in free}
         props = schema_properties(schema)
         if self.embedder is not None:
             self._prefetch(agent, gold, props, tool)

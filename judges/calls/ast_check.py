@@ -23,7 +23,7 @@ does not make are exploration, not errors.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from judges.calls.arg_match import ArgMatcher
@@ -42,6 +42,7 @@ from judges.common.trace_view import (
 )
 from judges.names import JudgeName
 from sim.core import EpisodeResult, Goal, GoldCall, Score, ToolCall, ToolSpec
+from sim.core.task import free_in
 
 REASONS = (
     "hallucinated_function",
@@ -104,9 +105,11 @@ def schema_errors(call: ToolCall, spec: ToolSpec) -> list[str]:
     return errors
 
 
-def _gold_errors(call: ToolCall, gold: GoldCall, spec: ToolSpec | None, matcher: ArgMatcher) -> list[str]:
+def _gold_errors(
+    call: ToolCall, gold: GoldCall, spec: ToolSpec | None, matcher: ArgMatcher, free: frozenset[str]
+) -> list[str]:
     schema = spec.parameters if spec is not None else None
-    ok, deductions = matcher.match(call.arguments, gold.arguments, schema, gold.name, gold.accepted)
+    ok, deductions = matcher.match(call.arguments, gold.arguments, schema, gold.name, gold.accepted, free)
     errors = []
     for code in [] if ok else deductions:
         area, _, rest = code.partition(":")
@@ -164,7 +167,9 @@ def check_goal(
     ]
     best: tuple[list[tuple[str, list[str]]], list[str]] | None = None
     for path in paths:
-        per_call, whole = _against_path(list(calls.values()), path, read_only, toolkit, tool_specs, matcher, anywhere)
+        per_call, whole = _against_path(
+            list(calls.values()), path, read_only, toolkit, tool_specs, matcher, anywhere, task_goal.free_arguments
+        )
         whole = formats + whole
         total = sum(len(e) for _, e in per_call) + len(whole)
         if best is None or total < sum(len(e) for _, e in best[0]) + len(best[1]):
@@ -187,6 +192,7 @@ def _against_path(
     specs: dict[str, ToolSpec],
     matcher: ArgMatcher,
     anywhere: set[str],
+    free_arguments: Sequence[str],
 ) -> tuple[list[tuple[str, list[str]]], list[str]]:
     core = [g for g in path if g.role == "core"]
     named = {g.name for g in path}
@@ -197,7 +203,7 @@ def _against_path(
         for i, call in enumerate(calls)
         for j, gold in enumerate(core)
         if gold.name == call.name
-        for errs in [_gold_errors(call, gold, specs.get(gold.name), matcher)]
+        for errs in [_gold_errors(call, gold, specs.get(gold.name), matcher, free_in(free_arguments, gold.name))]
     )
     paired: dict[int, tuple[GoldCall, list[str]]] = {}
     taken: set[int] = set()

@@ -8,7 +8,8 @@ path's support functions left out: support steps are never scored) are aligned w
   after the earlier matched pairs), ties broken towards more matching slots;
 - intents: aligned pairs are true positives, over the agent's calls (precision) and the gold calls (recall);
 - slots: (function, argument, value) of each call; a slot of an aligned pair is right when the argument matcher
-  finds no deduction for that argument (a value equal to the schema's default counts as given); slots of
+  finds no deduction for that argument (a value equal to the schema's default counts as given; an argument the goal
+  leaves free, ``Goal.free_arguments``, is no slot on either side); slots of
   unaligned calls are unmatched.
 The goal's counts come from the path with the best pooled F1 (primary on ties); an unplayed goal counts its gold
 as missed. The episode's numbers are micro (counts summed over goals); ``value`` is the slot F1 (None without a
@@ -31,6 +32,7 @@ progress: it keeps asking what it knows), or the step limit reached without one 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -52,6 +54,7 @@ from judges.common.trace_view import (
 )
 from judges.names import JudgeName
 from sim.core import EpisodeResult, Goal, GoldCall, Score, ToolCall
+from sim.core.task import free_in
 
 __all__ = ["CATEGORIES", "STUCK_REASONS", "CallF1", "Counts", "align", "category", "prf", "stuck", "turn_counts"]
 
@@ -102,10 +105,12 @@ def scored_calls(path: list[GoldCall], calls: list[tuple[ToolCall, bool]]) -> li
     return [c for c, read_only in calls if (not read_only or c.name in core) and c.name not in support]
 
 
-def _pair(a: ToolCall, g: GoldCall, schemas: Schemas, matcher: ArgMatcher) -> tuple[int, int, int, list[str]]:
-    """Slot (tp, pred, gold) of an aligned pair, and the matcher's deductions."""
-    codes = matcher.match(a.arguments, g.arguments, schemas.get(g.name), g.name, g.accepted)[1]
-    keys = set(a.arguments) | set(g.arguments)
+def _pair(
+    a: ToolCall, g: GoldCall, schemas: Schemas, matcher: ArgMatcher, free: frozenset[str]
+) -> tuple[int, int, int, list[str]]:
+    """Slot (tp, pred, gold) of an aligned pair, and the matcher's deductions; free arguments are no slots."""
+    codes = matcher.match(a.arguments, g.arguments, schemas.get(g.name), g.name, g.accepted, free)[1]
+    keys = (set(a.arguments) | set(g.arguments)) - free
     wrong = {c.rpartition(":")[2] for c in codes}
     extra = sum(c.startswith("args:extra:") for c in codes)
     missing = sum(c.startswith("args:missing:") for c in codes)
@@ -113,11 +118,16 @@ def _pair(a: ToolCall, g: GoldCall, schemas: Schemas, matcher: ArgMatcher) -> tu
 
 
 def align(
-    made: list[ToolCall], gold: list[GoldCall], schemas: Schemas, matcher: ArgMatcher
+    made: list[ToolCall],
+    gold: list[GoldCall],
+    schemas: Schemas,
+    matcher: ArgMatcher,
+    free_arguments: Sequence[str] = (),
 ) -> tuple[Counts, list[tuple[ToolCall, GoldCall, list[str]]]]:
-    """LCS of function names, ties towards more right slots; the counts and the aligned pairs."""
+    """LCS of function names, ties towards more right slots; the counts and the aligned pairs.
+    ``free_arguments``: the goal's (``Goal.free_arguments``)."""
     pairs: dict[tuple[int, int], tuple[int, int, int, list[str]]] = {
-        (i, j): _pair(a, g, schemas, matcher)
+        (i, j): _pair(a, g, schemas, matcher, free_in(free_arguments, g.name))
         for i, a in enumerate(made)
         for j, g in enumerate(gold)
         if a.name == g.name
@@ -224,7 +234,8 @@ def turn_counts(
     """The best path's index, counts and aligned pairs."""
     ranked = []
     for index, path in enumerate(goal.paths()):
-        counts, aligned = align(scored_calls(path, calls), [g for g in path if g.role == "core"], schemas, matcher)
+        core = [g for g in path if g.role == "core"]
+        counts, aligned = align(scored_calls(path, calls), core, schemas, matcher, goal.free_arguments)
         ranked.append((counts.pooled_f1(), -index, counts, aligned))
     _f1, neg_index, counts, aligned = max(ranked, key=lambda r: (r[0], r[1]))
     return -neg_index, counts, aligned
@@ -259,7 +270,8 @@ class CallF1:
             wrong = any(c.role == "core" for c in goal.gold) and not verdict.correct and i not in no_gold
             if wrong:  # core API accuracy's wrong goals
                 path = goal.paths()[index]
-                label = category(result, i, path_errors(path, calls, tool_schemas, self.matcher), aligned)
+                errors = path_errors(path, calls, tool_schemas, self.matcher, goal.free_arguments)
+                label = category(result, i, errors, aligned)
             categories.append(label)
         stuck_turns = {
             i: r for i in range(result.goals_reached) if played(result, i) and (r := stuck(result, i)) is not None

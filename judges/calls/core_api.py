@@ -11,6 +11,7 @@ Support calls in the gold are never scored.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,6 +30,7 @@ from judges.common.trace_view import (
 )
 from judges.names import JudgeName
 from sim.core import EpisodeResult, Goal, GoldCall, Score, ToolCall
+from sim.core.task import free_in
 
 __all__ = [
     "ConversationSuccess",
@@ -54,7 +56,7 @@ class TurnVerdict:
 def judge_turn(goal: Goal, calls: list[tuple[ToolCall, bool]], schemas: Schemas, matcher: ArgMatcher) -> TurnVerdict:
     best: TurnVerdict | None = None
     for index, path in enumerate(goal.paths()):
-        errors = path_errors(path, calls, schemas, matcher)
+        errors = path_errors(path, calls, schemas, matcher, goal.free_arguments)
         if not errors:
             return TurnVerdict(correct=True, path=index)
         if best is None:  # report deductions against the primary path
@@ -64,16 +66,22 @@ def judge_turn(goal: Goal, calls: list[tuple[ToolCall, bool]], schemas: Schemas,
 
 
 def path_errors(
-    path: list[GoldCall], calls: list[tuple[ToolCall, bool]], schemas: Schemas, matcher: ArgMatcher
+    path: list[GoldCall],
+    calls: list[tuple[ToolCall, bool]],
+    schemas: Schemas,
+    matcher: ArgMatcher,
+    free_arguments: Sequence[str] = (),
 ) -> list[str]:
     """The deductions of ``calls`` against one path alone (none: the path is right); ``judge_turn`` of a goal whose
-    only path it is, without building that goal."""
+    only path it is, without building that goal. ``free_arguments``: the goal's (``Goal.free_arguments``)."""
     gold = [c for c in path if c.role == "core"]
     support = [c for c in path if c.role == "support"]
     core_names = {c.name for c in gold}
 
     def same(a: ToolCall, g: GoldCall) -> bool:
-        return a.name == g.name and matcher.matches(a.arguments, g.arguments, schemas.get(g.name), g.name, g.accepted)
+        return a.name == g.name and matcher.matches(
+            a.arguments, g.arguments, schemas.get(g.name), g.name, g.accepted, free_in(free_arguments, g.name)
+        )
 
     # A lookup counts when its function answers as a core call, unless it is one of the path's support lookups
     # (the same function can look up one entity and answer about another in one goal).
@@ -92,8 +100,9 @@ def path_errors(
             errors.append(f"core:missing:{g.name}")
         else:  # right function, wrong arguments: say which
             unmatched_made.remove(near)
+            free = free_in(free_arguments, g.name)
             errors.extend(
-                matcher.match(near.arguments, g.arguments, schemas.get(g.name), g.name, g.accepted)[1]
+                matcher.match(near.arguments, g.arguments, schemas.get(g.name), g.name, g.accepted, free)[1]
                 or [f"args:{g.name}"]
             )
     errors.extend(f"core:extra:{a.name}" for a in unmatched_made)

@@ -126,11 +126,16 @@ class _Turn:
         """core_api's deductions for ``path`` alone, leaving out the agent's calls that are right for ``others``
         (a tool the path calls twice: the call made for one is not a wrong call of the other)."""
         calls = [c for c in self.calls if not any(self._same(c[0], o) for o in others or ())]
-        return path_errors(path, calls, self.schemas, self.matcher)
+        return path_errors(path, calls, self.schemas, self.matcher, self.goal.free_arguments)
 
     def _same(self, call: ToolCall, gold: GoldCall) -> bool:
         return call.name == gold.name and self.matcher.matches(
-            call.arguments, gold.arguments, self.schemas.get(gold.name), gold.name, gold.accepted
+            call.arguments,
+            gold.arguments,
+            self.schemas.get(gold.name),
+            gold.name,
+            gold.accepted,
+            self.goal.free_in(gold.name),
         )
 
 

@@ -88,6 +88,18 @@ def warm_command(world: WorldArgument, model: ModelFlag = None) -> None:
         raise typer.Exit(1)
 
 
+def _token_counter() -> Callable[[str], int]:
+    """tiktoken's o200k count; without its offline files, a character estimate that overcounts (bounds hold)."""
+    from sim.llm.tokens import TokenizerUnavailable, count_tokens, get_encoding
+
+    try:
+        get_encoding()
+    except TokenizerUnavailable as exc:
+        sys.stderr.write(f"warning: {exc}; prompt tokens estimated as characters / 3\n")
+        return lambda text: len(text) // 3 + 1
+    return count_tokens
+
+
 def draft_tasks_command(
     world: WorldArgument,
     n: Annotated[int, typer.Option("--n", min=1, help="Drafts to ask for.")] = 5,
@@ -95,27 +107,58 @@ def draft_tasks_command(
     out: Annotated[Path | None, typer.Option("--out", help="JSONL to write (default: W/tasks.jsonl).")] = None,
     seed: Annotated[int, typer.Option("--seed", help="Seed of the first draft (the next get seed+1, ...).")] = 0,
     force: Annotated[bool, typer.Option("--force", help="Replace an existing --out.")] = False,
+    max_prompt_tokens: Annotated[
+        int,
+        typer.Option("--max-prompt-tokens", min=500, help="Bound on each draft's prompt, in tokens (o200k)."),
+    ] = 12_000,
+    max_operations: Annotated[
+        int, typer.Option("--max-operations", min=1, help="Operations offered to one draft at most.")
+    ] = 16,
+    group: Annotated[
+        str,
+        typer.Option(
+            "--group",
+            help="How a draft's operations are chosen around its seed (seeds go round-robin over the spec): "
+            "search (BM25 over names and descriptions), tag (the seed's first tag) or spec (its neighbours).",
+        ),
+    ] = "search",
 ) -> None:
     """Ask a model for tasks; keep those whose gold calls execute through the simulator (answers cached)."""
-    from worlds.simulated.draft import DraftReport, draft_tasks
+    from worlds.simulated.draft import DraftLimits, DraftReport, draft_tasks
+    from worlds.simulated.draft_prompt import GROUPINGS
 
+    grouping = next((g for g in GROUPINGS if g == group), None)
+    if grouping is None:
+        fail_usage(f"--group: '{group}' is not one of {', '.join(GROUPINGS)}")
     pack, chosen = _simulated(world, model)
     if out is None and pack.folder is None:
         fail_usage(f"{world}: a built-in world: pass --out")
     target = out or (pack.folder or Path()) / "tasks.jsonl"
     if target.exists() and target.stat().st_size and not force:
         fail_usage(f"{target}: already holds tasks (pass --out elsewhere, or --force to replace it)")
+    limits = DraftLimits(_token_counter(), max_prompt_tokens, max_operations, grouping)
+    total = len(pack.spec.operations)
+
+    def offered(number: int, names: tuple[str, ...], tokens: int) -> None:
+        sys.stdout.write(f"  draft {number + 1}: {len(names)} of {total} operations offered, {tokens} prompt tokens\n")
+        sys.stdout.flush()
 
     async def use(handle: LLMHandle, name: str) -> DraftReport:
         pack.runtime.model = name
-        return await draft_tasks(pack, handle, name, n, seed)
+        return await draft_tasks(pack, handle, name, n, limits, seed, offered)
 
-    report = asyncio.run(_with_handle(world, chosen, use))
+    try:
+        report = asyncio.run(_with_handle(world, chosen, use))
+    except ValueError as exc:  # the bound cannot hold one operation: nothing was written
+        fail_usage(str(exc))
     lines = "".join(task.model_dump_json(exclude_defaults=True) + "\n" for task in report.kept)
     target.parent.mkdir(parents=True, exist_ok=True)
     temporary = target.with_name(f".{target.name}.tmp")
     temporary.write_text(lines, encoding="utf-8")
     temporary.replace(target)
-    sys.stdout.write(f"{world}: {len(report.kept)} of {n} drafts kept; wrote {target}\n")
+    repeats = f"; {len(report.duplicates)} duplicates kept once" if report.duplicates else ""
+    sys.stdout.write(f"{world}: {len(report.kept)} of {n} drafts kept{repeats}; wrote {target}\n")
+    for number, first in report.duplicates:
+        sys.stdout.write(f"  duplicate draft {number + 1}: the same request and calls as {first}\n")
     for number, why in report.dropped:
         sys.stdout.write(f"  dropped draft {number + 1}: {why}\n")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Literal
 
 from pydantic import AliasChoices, Field, JsonValue
@@ -90,6 +91,13 @@ class Goal(Frozen):
         description="The exact answer the final reply must give, where there is one (a query's result: records or "
         "values); the completion judge compares it after deterministic normalisation. None: no exact answer.",
     )
+    free_arguments: list[str] = Field(
+        default_factory=list,
+        description="Optional arguments this goal does not constrain, as ``param`` (in any call of the goal) or "
+        "``tool.param``: an agent may give them any value or leave them out (a harmless ``limit: 10``), and the "
+        "judges that compare calls with the gold (core API accuracy, slot F1, AST, failure stage) skip them. A "
+        "required argument is always constrained. Empty: every argument is compared.",
+    )
     tools: list[str] | None = Field(
         default=None,
         description="The functions the agent may call while the user pursues this goal, by the world's names; None: "
@@ -106,6 +114,18 @@ class Goal(Frozen):
     def paths(self) -> list[list[GoldCall]]:
         """Every accepted solution path, primary first."""
         return [self.gold, *self.alternatives]
+
+    def free_in(self, tool: str) -> frozenset[str]:
+        """The arguments of a call of ``tool`` this goal leaves free (``free_arguments``)."""
+        return free_in(self.free_arguments, tool)
+
+
+def free_in(free_arguments: Sequence[str], tool: str) -> frozenset[str]:
+    """The parameters of ``tool`` that ``free_arguments`` (``param`` or ``tool.param`` entries) name."""
+    if not free_arguments:
+        return frozenset()
+    prefix = f"{tool}."
+    return frozenset(e.removeprefix(prefix) if e.startswith(prefix) else e for e in free_arguments)
 
 
 class Task(Frozen):

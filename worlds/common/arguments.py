@@ -36,6 +36,11 @@ class ArgumentChecker:
         self._validator = Draft202012Validator(schema)
         self._plainly_valid = quick_check(schema)
 
+    @property
+    def schema(self) -> dict[str, Any]:
+        """The tool's argument schema (read it, never change it)."""
+        return self._schema
+
     def problems(self, arguments: dict[str, Any]) -> tuple[str, str] | None:
         """(error code, message) for the first problem, every problem named in the message; None when valid."""
         if self._plainly_valid is not None and self._plainly_valid(arguments):

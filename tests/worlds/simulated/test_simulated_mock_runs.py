@@ -47,7 +47,7 @@ POLICY = {
             call_step(("getSla", {"priority": "high"})),
             {"text": "team"},
         ],
-        "Write task 1 of 2": [{"text": json.dumps({"request": "SLA for low?", "calls": [LOW_CALL], "answer": "24 h"})}],
+        "Write task 1 of 2": [{"text": json.dumps({"request": "SLA for low?", "calls": [LOW_CALL], "answer": [24]})}],
         "Write task 2 of 2": [{"text": json.dumps({"request": "x", "calls": [BAD_CALL]})}],
     },
 }  # fmt: skip
