@@ -222,9 +222,31 @@ class SchemaDrift(ScenarioStressor):
                 self._configure(frozenset(), self.row_params)  # nothing in this task suits the operator: no drift
                 return task
             self._configure(plan.tools, plan.params)
-        return rewrite_paths(
+        task = rewrite_paths(
             task, lambda goal, path: path if goal < self.from_goal else [self._to_new(c) for c in path]
         )
+        if self.op not in ("rename_endpoint", "rename_param") or not any(g.free_arguments for g in task.goals):
+            return task
+        goals = [
+            g if i < self.from_goal else g.model_copy(update={"free_arguments": self._free_to_new(g.free_arguments)})
+            for i, g in enumerate(task.goals)
+        ]
+        return task.model_copy(update={"goals": goals})
+
+    def _free_to_new(self, free: list[str]) -> list[str]:
+        """A goal's free arguments as the new schema names them: a renamed endpoint's or parameter's new name."""
+        renamed: list[str] = []
+        for entry in free:
+            tool, dot, param = entry.partition(".")
+            if self.op == "rename_endpoint" and dot and tool == self.old_name:
+                renamed.append(f"{self.new_name}.{param}")
+            elif self.op == "rename_param" and dot and tool in self.tools and param == self.param:
+                renamed.append(f"{tool}.{self.new_param}")
+            elif self.op == "rename_param" and not dot and entry == self.param:
+                renamed += [entry, *(f"{t}.{self.new_param}" for t in sorted(self.tools))]  # other tools keep it
+            else:
+                renamed.append(entry)
+        return renamed
 
     def _to_new(self, call: GoldCall) -> GoldCall:
         """The gold call written in the new schema (the inverse of ``_to_native``)."""
