@@ -125,7 +125,7 @@ def draft_tasks_command(
 ) -> None:
     """Ask a model for tasks; keep those whose gold calls execute through the simulator (answers cached)."""
     from worlds.simulated.draft import DraftLimits, DraftReport, draft_tasks
-    from worlds.simulated.draft_prompt import GROUPINGS
+    from worlds.simulated.draft_prompt import GROUPINGS, PromptBoundTooSmall
 
     grouping = next((g for g in GROUPINGS if g == group), None)
     if grouping is None:
@@ -149,7 +149,7 @@ def draft_tasks_command(
 
     try:
         report = asyncio.run(_with_handle(world, chosen, use))
-    except ValueError as exc:  # the bound cannot hold one operation: nothing was written
+    except PromptBoundTooSmall as exc:  # found at the first prompt, before anything is written
         fail_usage(str(exc))
     lines = "".join(task.model_dump_json(exclude_defaults=True) + "\n" for task in report.kept)
     target.parent.mkdir(parents=True, exist_ok=True)

@@ -109,7 +109,7 @@ async def draft_tasks(
 ) -> DraftReport:
     """Ask for ``n`` drafts (one request each, seeded ``seed + i``); keep those whose gold executes.
     ``progress(draft, operations offered, prompt tokens)`` is told each prompt before it is sent.
-    Raises ValueError when the token bound cannot hold one operation."""
+    Raises PromptBoundTooSmall when the token bound cannot hold one operation."""
     report = DraftReport()
     existing = pack.tasks()
     taken = {task.id for task in existing}

@@ -47,6 +47,10 @@ Use only the operations listed, with arguments that fit their schemas (* marks a
 optional arguments the request does not need; refer to ids that appear in the known responses where you can."""
 
 
+class PromptBoundTooSmall(ValueError):
+    """The token bound cannot hold the instructions and one operation at its shortest."""
+
+
 def sketch(schema: Any, depth: int = 0) -> str:
     """A JSON schema in a few words: ``{id*: string, tags: [string], kind: one of a|b}``."""
     if not isinstance(schema, Mapping):
@@ -163,7 +167,8 @@ def build_prompt(
     max_tokens: int,
     max_operations: int,
 ) -> DraftPrompt:
-    """Draft ``number``'s messages, under ``max_tokens``. Raises ValueError when not even the seed's signature fits."""
+    """Draft ``number``'s messages, under ``max_tokens``. Raises PromptBoundTooSmall when not even the seed's
+    signature fits."""
     system = ChatMessage(role="system", content=SYSTEM.format(title=title))
     tail = ["", f"Write task {number + 1} of {total}."]
     shown_earlier = [f"- {text[:EARLIER_CHARS]}" for text in earlier]
@@ -186,7 +191,7 @@ def build_prompt(
                 break
         else:
             if index == seed:
-                raise ValueError(
+                raise PromptBoundTooSmall(
                     f"--max-prompt-tokens {max_tokens} is too small: the instructions take {base} tokens and "
                     f"operation {operation.name} at its shortest does not fit beside them"
                 )
@@ -197,7 +202,9 @@ def build_prompt(
         chosen.pop()
         messages = _messages(system, blocks, tail)
     if tokens > max_tokens:
-        raise ValueError(f"--max-prompt-tokens {max_tokens} is too small for even one operation ({tokens} tokens)")
+        raise PromptBoundTooSmall(
+            f"--max-prompt-tokens {max_tokens} is too small for even one operation ({tokens} tokens)"
+        )
     batches.offered.update(chosen)
     return DraftPrompt(messages, tuple(batches.operations[i].name for i in chosen), tokens)
 

@@ -65,6 +65,8 @@ def test_bounded_drafts_deduplicated_answered_and_scored_with_free_arguments(tmp
         model = f"openai-chat:mock-model@{server.url}"
         code, _, err = squall("import", "openapi", str(spec), "--out", str(world), "--model", model)
         assert code == 0, err
+        code, _, err = squall("worlds", "draft-tasks", str(world), "--out", str(drafts), "--group", "nope")
+        assert code == 2 and "--group: 'nope' is not one of search, tag, spec" in err and not drafts.exists()
         code, out, err = squall("worlds", "draft-tasks", str(world), "--n", "4", "--out", str(drafts),
                                 "--max-prompt-tokens", str(BOUND))  # fmt: skip
         assert code == 0, err
