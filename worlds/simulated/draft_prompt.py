@@ -113,8 +113,8 @@ class OperationBatches:
     operations: Sequence[ApiOperation]
     grouping: Grouping = "search"
     offered: set[int] = field(default_factory=set)
-    _turn: int = 0
-    _ranker: LexicalRanker | None = None
+    _turn: int = field(default=0, init=False)
+    _ranker: LexicalRanker | None = field(default=None, init=False)
 
     def related(self, seed: int) -> list[int]:
         """Every operation in the order it may join the seed's batch, the seed first."""
@@ -189,13 +189,12 @@ def build_prompt(
                 blocks.append(text)
                 chosen.append(index)
                 break
-        else:
+        else:  # too long beside the rest: left out (a shorter related one may still fit), unless it is the seed
             if index == seed:
                 raise PromptBoundTooSmall(
                     f"--max-prompt-tokens {max_tokens} is too small: the instructions take {base} tokens and "
                     f"operation {operation.name} at its shortest does not fit beside them"
                 )
-            break  # the batch is full: a shorter operation further down would be less related
     messages = _messages(system, blocks, tail)
     while (tokens := prompt_tokens(messages, count)) > max_tokens and len(blocks) > 1:
         blocks.pop()  # tokens merged across a join: rare, and one operation fewer always settles it
