@@ -122,11 +122,24 @@ def _asked_again(task: Task, start: int) -> Task:
         }
     )
     answers = " ".join(a for a in (earlier.gold_answer, own.gold_answer) if a)
+    free = sorted(_qualified_free(earlier) | _qualified_free(own))  # each goal's leave free only its own calls' args
     joined = own.model_copy(
-        update={"user": user, "gold": paths[0], "alternatives": paths[1:], "gold_answer": answers or None}
+        update={
+            "user": user,
+            "gold": paths[0],
+            "alternatives": paths[1:],
+            "gold_answer": answers or None,
+            "free_arguments": free,
+        }
     )
     goals = [*task.goals[:start], declined(earlier, DECLINE_REPLY), joined, *task.goals[start + 2 :]]
     return task.model_copy(update={"goals": goals})
+
+
+def _qualified_free(goal: Goal) -> set[str]:
+    """The goal's free arguments as ``tool.param`` of its own tools (a bare ``param`` means every call of the goal)."""
+    tools = sorted({c.name for path in goal.paths() for c in path})
+    return {e if any(e.startswith(f"{t}.") for t in tools) else f"{t}.{e}" for e in goal.free_arguments for t in tools}
 
 
 STRESSOR = MissingFunction
