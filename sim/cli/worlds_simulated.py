@@ -156,9 +156,10 @@ def draft_tasks_command(
     temporary = target.with_name(f".{target.name}.tmp")
     temporary.write_text(lines, encoding="utf-8")
     temporary.replace(target)
-    repeats = f"; {len(report.duplicates)} duplicates kept once" if report.duplicates else ""
+    count = len(report.duplicates)
+    repeats = f"; {count} repeat{'s' if count > 1 else ''} dropped" if count else ""
     sys.stdout.write(f"{world}: {len(report.kept)} of {n} drafts kept{repeats}; wrote {target}\n")
     for number, first in report.duplicates:
-        sys.stdout.write(f"  duplicate draft {number + 1}: the same request and calls as {first}\n")
+        sys.stdout.write(f"  repeat: draft {number + 1} has the same request and calls as {first}\n")
     for number, why in report.dropped:
         sys.stdout.write(f"  dropped draft {number + 1}: {why}\n")

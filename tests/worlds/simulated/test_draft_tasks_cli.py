@@ -72,8 +72,8 @@ def test_bounded_drafts_deduplicated_answered_and_scored_with_free_arguments(tmp
         assert code == 0, err
         offered = [(int(m[1]), int(m[2])) for m in re.finditer(r"(\d+) of 250 operations offered, (\d+) prompt", out)]
         assert len(offered) == 4 and all(1 < ops < 250 and tokens <= BOUND for ops, tokens in offered), out
-        assert "1 of 4 drafts kept; 1 duplicates kept once" in out
-        assert "duplicate draft 2: the same request and calls as draft-000" in out
+        assert "1 of 4 drafts kept; 1 repeat dropped" in out
+        assert "repeat: draft 2 has the same request and calls as draft-000" in out
         assert "dropped draft 3: a lookup with no answer" in out
         assert "dropped draft 4: answer '7' is no value of the gold calls' responses" in out
         (task,) = [json.loads(line) for line in drafts.read_text().splitlines()]
