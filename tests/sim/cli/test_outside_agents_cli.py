@@ -156,7 +156,7 @@ def test_the_http_example_serves_the_python_agent(tmp_path: Path) -> None:
     said = " ".join(out.split())
     assert f"preflight: http://127.0.0.1:{port}/agent answers the squall-agent/1 hello (agent 'http_agent.py')" in said
     (run_dir,) = [p for p in tmp_path.iterdir() if p.name != "latest"]
-    assert f"run {run_dir.name}: {run_dir}" in said  # the run's id, said when it starts
+    assert f"run{run_dir.name}:{run_dir}" in "".join(said.split())  # the run's id, said when it starts (wrapped)
     result = summary(tmp_path, run_dir.name)
     assert (result["scored_episodes"], result["failed_episodes"]) == (2, 0) and not result["error_codes"]
     assert '"kind":"tool_call"' in (run_dir / "episodes.jsonl").read_text().replace(" ", "")

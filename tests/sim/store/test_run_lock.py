@@ -88,8 +88,14 @@ def test_two_resumes_at_once_the_second_refused_the_first_completes_once(tmp_pat
         os.kill(first.pid, signal.SIGKILL)
         first.wait()
         resuming = start_and_wait([*args, "--resume"], episodes, at_least=len(lines(episodes)) + 1)
-        second = squall_process([*args, "--resume"])
-        _, err = second.communicate(timeout=120)
+        # Paused while the second starts: on a loaded machine it could otherwise finish the run before the second
+        # process gets as far as the lock. A stopped process keeps its lock.
+        os.kill(resuming.pid, signal.SIGSTOP)
+        try:
+            second = squall_process([*args, "--resume"])
+            _, err = second.communicate(timeout=120)
+        finally:
+            os.kill(resuming.pid, signal.SIGCONT)
         assert second.returncode == 2, err.decode()
         message = err.decode().strip()
         assert len(message.splitlines()) == 1 and f"process {resuming.pid}" in message, message

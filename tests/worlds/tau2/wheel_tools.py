@@ -25,7 +25,9 @@ class WheelToolError(Exception):
     """inspect-ai's ``ToolError``: what the wheel's tools raise to refuse a call."""
 
 
-def _stand_ins() -> dict[str, types.ModuleType]:
+def stand_ins(extra_packages: tuple[str, ...] = ()) -> dict[str, types.ModuleType]:
+    """The stand-in inspect-ai modules, and the wheel's τ² packages entered without running their ``__init__``
+    (``extra_packages``: more of ``inspect_evals.tau2``'s sub-packages)."""
     tool = types.ModuleType("inspect_ai.tool")
     tool.ToolError = WheelToolError  # type: ignore[attr-defined]
     util = types.ModuleType("inspect_ai.util")
@@ -45,6 +47,7 @@ def _stand_ins() -> dict[str, types.ModuleType]:
         ("inspect_evals.tau2.airline", root / "tau2" / "airline"),
         ("inspect_evals.tau2.retail", root / "tau2" / "retail"),
         ("inspect_evals.tau2.environment", root / "tau2" / "environment"),
+        *((f"inspect_evals.tau2.{extra}", root / "tau2" / extra) for extra in extra_packages),
     ):
         package = types.ModuleType(name)
         package.__path__ = [str(folder)]
@@ -56,7 +59,7 @@ def _stand_ins() -> dict[str, types.ModuleType]:
 def wheel_tool_classes() -> Iterator[dict[str, Any]]:
     """{"airline": AirlineAgentTools, "retail": RetailAgentTools}, the wheel's classes, while the block runs."""
     saved = dict(sys.modules)
-    sys.modules.update(_stand_ins())
+    sys.modules.update(stand_ins())
     try:
         airline = importlib.import_module("inspect_evals.tau2.airline.AirlineAgentTools")
         retail = importlib.import_module("inspect_evals.tau2.retail.RetailAgentTools")
