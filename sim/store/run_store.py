@@ -13,6 +13,10 @@ write + fsync off the event loop). A kill -9 can at worst leave a partial last l
 Reading streams: every reader yields one record at a time, so memory follows the record, not the run.
 An episode played again (``--resume`` re-runs provider faults) has a newer record later in ``episodes.jsonl``;
 readers see only the newest (``sim.store.superseded``).
+
+An episode names the tools it was shown by reference to ``toolkits.jsonl`` (each distinct toolkit stored once, before
+the first episode naming it: ``sim.store.toolkits``); ``parse_episode`` puts them back, and lines of runs stored
+before (tools inline) read as they are.
 """
 
 from __future__ import annotations

@@ -101,3 +101,17 @@ def test_the_reader_keeps_a_few_parsed_toolkits(tmp_path: Path) -> None:
     assert toolkits.tools(first) is not kept and toolkits.tools(first) == kept  # dropped, parsed again
     with pytest.raises(ToolkitError, match=r"no toolkit 0{64}"):
         toolkits.tools("0" * 64)
+
+
+def test_resume_cuts_a_toolkit_cut_short_by_a_crash(tmp_path: Path) -> None:
+    store = _run(tmp_path, with_toolkit(0, 1))
+    store.close()
+    whole = (store.root / TOOLKITS).read_bytes()
+    toolkit = encode_episode(with_toolkit(1, 2)).toolkit
+    assert toolkit is not None
+    with (store.root / TOOLKITS).open("ab") as f:
+        f.write(toolkit.line[:-9])  # killed mid-write: no episode names it yet
+    resumed = RunStore.resume(store.root, "h")
+    assert (store.root / TOOLKITS).read_bytes() == whole
+    resumed.append_episode(with_toolkit(1, 2))
+    assert [len(ep.tools) for ep in resumed.iter_episodes()] == [1, 2]
