@@ -4,8 +4,9 @@ Each round parses every stored episode afresh (untimed: a run judges each trace 
 a result carries over) and times ``sim.judging.judge_set.judge`` over them with ``time.process_time``, with the
 run's default judges (``--error-judge off`` leaves out the embedding error-handling judge: torch, not Python).
 ``--baseline CHECKOUT`` runs this same file, in turns with this tree, over another checkout's code (a subprocess with
-``PYTHONPATH=CHECKOUT``): old and new side by side under the same load. ``--scores FILE`` writes every Score's JSON,
-one a line, to compare two checkouts' verdicts byte for byte.
+``PYTHONPATH=CHECKOUT``): old and new side by side under the same load (a checkout from before episodes named
+their toolkit, ``sim.store.toolkits``, reads only runs stored with tools inline). ``--scores FILE`` writes every
+Score's JSON, one a line, to compare two checkouts' verdicts byte for byte.
 
 Make runs to judge with the baseline agents (no model needed), e.g.
 ``squall run --world smart_home --agent naive --trials 20 --stressors all --out /tmp/runs --run-id sh``.
