@@ -232,7 +232,7 @@ class RunStore:
 
     def append_episode(self, result: EpisodeResult) -> None:
         encoded = encode_episode(result)
-        if encoded.toolkit is not None and encoded.toolkit.sha not in self.toolkits.shas():
+        if encoded.toolkit is not None and not self.toolkits.has(encoded.toolkit.sha):
             self._append_bytes(TOOLKITS, encoded.toolkit.line)  # durable before the episode that names it
         self._append_bytes(EPISODES, encoded.line)
 

@@ -79,6 +79,12 @@ class StoredToolkits:
         self._scan()
         return set(self._index)
 
+    def has(self, sha: str) -> bool:
+        """Whether toolkit ``sha`` is stored (a whole line of it)."""
+        if sha not in self._index:
+            self._scan()
+        return sha in self._index
+
     def tools(self, sha: str) -> list[ToolSpec]:
         """The specs of toolkit ``sha`` (shared between the episodes that name it: frozen, never to be changed)."""
         parsed = self._parsed.get(sha)
