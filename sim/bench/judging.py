@@ -4,8 +4,9 @@ Each round parses every stored episode afresh (untimed: a run judges each trace 
 a result carries over) and times ``sim.judging.judge_set.judge`` over them with ``time.process_time``, with the
 run's default judges (``--error-judge off`` leaves out the embedding error-handling judge: torch, not Python).
 ``--baseline CHECKOUT`` runs this same file, in turns with this tree, over another checkout's code (a subprocess with
-``PYTHONPATH=CHECKOUT``): old and new side by side under the same load. ``--scores FILE`` writes every Score's JSON,
-one a line, to compare two checkouts' verdicts byte for byte.
+``PYTHONPATH=CHECKOUT``): old and new side by side under the same load (a checkout from before episodes named
+their toolkit, ``sim.store.toolkits``, reads only runs stored with tools inline). ``--scores FILE`` writes every
+Score's JSON, one a line, to compare two checkouts' verdicts byte for byte.
 
 Make runs to judge with the baseline agents (no model needed), e.g.
 ``squall run --world smart_home --agent naive --trials 20 --stressors all --out /tmp/runs --run-id sh``.
@@ -26,10 +27,12 @@ from pathlib import Path
 from sim.config.run_config import RunConfig
 from sim.core import EpisodeResult, Judge, Task, ToolSpec
 from sim.judging.judge_set import build_judges, judge
+from sim.store.run_store import EpisodeKey, RunStore
 
 
-def _lines(run: Path) -> list[bytes]:
-    return [line for line in (run / "episodes.jsonl").read_bytes().splitlines() if line.strip()]
+def _episodes(run: Path) -> list[EpisodeResult]:
+    """The run's episodes, parsed afresh (a store of their own: no toolkit parsed in an earlier round is shared)."""
+    return list(RunStore.open_existing(run).iter_episodes())
 
 
 async def _judge_all(results: list[EpisodeResult], judges: list[Judge]) -> tuple[float, list[str]]:
@@ -57,16 +60,17 @@ def measure(
     run: Path, judges: list[Judge], rounds: int, as_in_a_run: bool = False
 ) -> tuple[list[float], int, list[str]]:
     """Per round, CPU ms per episode judged; the episode count; the Scores' JSON (of the last round)."""
-    lines = _lines(run)
     per_episode: list[float] = []
     scores: list[str] = []
+    count = 0
     for _ in range(rounds):
-        results = [EpisodeResult.model_validate_json(line) for line in lines]
+        results = _episodes(run)
+        count = len(results)
         if as_in_a_run:
             share_as_in_a_run(results)
         spent, scores = asyncio.run(_judge_all(results, judges))
         per_episode.append(1000 * spent / max(1, len(results)))
-    return per_episode, len(lines), scores
+    return per_episode, count, scores
 
 
 def _child(
@@ -135,7 +139,7 @@ def main(argv: list[str] | None = None) -> None:
     print(f"{'run':<40} {'episodes':>8} {'baseline ms':>12} {'this ms':>9} {'ratio':>6}")
     for run in map(str, args.runs):
         before, after = statistics.median(old[run]), statistics.median(new[run])
-        episodes = len(_lines(Path(run)))
+        episodes = sum(1 for _ in RunStore.open_existing(Path(run)).iter_episodes(EpisodeKey))
         print(f"{run:<40} {episodes:>8} {before:>12.3f} {after:>9.3f} {before / after:>6.2f}")
 
 

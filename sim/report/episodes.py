@@ -144,7 +144,7 @@ def collect_episodes(
         neg = (-key[0], -key[1], -key[2])
         if len(heap) >= cap and neg <= heap[0][0]:
             continue
-        item = (neg, order, projector(parse_line(path, lineno, raw, EpisodeResult)))
+        item = (neg, order, projector(store.parse_episode(lineno, raw)))
         if len(heap) < cap:
             heapq.heappush(heap, item)
         else:

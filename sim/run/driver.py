@@ -128,7 +128,7 @@ async def judge_stored(
         missing = [j for i, j in enumerate(judges) if not marks & (1 << i)]
         if missing:
             present.set(episode_id, every_judge)  # a duplicate line is not judged twice
-            await queue.put(parse_line(path, lineno, raw, EpisodeResult), missing, fresh=False)
+            await queue.put(store.parse_episode(lineno, raw), missing, fresh=False)
     return done, count
 
 
@@ -191,7 +191,7 @@ async def _run(
 
             async def sink(finished: Finished) -> None:
                 if isinstance(finished, JudgedEpisode):  # stored as it came: the driver never parses the trace
-                    await writer.append_judged(finished.episode_line, finished.score_lines)
+                    await writer.append_judged(finished.episode_line, finished.score_lines, finished.toolkit)
                     if on_episode:
                         on_episode(finished.done)
                     return

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from sim.core import EpisodeResult, Judge
+from sim.core import Judge
 from sim.judging.judge_set import settings_overrides
 from sim.judging.queue import JudgeQueue
 from sim.store.run_store import EPISODES, EpisodeKey, RunStore, StoreError, parse_line, read_lines
@@ -86,7 +86,6 @@ def set_to_complete(store: RunStore, named: str | None) -> SetToComplete | None:
 
 async def complete_set(store: RunStore, judges: list[Judge], score_set: str, queue: JudgeQueue) -> None:
     """Queue every stored episode the set lacks a judge's score for, for the judges it lacks."""
-    path = store.root / EPISODES
     for lineno, raw, marks in _lacking(store, score_set, [j.name for j in judges]):
         missing = [j for i, j in enumerate(judges) if not marks & (1 << i)]
-        await queue.put(parse_line(path, lineno, raw, EpisodeResult), missing, fresh=False)
+        await queue.put(store.parse_episode(lineno, raw), missing, fresh=False)

@@ -13,6 +13,10 @@ write + fsync off the event loop). A kill -9 can at worst leave a partial last l
 Reading streams: every reader yields one record at a time, so memory follows the record, not the run.
 An episode played again (``--resume`` re-runs provider faults) has a newer record later in ``episodes.jsonl``;
 readers see only the newest (``sim.store.superseded``).
+
+An episode names the tools it was shown by reference to ``toolkits.jsonl`` (each distinct toolkit stored once, before
+the first episode naming it: ``sim.store.toolkits``); ``parse_episode`` puts them back, and lines of runs stored
+before (tools inline) read as they are.
 """
 
 from __future__ import annotations
@@ -29,9 +33,10 @@ from pydantic import BaseModel, ValidationError
 from sim.core import EpisodeResult, Score
 from sim.core.files import write_text_atomic
 from sim.core.text_check import json_line
-from sim.store.episode_json import episode_json
+from sim.store.episode_json import decode_episode, encode_episode
 from sim.store.run_lock import RunLock, RunLocked
 from sim.store.superseded import EpisodeStatus, superseded_lines
+from sim.store.toolkits import TOOLKITS, StoredToolkits, ToolkitError
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -128,6 +133,8 @@ class RunStore:
         """Held by a store opened to write (create, resume, open_to_write): one writer per run folder."""
         self._superseded: tuple[tuple[int, int], frozenset[int]] | None = None
         """The superseded lines of episodes.jsonl, with the (size, mtime) they were read at."""
+        self.toolkits = StoredToolkits(root)
+        """The toolkits episodes name (``sim.store.toolkits``)."""
 
     def close(self) -> None:
         """Give the run folder back to other writers (the process's exit does too)."""
@@ -182,7 +189,7 @@ class RunStore:
                     f"{config_hash}; resume with the same settings (world, agent, user, stressors, seed, trials, "
                     "limit, judges; the model's endpoint address may change)"
                 )
-            for name in (EPISODES, SCORES, SCORE_SETS):
+            for name in (TOOLKITS, EPISODES, SCORES, SCORE_SETS):
                 _cut_partial_tail(root / name)
         except BaseException:
             lock.release()
@@ -224,13 +231,18 @@ class RunStore:
         write_json_atomic(self.root / MANIFEST, {**self.manifest(), **changes})
 
     def append_episode(self, result: EpisodeResult) -> None:
-        self._append(EPISODES, [episode_json(result)])
+        encoded = encode_episode(result)
+        if encoded.toolkit is not None and not self.toolkits.has(encoded.toolkit.sha):
+            self._append_bytes(TOOLKITS, encoded.toolkit.line)  # durable before the episode that names it
+        self._append_bytes(EPISODES, encoded.line)
 
     def append_scores(self, scores: list[Score]) -> None:
         self._append(SCORES, [json_line(s) for s in scores])
 
     def _append(self, name: str, lines: list[str]) -> None:
-        data = "".join(line + "\n" for line in lines).encode("utf-8")
+        self._append_bytes(name, "".join(line + "\n" for line in lines).encode("utf-8"))
+
+    def _append_bytes(self, name: str, data: bytes) -> None:
         # O_APPEND + one write: records never interleave, and fsync bounds loss to what is in flight.
         fd = open_append(self.root / name)
         try:
@@ -246,11 +258,25 @@ class RunStore:
     def iter_episodes(self, model: type[BaseModel] = EpisodeResult) -> Iterator[BaseModel]:
         """Stored episodes one at a time, as ``EpisodeResult`` or as a lighter view of one; a record a later one
         of the same episode replaces is left out."""
-        path = self.root / EPISODES
         skip = self.superseded()
-        for lineno, raw in read_lines(path):
+        for lineno, raw in read_lines(self.root / EPISODES):
             if lineno not in skip:
-                yield parse_line(path, lineno, raw, model)
+                yield self.parse_episode(lineno, raw, model)
+
+    @overload
+    def parse_episode(self, lineno: int, raw: bytes) -> EpisodeResult: ...
+    @overload
+    def parse_episode(self, lineno: int, raw: bytes, model: type[M]) -> M: ...
+    def parse_episode(self, lineno: int, raw: bytes, model: type[BaseModel] = EpisodeResult) -> BaseModel:
+        """Line ``lineno`` of episodes.jsonl as ``model``, its toolkit in place (records name theirs by reference);
+        a corrupt line, or one naming a toolkit the folder lacks, is an error naming file and line."""
+        path = self.root / EPISODES
+        try:
+            return decode_episode(raw, model, self.toolkits)
+        except ValidationError as exc:
+            raise StoreError(f"{path}:{lineno}: not a valid {model.__name__}: {exc.errors()[0]['msg']}") from exc
+        except ToolkitError as exc:
+            raise StoreError(f"{path}:{lineno}: {exc}") from exc
 
     def superseded(self) -> frozenset[int]:
         """Line numbers in episodes.jsonl of records a later record of the same episode replaces. Read once per

@@ -7,13 +7,15 @@ records pile up it takes many of them per write + fsync (one batch: every queued
 ``max_batch``). Serialising stays on the loop on purpose: on the thread it holds the GIL in long runs and
 the loop waits for it (measured: loop stalls of 15–50 ms vs 5–15 ms, same throughput;
 ``python -m sim.bench.store_writer``). Lines encoded elsewhere (``append_judged``: an episode judged in a worker
-process, encoded there by ``store_line``) are stored as they came: no serialising here at all.
+process, encoded there by ``encode_episode`` and ``store_line``) are stored as they came: no serialising here at all.
 
 Guarantees, the same as ``RunStore._append`` gives one record at a time:
 - every record is one whole line, appended with O_APPEND; a record counts as stored only once fsync'd
   (``flush`` returns when everything queued before it is);
 - within a batch episodes.jsonl is written and fsync'd before scores.jsonl, and an episode is always
   queued before its scores: an episode is durable before its scores are, never the other way round;
+- likewise toolkits.jsonl before episodes.jsonl, a toolkit queued (once per run) before the first episode naming
+  it: a toolkit is durable before any episode that names it (``sim.store.toolkits``), so a reference never dangles;
 - a kill -9 loses at most what is queued or in flight (a partial last line, which readers skip);
 - a write that fails (disk full, I/O error) stops the writer: the error is raised by the append or flush
   that is waiting or comes next, and by ``close`` — never a hang. Nothing is written after a failure.
@@ -37,10 +39,11 @@ from typing import Self
 
 from sim.core import EpisodeResult, Score
 from sim.core.text_check import json_line
-from sim.store.episode_json import episode_json
+from sim.store.episode_json import encode_episode
 from sim.store.run_store import EPISODES, SCORES, RunStore, StoreError, append_all, open_append
+from sim.store.toolkits import TOOLKITS, Toolkit
 
-_FILE_ORDER = (EPISODES, SCORES)  # within a batch: episodes durable before the scores that follow them
+_FILE_ORDER = (TOOLKITS, EPISODES, SCORES)  # within a batch: each record durable before those that depend on it
 
 
 class StoreWriteError(StoreError):
@@ -113,11 +116,13 @@ class StoreWriter:
         self._error: BaseException | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
+        self._toolkits: set[str] = set()  # stored or queued: each toolkit is written once
 
     # --- the loop side ---
 
     async def __aenter__(self) -> Self:
         self._loop = asyncio.get_running_loop()
+        self._toolkits = await asyncio.to_thread(self.store.toolkits.shas)  # a resumed run's
         self._thread = threading.Thread(target=self._run, name="squall-store-writer", daemon=True)
         self._thread.start()
         return self
@@ -133,22 +138,30 @@ class StoreWriter:
                 raise  # otherwise the run's own error is the one to report; the write error is its context
 
     async def append_episode(self, result: EpisodeResult) -> None:
-        await self._put(1, _Record(EPISODES, [store_line(result)]))
+        encoded = encode_episode(result)
+        await self.append_judged(encoded.line, (), encoded.toolkit)
 
     async def append_scores(self, scores: list[Score]) -> None:
         if scores:
             await self._put(len(scores), _Record(SCORES, [store_line(s) for s in scores]))
 
-    async def append_judged(self, episode_line: bytes, score_lines: Sequence[bytes]) -> None:
-        """An episode and its scores encoded elsewhere (``store_line``, in a worker process), stored as they are:
-        queued together, the episode first (durable before its scores, as ever)."""
-        for line in (episode_line, *score_lines):
+    async def append_judged(
+        self, episode_line: bytes, score_lines: Sequence[bytes], toolkit: Toolkit | None = None
+    ) -> None:
+        """An episode and its scores encoded elsewhere (``encode_episode`` and ``store_line``, in a worker process),
+        stored as they are: queued together, the toolkit the episode names first unless already stored, then the
+        episode (durable before its scores, as ever)."""
+        for line in (episode_line, *score_lines, *([toolkit.line] if toolkit is not None else [])):
             if not line.endswith(b"\n") or line.count(b"\n") != 1:
                 raise ValueError("not one store line: a record must be one line, newline included")
         records = [_Record(EPISODES, [episode_line])]
+        if toolkit is not None and toolkit.sha not in self._toolkits:
+            records.insert(0, _Record(TOOLKITS, [toolkit.line]))
         if score_lines:
             records.append(_Record(SCORES, list(score_lines)))
-        await self._put(1 + len(score_lines), *records)
+        await self._put(sum(len(r.lines) for r in records), *records)
+        if toolkit is not None:  # queued: a later episode naming it is queued behind it, so in its batch or a later one
+            self._toolkits.add(toolkit.sha)
 
     async def flush(self) -> None:
         """Returns once every record queued before the call is fsync'd; raises if the writer failed."""
@@ -280,10 +293,9 @@ class StoreWriter:
         self.stats.largest_batch = max(self.stats.largest_batch, batch.records)
 
 
-def store_line(record: EpisodeResult | Score) -> bytes:
-    """A record as the store holds it: one JSON line, newline included (what ``append_judged`` takes)."""
-    text = episode_json(record) if isinstance(record, EpisodeResult) else json_line(record)
-    return text.encode("utf-8") + b"\n"
+def store_line(score: Score) -> bytes:
+    """A score as the store holds it: one JSON line, newline included (what ``append_judged`` takes)."""
+    return json_line(score).encode("utf-8") + b"\n"
 
 
 def _describe(error: BaseException) -> str:

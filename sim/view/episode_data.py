@@ -12,7 +12,7 @@ import json
 from typing import Any
 
 from judges.calls.state import judge_goal_state
-from sim.core import EpisodeResult, GoalState
+from sim.core import EpisodeResult, GoalState, ToolSpec
 from sim.core.task_state import AS_AT_BASE, at, same
 from sim.report.episodes import project
 
@@ -53,20 +53,32 @@ def _state_rows(state: GoalState) -> dict[str, Any]:
 class ViewProjector:
     """Projects episodes for the viewer (the report's projection and the viewer's own fields), keeping each distinct
     instructions text and tool list once in ``shared``: a run of 1,000 episodes with 100 tools each would otherwise
-    hold 1,000 copies of the same schemas."""
+    hold 1,000 copies of the same schemas. Episodes read from one store share their toolkit's spec objects
+    (``sim.store.toolkits``): a tool list is projected once per distinct set of objects, not once per episode (a SEL
+    world's 2,896 specs took ~0.4 s an episode)."""
 
     def __init__(self) -> None:
         self.shared: dict[str, Any] = {}
+        self._tool_keys: dict[tuple[int, ...], tuple[list[ToolSpec], str]] = {}
+        """ids of a tool list's specs -> (the specs, held so that the ids stay theirs; its key in ``shared``)."""
 
     def _intern(self, value: Any) -> str:
         key = content_key(value)
         self.shared.setdefault(key, value)
         return key
 
+    def _tools(self, tools: list[ToolSpec]) -> str:
+        ids = tuple(map(id, tools))
+        kept = self._tool_keys.get(ids)
+        if kept is None:
+            kept = (list(tools), self._intern([t.model_dump(mode="json") for t in tools]))
+            self._tool_keys[ids] = kept
+        return kept[1]
+
     def __call__(self, result: EpisodeResult) -> dict[str, Any]:
         out = project(result)
         out["instructions"] = self._intern(result.instructions)
-        out["tools"] = self._intern([t.model_dump(mode="json") for t in result.tools])
+        out["tools"] = self._tools(result.tools)
         out["goal_tools"] = {str(k): v for k, v in result.goal_tools.items()}
         out["calls"] = [c.model_dump(mode="json", exclude_defaults=True) for c in result.model_calls]
         out["steps"] = [ev.step for ev in result.events]

@@ -17,6 +17,7 @@ from sim.core import (
     TerminationReason,
     ToolCall,
     ToolResult,
+    ToolSpec,
     UserIntent,
 )
 
@@ -26,6 +27,12 @@ def result(i: int) -> EpisodeResult:
     return EpisodeResult(
         episode_id=f"t{i}#0", task_id=f"t{i}", trial=0, seed=i, world="w", agent="a", user="u", task=task, tools=[]
     )
+
+
+def with_toolkit(i: int, size: int) -> EpisodeResult:
+    """``result(i)`` shown the tools f0 .. f<size - 1>: episodes with toolkits of their own or shared."""
+    tools = [ToolSpec(name=f"f{n}", description=f"function {n}") for n in range(size)]
+    return result(i).model_copy(update={"tools": tools})
 
 
 def disk_full(fd: int, data: bytes) -> None:

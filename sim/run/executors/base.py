@@ -9,6 +9,7 @@ from typing import Protocol
 
 from sim.core import EpisodeResult, Score
 from sim.episode.loop import EpisodeSpec
+from sim.store.toolkits import Toolkit
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,13 +29,14 @@ class EpisodeDone:
 
 @dataclass(frozen=True, slots=True)
 class JudgedEpisode:
-    """An episode played and judged in a worker, as the store's lines: the trace's line and its scores' lines,
-    encoded there exactly as the store writer encodes them (``sim.store.writer.store_line``), so that the driver
-    stores them as they came, never parsing the trace."""
+    """An episode played and judged in a worker, as the store's lines: the trace's line, its scores' lines and the
+    toolkit the trace names, encoded there exactly as the store writer encodes them (``sim.store.episode_json``,
+    ``sim.store.writer.store_line``), so that the driver stores them as they came, never parsing the trace."""
 
     done: EpisodeDone
     episode_line: bytes
     score_lines: tuple[bytes, ...]
+    toolkit: Toolkit | None = None  # None: the trace holds its tools inline
 
 
 Finished = EpisodeResult | JudgedEpisode

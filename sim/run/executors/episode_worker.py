@@ -25,6 +25,7 @@ from sim.run.executors.base import EpisodeDone, EpisodeRunner, JudgedEpisode
 from sim.run.executors.worker_share import WorkerConfig
 from sim.run.prepare import run_world
 from sim.run.session import episode_session
+from sim.store.episode_json import encode_episode
 from sim.store.writer import store_line
 
 
@@ -69,7 +70,9 @@ class EpisodeWorker:
         )
         result = await self._run_one(EpisodeSpec.model_validate_json(spec_json))
         scores = await judge(result, self._judges, self._score_set)
-        return JudgedEpisode(EpisodeDone.of(result, scores), store_line(result), tuple(store_line(s) for s in scores))
+        encoded = encode_episode(result)
+        lines = tuple(store_line(s) for s in scores)
+        return JudgedEpisode(EpisodeDone.of(result, scores), encoded.line, lines, encoded.toolkit)
 
     async def close(self) -> None:
         await self._stack.aclose()

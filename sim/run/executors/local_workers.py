@@ -31,6 +31,7 @@ from sim.core import EpisodeResult
 from sim.episode.loop import EpisodeSpec
 from sim.run.executors.base import EpisodeDone, Finished, JudgedEpisode, Player, ResultSink, play_in_slots
 from sim.run.executors.worker_share import WorkerConfig, worker_configs, worker_count
+from sim.store.toolkits import Toolkit
 
 OPEN_TIMEOUT_S = 300.0
 """How long a worker may take to import squall, load the world and open its session (a loaded machine is slow)."""
@@ -111,11 +112,15 @@ class _Worker:
     async def _judged(self, header: str) -> None:
         """A judged episode: its header's fields, then its store lines, taken as they are (never parsed here)."""
         assert self.process.stdout is not None
-        episode, count, done = header.split(" ", 2)
-        lines = [await self.process.stdout.readline() for _ in range(1 + int(count))]
+        episode, count, sha, done = header.split(" ", 3)
+        toolkit = sha != "-"
+        lines = [await self.process.stdout.readline() for _ in range(toolkit + 1 + int(count))]
         if not lines[-1].endswith(b"\n"):
             return  # the worker died mid-answer (end of output): reported as its exit, the episode played again
-        judged = JudgedEpisode(EpisodeDone(**json.loads(done)), lines[0], tuple(lines[1:]))
+        if toolkit:
+            judged = JudgedEpisode(EpisodeDone(**json.loads(done)), lines[1], tuple(lines[2:]), Toolkit(sha, lines[0]))
+        else:
+            judged = JudgedEpisode(EpisodeDone(**json.loads(done)), lines[0], tuple(lines[1:]))
         future = self.waiting.pop(int(episode))
         if not future.done():
             future.set_result(judged)

@@ -7,7 +7,8 @@ Protocol, over the process's stdin and stdout, one line per message unless said 
                        then  "P <id> <EpisodeSpec JSON>"  (play)  ...  and finally "C" (close cleanly)
     worker -> driver   "READY" once its session is open, or "FAIL <message JSON>" (exit 2: bad input)
                        then per episode, with a score set (the worker judges):
-                             "J <id> <n> <EpisodeDone JSON>"  followed by n + 1 lines, as the store holds them:
+                             "J <id> <n> <sha> <EpisodeDone JSON>"  followed by the lines the store holds:
+                             the line of the toolkit the episode names (sha, or "-": none, its tools inline),
                              the episode's line, then its n scores' lines (``EpisodeWorker.play_judged``)
                        without one (the driver judges):  "R <id> <EpisodeResult JSON>"
                        or  "E <id> <message JSON>" (a harness bug)
@@ -76,7 +77,14 @@ async def serve(protocol_out: int) -> int:
             else:
                 judged = await worker.play_judged(spec_json)
                 done = json.dumps(dataclasses.asdict(judged.done))
-                send(f"J {episode} {len(judged.score_lines)} {done}", judged.episode_line, *judged.score_lines)
+                toolkit = judged.toolkit
+                sha, lines = ("-", ()) if toolkit is None else (toolkit.sha, (toolkit.line,))
+                send(
+                    f"J {episode} {len(judged.score_lines)} {sha} {done}",
+                    *lines,
+                    judged.episode_line,
+                    *judged.score_lines,
+                )
         except Exception as exc:  # a harness bug: the driver reports it and stops the run
             send(f"E {episode} {json.dumps(''.join(traceback.format_exception(exc))[-4000:])}")
 

@@ -12,6 +12,8 @@ import pytest
 
 from sim.cli.app import run_cli
 from sim.core import EpisodeResult, Score, Task
+from sim.store.run_store import EPISODES, RunStore
+from sim.store.toolkits import TOOLKITS
 from worlds.task_files import load_tasks
 
 OLD_RUNS = Path(__file__).parents[2] / "data" / "runs"
@@ -76,6 +78,14 @@ def test_old_episodes_read_goals_and_goal_tools() -> None:
     assert episode.task.goals and episode.goal_tools == json.loads(line)["turn_tools"]
     written = episode.model_dump(mode="json")
     assert "goals" in written["task"] and "turns" not in written["task"] and "goal_tools" in written
+
+
+def test_old_episodes_keep_their_tools_inline_and_read_through_the_store(tmp_path: Path) -> None:
+    """Runs from before toolkits were stored once (``toolkits.jsonl``) hold each episode's tools in its line."""
+    run = _old_run("658cce6_oracle_smart_home", tmp_path)
+    (first, *_) = RunStore.open_existing(run).episodes()
+    assert [t.model_dump(mode="json") for t in first.tools] == json.loads(_lines(run / EPISODES)[0])["tools"]
+    assert first.tools and not (run / TOOLKITS).exists()
 
 
 def test_an_old_task_file_with_turns_loads(tmp_path: Path) -> None:

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from sim.config.resolve import resolve_config
-from sim.core import EpisodeResult
+from sim.store.run_store import RunStore
 from tests.support.canned_provider import canned_provider
 from tests.support.cli import squall
 from tests.support.provider_replies import LONG_ID, REASONING, answer
@@ -38,7 +38,7 @@ def test_ids_truncation_token_details_and_reasoning_through_a_run(tmp_path: Path
     assert all(not {"max_tokens", "max_completion_tokens"} & body.keys() for body in sent)  # no cap: none configured
 
     # Ids: the provider's kept verbatim, the missing ones invented; the same ids in the trace and sent back.
-    episode = EpisodeResult.model_validate_json((run_dir / "episodes.jsonl").read_text().splitlines()[0])
+    episode = RunStore.open_existing(run_dir).episodes()[0]
     traced = [ev.call.id for ev in episode.events if ev.kind == "tool_call" and ev.call is not None]
     assert traced == [LONG_ID, "call00001"]
     second, third = sent[1]["messages"], sent[2]["messages"]
@@ -80,7 +80,7 @@ def test_cost_at_a_cached_input_price_is_exact(tmp_path: Path) -> None:
     with canned_provider(answer) as server:
         endpoint = ("--endpoint", f"p={server.url}", *(x for p in prices for x in ("--endpoint", p)))
         run_dir, _ = run(tmp_path, server.url, "--agent", "openai-chat:m@p", *endpoint)
-    episode = EpisodeResult.model_validate_json((run_dir / "episodes.jsonl").read_text().splitlines()[0])
+    episode = RunStore.open_existing(run_dir).episodes()[0]
     # USD per million: (80 - 64) x 2 + 64 x 0.5 + 20 x 8 = 224; 90 x 2 + 7 x 8 = 236; 100 x 2 + 3 x 8 = 224.
     assert episode.usage.cost == pytest.approx(684e-6, rel=1e-12)
 

@@ -20,6 +20,8 @@ from sim.run.executors import EpisodeDone, JudgedEpisode, ResultSink
 from sim.run.executors.episode_worker import EpisodeWorker, judges_in_workers
 from sim.run.executors.worker_share import worker_configs
 from sim.run.prepare import prepare
+from sim.store.episode_json import decode_episode, encode_episode
+from sim.store.toolkits import TOOLKITS, StoredToolkits
 from sim.store.writer import store_line
 from tests.support.live_files import json_lines as lines
 
@@ -42,12 +44,16 @@ async def test_a_worker_judges_and_encodes_exactly_as_the_driver_would(
     await worker.open()
     judges = build_judges(cfg)
     checked = 0
+    toolkits = StoredToolkits(tmp_path)
     try:
         for spec in run.plan:
             judged = await worker.play_judged(spec.model_dump_json())
-            trace = EpisodeResult.model_validate_json(judged.episode_line)
+            assert judged.toolkit is not None
+            with (tmp_path / TOOLKITS).open("ab") as f:
+                f.write(judged.toolkit.line)
+            trace = decode_episode(judged.episode_line, EpisodeResult, toolkits)
             scores = await judge(trace, judges, run.score_set)  # what the driver did with the trace
-            assert judged.episode_line == store_line(trace)
+            assert (judged.episode_line, judged.toolkit) == (encode_episode(trace).line, encode_episode(trace).toolkit)
             assert judged.score_lines == tuple(store_line(s) for s in scores)
             assert judged.done == EpisodeDone.of(trace, scores)
             checked += 1
@@ -84,6 +90,8 @@ async def test_the_driver_stores_judged_lines_as_they_came_and_reports_each_once
     seen: list[EpisodeDone] = []
     store, summary = await drive(run, build_judges(cfg), JudgedLines(items), on_episode=seen.append)
     assert (store.root / "episodes.jsonl").read_bytes() == b"".join(i.episode_line for i in items)
+    toolkits = {i.toolkit.line: None for i in items if i.toolkit is not None}  # each once, in the order first named
+    assert (store.root / TOOLKITS).read_bytes() == b"".join(toolkits)
     assert (store.root / "scores.jsonl").read_bytes() == b"".join(line for i in items for line in i.score_lines)
     assert seen == [i.done for i in items]
     assert summary.episodes == len(run.plan) == 10

@@ -14,9 +14,11 @@ import pytest
 
 import sim.store.writer
 from sim.core import EpisodeResult, Score
+from sim.store.episode_json import encode_episode
 from sim.store.run_store import EPISODES, SCORES, RunStore, StoreError
+from sim.store.toolkits import TOOLKITS
 from sim.store.writer import StoreWriteError, StoreWriter, store_line
-from tests.support.episodes import disk_full, result
+from tests.support.episodes import disk_full, result, with_toolkit
 
 
 def scores_of(r: EpisodeResult) -> list[Score]:
@@ -25,6 +27,11 @@ def scores_of(r: EpisodeResult) -> list[Score]:
 
 def ids(path: Path) -> list[str]:
     return [json.loads(line)["episode_id"] for line in path.read_text().splitlines()] if path.exists() else []
+
+
+def shas(root: Path) -> list[str]:
+    path = root / TOOLKITS
+    return [json.loads(line)["sha"] for line in path.read_text().splitlines()] if path.exists() else []
 
 
 async def test_batches_many_records_per_fsync_and_keeps_every_line_whole(tmp_path: Path) -> None:
@@ -37,7 +44,8 @@ async def test_batches_many_records_per_fsync_and_keeps_every_line_whole(tmp_pat
         assert writer.pending == 0
     assert ids(tmp_path / "r" / EPISODES) == [f"t{i}#0" for i in range(300)]
     assert len(store.scores()) == 600
-    assert writer.stats.records == 900 and writer.stats.fsyncs < 900  # piled-up records share an fsync
+    assert writer.stats.records == 901 and writer.stats.fsyncs < 900  # piled-up records share an fsync
+    assert len(shas(tmp_path / "r")) == 1  # the episodes' one toolkit (empty), stored once
     assert [r.episode_id for r in store.iter_episodes()] == ids(tmp_path / "r" / EPISODES)
 
 
@@ -45,7 +53,8 @@ async def test_batches_many_records_per_fsync_and_keeps_every_line_whole(tmp_pat
 async def test_an_episode_is_durable_before_its_scores(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, encoded: bool
 ) -> None:
-    """At every fsync of scores.jsonl, each episode it scores is already in episodes.jsonl (fsync'd before)."""
+    """At every fsync of scores.jsonl, each episode it scores is already in episodes.jsonl (fsync'd before); at every
+    fsync of episodes.jsonl, each toolkit an episode names is already in toolkits.jsonl."""
     root = tmp_path / "r"
     store = RunStore.create(root, {"config_hash": "h"})
     real_fsync = os.fsync
@@ -55,35 +64,58 @@ async def test_an_episode_is_durable_before_its_scores(
         real_fsync(fd)
         if os.readlink(f"/proc/self/fd/{fd}").endswith(SCORES):
             violations.extend(set(ids(root / SCORES)) - set(ids(root / EPISODES)))
+        if os.readlink(f"/proc/self/fd/{fd}").endswith(EPISODES):
+            named = {json.loads(line)["toolkit_ref"] for line in (root / EPISODES).read_text().splitlines()}
+            violations.extend(named - set(shas(root)))
 
     monkeypatch.setattr(sim.store.writer.os, "fsync", checking_fsync)
     async with StoreWriter(store) as writer:
         for i in range(200):
+            r = with_toolkit(i, i % 3)
             if encoded:
-                await writer.append_judged(store_line(result(i)), [store_line(s) for s in scores_of(result(i))])
+                encoded_episode = encode_episode(r)
+                score_lines = [store_line(s) for s in scores_of(r)]
+                await writer.append_judged(encoded_episode.line, score_lines, encoded_episode.toolkit)
             else:
-                await writer.append_episode(result(i))
-                await writer.append_scores(scores_of(result(i)))
+                await writer.append_episode(r)
+                await writer.append_scores(scores_of(r))
             if i % 7 == 0:
                 await asyncio.sleep(0.001)  # let batches of every size form
     assert violations == []
     assert len(ids(root / SCORES)) == 400
+    assert len(shas(root)) == 3  # each toolkit stored once
+    assert [len(ep.tools) for ep in store.iter_episodes()][:4] == [0, 1, 2, 0]
 
 
 async def test_lines_encoded_elsewhere_are_stored_byte_for_byte_as_the_writer_would(tmp_path: Path) -> None:
     stores = {name: RunStore.create(tmp_path / name, {"config_hash": "h"}) for name in ("records", "lines")}
-    episodes = [result(i).model_copy(update={"instructions": "naïve “quoted”\n\ud800"}) for i in range(20)]
+    odd = "naïve “quoted”\n\ud800"  # a lone surrogate: the record is stored whole, its tools inline
+    episodes = [with_toolkit(i, i % 3).model_copy(update={"instructions": odd if i % 4 else ""}) for i in range(20)]
     async with StoreWriter(stores["records"]) as writer:
         for r in episodes:
             await writer.append_episode(r)
             await writer.append_scores(scores_of(r))
     async with StoreWriter(stores["lines"], max_pending=3) as writer:  # an episode and its scores wait for room
         for r in episodes:
-            await writer.append_judged(store_line(r), [store_line(s) for s in scores_of(r)])
-        await writer.append_judged(store_line(result(99)), [])  # an episode without scores (no judges)
-    for name in (EPISODES, SCORES):
+            encoded = encode_episode(r)
+            await writer.append_judged(encoded.line, [store_line(s) for s in scores_of(r)], encoded.toolkit)
+        await writer.append_judged(encode_episode(result(99)).line, [])  # no scores (no judges), a stored toolkit
+    for name in (TOOLKITS, EPISODES, SCORES):
         assert (tmp_path / "lines" / name).read_bytes().startswith((tmp_path / "records" / name).read_bytes())
     assert ids(tmp_path / "lines" / EPISODES)[-1] == "t99#0" and len(ids(tmp_path / "lines" / SCORES)) == 40
+
+
+async def test_a_resumed_run_stores_no_toolkit_twice(tmp_path: Path) -> None:
+    store = RunStore.create(tmp_path / "r", {"config_hash": "h"})
+    async with StoreWriter(store) as writer:
+        await writer.append_episode(with_toolkit(0, 2))
+    store.close()
+    store = RunStore.resume(tmp_path / "r", "h")
+    async with StoreWriter(store) as writer:
+        await writer.append_episode(with_toolkit(1, 2))
+        await writer.append_episode(with_toolkit(2, 1))
+    assert len(shas(tmp_path / "r")) == 2
+    assert [[t.name for t in ep.tools] for ep in store.iter_episodes()] == [["f0", "f1"], ["f0", "f1"], ["f0"]]
 
 
 @pytest.mark.parametrize("bad", [b'{"a": 1}', b'{"a": 1}\n{"b": 2}\n'], ids=["no newline", "two lines"])
@@ -91,7 +123,7 @@ async def test_a_record_that_is_not_one_line_is_refused_and_nothing_is_written(t
     store = RunStore.create(tmp_path / "r", {"config_hash": "h"})
     async with StoreWriter(store) as writer:
         with pytest.raises(ValueError, match="one store line"):
-            await writer.append_judged(store_line(result(0)), [bad])
+            await writer.append_judged(encode_episode(result(0)).line, [bad])
     assert ids(tmp_path / "r" / EPISODES) == [] and ids(tmp_path / "r" / SCORES) == []
 
 

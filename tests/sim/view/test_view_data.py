@@ -18,7 +18,11 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from sim.core import ToolSpec
 from sim.store.run_store import RunStore
+from sim.view.episode_data import ViewProjector
 from sim.view.server import make_server
 from sim.view.site import ViewSite
 from tests.support.cli import assert_clean_failure, squall
@@ -53,6 +57,23 @@ def test_documents_of_a_run(view_runs: Path) -> None:
     assert chunk["shared"][episode["tools"]][0]["name"] and chunk["shared"][episode["instructions"]]
     assert episode["calls"] and episode["states"] and len(episode["steps"]) == len(episode["events"])
     assert site.document("run/nope") is None and site.document("chunk/mock-stress/99") is None
+
+
+def test_a_runs_toolkit_is_projected_once(view_runs: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Episodes read from a store share their toolkit's specs: the viewer dumps them once, not once per episode."""
+    dumps = 0
+    real = ToolSpec.model_dump
+
+    def counting(self: ToolSpec, *args: Any, **kwargs: Any) -> dict[str, Any]:
+        nonlocal dumps
+        dumps += 1
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(ToolSpec, "model_dump", counting)
+    episodes = list(RunStore(view_runs / "oracle").iter_episodes())
+    projector = ViewProjector()
+    assert len({projector(ep)["tools"] for ep in episodes}) == 1 and len(episodes) > 1
+    assert dumps == len(episodes[0].tools) > 0
 
 
 def test_compare_lists_the_flipped_tasks(view_runs: Path) -> None:
