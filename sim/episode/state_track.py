@@ -17,8 +17,9 @@ from __future__ import annotations
 from collections import OrderedDict
 from typing import Any
 
-from sim.core import GoalState, GoldCall, Task, ToolCall, World, WorldContext, WorldPack
+from sim.core import GoalState, GoldCall, Task, ToolCall, World, WorldChange, WorldContext, WorldPack
 from sim.core.task_state import moved, task_state
+from sim.episode.world_events import EventSchedule
 
 GOLD_CACHE_SIZE = 4096
 GoalStates = list[dict[str, Any] | None]
@@ -107,8 +108,11 @@ class StateTracker:
         unstressed: Task | None = None,
         cache: GoldStateCache | None = None,
         context: WorldContext | None = None,
+        world_changes: tuple[WorldChange, ...] = (),
     ) -> None:
         self._pack, self._seed, self._context = pack, seed, context
+        self._changes = world_changes
+        """Timed world events: the gold world meets them at the same point of each goal as the agent's did."""
         self._cache = cache
         self._task = task
         self._unstressed = unstressed if unstressed is not None and len(unstressed.goals) == len(task.goals) else None
@@ -125,11 +129,14 @@ class StateTracker:
         unstressed: Task | None = None,
         cache: GoldStateCache | None = None,
         context: WorldContext | None = None,
+        world_changes: tuple[WorldChange, ...] = (),
     ) -> StateTracker | None:
         """A tracker when the world offers a task state, else None (nothing to judge): build trackers this way.
         ``cache``: the gold states of earlier episodes (None: every episode replays its own gold); ``context``: the
         one the episode built its world from; the gold's world is built from it too."""
-        return cls(pack, seed, task, world, unstressed, cache, context) if task_state(world) is not None else None
+        if task_state(world) is None:
+            return None
+        return cls(pack, seed, task, world, unstressed, cache, context, world_changes)
 
     @property
     def in_goal(self) -> bool:
@@ -165,7 +172,9 @@ class StateTracker:
         seed and task, the whole task's are computed once and kept in the cache for the episodes of the same task and
         stressed gold."""
         # getattr, not isinstance(pack, SharedWorldPack): a runtime Protocol check per episode costs more than this.
-        if self._cache is None or getattr(self._pack, "same_world_every_seed", False) is not True:
+        # An episode with world events replays its own: the cache's key is the gold, and the events change the world.
+        shared = getattr(self._pack, "same_world_every_seed", False) is True and not self._changes
+        if self._cache is None or not shared:
             return await self._replay_goals(last)
         fingerprint = self._cache.fingerprint(self._task, self._unstressed)
         states = self._cache.get(self._pack, fingerprint)
@@ -178,9 +187,10 @@ class StateTracker:
         gold_world = self._pack.new_world(self._seed, self._context)
         gold: dict[str, Any] | None = self._now(gold_world)
         after: GoalStates = []
+        events = EventSchedule(self._changes)
         for g in range(last + 1):
             if gold is not None:
-                gold = await self._replay_goal(gold_world, g)
+                gold, events = await self._replay_goal(gold_world, g, events)
             after.append(gold)
         return after
 
@@ -188,27 +198,35 @@ class StateTracker:
     def _now(world: World) -> dict[str, Any]:
         return task_state(world) or {}
 
-    async def _replay_goal(self, world: World, g: int) -> dict[str, Any] | None:
-        """The gold world's changes once goal ``g`` is replayed; None when no plan of it goes through."""
+    async def _replay_goal(
+        self, world: World, g: int, events: EventSchedule
+    ) -> tuple[dict[str, Any] | None, EventSchedule]:
+        """The gold world's changes once goal ``g`` is replayed (None when no plan of it goes through), and the events
+        still to come."""
         turn = self._task.goals[g]
         plans = [turn.gold]
         if self._unstressed is not None and turn.outcome != "decline":
             own = self._unstressed.goals[g].gold
-            # Same number of calls: a rewrite of form (world form first); else a new plan (stressed first).
-            plans = [own, turn.gold] if len(own) == len(turn.gold) else [turn.gold, own]
+            # Same number of calls: a rewrite of form (world form first); else a new plan (stressed first). A goal an
+            # event happens in: the plan for the changed world first (the old one may still go through, wrongly).
+            in_event = any(c.goal == g for c in self._changes)
+            plans = [own, turn.gold] if len(own) == len(turn.gold) and not in_event else [turn.gold, own]
             if plans[0] == plans[1]:  # the stressors left this goal alone (and every goal of an unstressed run)
                 plans = plans[:1]
         start = world.snapshot() if len(plans) > 1 else None  # a snapshot and restore cost more than the replay
         for plan in plans:
             if start is not None:
                 world.restore(start)
-            if await self._replay(world, plan, g):
-                return self._now(world)
-        return None
+            tried = events.fork() if events else events
+            if await self._replay(world, plan, g, tried):
+                return self._now(world), tried
+        return None, events
 
     @staticmethod
-    async def _replay(world: World, calls: list[GoldCall], goal: int) -> bool:
+    async def _replay(world: World, calls: list[GoldCall], goal: int, events: EventSchedule) -> bool:
         for i, gold in enumerate(calls):
+            if events:
+                events.before_call(world, goal)
             call = ToolCall(id=f"state_{goal}_{i}", name=gold.name, arguments=dict(gold.arguments))
             if not (await world.call(call)).ok:
                 return False

@@ -33,6 +33,7 @@ ComplexityType = Literal[
     "missing",
     "outage",
     "search",
+    "events",
 ]
 LEVEL: dict[str, Literal["spec", "exec", "user"]] = {
     "adhoc": "spec",
@@ -49,6 +50,7 @@ LEVEL: dict[str, Literal["spec", "exec", "user"]] = {
     "missing": "spec",  # a function the task needs is not in the toolkit (yet)
     "outage": "exec",  # the function the agent picks goes down
     "search": "spec",  # every tool hidden behind search_tools / get_info
+    "events": "exec",  # the world changes on its own while the agent works
 }
 """Specification complexity changes what the agent reads; execution complexity what it observes; user
 complexity what it is asked."""
