@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from sim.core import Agent, EpisodeGold, Task, ToolSpec, World, WorldContext
+from sim.core import Agent, EpisodeGold, ReplayHook, Task, ToolSpec, World, WorldContext
 from sim.episode.deadline import WaitClock
 from sim.episode.env import EpisodeEnv, EpisodeSpec
 from sim.episode.gold_history import GoldHistory
@@ -73,7 +73,7 @@ def prepare_episode(
     changes = scheduled_changes(env.stressors)  # timed world events, known once on_task saw the task
     states = StateTracker.for_world(
         env.pack, spec.seed, task, world, unstressed=spec.task, cache=env.gold_states, context=context,
-        world_changes=changes,
+        world_changes=changes, replay_hooks=tuple(s for s in env.stressors if isinstance(s, ReplayHook)),
     )  # fmt: skip
     runtime = EpisodeRuntime(
         world, env.stressors, tools, instructions, llm, rec.add, rec.clock, calls_per_turn(task, env.limits.max_steps),

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from typing import Any
 
-from sim.core import GoalState, GoldCall, Task, ToolCall, World, WorldChange, WorldContext, WorldPack
+from sim.core import GoalState, GoldCall, ReplayHook, Task, ToolCall, World, WorldChange, WorldContext, WorldPack
 from sim.core.task_state import moved, task_state
 from sim.episode.world_events import EventSchedule
 
@@ -109,10 +109,14 @@ class StateTracker:
         cache: GoldStateCache | None = None,
         context: WorldContext | None = None,
         world_changes: tuple[WorldChange, ...] = (),
+        replay_hooks: tuple[ReplayHook, ...] = (),
     ) -> None:
         self._pack, self._seed, self._context = pack, seed, context
         self._changes = world_changes
         """Timed world events: the gold world meets them at the same point of each goal as the agent's did."""
+        self._hooks = replay_hooks
+        """The stressors that turn a gold call into the world's own (``ReplayHook``), in ``on_call`` order: a goal an
+        event happens in replays only its gold for the changed world, in the world's form."""
         self._cache = cache
         self._task = task
         self._unstressed = unstressed if unstressed is not None and len(unstressed.goals) == len(task.goals) else None
@@ -130,13 +134,14 @@ class StateTracker:
         cache: GoldStateCache | None = None,
         context: WorldContext | None = None,
         world_changes: tuple[WorldChange, ...] = (),
+        replay_hooks: tuple[ReplayHook, ...] = (),
     ) -> StateTracker | None:
         """A tracker when the world offers a task state, else None (nothing to judge): build trackers this way.
         ``cache``: the gold states of earlier episodes (None: every episode replays its own gold); ``context``: the
         one the episode built its world from; the gold's world is built from it too."""
         if task_state(world) is None:
             return None
-        return cls(pack, seed, task, world, unstressed, cache, context, world_changes)
+        return cls(pack, seed, task, world, unstressed, cache, context, world_changes, replay_hooks)
 
     @property
     def in_goal(self) -> bool:
@@ -205,12 +210,14 @@ class StateTracker:
         still to come."""
         turn = self._task.goals[g]
         plans = [turn.gold]
-        if self._unstressed is not None and turn.outcome != "decline":
+        if any(c.goal == g for c in self._changes):
+            # A goal an event happens in: only the plan for the changed world (the old one may still go through,
+            # wrongly), in the world's form.
+            plans = [[c.model_copy(update={"name": n.name, "arguments": n.arguments}) for c, n in self._native(g)]]
+        elif self._unstressed is not None and turn.outcome != "decline":
             own = self._unstressed.goals[g].gold
-            # Same number of calls: a rewrite of form (world form first); else a new plan (stressed first). A goal an
-            # event happens in: the plan for the changed world first (the old one may still go through, wrongly).
-            in_event = any(c.goal == g for c in self._changes)
-            plans = [own, turn.gold] if len(own) == len(turn.gold) and not in_event else [turn.gold, own]
+            # Same number of calls: a rewrite of form (world form first); else a new plan (stressed first).
+            plans = [own, turn.gold] if len(own) == len(turn.gold) else [turn.gold, own]
             if plans[0] == plans[1]:  # the stressors left this goal alone (and every goal of an unstressed run)
                 plans = plans[:1]
         start = world.snapshot() if len(plans) > 1 else None  # a snapshot and restore cost more than the replay
@@ -221,6 +228,16 @@ class StateTracker:
             if await self._replay(world, plan, g, tried):
                 return self._now(world), tried
         return None, events
+
+    def _native(self, g: int) -> list[tuple[GoldCall, ToolCall]]:
+        """Goal ``g``'s gold, each call beside the world's own form of it (``ReplayHook.on_replay``)."""
+        pairs = []
+        for i, gold in enumerate(self._task.goals[g].gold):
+            native = ToolCall(id=f"state_{g}_{i}", name=gold.name, arguments=dict(gold.arguments))
+            for hook in self._hooks:
+                native = hook.on_replay(native, g)
+            pairs.append((gold, native))
+        return pairs
 
     @staticmethod
     async def _replay(world: World, calls: list[GoldCall], goal: int, events: EventSchedule) -> bool:

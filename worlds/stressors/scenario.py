@@ -117,6 +117,10 @@ class ScenarioStressor:
         self.tools = frozenset(scenario.tools)
         self.rng = random.Random(f"{scenario.name}:{seed}")
 
+    @classmethod
+    def check_row(cls, scenario: Scenario) -> None:
+        """Raise ValueError naming the field when the row's ``params`` do not suit the type (none checked here)."""
+
     def targets(self, call: ToolCall) -> bool:
         """The call is one this scenario targets, and the seeded coin says it fires this time."""
         return call.name in self.tools and (self.probability >= 1 or self.rng.random() < self.probability)

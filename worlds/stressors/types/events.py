@@ -118,6 +118,11 @@ class WorldEvents(ScenarioStressor):
         return self._changes
 
     @classmethod
+    def check_row(cls, scenario: Scenario) -> None:
+        """Raise ValueError naming the field when the row's params are not an event (the table's loader asks)."""
+        event_row(scenario)
+
+    @classmethod
     def affected_goals(cls, task: Task, scenario: Scenario) -> list[int]:
         """The goals the row writes down, in its task only."""
         row = event_row(scenario)
