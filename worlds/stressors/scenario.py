@@ -55,6 +55,9 @@ LEVEL: dict[str, Literal["spec", "exec", "user"]] = {
 """Specification complexity changes what the agent reads; execution complexity what it observes; user
 complexity what it is asked."""
 ERROR_TYPES = frozenset({"limitation", "failure", "outage"})
+TASK_ROW_TYPES = frozenset({"events"})
+"""Types whose rows are written for one task's data (an event's change and the gold of the changed world): nothing
+for ``stressors assign`` to fit to a world's tools."""
 WHOLE_TASK_TYPES = frozenset({"perturb", "expand", "missing", "outage", "search"})
 """Types that act on the whole task or toolkit (their rows target '*'): nothing for ``stressors assign`` to fit
 to particular tools."""

@@ -114,3 +114,13 @@ def test_a_row_acts_on_its_task_only() -> None:
     other = next(t for t in load_world("smart_home").tasks() if t.id != row.params["task"])
     stressor = WorldEvents(row, 0)
     assert stressor.on_task(other) is other and stressor.world_changes() == ()
+
+
+def test_a_tell_user_row_may_leave_a_goal_nothing_to_do() -> None:
+    row = next(s for s in builtin_scenarios() if s.name == "events.sh_tv_switched_off")
+    task = next(t for t in load_world("smart_home").tasks() if t.id == row.params["task"])
+    gone = {**row.params, "behaviour": "tell_user", "goals": {1: {"decline": "The TV is gone from the home."}}}
+    stressed = WorldEvents(row.model_copy(update={"params": gone}), 0).on_task(task)
+    goal = stressed.goals[1]
+    assert goal.outcome == "decline" and goal.gold == [] and goal.reference_response == "The TV is gone from the home."
+    assert stressed.goals[0] == task.goals[0]
