@@ -124,3 +124,14 @@ def test_a_tell_user_row_may_leave_a_goal_nothing_to_do() -> None:
     goal = stressed.goals[1]
     assert goal.outcome == "decline" and goal.gold == [] and goal.reference_response == "The TV is gone from the home."
     assert stressed.goals[0] == task.goals[0]
+
+
+def test_a_person_chatting_sees_a_world_event_the_agent_does_not() -> None:
+    from rich.console import Console
+
+    from sim.cli.chat import show_event
+    from sim.episode.world_events import event_record
+
+    console = Console(record=True, width=200)
+    show_event(console, event_record(_change(), turn=0, goal=1, step=1, t=0.0))
+    assert "world event: w (events.x)" in console.export_text()
