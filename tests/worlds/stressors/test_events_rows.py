@@ -53,6 +53,7 @@ def test_the_isolated_setup_settles_the_changes_of_earlier_goals() -> None:
         ("multidomain", {"table": "products", "key": "prod_pancetta"}, "exactly one of"),
         ("smart_home", {"device": "living_tv", "set": {"brightness": 5}}, "has no setting 'brightness'"),
         ("smart_home", {"device": "nope", "set": {"power": True}}, "no device 'nope'"),
+        ("smart_home", {"scene": "nope", "delete": True}, "a scene edit deletes a scene that exists"),
         ("sql_sample", {"db": "library", "sql": "UPDATE nope SET x = 1"}, "the statement failed on library"),
         ("sql_sample", {"db": "nope", "sql": "DELETE FROM book"}, "no database 'nope'"),
     ],

@@ -170,7 +170,16 @@ class SmartHomeWorld:
 
     def apply_change(self, edit: dict[str, Any]) -> None:
         """A timed world event (``sim.core.ChangeableWorld``): ``{"device": id, "set": {setting: value}}``, as
-        someone at home would change it (logged in the activity log under ``via: household``)."""
+        someone at home would change it (logged in the activity log under ``via: household``), or ``{"scene": id,
+        "delete": true}``: a scene deleted from another device."""
+        if "scene" in edit:
+            scene_id = edit["scene"]
+            if edit.get("delete") is not True or self._state.scene(scene_id) is None:
+                raise ValueError(f"a scene edit deletes a scene that exists ('delete': true), got {edit}")
+            # Through a snapshot: a fork of the pack's home reports device changes only, and a scene is not one.
+            home = self.snapshot()
+            self.restore({**home, "scenes": [sc for sc in home["scenes"] if sc["id"] != scene_id]})
+            return
         device_id, changes = edit.get("device"), edit.get("set")
         if not isinstance(device_id, str) or not isinstance(changes, dict) or not changes:
             raise ValueError("an edit names a 'device' and the settings it 'set's")
