@@ -22,7 +22,7 @@ state is the changed world's. Triggers count calls, never time: reruns with the 
 
 from __future__ import annotations
 
-from typing import Any, Literal, get_args
+from typing import Any, Literal
 
 from pydantic import Field, JsonValue, ValidationError
 
@@ -98,7 +98,7 @@ class WorldEvents(ScenarioStressor):
             raise ValueError(f"{self.name}: task {task.id} has {len(task.goals)} goals, the row names goal(s) past it")
         reached = row.goals.get(row.goal)
         path = reached.gold if reached is not None else task.goals[row.goal].gold
-        if reached is not None and reached.decline is None and len(path) <= row.after_calls:
+        if (reached is None or reached.decline is None) and len(path) <= row.after_calls:
             # The gold must reach the change, or its replays would never meet it (the isolated setup's world).
             calls = f"{len(path)} call(s)"
             raise ValueError(
@@ -140,5 +140,4 @@ def _changed(goal: Goal, changed: ChangedGoal, scenario: Scenario) -> Goal:
     return goal.model_copy(update=update)
 
 
-BEHAVIOURS: tuple[str, ...] = get_args(Behaviour)
 STRESSOR = WorldEvents
