@@ -105,7 +105,7 @@ class WorkingIndicator:
 
 
 def show_event(console: Console, ev: Event) -> None:
-    """What a person sees of an event: calls, results (and stressors), the agent's reply, faults."""
+    """What a person sees of an event: calls, results (and stressors), world events, the agent's reply, faults."""
     from rich.markup import escape
 
     if ev.replayed:
@@ -124,6 +124,9 @@ def show_event(console: Console, ev: Event) -> None:
             console.print(
                 f"    [dim]the world returned {ev.raw_result.status}: {escape(_clip(raw))}[/]", highlight=False
             )
+    elif ev.kind == "world_event":  # the world changed on its own: the person sees it, the agent does not
+        what = f"{escape(ev.content or '')} ({escape(', '.join(ev.scenarios))})"
+        console.print(f"  [magenta]⚡ world event: {what}[/]", highlight=False)
     elif ev.kind == "agent_message":
         console.print(f"[bold blue]agent ›[/] {escape(ev.content or '')}", highlight=False)
     elif ev.kind == "error" and ev.fault != "user":

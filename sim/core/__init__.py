@@ -46,6 +46,7 @@ from sim.core.trace import (
     UserAct,
     UserActKind,
 )
+from sim.core.world_events import ChangeableWorld, EventChangeKind, WorldChange, WorldEventSource
 
 __all__ = [
     "FAILED_TERMINATIONS",
@@ -57,12 +58,14 @@ __all__ = [
     "CallNext",
     "CallOutcome",
     "CallRole",
+    "ChangeableWorld",
     "ChatMessage",
     "EpisodeControls",
     "EpisodeGold",
     "EpisodeId",
     "EpisodeResult",
     "Event",
+    "EventChangeKind",
     "EventKind",
     "FaultKind",
     "Goal",
@@ -99,7 +102,9 @@ __all__ = [
     "UserMessage",
     "UserView",
     "World",
+    "WorldChange",
     "WorldContext",
+    "WorldEventSource",
     "WorldPack",
     "failure",
     "shared_agent",

@@ -11,7 +11,8 @@ from sim.core.task import Task
 from sim.core.tools import Frozen, ToolCall, ToolResult, ToolSpec
 from sim.core.trusted import trusted
 
-EventKind = Literal["user_message", "agent_message", "tool_call", "tool_result", "error"]
+EventKind = Literal["user_message", "agent_message", "tool_call", "tool_result", "error", "world_event"]
+"""``world_event``: the world changed on its own (``sim.core.world_events``); never shown to the agent."""
 UserActKind = Literal["request", "answer", "change_mind", "nudge"]
 FaultKind = Literal["agent", "user", "judge", "provider", "harness"]
 TerminationReason = Literal[
@@ -125,7 +126,9 @@ class Event(Frozen):
     )
     step: int = Field(default=0, description="Agent step within the turn; calls from one model response share it.")
     t: float = Field(default=0.0, description="Seconds since the episode started.")
-    content: str | None = Field(default=None, description="Message text, or the error detail.")
+    content: str | None = Field(
+        default=None, description="Message text, the error detail, or what a world event changed."
+    )
     call: ToolCall | None = Field(
         default=None, description="For tool_call and tool_result; for an agent:unknown_tool error, the invented call."
     )
@@ -140,12 +143,15 @@ class Event(Frozen):
     )
     scenarios: list[str] = Field(
         default_factory=list,
-        description="For tool_result: the stressor scenarios that fired on this call, in order; for the "
+        description="For tool_result: the stressor scenarios that fired on this call, in order; for world_event: "
+        "the scenario that scheduled it; for the "
         "user_message that opens a goal: the scenarios that rewrote that goal's wording.",
     )
     read_only: bool | None = Field(default=None, description="For tool_call: whether the tool is a lookup.")
     fault: FaultKind | None = Field(default=None, description="For error: whose fault it was.")
-    code: str | None = Field(default=None, description="For error: an 'area:reason' code.")
+    code: str | None = Field(
+        default=None, description="For error: an 'area:reason' code; for world_event: 'event:<what happened>'."
+    )
     usage: Usage | None = Field(default=None, description="For agent_message: LLM usage of that turn.")
     replayed: bool = Field(
         default=False,

@@ -28,6 +28,7 @@ from typing import Literal
 
 from sim.core import Event, Goal, ReplayHook, Stressor, Task, ToolCall, ToolSpec, World, WorldContext, WorldPack
 from sim.core.call_ids import invented_call_id
+from sim.episode.world_events import EventSchedule, scheduled_changes
 
 Setup = Literal["cumulative", "isolated"]
 
@@ -68,6 +69,7 @@ class GoldHistory:
     ) -> None:
         self._world = pack.new_world(seed, context)  # built as the agent's world is: same task, same handle
         self._hooks = [s for s in stressors if isinstance(s, ReplayHook)]  # on_call order: outermost first
+        self._events = EventSchedule(scheduled_changes(stressors))  # the gold world meets the agent's world events
         self._task = task
         self._read_only = {s.name: s.read_only for s in specs}
         self._record = record
@@ -99,6 +101,8 @@ class GoldHistory:
                     f"task {self._task.id}: turns.{t} gold call {i} ({gold.name}): {error}"
                 ) from error
             read_only = self._read_only.get(native.name, self._read_only.get(call.name))
+            if self._events:
+                self._events.before_call(self._world, t)
             # One step per call: gold paths are sequential (a later call may use an earlier lookup).
             self._record(
                 Event(

@@ -145,6 +145,7 @@ class _Conversation:
             ep.states.end(world)
         if new_goal and ep.gold_history is not None:
             await ep.gold_history.before_turn(self._progress.goal, world)
+            ep.runtime.events_settled_before(self._progress.goal)
         if ep.states is not None and not ep.states.in_goal:
             ep.states.begin(self._progress.goal, world)
 

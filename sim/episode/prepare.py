@@ -9,13 +9,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from sim.core import Agent, EpisodeGold, Task, ToolSpec, World, WorldContext
+from sim.core import Agent, EpisodeGold, ReplayHook, Stressor, Task, ToolSpec, World, WorldContext
 from sim.episode.deadline import WaitClock
 from sim.episode.env import EpisodeEnv, EpisodeSpec
 from sim.episode.gold_history import GoldHistory
 from sim.episode.recorder import EventRecorder
 from sim.episode.runtime import EpisodeRuntime
 from sim.episode.state_track import StateTracker
+from sim.episode.world_events import scheduled_changes
 from sim.episode.world_llm import WorldLLM
 from sim.llm.gateway import EpisodeLLM
 
@@ -69,17 +70,25 @@ def prepare_episode(
     gold_history = None
     if env.setup == "isolated":
         gold_history = GoldHistory(env.pack, spec.seed, task, tools, rec.add, rec.clock, context, env.stressors)
+    changes = scheduled_changes(env.stressors)  # timed world events, known once on_task saw the task
     states = StateTracker.for_world(
-        env.pack, spec.seed, task, world, unstressed=spec.task, cache=env.gold_states, context=context
-    )
+        env.pack, spec.seed, task, world, unstressed=spec.task, cache=env.gold_states, context=context,
+        world_changes=changes, replay_hooks=_replay_hooks(env.stressors) if changes else (),
+    )  # fmt: skip
     runtime = EpisodeRuntime(
         world, env.stressors, tools, instructions, llm, rec.add, rec.clock, calls_per_turn(task, env.limits.max_steps),
         spec.seed,
         goal_toolkits={g: goal.tools for g, goal in enumerate(task.goals) if goal.tools is not None},
-        episode_id=spec.episode_id,
+        episode_id=spec.episode_id, world_changes=changes,
     )  # fmt: skip
     agent = env.make_agent(EpisodeGold(task, spec.task, goal_now))
     return PreparedEpisode(world, task, tools, instructions, gold_history, states, llm, waits, runtime, agent, reworded)
+
+
+def _replay_hooks(stressors: tuple[Stressor, ...]) -> tuple[ReplayHook, ...]:
+    """The stressors that give a replayed gold call in the world's form, in ``on_call`` order (asked only when a
+    world event needs the state judge's gold in that form: a runtime Protocol check per stressor costs)."""
+    return tuple(s for s in stressors if isinstance(s, ReplayHook))
 
 
 def calls_per_turn(task: Task, max_steps: int) -> int:

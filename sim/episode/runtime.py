@@ -16,10 +16,12 @@ from sim.core import (
     ToolSpec,
     Usage,
     World,
+    WorldChange,
     failure,
     through_stressors,
 )
 from sim.core.call_ids import invented_call_id
+from sim.episode.world_events import EventSchedule, event_record
 from sim.llm.errors import StepLimitReached
 from sim.llm.gateway import EpisodeLLM
 
@@ -74,9 +76,11 @@ class EpisodeRuntime:
         seed: int = 0,
         goal_toolkits: Mapping[int, Collection[str]] | None = None,
         episode_id: str = "",
+        world_changes: Sequence[WorldChange] = (),
     ) -> None:
         """``goal_toolkits``: goal -> the world functions the task data allows in it (``Goal.tools``); other goals
-        offer the whole toolkit."""
+        offer the whole toolkit. ``world_changes``: the timed world events the stressors schedule, applied to the
+        world before the call that makes each due."""
         self.episode_id = episode_id
         self.deadline_left: Callable[[], float] | None = None
         """Seconds of working time left, once the loop's deadline runs (``EpisodeControls.time_left``)."""
@@ -113,6 +117,12 @@ class EpisodeRuntime:
         # No closure over self is kept (a chain built here would hold one): an ended episode is then freed by
         # reference counting at once, not left as cyclic garbage for the collector to walk.
         self._world = world
+        self._events = EventSchedule(world_changes)
+
+    def events_settled_before(self, goal: int) -> None:
+        """The isolated setup put the world in the gold's state at the start of ``goal``: the events of earlier goals
+        are in it."""
+        self._events.settled_before(goal)
 
     def current_tools(self) -> tuple[ToolSpec, ...]:
         return self._tools
@@ -172,6 +182,9 @@ class EpisodeRuntime:
         call_id = self._call_id(call.id)
         if call_id != call.id:
             call = call.model_copy(update={"id": call_id})
+        if self._events:  # the world moves on its own before this call: recorded first, never shown to the agent
+            for change in self._events.before_call(self._world, self.goal):
+                self._record(event_record(change, self.turn, self.goal, step, self._clock()))
         called = Event(
             kind="tool_call",
             turn=self.turn,

@@ -17,8 +17,9 @@ from __future__ import annotations
 from collections import OrderedDict
 from typing import Any
 
-from sim.core import GoalState, GoldCall, Task, ToolCall, World, WorldContext, WorldPack
+from sim.core import GoalState, GoldCall, ReplayHook, Task, ToolCall, World, WorldChange, WorldContext, WorldPack
 from sim.core.task_state import moved, task_state
+from sim.episode.world_events import EventSchedule
 
 GOLD_CACHE_SIZE = 4096
 GoalStates = list[dict[str, Any] | None]
@@ -107,8 +108,15 @@ class StateTracker:
         unstressed: Task | None = None,
         cache: GoldStateCache | None = None,
         context: WorldContext | None = None,
+        world_changes: tuple[WorldChange, ...] = (),
+        replay_hooks: tuple[ReplayHook, ...] = (),
     ) -> None:
         self._pack, self._seed, self._context = pack, seed, context
+        self._changes = world_changes
+        """Timed world events: the gold world meets them at the same point of each goal as the agent's did."""
+        self._hooks = replay_hooks
+        """The stressors that turn a gold call into the world's own (``ReplayHook``), in ``on_call`` order: a goal an
+        event happens in replays only its gold for the changed world, in the world's form."""
         self._cache = cache
         self._task = task
         self._unstressed = unstressed if unstressed is not None and len(unstressed.goals) == len(task.goals) else None
@@ -125,11 +133,15 @@ class StateTracker:
         unstressed: Task | None = None,
         cache: GoldStateCache | None = None,
         context: WorldContext | None = None,
+        world_changes: tuple[WorldChange, ...] = (),
+        replay_hooks: tuple[ReplayHook, ...] = (),
     ) -> StateTracker | None:
         """A tracker when the world offers a task state, else None (nothing to judge): build trackers this way.
         ``cache``: the gold states of earlier episodes (None: every episode replays its own gold); ``context``: the
         one the episode built its world from; the gold's world is built from it too."""
-        return cls(pack, seed, task, world, unstressed, cache, context) if task_state(world) is not None else None
+        if task_state(world) is None:
+            return None
+        return cls(pack, seed, task, world, unstressed, cache, context, world_changes, replay_hooks)
 
     @property
     def in_goal(self) -> bool:
@@ -165,7 +177,9 @@ class StateTracker:
         seed and task, the whole task's are computed once and kept in the cache for the episodes of the same task and
         stressed gold."""
         # getattr, not isinstance(pack, SharedWorldPack): a runtime Protocol check per episode costs more than this.
-        if self._cache is None or getattr(self._pack, "same_world_every_seed", False) is not True:
+        # An episode with world events replays its own: the cache's key is the gold, and the events change the world.
+        shared = getattr(self._pack, "same_world_every_seed", False) is True and not self._changes
+        if self._cache is None or not shared:
             return await self._replay_goals(last)
         fingerprint = self._cache.fingerprint(self._task, self._unstressed)
         states = self._cache.get(self._pack, fingerprint)
@@ -178,9 +192,10 @@ class StateTracker:
         gold_world = self._pack.new_world(self._seed, self._context)
         gold: dict[str, Any] | None = self._now(gold_world)
         after: GoalStates = []
+        events = EventSchedule(self._changes)
         for g in range(last + 1):
             if gold is not None:
-                gold = await self._replay_goal(gold_world, g)
+                gold, events = await self._replay_goal(gold_world, g, events)
             after.append(gold)
         return after
 
@@ -188,11 +203,18 @@ class StateTracker:
     def _now(world: World) -> dict[str, Any]:
         return task_state(world) or {}
 
-    async def _replay_goal(self, world: World, g: int) -> dict[str, Any] | None:
-        """The gold world's changes once goal ``g`` is replayed; None when no plan of it goes through."""
+    async def _replay_goal(
+        self, world: World, g: int, events: EventSchedule
+    ) -> tuple[dict[str, Any] | None, EventSchedule]:
+        """The gold world's changes once goal ``g`` is replayed (None when no plan of it goes through), and the events
+        still to come."""
         turn = self._task.goals[g]
         plans = [turn.gold]
-        if self._unstressed is not None and turn.outcome != "decline":
+        if any(c.goal == g for c in self._changes):
+            # A goal an event happens in: only the plan for the changed world (the old one may still go through,
+            # wrongly), in the world's form.
+            plans = [[c.model_copy(update={"name": n.name, "arguments": n.arguments}) for c, n in self._native(g)]]
+        elif self._unstressed is not None and turn.outcome != "decline":
             own = self._unstressed.goals[g].gold
             # Same number of calls: a rewrite of form (world form first); else a new plan (stressed first).
             plans = [own, turn.gold] if len(own) == len(turn.gold) else [turn.gold, own]
@@ -202,13 +224,26 @@ class StateTracker:
         for plan in plans:
             if start is not None:
                 world.restore(start)
-            if await self._replay(world, plan, g):
-                return self._now(world)
-        return None
+            tried = events.fork() if events else events
+            if await self._replay(world, plan, g, tried):
+                return self._now(world), tried
+        return None, events
+
+    def _native(self, g: int) -> list[tuple[GoldCall, ToolCall]]:
+        """Goal ``g``'s gold, each call beside the world's own form of it (``ReplayHook.on_replay``)."""
+        pairs = []
+        for i, gold in enumerate(self._task.goals[g].gold):
+            native = ToolCall(id=f"state_{g}_{i}", name=gold.name, arguments=dict(gold.arguments))
+            for hook in self._hooks:
+                native = hook.on_replay(native, g)
+            pairs.append((gold, native))
+        return pairs
 
     @staticmethod
-    async def _replay(world: World, calls: list[GoldCall], goal: int) -> bool:
+    async def _replay(world: World, calls: list[GoldCall], goal: int, events: EventSchedule) -> bool:
         for i, gold in enumerate(calls):
+            if events:
+                events.before_call(world, goal)
             call = ToolCall(id=f"state_{goal}_{i}", name=gold.name, arguments=dict(gold.arguments))
             if not (await world.call(call)).ok:
                 return False

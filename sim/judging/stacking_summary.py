@@ -1,13 +1,13 @@
 """Stressors stacked (cumulative mode): goal accuracy by how many distinct scenarios fired on the goal, and per
 scenario, on the goals it fired on against the same tasks' goals it did not.
 
-In a cumulative run every stressor is on at once, and what compounds is what fires on the same goal: a drifted
-name and a failure and a sponsored result in one request. Per goal of each scored episode: the distinct
-scenarios that fired on the agent's calls (``Event.scenarios``; replayed gold aside), and core API accuracy's
-verdict on the goal. ``by_fired``: rows by that count (0, 1, 2, 3+). ``by_scenario``: which stressor hurt, read
-from the same run — observational (the goals a scenario touches are not a random sample, and others may co-fire
-on them); an isolated run measures it causally. Each with its goals, accuracy and Wilson interval. Streams the
-store; keeps a task id, a set of names and a verdict per goal.
+In a cumulative run every stressor is on at once, and what compounds is what fires on the same goal: a drifted name
+and a failure and a sponsored result in one request. Per goal of each scored episode: the distinct scenarios that
+fired on the agent's calls or changed its world (``Event.scenarios``; replayed gold aside), and core API accuracy's
+verdict on the goal. ``by_fired``: rows by that count (0, 1, 2, 3+). ``by_scenario``: which stressor hurt, read from
+the same run — observational (the goals a scenario touches are not a random sample, and others may co-fire on them);
+an isolated run measures it causally. Each with its goals, accuracy and Wilson interval. Streams the store; keeps a
+task id, a set of names and a verdict per goal.
 """
 
 from __future__ import annotations
@@ -76,7 +76,8 @@ def _fired_goals(store: RunStore, score_set: str) -> list[FiredGoal]:
             continue
         fired: dict[int, set[str]] = {}
         for ev in ep.events:
-            if ev.kind == "tool_result" and not ev.replayed and ev.scenarios:
+            # A world event fires on the goal it happened in, as a stressor acting on a call does.
+            if ev.kind in ("tool_result", "world_event") and not ev.replayed and ev.scenarios:
                 goal = ev.turn if ev.goal is None else ev.goal
                 fired.setdefault(goal, set()).update(ev.scenarios)
         task = ep.task_id or ep.episode_id.split("#")[0]

@@ -137,6 +137,13 @@
       }
       return box;
     }
+    if (ev.k === "world_event") {  // the world changed on its own (a timed event): the agent was not told
+      box = el("div", "world-event");
+      box.appendChild(el("div", "meta", "world event \u00b7 goal " + ev.goal + " \u00b7 " + (ev.code || "") + " \u00b7 not shown to the agent"));
+      (ev.scenarios || []).forEach(function (s) { box.appendChild(el("span", "badge", "stressor: " + s)); });
+      box.appendChild(el("div", "text", ev.text || ""));
+      return box;
+    }
     box = el("div", "error");
     box.appendChild(el("div", "meta", "error \u00b7 fault: " + (ev.fault || "?") + " \u00b7 " + (ev.code || "")));
     box.appendChild(el("div", "text", ev.text || ""));

@@ -120,6 +120,13 @@
       }
       return box;
     }
+    if (ev.k === "world_event") {  // the world changed on its own (a timed event): the agent was not told
+      box = S.el("div", "world-event");
+      S.add(box, "div", "meta", "world event \u00b7 goal " + ev.goal + " \u00b7 " + (ev.code || "") + " \u00b7 not shown to the agent");
+      (ev.scenarios || []).forEach(function (s) { S.add(box, "span", "badge", "stressor fired: " + s); });
+      S.add(box, "div", "text", ev.text || "");
+      return box;
+    }
     box = S.el("div", "error");
     S.add(box, "div", "meta", "error \u00b7 fault: " + (ev.fault || "?") + " \u00b7 " + (ev.code || ""));
     S.add(box, "div", "text", ev.text || "");

@@ -30,6 +30,9 @@ SCENARIO_DIR = Path(__file__).parent / "data"
 WORLD_SCENARIOS = "*/data/scenarios.jsonl"
 """Rows a world ships beside itself (``worlds/tau2/data/scenarios.jsonl``), for its own tools, after the shared ones."""
 GROUPS = ("all", "spec", "exec", "user", *LEVEL)
+ROW_CHECKED_TYPES = frozenset({"events"})
+"""Types whose ``params`` are a schema of their own, checked when the table loads (``check_row``), so a bad row is
+named by file and line before any run."""
 
 
 class StressorSelectionError(ValueError):
@@ -51,6 +54,11 @@ def load_scenarios(path: Path) -> list[Scenario]:
             raise ValueError(f"{path}:{lineno}: {where}: {first['msg']}") from error
         if scenario.name in seen:
             raise ValueError(f"{path}:{lineno}: duplicate scenario name {scenario.name}")
+        if scenario.type in ROW_CHECKED_TYPES:
+            try:
+                stressor_class(scenario.type).check_row(scenario)
+            except ValueError as error:
+                raise ValueError(f"{path}:{lineno}: {error}") from error
         seen.add(scenario.name)
         scenarios.append(scenario)
     return scenarios

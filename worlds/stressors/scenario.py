@@ -33,6 +33,7 @@ ComplexityType = Literal[
     "missing",
     "outage",
     "search",
+    "events",
 ]
 LEVEL: dict[str, Literal["spec", "exec", "user"]] = {
     "adhoc": "spec",
@@ -49,10 +50,14 @@ LEVEL: dict[str, Literal["spec", "exec", "user"]] = {
     "missing": "spec",  # a function the task needs is not in the toolkit (yet)
     "outage": "exec",  # the function the agent picks goes down
     "search": "spec",  # every tool hidden behind search_tools / get_info
+    "events": "exec",  # the world changes on its own while the agent works
 }
 """Specification complexity changes what the agent reads; execution complexity what it observes; user
 complexity what it is asked."""
 ERROR_TYPES = frozenset({"limitation", "failure", "outage"})
+TASK_ROW_TYPES = frozenset({"events"})
+"""Types whose rows are written for one task's data (an event's change and the gold of the changed world): nothing
+for ``stressors assign`` to fit to a world's tools."""
 WHOLE_TASK_TYPES = frozenset({"perturb", "expand", "missing", "outage", "search"})
 """Types that act on the whole task or toolkit (their rows target '*'): nothing for ``stressors assign`` to fit
 to particular tools."""
@@ -114,6 +119,10 @@ class ScenarioStressor:
         self.probability = float(self.params.pop("rate", scenario.probability))
         self.tools = frozenset(scenario.tools)
         self.rng = random.Random(f"{scenario.name}:{seed}")
+
+    @classmethod
+    def check_row(cls, scenario: Scenario) -> None:
+        """Raise ValueError naming the field when the row's ``params`` do not suit the type (none checked here)."""
 
     def targets(self, call: ToolCall) -> bool:
         """The call is one this scenario targets, and the seeded coin says it fires this time."""

@@ -1,10 +1,10 @@
 """Every stressor type in stressor-mode isolated on the multi-domain world, against calibration agents.
 
-The naive agent replays the unstressed gold and reads nothing: a format rule, a new prerequisite, a drifted
-schema, a required follow-up, an error, an outage, a missing function or a tool it must first search for costs
-it turns; a look-alike, a vague description, sponsored entries, related tools beside the gold ones or a reworded
-request cannot (only a reader can be misled by text). The oracle reads the rewritten gold and keeps every
-specification type at 1.0.
+The naive agent replays the unstressed gold and reads nothing: a format rule, a new prerequisite, a drifted schema,
+a required follow-up, an error, an outage, a missing function, a tool it must first search for or a world that
+changed under it (a timed event) costs it turns; a look-alike, a vague description, sponsored entries, related tools
+beside the gold ones or a reworded request cannot (only a reader can be misled by text). The oracle reads the
+rewritten gold and keeps every specification type at 1.0.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from sim.report.terminal import render
 from sim.run.runner import execute
 
 CONVERSATIONS = 40
-DROPS = {"adhoc", "dependency", "drift", "notice", "limitation", "failure", "missing", "outage", "search"}
+DROPS = {"adhoc", "dependency", "drift", "notice", "limitation", "failure", "missing", "outage", "search", "events"}
 NO_DROP = {"lookalike", "ambiguous", "irrelevant", "perturb", "expand"}
 
 

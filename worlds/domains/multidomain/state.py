@@ -99,3 +99,29 @@ class WorldState:
         self.tables.restore(snapshot["tables"])
         self.known = set(snapshot["known"])
         self._counters = dict(snapshot["counters"])
+
+
+def apply_table_edit(state: WorldState, edit: Mapping[str, Any]) -> None:
+    """One row changed as an event says (``MultiDomainWorld.apply_change``); ValueError names what is wrong."""
+    table, key = edit.get("table"), edit.get("key")
+    if not isinstance(table, str) or not isinstance(key, str):
+        raise ValueError("an edit names its 'table' and 'key'")
+    actions = [a for a in ("set", "row", "delete") if a in edit]
+    if len(actions) != 1:
+        raise ValueError("an edit does exactly one of 'set', 'row' or 'delete'")
+    if actions[0] == "row":
+        if state.get(table, key) is not None:
+            raise ValueError(f"{table}/{key} exists already")
+        state.put(table, key, dict(edit["row"]))
+        return
+    row = state.get(table, key)
+    if row is None:
+        raise ValueError(f"no row {table}/{key}")
+    if actions[0] == "delete":
+        state.delete(table, key)
+        return
+    changes = dict(edit["set"])
+    unknown = sorted(set(changes) - set(row))
+    if unknown:
+        raise ValueError(f"{table}/{key} has no field(s) {', '.join(unknown)}")
+    state.update(table, key, **changes)

@@ -7,7 +7,7 @@ from typing import Any
 from sim.core import ToolCall, ToolResult, ToolSpec
 from worlds.common.tables import BaseData
 from worlds.common.toolbook import Toolkit
-from worlds.domains.multidomain.state import WorldState
+from worlds.domains.multidomain.state import WorldState, apply_table_edit
 
 WORLD_NAME = "multidomain"
 
@@ -42,6 +42,11 @@ class MultiDomainWorld:
 
     def task_state(self) -> dict[str, Any]:
         return self._state.task_state()
+
+    def apply_change(self, edit: dict[str, Any]) -> None:
+        """A timed world event (``sim.core.ChangeableWorld``): ``{"table", "key"}`` with ``"set"`` (fields of the row
+        that change), ``"row"`` (a new row) or ``"delete": true``."""
+        apply_table_edit(self._state, edit)
 
     @property
     def state(self) -> WorldState:

@@ -10,7 +10,7 @@ from sim.core.task_state import ABSENT, changed, flatten
 from worlds.common.arguments import ArgumentChecker
 from worlds.common.errors import ToolError
 from worlds.domains.smart_home.specs import SPECS
-from worlds.domains.smart_home.state import HomeState
+from worlds.domains.smart_home.state import SETTINGS, HomeState
 from worlds.domains.smart_home.tools import TOOL_FUNCTIONS
 
 WORLD_NAME = "smart_home"
@@ -167,6 +167,31 @@ class SmartHomeWorld:
         if self._changes is None:
             self._changes = home_changes(self._base_items, self._state, self._memo)
         return dict(self._changes)
+
+    def apply_change(self, edit: dict[str, Any]) -> None:
+        """A timed world event (``sim.core.ChangeableWorld``): ``{"device": id, "set": {setting: value}}``, as
+        someone at home would change it (logged in the activity log under ``via: household``), or ``{"scene": id,
+        "delete": true}``: a scene deleted from another device."""
+        if "scene" in edit:
+            scene_id = edit["scene"]
+            if edit.get("delete") is not True or self._state.scene(scene_id) is None:
+                raise ValueError(f"a scene edit deletes a scene that exists ('delete': true), got {edit}")
+            # Through a snapshot: a fork of the pack's home reports device changes only, and a scene is not one.
+            home = self.snapshot()
+            self.restore({**home, "scenes": [sc for sc in home["scenes"] if sc["id"] != scene_id]})
+            return
+        device_id, changes = edit.get("device"), edit.get("set")
+        if not isinstance(device_id, str) or not isinstance(changes, dict) or not changes:
+            raise ValueError("an edit names a 'device' and the settings it 'set's")
+        device = self._state.device(device_id)
+        if device is None:
+            raise ValueError(f"no device {device_id!r}")
+        for setting, value in changes.items():
+            if setting not in SETTINGS or not device.has(setting):
+                raise ValueError(f"{device_id} has no setting {setting!r}")
+            setattr(device, setting, value)  # validated: a value out of range raises ValueError
+            self._state.record(device_id, f"{setting}={value}", "household")
+        self._changes = None
 
     @property
     def state(self) -> HomeState:

@@ -55,20 +55,30 @@ class SqlRuntime:
             self._connections[db_id] = open_readonly(self._paths[db_id])
         return self._connections[db_id]
 
-    def answer(self, function: SqlFunction, arguments: dict[str, Any]) -> Any:
-        """The call's content: records, or on an empty result records plus a hint. Raises QueryError."""
+    def answer(self, function: SqlFunction, arguments: dict[str, Any], own: sqlite3.Connection | None = None) -> Any:
+        """The call's content: records, or on an empty result records plus a hint. Raises QueryError. ``own``: an
+        episode's own copy of the database (a world event changed it): asked directly, never cached."""
         key = f"{function.name}\x00{json.dumps(arguments, sort_keys=True, default=str)}"
         with self._lock:
-            if key in self._results:
+            if own is None and key in self._results:
                 return self._results[key]
-            connection = self.connection(function.db_id)
+            connection = own if own is not None else self.connection(function.db_id)
             records = run_query(connection, function.sql, function.bindings(arguments)).records()
             empty = not records or nothing_aggregated(records)
             # Frozen: one cached result is handed to every episode that asks the same.
             content: Any = freeze(self._empty(function, arguments, records) if empty else records)
-            if len(self._results) < _CACHE_LIMIT:
+            if own is None and len(self._results) < _CACHE_LIMIT:
                 self._results[key] = content
             return content
+
+    def own_copy(self, db_id: str) -> sqlite3.Connection:
+        """A private, writable in-memory copy of a database, for an episode whose world an event changes."""
+        if db_id not in self._paths:
+            raise ValueError(f"no database {db_id!r} (known: {', '.join(sorted(self._paths))})")
+        copy = sqlite3.connect(":memory:", check_same_thread=False)
+        with self._lock:
+            self.connection(db_id).backup(copy)
+        return copy
 
     def _empty(self, function: SqlFunction, arguments: dict[str, Any], records: list[dict[str, Any]]) -> Any:
         """The records (none, or an aggregate's row of nulls), with a hint naming close values when there are any."""
@@ -117,13 +127,17 @@ def close_matches(value: str, candidates: Sequence[str]) -> list[str]:
 
 
 class SqlWorld:
-    """One episode's handle; stateless, so snapshots are empty and every state hashes alike."""
+    """One episode's handle; stateless, so snapshots are empty and every state hashes alike, until a timed world event
+    changes the data (``apply_change``): then the episode queries its own copy of that database, and its snapshot is
+    the statements applied."""
 
     def __init__(self, name: str, runtime: SqlRuntime, instructions: str, seed: int = 0) -> None:
         self.name = name
         self.seed = seed
         self._runtime = runtime
         self._instructions = instructions
+        self._edits: list[dict[str, str]] = []
+        self._own: dict[str, sqlite3.Connection] = {}
 
     def specs(self) -> list[ToolSpec]:
         return list(self._runtime.specs)
@@ -140,19 +154,39 @@ class SqlWorld:
         if problem is not None:
             return failure(call, "invalid_arguments", problem[0], problem[1])
         try:
-            content = self._runtime.answer(function, checker.normalised(call.arguments))
+            content = self._runtime.answer(function, checker.normalised(call.arguments), self._own.get(function.db_id))
         except (QueryError, QueryLimitError) as error:
             return failure(call, "failed", "query_failed", f"The query failed: {error}")
         return ToolResult(call_id=call.id, status="success", content=content)
 
+    def apply_change(self, edit: dict[str, Any]) -> None:
+        """A timed world event (``sim.core.ChangeableWorld``): ``{"db": id, "sql": statement}``, run on this episode's
+        own copy of the database (made at the first change)."""
+        db_id, sql = edit.get("db"), edit.get("sql")
+        if not isinstance(db_id, str) or not isinstance(sql, str) or not sql.strip():
+            raise ValueError("an edit names a 'db' and the 'sql' statement that changes it")
+        own = self._own.get(db_id) or self._runtime.own_copy(db_id)
+        try:
+            own.execute(sql)
+        except sqlite3.Error as error:
+            raise ValueError(f"the statement failed on {db_id}: {error}") from error
+        self._own[db_id] = own
+        self._edits.append({"db": db_id, "sql": sql})
+
     def snapshot(self) -> dict[str, Any]:
-        return {}
+        return {"edits": list(self._edits)} if self._edits else {}
 
     def restore(self, snapshot: Any) -> None:
-        return None
+        edits = list(snapshot.get("edits", [])) if isinstance(snapshot, dict) else []
+        if edits == self._edits:
+            return
+        self._edits, self._own = [], {}
+        for edit in edits:
+            self.apply_change(edit)
 
     def state_hash(self) -> str:
-        return hashlib.sha256(self.name.encode()).hexdigest()[:16]
+        text = self.name + (json.dumps(self._edits, sort_keys=True) if self._edits else "")
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 class SqlPack:

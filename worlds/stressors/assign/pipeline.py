@@ -22,7 +22,7 @@ from sim.core.files import write_text_atomic
 from worlds.stressors.assign.prompts import draft_request, parse_json_object, parse_scores, rate_request
 from worlds.stressors.assign.validate import Rejected, check_draft
 from worlds.stressors.catalog import builtin_scenarios
-from worlds.stressors.scenario import LEVEL, WHOLE_TASK_TYPES, Scenario
+from worlds.stressors.scenario import LEVEL, TASK_ROW_TYPES, WHOLE_TASK_TYPES, Scenario
 
 
 @dataclass
@@ -60,7 +60,7 @@ async def assign(
     shipped: Sequence[Scenario] | None = None,
 ) -> AssignReport:
     """Rate, draft and validate; returns the report (accepted rows in type order, best pair first)."""
-    kinds = list(types or [k for k in LEVEL if k not in WHOLE_TASK_TYPES])
+    kinds = list(types or [k for k in LEVEL if k not in WHOLE_TASK_TYPES | TASK_ROW_TYPES])
     unknown = [k for k in kinds if k not in LEVEL]
     if unknown:
         raise ValueError(f"unknown complexity type(s): {', '.join(unknown)}; known: {', '.join(LEVEL)}")
