@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from typing import Any
 
-from sim.core import GoalState, GoldCall, Task, ToolCall, World, WorldContext, WorldPack
+from sim.core import DualControlWorld, GoalState, GoldCall, Task, ToolCall, World, WorldContext, WorldPack
 from sim.core.task_state import moved, task_state
 
 GOLD_CACHE_SIZE = 4096
@@ -70,7 +70,7 @@ class GoldStateCache:
 
 def _fingerprint(task: Task, unstressed: Task | None) -> str:
     """What decides the gold's states: every goal's plans, stressed and not, and outcomes."""
-    shape: dict[str, Any] = {"goals": {"__all__": {"gold", "outcome"}}}
+    shape: dict[str, Any] = {"goals": {"__all__": {"gold", "user_gold", "outcome"}}}
     return task.model_dump_json(include=shape) + (
         unstressed.model_dump_json(include=shape) if unstressed is not None else ""
     )
@@ -202,14 +202,22 @@ class StateTracker:
         for plan in plans:
             if start is not None:
                 world.restore(start)
-            if await self._replay(world, plan, g):
+            if await self._replay(world, turn.acts(plan), g):
                 return self._now(world)
         return None
 
     @staticmethod
-    async def _replay(world: World, calls: list[GoldCall], goal: int) -> bool:
-        for i, gold in enumerate(calls):
+    async def _replay(world: World, acts: list[tuple[bool, GoldCall]], goal: int) -> bool:
+        """The plan's calls in order, the user's own among them (dual control): what the user does on its side
+        may change the agent's (a bill paid on the phone)."""
+        for i, (by_user, gold) in enumerate(acts):
             call = ToolCall(id=f"state_{goal}_{i}", name=gold.name, arguments=dict(gold.arguments))
-            if not (await world.call(call)).ok:
+            if not by_user:
+                result = await world.call(call)
+            elif isinstance(world, DualControlWorld):
+                result = await world.user_call(call)
+            else:
+                return False  # a user act this world cannot replay: the gold's state is unknown
+            if not result.ok:
                 return False
         return True
