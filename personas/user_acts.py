@@ -1,9 +1,9 @@
 """Dual control for a user without a model: the task's own user-side acts (``Goal.user_gold``), done when asked.
 
 A scripted user of a world that gives it tools (``UserContext.tools``) does, after each agent reply, the goal's
-pending user acts that the reply asks for by their tool's name, in the gold's order, and tells the agent what
-its tools answered. An act the agent never asks for is never done: an agent that does not ask (the null agent)
-leaves the user's side as it was, and the task's checks on it fail.
+pending user acts that the reply asks for by their tool's name (each as often as it is named), in the gold's order,
+and tells the agent what its tools answered. An act the agent never asks for is never done: an agent that does not
+ask (the null agent) leaves the user's side as it was, and the task's checks on it fail.
 """
 
 from __future__ import annotations
@@ -17,10 +17,11 @@ SHOWN_CHARS = 300
 """Of each tool answer, what the user repeats to the agent."""
 
 
-def asked_for(name: str, agent_message: str) -> bool:
-    """The reply names the tool (``toggle_roaming``, or in words: 'toggle roaming')."""
+def times_asked(name: str, agent_message: str) -> int:
+    """How many times the reply names the tool (``reboot_device``, or in words: 'reboot device')."""
     text = agent_message.lower()
-    return re.search(rf"\b{re.escape(name.lower())}\b", text) is not None or name.replace("_", " ").lower() in text
+    named = len(re.findall(rf"\b{re.escape(name.lower())}\b", text))
+    return max(named, len(re.findall(rf"\b{re.escape(name.replace('_', ' ').lower())}\b", text)))
 
 
 class ScriptedUserActs:
@@ -36,7 +37,10 @@ class ScriptedUserActs:
     async def act(self, goal: int, agent_message: str) -> UserMessage | None:
         """The user's report after doing the acts the reply asks for; None when it asks for none of them."""
         pending = self._pending.get(goal, [])
-        asked = [u for u in pending if asked_for(u.name, agent_message)]
+        asked: list[UserGoldCall] = []
+        for gold in pending:  # each act as many times as the reply asks for it (a second reboot is asked again)
+            if sum(1 for a in asked if a.name == gold.name) < times_asked(gold.name, agent_message):
+                asked.append(gold)
         if not asked:
             return None
         lines: list[str] = []
