@@ -126,3 +126,16 @@ async def test_an_llm_user_calls_its_own_tools_natively_and_they_run_on_its_side
     assert [(ev.kind, ev.actor, ev.turn) for ev in events] == [("user_tool_call", "user", 1), ("user_tool_result",
         "user", 1)]  # fmt: skip
     assert model.requests[2].messages[-1].role == "tool"  # the answer went back as a native tool result
+
+
+async def test_the_isolated_setup_replays_an_earlier_goals_user_acts(tmp_path: Path) -> None:
+    unlock, two_factor = AccountUnlockPack().tasks()
+    both = Task(id="both", world="account_unlock", goals=[*unlock.goals, *two_factor.goals])
+    tasks = tmp_path / "both.jsonl"
+    tasks.write_text(both.model_dump_json() + "\n")
+    config = {"out": tmp_path, "run_id": "iso", "world": str(tasks), "agent": "oracle", "setup": "isolated"}
+    store, summary = await execute(RunConfig.model_validate(config))
+    assert summary["failed_episodes"] == 0 and summary["state_match"] == summary["conversation_success"] == 1.0
+    (episode,) = store.episodes()
+    replayed = [(ev.kind, ev.call.name) for ev in episode.events if ev.replayed and ev.call is not None]
+    assert ("user_tool_call", "read_messages") in replayed  # goal 0's user act, replayed before goal 1 in its place
