@@ -126,10 +126,6 @@ class Goal(Frozen):
         "what it may still do (usually nothing that acts).",
     )
 
-    def paths(self) -> list[list[GoldCall]]:
-        """Every accepted solution path, primary first."""
-        return [self.gold, *self.alternatives]
-
     def acts(self, path: list[GoldCall]) -> list[tuple[bool, GoldCall]]:
         """A path with the goal's user acts placed among its calls, in order: (by the user?, the call). A path of
         another length than the primary (an alternative plan) keeps the user acts at their places, the last ones
@@ -140,6 +136,10 @@ class Goal(Frozen):
             if i < len(path):
                 out.append((False, path[i]))
         return out
+
+    def paths(self) -> list[list[GoldCall]]:
+        """Every accepted solution path, primary first."""
+        return [self.gold, *self.alternatives]
 
 
 class Task(Frozen):
