@@ -7,12 +7,17 @@ user's next message, or calls one of two tools: ``next_goal`` (the agent has rea
 slip is sent back with the reason and retried, and recorded as a user fault. When the retries run out the
 scripted dialogue speaks instead (``user:slip_unrecovered``), so a weak simulator costs fidelity, not episodes.
 
+In a world that gives the user tools (dual control: ``UserContext.tools``), those are native tools of its request
+too: what it calls runs on the user's side, is recorded as the user's act, and its answer is shown to it before
+it writes its message.
+
 Which value an underspecified user holds back, and which number a user who changes its mind says wrong first,
 are planned by the scripted dialogue from the task (same seed, same plan), so the judges know them.
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 
 from personas.dialogue import GoalDialogue
@@ -25,10 +30,12 @@ from sim.core import (
     LLMHandle,
     ModelRequest,
     Task,
+    ToolCall,
     ToolSpec,
     UserAct,
     UserContext,
     UserMessage,
+    UserTools,
     UserView,
 )
 
@@ -62,6 +69,8 @@ HISTORY_MESSAGES = 12
 """The conversation the model is shown: its latest messages (the goals are in the system prompt), so a long
 conversation never outgrows a small model's context."""
 MESSAGE_CHARS = 800
+MAX_TOOL_ROUNDS = 8
+"""Dual control: model responses in a row that call the user's own tools before it must say something."""
 MAX_TURNS_PER_GOAL = 4
 """After this many agent replies on one goal without the model moving on, the user moves on (a fault: the
 simulator did not decide)."""
@@ -98,13 +107,14 @@ class LLMUser:
         self._said: list[tuple[str, str]] = []  # (role from the simulator's side, text)
         self._goal = 0
         self._requests = 0
+        self._tools: UserTools | None = None
 
     # --- the User protocol --------------------------------------------------------------------------------------
 
     async def open(self, task: Task, context: UserContext) -> UserMessage:
         if context.llm is None:
             raise ValueError("the LLM user needs the episode's gateway handle")
-        self._task, self._llm, self._seed = task, context.llm, context.seed
+        self._task, self._llm, self._seed, self._tools = task, context.llm, context.seed, context.tools
         self._persona = self.spec.persona_for(task.persona)
         self._dialogue = GoalDialogue(task, self.spec.styles_for(self._persona), self._persona, context.seed)
         self._dialogue.request(0)  # opens goal 0's plan; the model words it
@@ -222,7 +232,7 @@ class LLMUser:
         messages += [
             ChatMessage(role="assistant" if who == "assistant" else "user", content=t[:MESSAGE_CHARS])
             for who, t in self._said[-HISTORY_MESSAGES:]
-        ]
+        ]  # a "device" note (its own tools' answers, dual control) is shown as a user-side note
         if not self._said or self._said[-1][0] == "assistant":
             messages.append(ChatMessage(role="user", content="(The assistant is waiting for your message.)"))
         if attempt and slips:
@@ -234,23 +244,43 @@ class LLMUser:
                     "Answer again, as the user.)",
                 )
             )
-        request = ModelRequest(
-            role="user",
-            model=self.model,
-            messages=tuple(messages),
-            tools=() if opening else (NEXT_GOAL, END_CONVERSATION),
-            max_tokens=self.max_tokens,
-            temperature=self.temperature,
-            seed=self._seed + self._requests,
-        )
-        response = await self._llm.complete(request)
-        if response.tool_calls:
-            return _Draft(text=None, tool=response.tool_calls[0].name)
+        own = self._tools.specs if self._tools is not None else ()
+        for _ in range(MAX_TOOL_ROUNDS + 1):
+            request = ModelRequest(
+                role="user",
+                model=self.model,
+                messages=tuple(messages),
+                tools=own if opening else (*own, NEXT_GOAL, END_CONVERSATION),
+                max_tokens=self.max_tokens,
+                temperature=self.temperature,
+                seed=self._seed + self._requests,
+            )
+            response = await self._llm.complete(request)
+            acts = [c for c in response.tool_calls if c.name not in (NEXT_GOAL.name, END_CONVERSATION.name)]
+            if not acts or self._tools is None:
+                break
+            messages += await self._act(response.tool_calls)  # its own tools: run them, show it what they said
+        control = [c.name for c in response.tool_calls if c.name in (NEXT_GOAL.name, END_CONVERSATION.name)]
+        if control or (response.tool_calls and self._tools is None):
+            return _Draft(text=None, tool=(control or [response.tool_calls[0].name])[0])
         text = response.text.strip()
         last_line = text.splitlines()[-1].strip().strip(".!").upper() if text else ""
         if not opening and last_line in TEXT_MARKERS:
             return _Draft(text=None, tool=TEXT_MARKERS[last_line])
         return _Draft(text=text, tool=None)
+
+    async def _act(self, calls: tuple[ToolCall, ...]) -> list[ChatMessage]:
+        """Dual control: the model called its own tools; each runs on the user's side (recorded as the user's act)
+        and its answer goes back to the model, as a native tool exchange, and into what it remembers."""
+        assert self._tools is not None
+        exchange = [ChatMessage(role="assistant", content="", tool_calls=calls)]
+        for call in calls:
+            result = await self._tools.call(call)
+            shown = result.content if isinstance(result.content, str) else json.dumps(result.content, default=str)
+            shown = shown[:MESSAGE_CHARS]
+            exchange.append(ChatMessage(role="tool", content=shown, tool_call_id=call.id, name=call.name))
+            self._said.append(("device", f"(You used {call.name} on your side; it answered: {shown})"))
+        return exchange
 
     def _system(self, opening: bool) -> str:
         assert self._task is not None and self._persona is not None and self._dialogue is not None

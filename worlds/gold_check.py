@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from sim.core import GoldCall, Task, ToolCall, World, WorldContext, WorldPack
+from sim.core import DualControlWorld, GoldCall, Task, ToolCall, World, WorldContext, WorldPack
 from sim.core.task import GOLD_ARGUMENTS_UNKNOWN  # skipped: nothing to execute
 
 CHECK_SEED = 0
@@ -55,7 +55,7 @@ async def check_task(world: World, task: Task) -> int:
         end_states: list[str] = []
         for p, path in enumerate(turn.paths()):
             world.restore(start)
-            executed += await _replay(world, path, f"task {task.id}: turns.{t} path {p}")
+            executed += await _replay(world, turn.acts(path), f"task {task.id}: turns.{t} path {p}")
             end_states.append(world.state_hash())
         if len(set(end_states)) > 1:
             differing = [p for p, h in enumerate(end_states) if h != end_states[0]]
@@ -64,19 +64,26 @@ async def check_task(world: World, task: Task) -> int:
                 "path; alternatives must reach the same outcome"
             )
         world.restore(start)
-        await _replay(world, turn.gold, f"task {task.id}: turns.{t} path 0")  # the next turn starts from here
+        await _replay(world, turn.acts(turn.gold), f"task {task.id}: turns.{t} path 0")  # the next turn starts here
     return executed
 
 
-async def _replay(world: World, calls: Sequence[GoldCall], where: str) -> int:
-    for c, gold in enumerate(calls):
-        result = await world.call(ToolCall(id=f"gold_{c}", name=gold.name, arguments=dict(gold.arguments)))
+async def _replay(world: World, acts: Sequence[tuple[bool, GoldCall]], where: str) -> int:
+    """The calls of a path, the user's own acts among them (dual control: ``Goal.acts``)."""
+    for c, (by_user, gold) in enumerate(acts):
+        call = ToolCall(id=f"gold_{c}", name=gold.name, arguments=dict(gold.arguments))
+        if not by_user:
+            result = await world.call(call)
+        elif isinstance(world, DualControlWorld):
+            result = await world.user_call(call)
+        else:
+            raise GoldPlanError(f"{where} call {c} ({gold.name}): a user act, but the world gives its user no tools")
         if not result.ok:
             detail = result.content.get("error") if isinstance(result.content, dict) else result.content
             raise GoldPlanError(
                 f"{where} call {c} ({gold.name} {_args(gold)}): the world answered {result.status}: {detail}"
             )
-    return len(calls)
+    return sum(1 for by_user, _ in acts if not by_user)
 
 
 def _args(call: GoldCall) -> str:

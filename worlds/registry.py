@@ -60,8 +60,20 @@ def _ticket_desk(tasks: Sequence[Task] | None) -> WorldPack:
     return ticket_desk_pack(tasks)
 
 
+def _account_unlock(tasks: Sequence[Task] | None) -> WorldPack:
+    from worlds.domains.account_unlock import AccountUnlockPack
+
+    return AccountUnlockPack(tasks)
+
+
 BUILTIN_WORLDS: MappingProxyType[str, PackFactory] = MappingProxyType(
-    {"smart_home": _smart_home, "multidomain": _multidomain, "sql_sample": _sql_sample, "ticket_desk": _ticket_desk}
+    {
+        "smart_home": _smart_home,
+        "multidomain": _multidomain,
+        "sql_sample": _sql_sample,
+        "ticket_desk": _ticket_desk,
+        "account_unlock": _account_unlock,
+    }
 )
 """Built-in world name -> pack factory. A plain constant: adding a world means editing this line."""
 

@@ -27,6 +27,7 @@ from judges.common.trace_view import (
     schemas,
     score_for,
     unscoreable,
+    user_acts_missing,
 )
 from judges.names import JudgeName
 from sim.core import EpisodeResult, Goal, GoldCall, Score, ToolCall
@@ -178,8 +179,11 @@ class ConversationSuccess:
             )
         verdicts = judge_turns(result, self.matcher)
         # A decline goal is right only when the agent also said so, without looping or inventing a call.
+        # Dual control: a goal the user must do part of is right only once the user did (the agent asked for it).
         right = [
-            v.correct and (goal.outcome != "decline" or judge_decline_turn(result, i).correct)
+            v.correct
+            and (goal.outcome != "decline" or judge_decline_turn(result, i).correct)
+            and not user_acts_missing(result, i)
             for i, (v, goal) in enumerate(zip(verdicts, result.task.goals, strict=True))
         ]
         ok = all(right)

@@ -221,3 +221,15 @@ def same_value(value: Any, said: str) -> bool:
         except ValueError:
             return False
     return str(value).strip().casefold() == said.strip().casefold()
+
+
+def user_acts_missing(result: EpisodeResult, goal: int) -> list[str]:
+    """Dual control: the goal's gold user acts (``Goal.user_gold``) the user never did in that goal, by its own tool
+    calls (``user_tool_call`` events: never the agent's, which judges of calls read apart)."""
+    done = [
+        (ev.call.name, _CANONICAL.encode(ev.call.arguments))
+        for ev in result.events
+        if ev.kind == "user_tool_call" and ev.call is not None and ev.goal_index == goal
+    ]
+    wanted = result.task.goals[goal].user_gold
+    return [u.name for u in wanted if (u.name, _CANONICAL.encode(u.arguments)) not in done]

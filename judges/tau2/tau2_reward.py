@@ -4,12 +4,14 @@ A task carries τ²'s evaluation criteria (``Task.evaluation``, tag ``tau2``); t
 components its reward basis names (τ²'s default, where a task names none: DB and COMMUNICATE):
 - DB: the final database equals the one the gold actions leave (the world's whole task state against the gold's,
   ``EpisodeResult.goal_states``); 1.0 outright for a task with neither actions nor environment assertions, as τ²;
-- ACTION: every gold action (the agent's) is matched by one of the agent's calls: same name, and equal arguments
+- ACTION: every gold action of the agent's is matched by one of the agent's calls: same name, and equal arguments
   over ``compare_args`` (None: the call's own argument names; empty: any call of the name);
 - COMMUNICATE: each required fact appears in some reply of the agent (case folded, the reply's commas removed);
-- ENV_ASSERTION and NL_ASSERTION: the first not judged here (it needs the world's assertion functions), the second
-  only with a judge model (``--judge-model``); a basis that names one without its verdict gets no value unless another
-  component already failed — never a silent pass.
+- ENV_ASSERTION: the task's assertions on the final state of both sides (the database, the user's device), as the
+  world checked them when the episode ended (``EpisodeResult.end_checks``: judges never import a world's functions);
+- ACTION matches the user's gold actions (telecom's ``requestor: user``) against the user's own tool calls;
+- NL_ASSERTION: only with a judge model (``--judge-model``); a basis that names a component without its verdict gets
+  no value unless another component already failed — never a silent pass.
 A task a stressor left nothing to do (an outage or a missing function: its goal declines) is judged on DB alone,
 against the database the gold leaves, i.e. untouched: τ²'s actions and facts to tell are unreachable there.
 An episode that ended other than by the user or the agent (squall's turn limit: τ²'s step limit) scores 0.0, as τ²;
@@ -50,14 +52,34 @@ def action_matches(action: Mapping[str, Any], name: str, arguments: Mapping[str,
     return {k: v for k, v in arguments.items() if k in compared} == {k: v for k, v in expected.items() if k in compared}
 
 
-def missing_actions(actions: Sequence[Mapping[str, Any]], calls: Sequence[tuple[str, Mapping[str, Any]]]) -> list[str]:
-    """The ids (else names) of the agent's gold actions no call matches."""
+def missing_actions(
+    actions: Sequence[Mapping[str, Any]],
+    calls: Sequence[tuple[str, Mapping[str, Any]]],
+    user_calls: Sequence[tuple[str, Mapping[str, Any]]] = (),
+) -> list[str]:
+    """The ids (else names) of the gold actions no call matches: the agent's against the agent's calls, the user's
+    (dual control: ``requestor: user``) against the user's own."""
     return [
         str(a.get("action_id") or a.get("name"))
         for a in actions
-        if a.get("requestor", "assistant") == "assistant"
-        and not any(action_matches(a, name, args) for name, args in calls)
+        if not any(
+            action_matches(a, name, args)
+            for name, args in (calls if a.get("requestor", "assistant") == "assistant" else user_calls)
+        )
     ]
+
+
+def env_component(result: EpisodeResult, criteria: Mapping[str, Any]) -> tuple[float | None, list[str]]:
+    """(1.0/0.0, the failed assertions) from the world's own checks of its final state (``EpisodeResult.end_checks``),
+    or (None, []) when the task has assertions the world did not check."""
+    assertions = _list(criteria, "env_assertions")
+    if not assertions:
+        return 1.0, []
+    checks = result.end_checks
+    if len(checks) != len(assertions):
+        return None, []
+    failed = [f"{c.side}:{c.name}({c.arguments}): {c.detail}" for c in checks if not c.passed]
+    return (0.0 if failed else 1.0), failed
 
 
 def missing_info(info: Sequence[str], replies: Sequence[str]) -> list[str]:
@@ -97,20 +119,22 @@ class Tau2Reward:
         basis = [str(b) for b in (criteria.get("reward_basis") or DEFAULT_BASIS)]  # type: ignore[union-attr]
         events = [ev for ev in result.events if not ev.replayed]
         calls = [(ev.call.name, ev.call.arguments) for ev in events if ev.kind == "tool_call" and ev.call is not None]
+        user_calls = [(ev.call.name, ev.call.arguments) for ev in events if ev.kind == "user_tool_call" and ev.call]
         replies = [ev.content or "" for ev in events if ev.kind == "agent_message"]
         db, paths = db_component(result, criteria)
         if declined_by_stressor(result):  # τ²'s actions and facts are unreachable: the database must be left alone
             basis, criteria = ["DB"], {**criteria, "actions": [], "communicate_info": []}
-        lacking_actions = missing_actions(_list(criteria, "actions"), calls)
+        lacking_actions = missing_actions(_list(criteria, "actions"), calls, user_calls)
+        env, failed_assertions = env_component(result, criteria)
         lacking_info = missing_info([str(i) for i in _list(criteria, "communicate_info")], replies)
         components: dict[str, float | None] = {
             "DB": db,
             "ACTION": 0.0 if lacking_actions else 1.0,
             "COMMUNICATE": 0.0 if lacking_info else 1.0,
+            "ENV_ASSERTION": env,
         }
-        for kind in NOT_JUDGED:
-            if kind in basis:
-                components[kind] = None
+        if "NL_ASSERTION" in basis:
+            components["NL_ASSERTION"] = None
         assertions = [str(a) for a in _list(criteria, "nl_assertions")]
         verdicts = (
             await judge_assertions(self.judge_model, events, assertions) if self.judge_model and assertions else []
@@ -145,6 +169,8 @@ class Tau2Reward:
             details["missing_actions"] = lacking_actions[:SHOWN]
         if lacking_info:
             details["missing_info"] = lacking_info[:SHOWN]
+        if failed_assertions:
+            details["failed_assertions"] = failed_assertions[:SHOWN]
         if paths:
             details.update(db_paths=paths[:SHOWN], db_differing_paths=len(paths))
         return score_for(result, self.name, value=value, per_goal=[value], errors=errors, details=details)

@@ -39,6 +39,8 @@ class OracleAgent:
 
     async def respond(self, history: Sequence[Event], runtime: AgentRuntime) -> str:
         turn = self._gold.current()
+        if turn.user_gold and turn.outcome != "decline":
+            return await _dual_control_stage(history, self._gold, runtime)
         if (reply := reply_without_calls(history, self._gold, runtime)) is not None:
             return reply
         failed: set[str] = set()
@@ -82,6 +84,27 @@ def reply_without_calls(history: Sequence[Event], gold: EpisodeGold, runtime: Ag
     if turn.outcome == "decline":  # nothing it may call does it: say so, call nothing
         return words.declined(gold, (t.name for t in runtime.current_tools()))
     return None
+
+
+async def _dual_control_stage(history: Sequence[Event], gold: EpisodeGold, runtime: AgentRuntime) -> str:
+    """A goal the user does part of on its own tools: the agent's gold is cut where the user must act, and each
+    turn does one piece and then asks the user for its acts, by name and arguments (the turns of this goal so far
+    say which piece is next). The last turn says the goal's answer."""
+    turn = gold.current()
+    stops = sorted({min(u.after, len(turn.gold)) for u in turn.user_gold})
+    stage = sum(1 for ev in history if ev.kind == "agent_message" and ev.goal_index == gold.goal and not ev.replayed)
+    start = stops[stage - 1] if 0 < stage <= len(stops) else 0
+    end = stops[stage] if stage < len(stops) else len(turn.gold)
+    if stage > len(stops):
+        return turn.gold_answer or "Done."
+    for call in turn.gold[start:end]:
+        result = await runtime.call(ToolCall(id="", name=call.name, arguments=dict(call.arguments)), step=1)
+        if not result.ok:
+            return words.gave_up([setback(call.name, result)], [])
+    if stage == len(stops):
+        return turn.gold_answer or "Done."
+    asked = [u for u in turn.user_gold if min(u.after, len(turn.gold)) == end]
+    return words.ask_user_to_act([(u.name, dict(u.arguments)) for u in asked])
 
 
 def _done_already(history: Sequence[Event], goal: int) -> bool:

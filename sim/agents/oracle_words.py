@@ -11,6 +11,7 @@ numbers, refusals) reading the answer as before. A give-up says "can't"/"couldn'
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -100,3 +101,10 @@ def declined(gold: EpisodeGold, offered: Iterable[str]) -> str:
             "Asking me again later may work."
         )
     return "That can't be done with the functions I have: they don't cover this request."
+
+
+def ask_user_to_act(calls: Sequence[tuple[str, dict[str, object]]]) -> str:
+    """Dual control: the acts only the user can do, asked for by their tools' names (and arguments, where any), so
+    a user reading the request knows exactly which of its tools to use."""
+    said = [f"{name}({json.dumps(args, sort_keys=True)})" if args else f"{name}()" for name, args in calls]
+    return f"Please do this on your side and tell me what you see: {'; '.join(said)}."

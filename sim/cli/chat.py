@@ -127,6 +127,12 @@ def show_event(console: Console, ev: Event) -> None:
     elif ev.kind == "world_event":  # the world changed on its own: the person sees it, the agent does not
         what = f"{escape(ev.content or '')} ({escape(', '.join(ev.scenarios))})"
         console.print(f"  [magenta]⚡ world event: {what}[/]", highlight=False)
+    elif ev.kind == "user_tool_call" and ev.call is not None:  # dual control: the user's own tool
+        args = json.dumps(ev.call.arguments, ensure_ascii=False)
+        console.print(f"  [bold green]user →[/] {escape(ev.call.name)}({escape(_clip(args))})", highlight=False)
+    elif ev.kind == "user_tool_result" and ev.result is not None:
+        content = json.dumps(ev.result.content, ensure_ascii=False, default=str)
+        console.print(f"  [green]user ← {ev.result.status}[/]: {escape(_clip(content))}", highlight=False)
     elif ev.kind == "agent_message":
         console.print(f"[bold blue]agent ›[/] {escape(ev.content or '')}", highlight=False)
     elif ev.kind == "error" and ev.fault != "user":

@@ -69,7 +69,7 @@ def list_worlds(as_json: Annotated[bool, typer.Option("--json", help="Print JSON
         else:
             what = f"{row['kind']}, {row['conversations']} entries"
         sys.stdout.write(f"  {row['name']:<30} {what}\n")
-    sys.stdout.write("τ²-bench (inspect-evals' data; tau2:DOMAIN runs every task, tau2:DOMAIN:SPLIT one split):\n")
+    sys.stdout.write("τ²-bench (inspect-evals' data; tau2:DOMAIN runs τ²'s base split, tau2:DOMAIN:SPLIT another):\n")
     for row in tau2:
         if not row["supported"]:
             what = f"not supported: {row['reason']}"

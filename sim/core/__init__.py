@@ -11,6 +11,8 @@ from sim.core.protocols import (
     Agent,
     AgentFactory,
     AgentRuntime,
+    CheckingWorld,
+    DualControlWorld,
     EpisodeControls,
     Judge,
     LLMHandle,
@@ -23,6 +25,7 @@ from sim.core.protocols import (
     User,
     UserContext,
     UserMessage,
+    UserTools,
     UserView,
     World,
     WorldContext,
@@ -30,7 +33,7 @@ from sim.core.protocols import (
     shared_agent,
 )
 from sim.core.stressor_chain import LastStop, through_stressors, world_stop
-from sim.core.task import CallRole, Goal, GoalOutcome, GoldCall, Task, UserIntent
+from sim.core.task import CallRole, Goal, GoalOutcome, GoldCall, Task, UserGoldCall, UserIntent
 from sim.core.tools import ToolCall, ToolResult, ToolSpec, ToolStatus, failure
 from sim.core.trace import (
     FAILED_TERMINATIONS,
@@ -45,6 +48,7 @@ from sim.core.trace import (
     Usage,
     UserAct,
     UserActKind,
+    WorldCheck,
 )
 from sim.core.world_events import ChangeableWorld, EventChangeKind, WorldChange, WorldEventSource
 
@@ -60,6 +64,8 @@ __all__ = [
     "CallRole",
     "ChangeableWorld",
     "ChatMessage",
+    "CheckingWorld",
+    "DualControlWorld",
     "EpisodeControls",
     "EpisodeGold",
     "EpisodeId",
@@ -98,11 +104,14 @@ __all__ = [
     "UserAct",
     "UserActKind",
     "UserContext",
+    "UserGoldCall",
     "UserIntent",
     "UserMessage",
+    "UserTools",
     "UserView",
     "World",
     "WorldChange",
+    "WorldCheck",
     "WorldContext",
     "WorldEventSource",
     "WorldPack",

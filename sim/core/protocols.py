@@ -17,7 +17,7 @@ from sim.core.gold import EpisodeGold
 from sim.core.model_io import ModelRequest, ModelResponse
 from sim.core.task import Task
 from sim.core.tools import ToolCall, ToolResult, ToolSpec
-from sim.core.trace import EpisodeResult, Event, FaultKind, Score, Usage, UserAct
+from sim.core.trace import EpisodeResult, Event, FaultKind, Score, Usage, UserAct, WorldCheck
 
 
 class World(Protocol):
@@ -48,6 +48,43 @@ class TaskStateWorld(Protocol):
 
     def task_state(self) -> dict[str, Any]:
         """What the task is about, flat, as changes from the world's base data (``sim.core.task_state``)."""
+        ...
+
+
+@runtime_checkable
+class DualControlWorld(Protocol):
+    """A world whose user holds tools of its own (an optional capability; found with ``isinstance``): τ²'s telecom
+    user toggles airplane mode on the phone the agent can only talk about. The user's tools run on the user's side
+    of the world (a device), called by the user simulator, never by the agent; the episode records each call as
+    the user's (``user_tool_call``/``user_tool_result`` events)."""
+
+    def user_specs(self) -> list[ToolSpec]:
+        """The tools the user may call."""
+        ...
+
+    async def user_call(self, call: ToolCall) -> ToolResult:
+        """Run one of the user's tools on the user's side (refusals are failed results, never exceptions)."""
+        ...
+
+
+@runtime_checkable
+class CheckingWorld(Protocol):
+    """A world that checks its own final state against the task (an optional capability; found with
+    ``isinstance``): τ²'s environment assertions are functions of the domain, which judges may not import."""
+
+    def end_checks(self) -> list[WorldCheck]:
+        """The task's checks on the state now (called once, when the episode ends)."""
+        ...
+
+
+class UserTools(Protocol):
+    """What a user of a dual-control world is handed: the user's tools, run and recorded as the user's acts."""
+
+    @property
+    def specs(self) -> tuple[ToolSpec, ...]: ...
+
+    async def call(self, call: ToolCall) -> ToolResult:
+        """Run the call on the user's side and record it (and its result) in the trace as the user's."""
         ...
 
 
@@ -277,6 +314,8 @@ class UserContext:
     """The episode's seed: the same seed (and response cache) gives the same user messages."""
     llm: LLMHandle | None = None
     """The episode's gateway handle; an LLM user sends ``role="user"`` requests through it (never agent steps)."""
+    tools: UserTools | None = None
+    """The user's own tools, where the world gives it some (``DualControlWorld``); None: the user only talks."""
 
 
 class User(Protocol):

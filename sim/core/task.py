@@ -18,6 +18,10 @@ GOLD_ARGUMENTS_UNKNOWN = "gold-arguments-unknown"
 no arguments to score a call's slots against."""
 
 
+def _empty(value: object) -> bool:
+    return not value
+
+
 class GoldCall(Frozen):
     """One call of a reference solution."""
 
@@ -38,6 +42,18 @@ class GoldCall(Frozen):
         default="core",
         description="core: fulfils the user's intent and is scored; support: a lookup or prerequisite "
         "that a good agent may or may not need, never scored.",
+    )
+
+
+class UserGoldCall(GoldCall):
+    """A call the user makes on its own tools in a dual-control world (``sim.core.DualControlWorld``), when the
+    agent asks for it."""
+
+    after: int = Field(
+        default=0,
+        ge=0,
+        description="How many of the goal's ``gold`` calls the agent makes before the user makes this one: the order "
+        "of agent and user acts (τ²'s telecom: the user reboots, the agent enables roaming, the user toggles data).",
     )
 
 
@@ -78,6 +94,13 @@ class Goal(Frozen):
     alternatives: list[list[GoldCall]] = Field(
         default_factory=list, description="Other complete solution paths that reach the same outcome."
     )
+    user_gold: list[UserGoldCall] = Field(
+        default_factory=list,
+        exclude_if=_empty,  # a task without dual control dumps as before (stored tasks, fingerprints)
+        description="Dual control: the calls the user makes on its own tools for this goal, in order, each placed "
+        "among the agent's ``gold`` calls; the agent must ask for them (it cannot make them). Empty: the user only "
+        "talks.",
+    )
     reference_response: str | None = Field(
         default=None, description="A good reply when the goal's calls fail (for error-handling judges)."
     )
@@ -110,6 +133,17 @@ class Goal(Frozen):
         "missing, every path is down); a good agent says so, without inventing a call or looping, and the gold is "
         "what it may still do (usually nothing that acts).",
     )
+
+    def acts(self, path: list[GoldCall]) -> list[tuple[bool, GoldCall]]:
+        """A path with the goal's user acts placed among its calls, in order: (by the user?, the call). A path of
+        another length than the primary (an alternative plan) keeps the user acts at their places, the last ones
+        after its end."""
+        out: list[tuple[bool, GoldCall]] = []
+        for i in range(len(path) + 1):
+            out += [(True, u) for u in self.user_gold if u.after == i or (i == len(path) and u.after > i)]
+            if i < len(path):
+                out.append((False, path[i]))
+        return out
 
     def paths(self) -> list[list[GoldCall]]:
         """Every accepted solution path, primary first."""

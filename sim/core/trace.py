@@ -11,8 +11,20 @@ from sim.core.task import Task
 from sim.core.tools import Frozen, ToolCall, ToolResult, ToolSpec
 from sim.core.trusted import trusted
 
-EventKind = Literal["user_message", "agent_message", "tool_call", "tool_result", "error", "world_event"]
-"""``world_event``: the world changed on its own (``sim.core.world_events``); never shown to the agent."""
+EventKind = Literal[
+    "user_message",
+    "agent_message",
+    "tool_call",
+    "tool_result",
+    "user_tool_call",
+    "user_tool_result",
+    "error",
+    "world_event",
+]
+"""``user_tool_*``: a call the user made on its own side of a world (dual control: ``sim.core.DualControlWorld``),
+kinds of their own so that no judge or agent history that reads ``tool_call`` takes the user's acts for the agent's.
+``world_event``: the world changed on its own (``sim.core.world_events``); never shown to the agent."""
+Actor = Literal["agent", "user", "harness"]
 UserActKind = Literal["request", "answer", "change_mind", "nudge"]
 FaultKind = Literal["agent", "user", "judge", "provider", "harness"]
 TerminationReason = Literal[
@@ -161,6 +173,14 @@ class Event(Frozen):
     user_act: UserAct | None = Field(default=None, description="For user_message: what it does for its goal.")
 
     @property
+    def actor(self) -> Actor:
+        """Who acted: the user (its messages and the calls on its own tools), the agent, or the harness (an error
+        is attributed by ``fault``; a replayed gold event by ``replayed``)."""
+        if self.kind.startswith("user_"):
+            return "user"
+        return "harness" if self.kind == "error" else "agent"
+
+    @property
     def goal_index(self) -> int:
         """The goal this event belongs to (the turn, in traces from before goals and turns were apart)."""
         return self.turn if self.goal is None else self.goal
@@ -209,6 +229,17 @@ class GoalState(Frozen):
     )
 
 
+class WorldCheck(Frozen):
+    """One of the world's own checks on its final state (τ²'s environment assertions), run when the episode ends:
+    what a judge reads where the verdict needs the world's functions, which judges never import."""
+
+    name: str = Field(description="The check, as the task names it (``assert_mobile_data_status``).")
+    side: Literal["agent", "user"] = Field(description="Whose state it reads: the agent's world or the user's.")
+    arguments: dict[str, Any] = Field(default_factory=dict)
+    passed: bool
+    detail: str = Field(default="", description="What was expected and what was found.")
+
+
 class EpisodeResult(BaseModel):
     """The full record of one episode: enough to re-judge it without calling anything."""
 
@@ -253,6 +284,12 @@ class EpisodeResult(BaseModel):
     goal_states: list[GoalState] = Field(
         default_factory=list,
         description="Per played goal, the agent's and the gold's world state (worlds with a task state only).",
+    )
+    end_checks: list[WorldCheck] = Field(
+        default_factory=list,
+        exclude_if=_zero,
+        description="The world's own checks of the task on its final state (``sim.core.CheckingWorld``); none: the "
+        "world has none for this task.",
     )
 
     @property

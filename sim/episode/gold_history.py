@@ -24,9 +24,21 @@ earlier turn had gone right:
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from typing import Literal
+from typing import Any, Literal
 
-from sim.core import Event, Goal, ReplayHook, Stressor, Task, ToolCall, ToolSpec, World, WorldContext, WorldPack
+from sim.core import (
+    DualControlWorld,
+    Event,
+    Goal,
+    ReplayHook,
+    Stressor,
+    Task,
+    ToolCall,
+    ToolSpec,
+    World,
+    WorldContext,
+    WorldPack,
+)
 from sim.core.call_ids import invented_call_id
 from sim.episode.world_events import EventSchedule, scheduled_changes
 
@@ -89,7 +101,15 @@ class GoldHistory:
 
     async def _replay(self, t: int) -> None:
         turn = self._task.goals[t]
-        for i, gold in enumerate(turn.gold):
+        user_side = self._world if isinstance(self._world, DualControlWorld) else None
+        i = -1
+        for by_user, gold in turn.acts(turn.gold):
+            if by_user:  # dual control: the user's own act in its place, on the user's side, recorded as the user's
+                if user_side is None:
+                    raise GoldReplayError(f"task {self._task.id}: turns.{t}: a user act, but the world gives none")
+                await self._replay_user_act(t, gold.name, gold.arguments, user_side)
+                continue
+            i += 1
             call = ToolCall(id=invented_call_id(self._calls, "gold"), name=gold.name, arguments=dict(gold.arguments))
             self._calls += 1
             native = call
@@ -133,4 +153,15 @@ class GoldHistory:
             )
         self._record(
             Event(kind="agent_message", turn=t, goal=t, t=self._clock(), content=gold_reply(turn), replayed=True)
+        )
+
+    async def _replay_user_act(self, t: int, name: str, arguments: dict[str, Any], user: DualControlWorld) -> None:
+        call = ToolCall(id=invented_call_id(self._calls, "gold"), name=name, arguments=dict(arguments))
+        self._calls += 1
+        self._record(Event(kind="user_tool_call", turn=t, goal=t, t=self._clock(), call=call, replayed=True))
+        result = await user.user_call(call)
+        if not result.ok:
+            raise GoldReplayError(f"task {self._task.id}: turns.{t} user act {name}: {result.status}")
+        self._record(
+            Event(kind="user_tool_result", turn=t, goal=t, t=self._clock(), call=call, result=result, replayed=True)
         )

@@ -16,6 +16,7 @@ from collections.abc import Coroutine
 from typing import Any
 
 from sim.core import (
+    CheckingWorld,
     EpisodeResult,
     Event,
     EventKind,
@@ -25,6 +26,7 @@ from sim.core import (
     UserContext,
     UserMessage,
     UserView,
+    WorldCheck,
 )
 from sim.episode.deadline import WorkingTimeDeadline
 from sim.episode.env import EpisodeEnv, EpisodeLimits, EpisodeSpec
@@ -32,6 +34,7 @@ from sim.episode.faults import Fault, Stage, classify
 from sim.episode.gold_history import isolated_history
 from sim.episode.prepare import PreparedEpisode, prepare_episode
 from sim.episode.recorder import EventRecorder
+from sim.episode.user_tools import user_tools_of
 
 STOP_GRACE_S = 1.0
 """How long a stopped agent's cancelled request may take to unwind before the conversation ends without it."""
@@ -96,8 +99,11 @@ class _Conversation:
             self._record(_judged("episode", exc))
 
     async def _open(self) -> UserMessage | None:
+        progress = self._progress
+        tools = user_tools_of(self._ep.world, self._rec.add, self._rec.clock, lambda: (progress.turn, progress.goal))
+        context = UserContext(seed=self._spec.seed, llm=self._ep.llm, tools=tools)
         try:
-            return await self._env.user.open(self._ep.task, UserContext(seed=self._spec.seed, llm=self._ep.llm))
+            return await self._env.user.open(self._ep.task, context)
         except Exception as exc:
             self._record(_judged("user_open", exc))
             return None
@@ -193,6 +199,12 @@ class _Conversation:
             final_state_hash = ep.world.state_hash()
         except Exception as exc:
             self._record(_judged("final_state", exc))
+        end_checks: list[WorldCheck] = []
+        if isinstance(ep.world, CheckingWorld):
+            try:
+                end_checks = ep.world.end_checks()
+            except Exception as exc:
+                self._record(_judged("final_state", exc))
         goal_states: list[GoalState] = []
         if ep.states is not None:
             try:
@@ -218,6 +230,7 @@ class _Conversation:
             duration_s=duration_s,
             final_state_hash=final_state_hash,
             goal_states=goal_states,
+            end_checks=end_checks,
         )
 
     # --- the record of events ---

@@ -17,7 +17,18 @@ from __future__ import annotations
 from collections import OrderedDict
 from typing import Any
 
-from sim.core import GoalState, GoldCall, ReplayHook, Task, ToolCall, World, WorldChange, WorldContext, WorldPack
+from sim.core import (
+    DualControlWorld,
+    GoalState,
+    GoldCall,
+    ReplayHook,
+    Task,
+    ToolCall,
+    World,
+    WorldChange,
+    WorldContext,
+    WorldPack,
+)
 from sim.core.task_state import moved, task_state
 from sim.episode.world_events import EventSchedule
 
@@ -71,7 +82,7 @@ class GoldStateCache:
 
 def _fingerprint(task: Task, unstressed: Task | None) -> str:
     """What decides the gold's states: every goal's plans, stressed and not, and outcomes."""
-    shape: dict[str, Any] = {"goals": {"__all__": {"gold", "outcome"}}}
+    shape: dict[str, Any] = {"goals": {"__all__": {"gold", "user_gold", "outcome"}}}
     return task.model_dump_json(include=shape) + (
         unstressed.model_dump_json(include=shape) if unstressed is not None else ""
     )
@@ -225,7 +236,7 @@ class StateTracker:
             if start is not None:
                 world.restore(start)
             tried = events.fork() if events else events
-            if await self._replay(world, plan, g, tried):
+            if await self._replay(world, turn.acts(plan), g, tried):
                 return self._now(world), tried
         return None, events
 
@@ -240,11 +251,19 @@ class StateTracker:
         return pairs
 
     @staticmethod
-    async def _replay(world: World, calls: list[GoldCall], goal: int, events: EventSchedule) -> bool:
-        for i, gold in enumerate(calls):
-            if events:
+    async def _replay(world: World, acts: list[tuple[bool, GoldCall]], goal: int, events: EventSchedule) -> bool:
+        """The plan's calls in order, the user's own among them (dual control): what the user does on its side
+        may change the agent's (a bill paid on the phone). Events count the agent's calls only."""
+        for i, (by_user, gold) in enumerate(acts):
+            if events and not by_user:
                 events.before_call(world, goal)
             call = ToolCall(id=f"state_{goal}_{i}", name=gold.name, arguments=dict(gold.arguments))
-            if not (await world.call(call)).ok:
+            if not by_user:
+                result = await world.call(call)
+            elif isinstance(world, DualControlWorld):
+                result = await world.user_call(call)
+            else:
+                return False  # a user act this world cannot replay: the gold's state is unknown
+            if not result.ok:
                 return False
         return True

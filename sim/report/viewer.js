@@ -117,6 +117,15 @@
       box.appendChild(el("div", "text", ev.text || ""));
       return box;
     }
+    if (ev.k === "user_tool_call" || ev.k === "user_tool_result") {  // dual control: the user acted on its own side
+      var done = ev.k === "user_tool_result";
+      box = el("div", "user-act" + (done && !(ev.result && ev.result.status === "success") ? " bad" : ""));
+      box.appendChild(el("div", "meta", (done ? "the user's tool answered \u00b7 " + (ev.result ? ev.result.status : "") :
+        "the USER called its own tool") + " \u00b7 goal " + ev.goal + " \u00b7 turn " + ev.turn));
+      box.appendChild(done ? el("pre", null, json(ev.result ? ev.result.content : null, 4000)) :
+        el("code", "sig", ev.call.name + "(" + json(ev.call.args, 2000) + ")"));
+      return box;
+    }
     if (ev.k === "tool_call") {
       box = el("div", "call" + (ev.replayed ? " replayed" : ""));
       box.appendChild(el("div", "meta", "tool call \u00b7 goal " + ev.goal + (ev.replayed ? " \u00b7 replayed gold" : "")));

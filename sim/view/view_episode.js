@@ -99,6 +99,15 @@
       S.add(box, "div", "text", ev.text || "");
       return box;
     }
+    if (ev.k === "user_tool_call" || ev.k === "user_tool_result") {  // dual control: the user acted on its own side
+      var done = ev.k === "user_tool_result";
+      box = S.el("div", "user-act" + (done && !(ev.result && ev.result.status === "success") ? " bad" : ""));
+      S.add(box, "div", "meta", (done ? "the user's tool answered \u00b7 " + (ev.result ? ev.result.status : "") :
+        "the USER called its own tool") + " \u00b7 goal " + ev.goal + " \u00b7 turn " + ev.turn);
+      if (done) S.add(box, "pre", null, S.json(ev.result ? ev.result.content : null, 4000));
+      else S.add(box, "code", "sig", ev.call.name + "(" + S.json(ev.call.args, 2000) + ")");
+      return box;
+    }
     if (ev.k === "tool_call") {
       box = S.el("div", "call" + (ev.replayed ? " replayed" : ""));
       S.add(box, "div", "meta", "tool call \u00b7 goal " + ev.goal + " \u00b7 step " + step + (ev.replayed ? " \u00b7 replayed gold" : ""));

@@ -12,7 +12,7 @@ from judges.common.llm_ask import JudgeModel
 from judges.common.reduction import EpisodeFacts, RunFacts
 from judges.tau2.tau2_reward import Tau2Reward, action_matches
 from judges.tau2.tau2_reward_summary import Tau2RewardSummary
-from sim.core import EpisodeResult, Event, Goal, GoalState, Task, ToolCall, UserIntent
+from sim.core import EpisodeResult, Event, Goal, GoalState, Task, ToolCall, UserIntent, WorldCheck
 from sim.llm.gateway import Gateway
 from sim.llm.transports.pydantic_ai import PydanticAITransport
 
@@ -193,3 +193,28 @@ async def test_a_task_a_stressor_left_nothing_to_do_is_judged_on_its_database_al
     refusal = base.model_copy(update={"goals": [goal.model_copy(update={"reference_response": None})]})
     kept = await Tau2Reward().score(episode(refusal, said="Sorry."))
     assert set(kept.details["components"]) == {"DB", "ACTION", "COMMUNICATE"}
+
+
+async def test_env_assertions_are_read_from_the_worlds_checks_and_user_actions_from_the_users_calls() -> None:
+    toggle = {"action_id": "u0", "requestor": "user", "name": "toggle_roaming", "arguments": {}}
+    assertion = {"env_type": "user", "func_name": "assert_mobile_data_status", "arguments": {"expected_status": True},
+                 "assert_value": True}  # fmt: skip
+    the_task = task(basis=["ENV_ASSERTION", "ACTION"], actions=[toggle])
+    the_task = the_task.model_copy(
+        update={"evaluation": {**(the_task.evaluation or {}), "env_assertions": [assertion]}}
+    )
+    judge = Tau2Reward()
+    unchecked = await judge.score(episode(the_task, calls=[("toggle_roaming", {})]))
+    # The agent made the user's call itself (not a user act), and no world checked the assertion: never a pass.
+    assert unchecked.value == 0.0 and "tau2:action_failed" in unchecked.errors
+    assert unchecked.details["components"] == {"ENV_ASSERTION": None, "ACTION": 0.0}
+    user_call = Event(kind="user_tool_call", turn=0, goal=0, call=ToolCall(id="u", name="toggle_roaming"))
+    ok = WorldCheck(name="assert_mobile_data_status", side="user", passed=True)
+    done = episode(the_task)
+    done = done.model_copy(update={"events": [*done.events, user_call], "end_checks": [ok]})
+    assert (await judge.score(done)).value == 1.0
+    broken = done.model_copy(update={"end_checks": [ok.model_copy(update={"passed": False, "detail": "no data"})]})
+    verdict = await judge.score(broken)
+    assert verdict.value == 0.0 and verdict.details["failed_assertions"] == [
+        "user:assert_mobile_data_status({}): no data"
+    ]

@@ -16,8 +16,10 @@ from worlds.common.toolbook import ToolBook, Toolkit
 from worlds.tau2.backups import with_backups
 from worlds.tau2.database import Database, Tables, freeze_tables
 from worlds.tau2.domains import DEFAULT_SPLIT, DOMAINS, NOT_SUPPORTED, Domain
-from worlds.tau2.source import Tau2Error, domain_file, read_json, read_text
+from worlds.tau2.source import Tau2Error, domain_file, read_database, read_json, read_text, read_toml
 from worlds.tau2.tasks import build_task
+from worlds.tau2.telecom_phone import base_phone
+from worlds.tau2.telecom_world import TelecomWorld, initial_sides
 from worlds.tau2.world import Tau2World, agent_instructions
 
 SCHEME = "tau2:"
@@ -54,6 +56,15 @@ def toolkit(domain: Domain) -> Toolkit:
     return Toolkit([ToolBook(domain.name, tuple(t for t in book.tools if t.spec.name not in domain.without))])
 
 
+def policy(domain: Domain) -> str:
+    """The domain's policy as τ² gives it to the agent: the main policy, and the manual after it where there is one."""
+    main = read_text(domain_file(domain.name, domain.policy))
+    if domain.manual is None:
+        return main
+    manual = read_text(domain_file(domain.name, domain.manual))
+    return f"<main_policy>\n{main}\n</main_policy>\n<tech_support_policy>\n{manual}\n</tech_support_policy>"
+
+
 def merge(into: dict[str, Any], update: Mapping[str, Any]) -> None:
     """τ²'s update of a database: mappings merged key by key, anything else replaced."""
     for key, value in update.items():
@@ -72,8 +83,13 @@ class Tau2Pack:
         self.domain = domain
         self.split = split
         self.toolkit = toolkit(domain)
-        self._base = freeze_tables(read_json(domain_file(domain.name, domain.database)))
-        self._instructions = agent_instructions(read_text(domain_file(domain.name, domain.policy)))
+        self._base = freeze_tables(read_database(domain_file(domain.name, domain.database)))
+        self._instructions = agent_instructions(policy(domain))
+        self.user_toolkit = Toolkit([ToolBook.collect(f"{domain.name}:user", domain.user_tool_modules)])
+        """Dual control: the user's own tools (none: the user only talks)."""
+        user_db = domain.user_database
+        self._phone: Any = base_phone(read_toml(domain_file(domain.name, user_db))) if user_db else None
+        self._phones: dict[str, Any] = {}
         raw_tasks: list[dict[str, Any]] = read_json(domain_file(domain.name, domain.tasks))
         wanted = split_ids(domain, split)
         if wanted is not None:
@@ -83,7 +99,7 @@ class Tau2Pack:
                 raise Tau2Error(f"{name}: split '{split}' names unknown task(s) {', '.join(missing[:5])}")
             raw_tasks = [by_id[i] for i in wanted]
         self._bases: dict[str, Tables] = {
-            str(t["id"]): self._initial(t["initial_state"]) for t in raw_tasks if t.get("initial_state")
+            str(t["id"]): self._initial(str(t["id"]), t["initial_state"]) for t in raw_tasks if t.get("initial_state")
         }
         runnable = (self._runnable(build_task(name, domain.name, t)) for t in raw_tasks)
         self._tasks = tuple(
@@ -104,7 +120,14 @@ class Tau2Pack:
     def new_world(self, seed: int, context: WorldContext | None = None) -> Tau2World:
         task = context.task if context is not None else None
         base = self._bases.get(task.id, self._base) if task is not None else self._base
-        return Tau2World(self.name, self.toolkit, base, self._instructions, seed=seed)
+        if self._phone is None:
+            return Tau2World(self.name, self.toolkit, base, self._instructions, seed=seed)
+        phone = self._phones.get(task.id, self._phone) if task is not None else self._phone
+        criteria = task.evaluation if task is not None and task.evaluation is not None else {}
+        assertions: Any = criteria.get("env_assertions") or []
+        return TelecomWorld(
+            self.name, self.toolkit, base, self._instructions, self.user_toolkit, phone, assertions, seed=seed
+        )
 
     def _runnable(self, task: Task) -> Task:
         """The task with the gold calls that fail, and repeated lookups, left out of its plan. τ²'s gold may call
@@ -122,10 +145,18 @@ class Tau2Pack:
         if len(kept) == len(goal.gold):
             return task
         tags = [*task.tags, f"tau2:gold_left_out:{len(goal.gold) - len(kept)}"]
-        return task.model_copy(update={"tags": tags, "goals": [goal.model_copy(update={"gold": kept})]})
+        kept_before = [sum(1 for c in goal.gold[:n] if c in kept) for n in range(len(goal.gold) + 1)]
+        user_gold = [u.model_copy(update={"after": kept_before[min(u.after, len(goal.gold))]}) for u in goal.user_gold]
+        update = {"gold": kept, "user_gold": user_gold}
+        return task.model_copy(update={"tags": tags, "goals": [goal.model_copy(update=update)]})
 
-    def _initial(self, state: Mapping[str, Any]) -> Tables:
-        """The database a task with an initial state starts from."""
+    def _initial(self, task_id: str, state: Mapping[str, Any]) -> Tables:
+        """The database a task with an initial state starts from (and, in a dual-control domain, its phone)."""
+        if self._phone is not None:
+            base, self._phones[task_id] = initial_sides(
+                self._base, self._phone, state.get("initialization_actions") or []
+            )
+            return base
         db = Database(self._base)
         whole = db.whole()
         data = (state.get("initialization_data") or {}).get("agent_data")

@@ -11,6 +11,7 @@ from __future__ import annotations
 import gzip
 import importlib.util
 import json
+import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -64,3 +65,25 @@ def read_text(path: Path) -> str:
         return path.read_text(encoding="utf-8")
     except (OSError, ValueError) as error:
         raise Tau2Error(f"{path}: cannot read τ² data: {error}") from error
+
+
+def read_toml(path: Path) -> Any:
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as error:
+        raise Tau2Error(f"{path}: cannot read τ² data: {error}") from error
+
+
+def read_database(path: Path) -> dict[str, dict[str, Any]]:
+    """A domain's database as tables of records keyed by id. JSON databases are keyed already; a TOML one
+    (telecom's) lists each table's records, each keyed here by its ``<table singular>_id`` field."""
+    if path.suffix != ".toml":
+        data: dict[str, dict[str, Any]] = read_json(path)
+        return data
+    tables: dict[str, dict[str, Any]] = {}
+    for table, rows in read_toml(path).items():
+        key = f"{table.removesuffix('s')}_id"
+        if not isinstance(rows, list) or not all(isinstance(r, dict) and key in r for r in rows):
+            raise Tau2Error(f"{path}: table '{table}': every record must have a '{key}'")
+        tables[table] = {str(r[key]): r for r in rows}
+    return tables

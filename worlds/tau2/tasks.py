@@ -3,7 +3,8 @@
 - The user: ``Task.user_scenario`` is τ²'s whole scenario (persona, reason for call, known and unknown info,
   instructions), which an LLM user plays; the goal's ``explicit`` wording, which a scripted user speaks, is the reason
   for call and the known info, in the first person.
-- The gold: ``evaluation_criteria.actions`` in order, every one ``core`` (τ²'s ACTION check asks for the lookups too);
+- The gold: ``evaluation_criteria.actions`` in order, every one ``core``; the user's own (telecom's ``requestor:
+  user``) are the goal's ``user_gold``, placed among the agent's (τ²'s ACTION check asks for the lookups too);
   the goal's ``gold_answer`` is the information the agent must say (``communicate_info``), which the oracle says.
 - A task without gold actions or information to give is a ``decline`` goal: the user asks for what the policy forbids
   (a refund it does not allow), and a good agent says no.
@@ -17,7 +18,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from sim.core import Goal, GoldCall, Task, UserIntent
+from sim.core import Goal, GoldCall, Task, UserGoldCall, UserIntent
 
 DEFAULT_REWARD_BASIS = ("DB", "COMMUNICATE")
 """τ²'s reward basis for a task that names none."""
@@ -91,14 +92,14 @@ def evaluation(raw: Mapping[str, Any] | None) -> dict[str, Any]:
 def build_task(world: str, domain: str, raw: Mapping[str, Any]) -> Task:
     """One τ² task of ``domain`` as a task of the pack ``world``."""
     criteria = evaluation(raw.get("evaluation_criteria"))
-    gold = [
-        GoldCall(
-            name=action["name"],
-            arguments=dict(action.get("arguments") or {}),
-        )
-        for action in criteria["actions"]
-        if action.get("requestor", "assistant") == "assistant"
-    ]
+    gold: list[GoldCall] = []
+    user_gold: list[UserGoldCall] = []  # dual control (telecom): the user's acts, each after the agent calls before it
+    for action in criteria["actions"]:
+        arguments = dict(action.get("arguments") or {})
+        if action.get("requestor", "assistant") == "assistant":
+            gold.append(GoldCall(name=action["name"], arguments=arguments))
+        else:
+            user_gold.append(UserGoldCall(name=action["name"], arguments=arguments, after=len(gold)))
     scenario = raw["user_scenario"]
     description = raw.get("description") or {}
     info = [str(i) for i in criteria["communicate_info"]]
@@ -113,9 +114,10 @@ def build_task(world: str, domain: str, raw: Mapping[str, Any]) -> Task:
             Goal(
                 user=UserIntent(explicit=opening(scenario)),
                 gold=gold,
+                user_gold=user_gold,
                 gold_answer="; ".join(info) if info else None,
                 # Nothing to change and nothing to tell: what the user asks is against the policy (τ²'s refusals).
-                outcome="solve" if info or gold else "decline",
+                outcome="solve" if info or gold or user_gold else "decline",
             )
         ],
     )

@@ -125,7 +125,7 @@ async def test_every_built_in_world_is_calibrated_under_every_judge(tmp_path: Pa
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("world", ["tau2:airline", "tau2:retail", "tau2:mock"])
+@pytest.mark.parametrize("world", ["tau2:airline", "tau2:retail", "tau2:mock", "tau2:telecom:small"])
 async def test_tau2_worlds_are_calibrated_under_every_judge(tmp_path: Path, world: str) -> None:
     pytest.importorskip("worlds.tau2.source").package_root()  # the inspect-evals wheel (make setup)
     with_oracle = await check_calibration(tmp_path, world)

@@ -49,7 +49,9 @@ def test_listing_gives_each_domain_its_task_count_and_splits() -> None:
     assert rows["tau2:airline"]["splits"] == {"train": 30, "test": 20, "base": 50}
     assert rows["tau2:retail"]["conversations"] == 114 and rows["tau2:retail"]["splits"]["test"] == 40
     assert rows["tau2:mock"]["conversations"] == 9
-    assert not rows["tau2:telecom"]["supported"] and "dual control" in rows["tau2:telecom"]["reason"]
+    telecom = rows["tau2:telecom"]  # dual control: its user holds a phone
+    assert telecom["supported"] and telecom["conversations"] == 2285
+    assert telecom["splits"] == {"small": 20, "train": 74, "test": 40, "full": 2285, "base": 114}
 
 
 def test_a_split_selects_its_tasks_and_a_bad_spec_says_what_is_known() -> None:
@@ -60,8 +62,8 @@ def test_a_split_selects_its_tasks_and_a_bad_spec_says_what_is_known() -> None:
         load_world("tau2:airline:dev")
     with pytest.raises(WorldLoadError, match="unknown τ² domain 'bank'; known: tau2:airline"):
         load_world("tau2:bank")
-    with pytest.raises(WorldLoadError, match="not supported: the user holds tools"):
-        load_world("tau2:telecom")
+    with pytest.raises(WorldLoadError, match="not supported: its tools are found in a knowledge base"):
+        load_world("tau2:banking_knowledge")
 
 
 def test_a_task_carries_the_scenario_the_criteria_and_a_gold_that_executes() -> None:

@@ -1,22 +1,23 @@
 """The inspect-evals wheel's own τ² tool classes, loaded for the agreement tests only, without inspect-ai.
 
 The wheel's tool modules import three names of inspect-ai (``ToolError``, ``StoreModel``, ``store_as``), two of its
-model types, and ``toml``; its package ``__init__`` files import the whole of inspect-ai. Here the packages are
-entered without running their ``__init__`` and those few names are stand-ins (``StoreModel`` is a pydantic model, as
-inspect-ai's is), so the wheel's classes run as written: squall's tools are compared with τ²'s code, not with a copy.
-Everything is put back in ``sys.modules`` afterwards.
+model types, and ``toml`` (read here with the standard library's ``tomllib``); its package ``__init__`` files import
+the whole of inspect-ai. Here the packages are entered without running their ``__init__`` and those few names are
+stand-ins (``StoreModel`` is a pydantic model, as inspect-ai's is), so the wheel's classes run as written: squall's
+tools are compared with τ²'s code, not with a copy. Everything is put back in ``sys.modules`` afterwards.
 """
 
 from __future__ import annotations
 
 import importlib
 import sys
+import tomllib
 import types
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict
 
 from worlds.tau2.source import package_root
 
@@ -31,13 +32,16 @@ def stand_ins(extra_packages: tuple[str, ...] = ()) -> dict[str, types.ModuleTyp
     tool = types.ModuleType("inspect_ai.tool")
     tool.ToolError = WheelToolError  # type: ignore[attr-defined]
     util = types.ModuleType("inspect_ai.util")
-    util.StoreModel = type("StoreModel", (BaseModel,), {})  # type: ignore[attr-defined]
+    # inspect-ai's StoreModel allows arbitrary types (telecom's tools keep a plain id generator)
+    config = ConfigDict(arbitrary_types_allowed=True)
+    util.StoreModel = type("StoreModel", (BaseModel,), {"model_config": config})  # type: ignore[attr-defined]
     util.store_as = lambda *args, **kwargs: None  # type: ignore[attr-defined]
     model = types.ModuleType("inspect_ai.model")
     model.Content = object  # type: ignore[attr-defined]
     model.ContentText = type("ContentText", (), {})  # type: ignore[attr-defined]
     toml = types.ModuleType("toml")
-    toml.load = toml.dump = lambda *args, **kwargs: None  # type: ignore[attr-defined]
+    toml.load = lambda handle, **kwargs: tomllib.loads(handle.read())  # type: ignore[attr-defined]  # telecom's db
+    toml.dump = lambda *args, **kwargs: None  # type: ignore[attr-defined]
     modules = {"inspect_ai": types.ModuleType("inspect_ai"), "inspect_ai.tool": tool, "inspect_ai.util": util}
     modules |= {"inspect_ai.model": model, "toml": toml}
     root = package_root()
@@ -46,6 +50,7 @@ def stand_ins(extra_packages: tuple[str, ...] = ()) -> dict[str, types.ModuleTyp
         ("inspect_evals.tau2", root / "tau2"),
         ("inspect_evals.tau2.airline", root / "tau2" / "airline"),
         ("inspect_evals.tau2.retail", root / "tau2" / "retail"),
+        ("inspect_evals.tau2.telecom", root / "tau2" / "telecom"),
         ("inspect_evals.tau2.environment", root / "tau2" / "environment"),
         *((f"inspect_evals.tau2.{extra}", root / "tau2" / extra) for extra in extra_packages),
     ):
@@ -57,13 +62,21 @@ def stand_ins(extra_packages: tuple[str, ...] = ()) -> dict[str, types.ModuleTyp
 
 @contextmanager
 def wheel_tool_classes() -> Iterator[dict[str, Any]]:
-    """{"airline": AirlineAgentTools, "retail": RetailAgentTools}, the wheel's classes, while the block runs."""
+    """The wheel's classes by domain (``telecom_user``: its user tools, ``telecom_environment``: what keeps the two
+    sides in step), while the block runs."""
     saved = dict(sys.modules)
     sys.modules.update(stand_ins())
     try:
         airline = importlib.import_module("inspect_evals.tau2.airline.AirlineAgentTools")
         retail = importlib.import_module("inspect_evals.tau2.retail.RetailAgentTools")
-        yield {"airline": airline.AirlineAgentTools, "retail": retail.RetailAgentTools}
+        telecom = importlib.import_module("inspect_evals.tau2.telecom.environment")
+        yield {
+            "airline": airline.AirlineAgentTools,
+            "retail": retail.RetailAgentTools,
+            "telecom": telecom.TelecomAgentTools,
+            "telecom_user": telecom.TelecomUserTools,
+            "telecom_environment": telecom.Environment,
+        }
     finally:
         for name in set(sys.modules) - set(saved):
             del sys.modules[name]
