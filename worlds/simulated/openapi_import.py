@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from worlds.simulated.openapi_operation import MAX_NAME, build_operation, sanitise, source_of
+from worlds.simulated.openapi_operation import MAX_NAME, SharedSchemas, build_operation, sanitise, source_of
 from worlds.simulated.operations import ApiOperation, ApiSpec
 from worlds.simulated.problems import Problems, extend, pointer
 from worlds.simulated.ref_files import RefFiles, split_where
@@ -94,6 +94,8 @@ def read_openapi(path: Path, world: str, strict: bool = False) -> OpenApiImport:
     assert isinstance(paths, dict)
     files = RefFiles(path, document)
     resolver = RefResolver(document, problems, files)
+    shared_schemas = SharedSchemas(resolver)
+    used: set[str] = set()
     result = OpenApiImport(ApiSpec(name=world, source="openapi", operations=()), webhooks=hooks)
     operations: list[ApiOperation] = []
     seen_ids: dict[str, str] = {}
@@ -116,13 +118,14 @@ def read_openapi(path: Path, world: str, strict: bool = False) -> OpenApiImport:
             raw = item_value[method]
             operation = None
             if _operation_id_ok(raw, where, seen_ids, op_problems):
-                operation = build_operation(resolver, op_problems, path, raw_path, method, raw, where, shared)
+                operation = build_operation(shared_schemas, op_problems, path, raw_path, method, raw, where, shared)
                 result.callbacks.extend(_callbacks(path, raw, where))
             result.relaxed.extend(notes.lines)
             if operation is None:
                 result.skipped.append(Skipped(source_of(path, where), f"{method} {raw_path}", tuple(op_problems.lines)))
             else:
                 operations.append(operation)
+                used |= resolver.used
     result.files = files.labels
     result.relaxed = list(dict.fromkeys(result.relaxed))  # a shared component's slip, once
     if strict or not operations:
@@ -132,8 +135,14 @@ def read_openapi(path: Path, world: str, strict: bool = False) -> OpenApiImport:
         problems.add(pointer("paths"), "no operations: no path has get, put, post, delete, patch, ... under it")
     problems.raise_if_any()
     title, version = str(info.get("title", "")), str(info.get("version", ""))
+    schemas = {name: shared_schemas.schemas[name] for name in sorted(used)}
     result.api = ApiSpec(
-        name=world, title=title, version=version, source="openapi", operations=tuple(_unique_names(operations))
+        name=world,
+        title=title,
+        version=version,
+        source="openapi",
+        operations=tuple(_unique_names(operations)),
+        schemas=schemas,
     )
     return result
 

@@ -101,7 +101,7 @@ def test_the_spec_round_trips_through_json(large: tuple[Path, ApiSpec]) -> None:
     out, api = large
     again = ApiSpec.model_validate_json(api.model_dump_json())
     assert again == api
-    assert json.loads(again.model_dump_json()) == json.loads((out / "operations.json").read_text(encoding="utf-8"))
+    assert again.stored() == json.loads((out / "operations.json").read_text(encoding="utf-8"))
 
 
 def test_json_and_yaml_read_alike(tmp_path: Path) -> None:
