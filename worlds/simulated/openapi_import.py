@@ -10,7 +10,8 @@ Real specs are large and rarely spotless (Stripe's, OpenAI's), so a problem cost
 the rest imported; obvious schema slips are relaxed and noted (``refs``). ``strict=True`` refuses the document
 instead, every problem and relaxation listed (``SpecError``), as does a problem with the document itself or an
 import where every operation was skipped. Webhooks and callbacks (requests the service sends, not tools an agent
-calls) are counted, not imported: a 3.1 document of webhooks only imports as no operations.
+calls) are counted, not imported: a 3.1 document of webhooks only imports as no operations. A ``Selection``
+(``--include``/``--exclude``: ``worlds.simulated.selection``) keeps some operations only; the rest are not read.
 """
 
 from __future__ import annotations

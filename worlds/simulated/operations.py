@@ -3,7 +3,8 @@
 A world folder of ``kind = "simulated"`` holds::
 
     world.toml        kind = "simulated", name, source ("openapi" | "toolbench"), operations, tasks, cache
-    operations.json   an ``ApiSpec`` (this module), written by ``squall import openapi|toolbench``
+    operations.json   an ``ApiSpec`` (this module), written by ``squall import openapi|toolbench``; the schemas
+                      operations share are stored once (``schemas``: ``worlds.simulated.shared_schemas``)
     tasks.jsonl       one Task per line (ToolBench queries, or the user's own), gold calls name operations
     cache/            simulated responses, one file per operation (a folder a team can commit or share)
 
