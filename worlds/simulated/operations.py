@@ -114,7 +114,8 @@ class ApiSpec(Frozen):
         (the same objects for every operation, so memory holds each once)."""
         if self.schemas:
             graph = ref_graph(self.schemas)
-            attached = tuple(_with_shared(operation, self.schemas, graph) for operation in self.operations)
+            memo: dict[frozenset[str], list[str]] = {}
+            attached = tuple(_with_shared(operation, self.schemas, graph, memo) for operation in self.operations)
             object.__setattr__(self, "operations", attached)  # frozen: set once, while validating
         return self
 
@@ -143,10 +144,12 @@ class ApiSpec(Frozen):
         return next((operation for operation in self.operations if operation.name == name), None)
 
 
-def _with_shared(operation: ApiOperation, schemas: dict[str, Any], graph: dict[str, set[str]]) -> ApiOperation:
-    parameters = freeze(with_defs(operation.parameters, schemas, graph))
+def _with_shared(
+    operation: ApiOperation, schemas: dict[str, Any], graph: dict[str, set[str]], memo: dict[frozenset[str], list[str]]
+) -> ApiOperation:
+    parameters = freeze(with_defs(operation.parameters, schemas, graph, memo))
     response = operation.response_schema
-    response = freeze(with_defs(response, schemas, graph)) if response is not None else None
+    response = freeze(with_defs(response, schemas, graph, memo)) if response is not None else None
     return operation.model_copy(update={"parameters": parameters, "response_schema": response})
 
 

@@ -49,10 +49,21 @@ def reach(roots: Iterable[str], graph: Mapping[str, Iterable[str]]) -> list[str]
     return list(reached)
 
 
-def with_defs(schema: Mapping[str, Any], schemas: Mapping[str, Any], graph: Mapping[str, Iterable[str]]) -> Any:
+def with_defs(
+    schema: Mapping[str, Any],
+    schemas: Mapping[str, Any],
+    graph: Mapping[str, Iterable[str]],
+    memo: dict[frozenset[str], list[str]] | None = None,
+) -> Any:
     """``schema`` with the shared schemas it reaches as its ``$defs`` (beside any of its own); as it is when it
-    reaches none."""
-    reached = reach(refs_in(schema), graph)
+    reaches none. ``memo`` keeps what each set of direct references reaches, for many schemas over one graph."""
+    roots = frozenset(refs_in(schema))
+    if memo is None:
+        reached = reach(roots, graph)
+    elif roots in memo:
+        reached = memo[roots]
+    else:
+        reached = memo[roots] = reach(roots, graph)
     if not reached:
         return schema
     own = schema.get("$defs")

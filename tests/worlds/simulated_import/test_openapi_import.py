@@ -253,6 +253,14 @@ def test_a_key_given_twice_is_refused(tmp_path: Path) -> None:
     ]
 
 
+def test_a_key_given_twice_in_json_is_refused_too(tmp_path: Path) -> None:
+    path = tmp_path / "api.json"  # JSON is checked by its parser first, and read as YAML only for the lines
+    path.write_text('{"openapi": "3.1.0", "info": {"title": "x", "version": "1"},\n"paths": {"/a": {"get": {},\n'
+                    '"get": {}}}}', encoding="utf-8")  # fmt: skip
+    code, _, err = squall("import", "openapi", str(path), "--out", str(tmp_path / "w"))
+    assert code == 2 and " ".join(err.split()) == f"error: {path}#/paths/~1a: key 'get' appears twice (lines 2 and 3)"
+
+
 def test_problems_past_the_cap_are_counted(tmp_path: Path) -> None:
     spec = small_spec()
     spec["paths"]["/pets"]["get"]["parameters"] = [{"name": f"p{i}", "in": "body"} for i in range(60)]
