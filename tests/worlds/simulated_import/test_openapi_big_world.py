@@ -123,3 +123,13 @@ def test_a_toolkit_past_the_context_is_warned_at_import_and_run_start(
     assert code == 0 and "warning: world worlds/simulated/examples/ticket_desk: its 12 tools cost" in err
     code, _, err = squall(*run, "--run-id", "searched", "--stressors", "search")
     assert code == 0 and "warning" not in err  # tool search offers two tools, not the toolkit
+
+
+def test_the_bench_prints_every_measurement_of_its_arm(capsys: pytest.CaptureFixture[str]) -> None:
+    from sim.bench.big_world import ROWS, main
+
+    main(["--operations", "10"])
+    printed = capsys.readouterr().out
+    assert all(label in printed for _, label, _ in ROWS) and "10 operations stored, 0 skipped, 10 tools" in printed
+    ratio = next(line for line in printed.splitlines() if line.startswith("folder / spec"))
+    assert float(ratio.split()[-1].rstrip("x")) < 10
