@@ -114,8 +114,13 @@ async def prepare(config: RunConfig) -> PreparedRun:
     tools = pack.tool_specs()
     tool_names = [s.name for s in tools]
     checked(config, "stressors", lambda: build_stressors(config.stressors, 0, tool_names))
-    searched = any(scenario.type == "search" for scenario, _ in select(config.stressors, tool_names))
-    warning = None if searched else toolkit_warning(config.world, tools)  # search offers two tools, not all
+    warning = None
+    # An imported world offers every operation in every episode (other worlds may offer each task its own few);
+    # tool search offers two tools, not all.
+    if isinstance(pack, SimulatedWorldPack) and not any(
+        s.type == "search" for s, _ in select(config.stressors, tool_names)
+    ):
+        warning = toolkit_warning(config.world, tools)
     if agent_spec.model == LOCAL:
         from sim.llm.local.server import local_model_available
 
