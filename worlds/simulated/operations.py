@@ -124,11 +124,10 @@ class ApiSpec(Frozen):
         graph = ref_graph(self.schemas)
         operations = [_without_shared(operation, graph).model_dump(mode="json") for operation in self.operations]
         data = self.model_dump(mode="json", exclude={"operations", "schemas"})
-        return {
-            **data,
-            "operations": operations,
-            **({"schemas": self.model_dump(mode="json", include={"schemas"})["schemas"]} if self.schemas else {}),
-        }
+        data["operations"] = operations
+        if self.schemas:  # an API without shared schemas (ToolBench's) is written as before they existed
+            data["schemas"] = self.schemas
+        return data
 
     @field_validator("operations", mode="after")
     @classmethod
