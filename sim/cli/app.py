@@ -96,7 +96,7 @@ def run(
         if not quiet:
             progress.opening = f"run {cfg.run_id}: {cfg.out / str(cfg.run_id)}"
         with progress, terminate_as_interrupt() as terminated:
-            store, summary = run_loop(execute(cfg, progress.on_start, progress.on_episode))
+            store, summary = run_loop(execute(cfg, progress.on_start, progress.on_episode, progress.on_warning))
     except KeyboardInterrupt:
         make_console(stderr=True).print(
             f"interrupted: finished episodes are saved; continue with {resume_with}",

@@ -19,7 +19,7 @@ import typer
 from sim.cli.common import fail, make_console
 
 if TYPE_CHECKING:
-    from sim.core import Task
+    from sim.core import Task, ToolSpec
     from worlds.simulated.openapi_import import OpenApiImport
     from worlds.simulated.operations import ApiSpec
     from worlds.simulated.problems import SpecError
@@ -46,6 +46,23 @@ StrictOption = Annotated[
         "--strict",
         help="Refuse the document if any operation has a problem (default: skip it with a warning) or a schema "
         "needed relaxing.",
+    ),
+]
+IncludeOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--include",
+        help="Import only operations this matches: a tag, a path glob (/guilds/*) or an operation id (globs too); "
+        "repeatable.",
+        show_default=False,
+    ),
+]
+ExcludeOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--exclude",
+        help="Leave out operations this matches (a tag, /path glob or operation id); repeatable.",
+        show_default=False,
     ),
 ]
 MAX_WARNINGS = 50
@@ -104,16 +121,23 @@ def openapi_command(
     force: ForceOption = False,
     strict: StrictOption = False,
     model: ModelOption = None,
+    include: IncludeOption = None,
+    exclude: ExcludeOption = None,
 ) -> None:
     """A simulated world from an OpenAPI 3.0/3.1 document: one tool per operation, responses simulated."""
     from worlds.simulated.import_folder import check_tasks
     from worlds.simulated.openapi_import import read_openapi
+    from worlds.simulated.selection import Selection
 
     started = time.perf_counter()
     imported: list[OpenApiImport] = []
+    try:
+        selection = Selection(tuple(include or ()), tuple(exclude or ()))
+    except ValueError as error:
+        fail(str(error))
 
     def build() -> tuple[ApiSpec, list[Task] | None]:
-        imported.append(read_openapi(spec, name or out.name, strict=strict))
+        imported.append(read_openapi(spec, name or out.name, strict=strict, selection=selection))
         api = imported[0].api
         return api, check_tasks(tasks, api) if tasks is not None else None
 
@@ -122,7 +146,8 @@ def openapi_command(
     _warn(result)
     writes = sum(operation.writes for operation in api.operations)
     examples = sum(len(operation.examples) for operation in api.operations)
-    left = [f"{len(result.skipped)} skipped"] if result.skipped else []
+    left = [f"{result.left_out} left out by --include/--exclude"] if result.left_out else []
+    left += [f"{len(result.skipped)} skipped"] if result.skipped else []
     left += [f"{result.webhooks} webhooks not imported"] if result.webhooks else []
     left += [f"{len(result.callbacks)} callbacks not imported"] if result.callbacks else []
     sys.stdout.write(
@@ -131,6 +156,18 @@ def openapi_command(
         + "".join(f"; {part}" for part in left)
         + f", {examples} documented examples, {len(checked or [])} tasks, {time.perf_counter() - started:.1f}s\n"
     )
+    warn_toolkit(api.name, [operation.tool_spec() for operation in api.operations])
+
+
+def warn_toolkit(world: str, tools: list[ToolSpec]) -> None:
+    """The warning (stderr) when offering every tool passes a model's context (``sim.llm.tool_budget``)."""
+    from rich.markup import escape
+
+    from sim.llm.tool_budget import toolkit_warning
+
+    line = toolkit_warning(world, tools)
+    if line is not None:
+        make_console(stderr=True).print(f"[bold yellow]warning:[/] {escape(line)}", highlight=False, soft_wrap=True)
 
 
 def _warn(result: OpenApiImport) -> None:

@@ -42,6 +42,14 @@ class RunProgress:
     ) -> None:
         self._progress.__exit__(kind, error, traceback)
 
+    def on_warning(self, line: str) -> None:
+        """A warning before the first episode, on stderr whether or not the bar shows (``quiet`` too)."""
+        from rich.markup import escape
+
+        from sim.cli.common import make_console
+
+        make_console(stderr=True).print(f"[bold yellow]warning:[/] {escape(line)}", highlight=False, soft_wrap=True)
+
     def on_start(self, planned: int, done: int) -> None:
         if self.opening is not None:
             self._progress.console.print(self.opening, highlight=False, markup=False)

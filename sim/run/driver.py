@@ -43,6 +43,8 @@ from sim.store.writer import StoreWriter
 
 OnStart = Callable[[int, int], None]
 OnEpisode = Callable[[EpisodeDone], None]
+OnWarning = Callable[[str], None]
+"""Told each of the run's warnings (``PreparedRun.warnings``) before its first episode."""
 """Called once per episode of this run, once it is stored with its scores (not for those resume judges again)."""
 
 
@@ -142,10 +144,14 @@ async def drive(
     executor: Executor,
     on_start: OnStart | None = None,
     on_episode: OnEpisode | None = None,
+    on_warning: OnWarning | None = None,
 ) -> tuple[RunStore, RunSummary]:
     """Run every planned episode not yet stored on ``executor``; judge, store, summarise. Returns the store and
     the summary. On an error or cancellation what was queued for the store is made durable and summarised
     before the error propagates."""
+    if on_warning is not None:
+        for warning in run.warnings:
+            on_warning(warning)
     store = run.resumed or RunStore.create(run.root, manifest(run.config, run.run_id, len(run.plan)))
     failure: BaseException | None = None
     try:

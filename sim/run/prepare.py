@@ -22,12 +22,13 @@ from sim.config.run_config import ConfigError, RunConfig, default_run_id
 from sim.core import SimulatedWorldPack, WorldPack
 from sim.judging.judge_set import judge_config, judge_config_hash
 from sim.llm.model_spec import parse_model_spec
+from sim.llm.tool_budget import toolkit_warning
 from sim.run.plan import Plan, make_plan
 from sim.run.resume_identity import same_run
 from sim.store.run_store import RunStore, StoreError
 from worlds.gold_check import check_gold_by_execution
 from worlds.registry import load_world
-from worlds.stressors import build_stressors
+from worlds.stressors import build_stressors, select
 
 T = TypeVar("T")
 
@@ -45,6 +46,8 @@ class PreparedRun:
     run_id: str
     root: Path
     resumed: RunStore | None  # the store to continue (--resume), else None: a new run folder
+    warnings: tuple[str, ...] = ()
+    """Said before the first episode (a toolkit too big for a model's context)."""
 
 
 def checked(config: RunConfig, field: str, build: Callable[[], T]) -> T:
@@ -108,8 +111,16 @@ async def prepare(config: RunConfig) -> PreparedRun:
                 raise config.problem("user_model", f"the llm user needs the embedded model: {reason}; run `make setup`")
         else:
             checked(config, "user_model", lambda: parse_model_spec(config.user_model))
-    tool_names = [s.name for s in pack.tool_specs()]
+    tools = pack.tool_specs()
+    tool_names = [s.name for s in tools]
     checked(config, "stressors", lambda: build_stressors(config.stressors, 0, tool_names))
+    warning = None
+    # An imported world offers every operation in every episode (other worlds may offer each task its own few);
+    # tool search offers two tools, not all.
+    if isinstance(pack, SimulatedWorldPack) and not any(
+        s.type == "search" for s, _ in select(config.stressors, tool_names)
+    ):
+        warning = toolkit_warning(config.world, tools)
     if agent_spec.model == LOCAL:
         from sim.llm.local.server import local_model_available
 
@@ -124,7 +135,10 @@ async def prepare(config: RunConfig) -> PreparedRun:
     latest = config.out / "latest"
     if latest.exists() and not latest.is_symlink():
         raise StoreError(f"{latest} exists and is not a link; squall keeps OUT/latest as a link to the newest run")
-    return PreparedRun(config, pack, plan, agent_spec, settings, judge_config_hash(settings), run_id, root, resumed)
+    return PreparedRun(
+        config, pack, plan, agent_spec, settings, judge_config_hash(settings), run_id, root, resumed,
+        (warning,) if warning else (),
+    )  # fmt: skip
 
 
 def manifest(config: RunConfig, run_id: str, planned: int) -> dict[str, Any]:

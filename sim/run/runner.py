@@ -23,7 +23,7 @@ from sim.agents.factory import AgentOpener
 from sim.config.run_config import RunConfig
 from sim.core import Event, Judge, User
 from sim.judging.judge_set import open_judges
-from sim.run.driver import OnEpisode, OnStart, drive
+from sim.run.driver import OnEpisode, OnStart, OnWarning, drive
 from sim.run.executors import CostCeiling, Executor, InProcessExecutor
 from sim.run.executors.episode_worker import judges_in_workers
 from sim.run.executors.local_workers import default_workers, local_workers
@@ -43,10 +43,13 @@ class OpenRun:
     executor: Executor
 
     async def play(
-        self, on_start: OnStart | None = None, on_episode: OnEpisode | None = None
+        self,
+        on_start: OnStart | None = None,
+        on_episode: OnEpisode | None = None,
+        on_warning: OnWarning | None = None,
     ) -> tuple[RunStore, RunSummary]:
         """Play every planned episode not yet stored; judge, store, summarise (``sim.run.driver.drive``)."""
-        store, summary = await drive(self.prepared, self.judges, self.executor, on_start, on_episode)
+        store, summary = await drive(self.prepared, self.judges, self.executor, on_start, on_episode, on_warning)
         if isinstance(self.executor, CostCeiling) and self.executor.reached is not None:
             summary = summary.model_copy(update={"stopped_by_max_cost": self.executor.reached})
             write_json_atomic(store.root / "summary.json", summary.as_dict())
@@ -92,11 +95,14 @@ async def open_stored_run(config: RunConfig) -> AsyncIterator[list[Judge]]:
 
 
 async def execute(
-    config: RunConfig, on_start: OnStart | None = None, on_episode: OnEpisode | None = None
+    config: RunConfig,
+    on_start: OnStart | None = None,
+    on_episode: OnEpisode | None = None,
+    on_warning: OnWarning | None = None,
 ) -> tuple[RunStore, RunSummary]:
     """Run every planned episode not yet in the store; returns the store and the run summary."""
     async with open_run(config) as run:
-        return await run.play(on_start, on_episode)
+        return await run.play(on_start, on_episode, on_warning)
 
 
 @asynccontextmanager

@@ -75,7 +75,7 @@ def write_api_world(
         lines = [task.model_dump_json(exclude_defaults=True) for task in tasks or []]
         (staging / "tasks.jsonl").write_text("".join(line + "\n" for line in lines), encoding="utf-8")
         (staging / "world.toml").write_text(tomli_w.dumps(config), encoding="utf-8")
-        operations = json.dumps(spec.model_dump(mode="json"), indent=1, ensure_ascii=False)
+        operations = json.dumps(spec.stored(), indent=1, ensure_ascii=False)
         (staging / "operations.json").write_text(operations + "\n", encoding="utf-8")
         (staging / "cache").mkdir()
         if report is not None:

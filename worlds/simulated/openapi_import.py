@@ -10,7 +10,8 @@ Real specs are large and rarely spotless (Stripe's, OpenAI's), so a problem cost
 the rest imported; obvious schema slips are relaxed and noted (``refs``). ``strict=True`` refuses the document
 instead, every problem and relaxation listed (``SpecError``), as does a problem with the document itself or an
 import where every operation was skipped. Webhooks and callbacks (requests the service sends, not tools an agent
-calls) are counted, not imported: a 3.1 document of webhooks only imports as no operations.
+calls) are counted, not imported: a 3.1 document of webhooks only imports as no operations. A ``Selection``
+(``--include``/``--exclude``: ``worlds.simulated.selection``) keeps some operations only; the rest are not read.
 """
 
 from __future__ import annotations
@@ -20,11 +21,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from worlds.simulated.openapi_operation import MAX_NAME, build_operation, sanitise, source_of
+from worlds.simulated.openapi_operation import MAX_NAME, SharedSchemas, build_operation, sanitise, source_of
 from worlds.simulated.operations import ApiOperation, ApiSpec
 from worlds.simulated.problems import Problems, extend, pointer
 from worlds.simulated.ref_files import RefFiles, split_where
 from worlds.simulated.refs import RefResolver
+from worlds.simulated.selection import Selection
 from worlds.simulated.spec_files import load_document
 
 __all__ = ["METHODS", "OpenApiImport", "import_openapi", "read_openapi", "sanitise"]
@@ -53,6 +55,9 @@ class OpenApiImport:
     """Each callback's place (``api.yaml#/paths/~1subscribe/post/callbacks/onEvent``)."""
     files: list[str] = field(default_factory=list)
     """Other files of the spec its references were read from, relative to its folder."""
+    selection: Selection = field(default_factory=Selection)
+    left_out: int = 0
+    """Operations ``selection`` (--include/--exclude) left out."""
 
     def report(self) -> dict[str, Any]:
         """The import report (import_report.json)."""
@@ -67,6 +72,15 @@ class OpenApiImport:
             "webhooks_not_imported": self.webhooks,
             "callbacks_not_imported": self.callbacks,
             "files": self.files,
+            **(
+                {
+                    "include": list(self.selection.include),
+                    "exclude": list(self.selection.exclude),
+                    "left_out_by_selection": self.left_out,
+                }
+                if self.selection.active
+                else {}
+            ),
         }
 
 
@@ -75,8 +89,9 @@ def import_openapi(path: Path, world: str) -> ApiSpec:
     return read_openapi(path, world, strict=True).api
 
 
-def read_openapi(path: Path, world: str, strict: bool = False) -> OpenApiImport:
-    """The import of the document at ``path`` (see the module's doc). Raises SpecError."""
+def read_openapi(path: Path, world: str, strict: bool = False, selection: Selection | None = None) -> OpenApiImport:
+    """The import of the document at ``path`` (see the module's doc), of the operations ``selection`` keeps (all
+    without one). Raises SpecError, also naming a selector that matched no operation."""
     path = Path(path)
     document = load_document(path)
     problems = Problems(str(path))
@@ -94,7 +109,10 @@ def read_openapi(path: Path, world: str, strict: bool = False) -> OpenApiImport:
     assert isinstance(paths, dict)
     files = RefFiles(path, document)
     resolver = RefResolver(document, problems, files)
-    result = OpenApiImport(ApiSpec(name=world, source="openapi", operations=()), webhooks=hooks)
+    shared_schemas = SharedSchemas(resolver)
+    used: set[str] = set()
+    selection = selection or Selection()
+    result = OpenApiImport(ApiSpec(name=world, source="openapi", operations=()), webhooks=hooks, selection=selection)
     operations: list[ApiOperation] = []
     seen_ids: dict[str, str] = {}
     for raw_path, raw_item in paths.items():
@@ -114,17 +132,25 @@ def read_openapi(path: Path, world: str, strict: bool = False) -> OpenApiImport:
             op_problems, notes = Problems(str(path)), Problems(str(path))
             resolver.begin(op_problems, notes)
             raw = item_value[method]
+            if selection.active and not _selected(selection, raw_path, method, raw):
+                result.left_out += 1
+                continue
             operation = None
             if _operation_id_ok(raw, where, seen_ids, op_problems):
-                operation = build_operation(resolver, op_problems, path, raw_path, method, raw, where, shared)
+                operation = build_operation(shared_schemas, op_problems, path, raw_path, method, raw, where, shared)
                 result.callbacks.extend(_callbacks(path, raw, where))
             result.relaxed.extend(notes.lines)
             if operation is None:
                 result.skipped.append(Skipped(source_of(path, where), f"{method} {raw_path}", tuple(op_problems.lines)))
             else:
                 operations.append(operation)
+                used |= resolver.used
     result.files = files.labels
     result.relaxed = list(dict.fromkeys(result.relaxed))  # a shared component's slip, once
+    for line in selection.unmatched():
+        problems.add(pointer("paths"), line)
+    if selection.active and not operations and not result.skipped and not problems:
+        problems.add(pointer("paths"), "--include/--exclude left no operations")
     if strict or not operations:
         for line in [*(line for s in result.skipped for line in s.problems), *(result.relaxed if strict else [])]:
             problems.add_line(line)
@@ -132,10 +158,29 @@ def read_openapi(path: Path, world: str, strict: bool = False) -> OpenApiImport:
         problems.add(pointer("paths"), "no operations: no path has get, put, post, delete, patch, ... under it")
     problems.raise_if_any()
     title, version = str(info.get("title", "")), str(info.get("version", ""))
+    schemas = {name: shared_schemas.schemas[name] for name in sorted(used)}
     result.api = ApiSpec(
-        name=world, title=title, version=version, source="openapi", operations=tuple(_unique_names(operations))
+        name=world,
+        title=title,
+        version=version,
+        source="openapi",
+        operations=tuple(_unique_names(operations)),
+        schemas=schemas,
     )
     return result
+
+
+def _selected(selection: Selection, raw_path: str, method: str, raw: Any) -> bool:
+    """Whether ``selection`` keeps the operation ``raw`` (an operation that is not an object is kept, to be
+    reported as the problem it is)."""
+    if not isinstance(raw, dict):
+        return True
+    op_id = raw.get("operationId")
+    ids = [op_id, sanitise(op_id)] if isinstance(op_id, str) else [sanitise(f"{method}_{raw_path}")]
+    tags = raw.get("tags")
+    return selection.keeps(
+        raw_path, ids, [tag for tag in tags if isinstance(tag, str)] if isinstance(tags, list) else []
+    )
 
 
 def _check_version(document: dict[str, Any], problems: Problems) -> None:

@@ -19,8 +19,9 @@ from worlds.simulated.openapi_responses import pair_examples, success_response
 from worlds.simulated.operations import WRITE_METHODS, ApiOperation
 from worlds.simulated.problems import Problems, extend
 from worlds.simulated.ref_files import split_where
-from worlds.simulated.refs import RefResolver, attach_defs
+from worlds.simulated.refs import RefResolver
 from worlds.simulated.schema_convert import to_json_schema
+from worlds.simulated.shared_schemas import with_defs
 
 MAX_NAME = 64
 WRITES_EXTENSION = "x-squall-writes"
@@ -40,8 +41,24 @@ def source_of(file: Path, where: str) -> str:
     return f"{label or file.name}#{pointer}"
 
 
+class SharedSchemas:
+    """The document's shared schemas as JSON Schema 2020-12, each converted and checked once (``refs``)."""
+
+    def __init__(self, resolver: RefResolver) -> None:
+        self.resolver = resolver
+        self.schemas: dict[str, Any] = {}
+        self.problems: dict[str, str | None] = {}
+
+    def converted(self, names: set[str]) -> dict[str, Any]:
+        """Those of ``names`` converted (and checked, see ``problem``), by name."""
+        for name in names - self.schemas.keys():
+            self.schemas[name] = to_json_schema(self.resolver.defs[name])
+            self.problems[name] = _schema_problem(self.schemas[name])
+        return {name: self.schemas[name] for name in names}
+
+
 def build_operation(
-    resolver: RefResolver,
+    shared_schemas: SharedSchemas,
     problems: Problems,
     file: Path,
     raw_path: str,
@@ -50,7 +67,9 @@ def build_operation(
     where: str,
     shared: tuple[Any, str],
 ) -> ApiOperation | None:
-    """The operation ``raw`` at ``where``; None when ``problems`` (the resolver's too, see ``begin``) has any."""
+    """The operation ``raw`` at ``where``; None when ``problems`` (the resolver's too, see ``begin``) has any. Its
+    schemas refer to the shared ones (``shared_schemas``) without carrying them (``ApiSpec`` attaches them)."""
+    resolver = shared_schemas.resolver
     before = len(problems)
     body = (raw["requestBody"], extend(where, "requestBody")) if "requestBody" in raw else None
     inputs = operation_inputs(resolver, problems, shared, (raw.get("parameters"), extend(where, "parameters")), body)
@@ -62,16 +81,18 @@ def build_operation(
     tags = raw.get("tags", [])
     if not isinstance(tags, list) or not all(isinstance(tag, str) for tag in tags):
         problems.add(extend(where, "tags"), "'tags' must be a list of strings")
-    defs = {name: to_json_schema(schema) for name, schema in resolver.defs.items()}
+    defs = shared_schemas.converted(resolver.used)
     checks = [(argument.where, argument.schema) for argument in inputs.arguments]
-    checks += [(resolver.def_places[name], schema) for name, schema in defs.items()]
     for schema_where, schema in [*checks, (extend(success.where, "schema"), success.schema)]:
         if schema is not None and (error := _schema_problem(schema)) is not None:
             problems.add(schema_where, f"not a valid schema: {error}")
+    for name in sorted(defs):
+        if (error := shared_schemas.problems[name]) is not None:
+            problems.add(resolver.def_places[name], f"not a valid schema: {error}")
     if len(problems) > before:
         return None
-    parameters = attach_defs(parameters, defs)
-    examples, requests, responses = pair_examples(inputs, renamed, parameters, success, source_of(file, success.where))
+    checked = with_defs(parameters, defs, resolver.graph)  # the examples are checked as a model's call would be
+    examples, requests, responses = pair_examples(inputs, renamed, checked, success, source_of(file, success.where))
     if requests:
         parameters = {**parameters, "examples": requests}
     response_schema = success.schema
@@ -81,8 +102,6 @@ def build_operation(
         response_schema = {**response_schema, "examples": [*response_schema.get("examples", []), *responses]}
     elif responses:
         description += f"\n\nExample response: {json.dumps(responses[0], ensure_ascii=False)[:1000]}"
-    if response_schema is not None:
-        response_schema = attach_defs(response_schema, defs)
     name = sanitise(raw["operationId"]) if isinstance(raw.get("operationId"), str) else ""
     try:
         return ApiOperation(

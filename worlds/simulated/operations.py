@@ -3,7 +3,8 @@
 A world folder of ``kind = "simulated"`` holds::
 
     world.toml        kind = "simulated", name, source ("openapi" | "toolbench"), operations, tasks, cache
-    operations.json   an ``ApiSpec`` (this module), written by ``squall import openapi|toolbench``
+    operations.json   an ``ApiSpec`` (this module), written by ``squall import openapi|toolbench``; the schemas
+                      operations share are stored once (``schemas``: ``worlds.simulated.shared_schemas``)
     tasks.jsonl       one Task per line (ToolBench queries, or the user's own), gold calls name operations
     cache/            simulated responses, one file per operation (a folder a team can commit or share)
 
@@ -17,10 +18,11 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 
 from sim.core.frozen import FrozenDict, freeze
 from sim.core.tools import Frozen, ToolSpec
+from worlds.simulated.shared_schemas import ref_graph, with_defs, without_defs
 
 ParameterLocation = Literal["path", "query", "header", "cookie", "body"]
 """Where an argument travels in the real request (``body``: a top-level property of the JSON body)."""
@@ -94,6 +96,38 @@ class ApiSpec(Frozen):
     version: str = Field(default="", description="The service's version (info.version).")
     source: Literal["openapi", "toolbench"] = Field(description="Which importer wrote it.")
     operations: tuple[ApiOperation, ...] = Field(description="The operations, names unique.")
+    schemas: dict[str, Any] = Field(
+        default_factory=dict,
+        description="Schemas the operations share (``worlds.simulated.shared_schemas``), each stored once; in "
+        "memory every operation's schemas carry the ones they reach as their ``$defs``.",
+    )
+
+    @field_validator("schemas", mode="after")
+    @classmethod
+    def _freeze_schemas(cls, value: dict[str, Any]) -> FrozenDict:
+        frozen: FrozenDict = freeze(value)
+        return frozen
+
+    @model_validator(mode="after")
+    def _attach_shared(self) -> ApiSpec:
+        """Each operation's schemas as a model reads them, self-contained: the shared schemas they reach attached
+        (the same objects for every operation, so memory holds each once)."""
+        if self.schemas:
+            graph = ref_graph(self.schemas)
+            memo: dict[frozenset[str], list[str]] = {}
+            attached = tuple(_with_shared(operation, self.schemas, graph, memo) for operation in self.operations)
+            object.__setattr__(self, "operations", attached)  # frozen: set once, while validating
+        return self
+
+    def stored(self) -> dict[str, Any]:
+        """The JSON of operations.json: each shared schema once, the operations' schemas without their copies."""
+        graph = ref_graph(self.schemas)
+        operations = [_without_shared(operation, graph).model_dump(mode="json") for operation in self.operations]
+        data = self.model_dump(mode="json", exclude={"operations", "schemas"})
+        data["operations"] = operations
+        if self.schemas:  # an API without shared schemas (ToolBench's) is written as before they existed
+            data["schemas"] = self.schemas
+        return data
 
     @field_validator("operations", mode="after")
     @classmethod
@@ -107,3 +141,23 @@ class ApiSpec(Frozen):
 
     def operation(self, name: str) -> ApiOperation | None:
         return next((operation for operation in self.operations if operation.name == name), None)
+
+
+def _with_shared(
+    operation: ApiOperation, schemas: dict[str, Any], graph: dict[str, set[str]], memo: dict[frozenset[str], list[str]]
+) -> ApiOperation:
+    parameters = freeze(with_defs(operation.parameters, schemas, graph, memo))
+    response = operation.response_schema
+    response = freeze(with_defs(response, schemas, graph, memo)) if response is not None else None
+    return operation.model_copy(update={"parameters": parameters, "response_schema": response})
+
+
+def _without_shared(operation: ApiOperation, graph: dict[str, set[str]]) -> ApiOperation:
+    if not graph:
+        return operation
+    response = operation.response_schema
+    update = {
+        "parameters": without_defs(operation.parameters, graph),
+        "response_schema": without_defs(response, graph) if response is not None else None,
+    }
+    return operation.model_copy(update=update)

@@ -8,11 +8,12 @@ first repetition. A ``$ref`` beside other keys (allowed in OpenAPI 3.1) is the t
 it. Literal values (``example``, ``x-`` extensions) are copied as they are, never resolved.
 
 A schema whose full expansion passes ``MAX_EXPANDED_NODES`` (a component used twice at each of 20 levels doubles
-20 times: Stripe's expandable objects) is resolved again with its nested references shared: each referenced
-schema once under ``defs`` (the operation's, attached as ``$defs`` by ``attach_defs``), referred to as
-``#/$defs/NAME``; cycles are then plain references. When that passes ``MAX_SHARED_NODES`` the schema is refused
-(its operation skipped): every operation carries its own copy, so a densely linked spec would otherwise write
-each of its components once per operation.
+20 times: Stripe's expandable objects; a message holding its author, thread and replies: Discord's) is resolved
+again with its nested references shared: each referenced schema once under ``defs``, for the whole document, named
+``#/$defs/NAME`` (``worlds.simulated.shared_schemas`` stores them once and attaches them to each operation on load);
+cycles are then plain references. A shared schema's problems and relaxations are found once and reported for every
+operation that reaches it. When a schema with its parts shared still passes ``MAX_SHARED_NODES`` it is refused
+(its operation skipped).
 
 Obvious slips that JSON Schema refuses are relaxed while walking and noted in ``notes`` with their place: a name
 listed twice in ``required``, a boolean ``required`` inside a schema (draft 3's form), a boolean
@@ -27,22 +28,22 @@ from urllib.parse import unquote
 
 from worlds.simulated.problems import Problems, extend
 from worlds.simulated.ref_files import RefFiles, join_where, split_where
+from worlds.simulated.shared_schemas import DEFS, reach, refs_in
 
 MAX_EXPANDED_DEPTH = 300
 """Levels of nesting once references are expanded (Python's recursion, and any sane schema, stay far below)."""
-MAX_EXPANDED_NODES = 200_000
-"""Values one schema may expand to: past it its parts are shared instead (see the module's doc)."""
-MAX_SHARED_NODES = 5_000
-"""Values one schema may hold with its parts shared, ``$defs`` included (some 150 KB of JSON, already more than an
-agent reads in a tool description): past it the schema is refused (its operation skipped), naming its place. Each
-operation carries its own parts, so this also bounds operations.json (a few hundred MB at most for Stripe's 417)."""
+MAX_EXPANDED_NODES = 2_000
+"""Values one schema may expand to inline (some 50 KB of JSON): past it its parts are shared instead (see the
+module's doc). It bounds what each operation adds to operations.json beyond the shared schemas."""
+MAX_SHARED_NODES = 200_000
+"""Values one schema may reach with its parts shared, ``$defs`` included (what a model reads for that tool): past
+it the schema is refused (its operation skipped), naming its place."""
 LITERAL_KEYS = frozenset({"example", "const", "default", "enum"})
 """Keys whose values are data, not schema: copied as they are (unless the key is a name in a map of names)."""
 NAME_MAPS = frozenset(
     {"properties", "patternProperties", "$defs", "definitions", "schemas", "parameters", "responses", "headers"}
 )
 """Keys whose values map names to objects: there ``example`` or ``default`` is a name, not a literal."""
-DEFS = "#/$defs/"
 _UNSAFE_NAME = re.compile(r"[^A-Za-z0-9_.-]+")
 
 
@@ -87,8 +88,14 @@ class RefResolver:
         self.problems = problems
         self.notes = Problems(problems.file)
         self.defs: dict[str, Any] = {}
-        """The current operation's shared schemas by name (see the module's doc)."""
+        """The document's shared schemas by name (see the module's doc), each walked once."""
         self.def_places: dict[str, str] = {}
+        self.graph: dict[str, set[str]] = {}
+        """Shared name -> the shared names it refers to directly."""
+        self.used: set[str] = set()
+        """The shared schemas the current operation reaches."""
+        self._def_problems: dict[str, tuple[list[str], list[str]]] = {}
+        self._def_sizes: dict[str, int] = {}
         self._names: dict[str, str] = {}
         self._pending: list[tuple[str, Any, str]] = []
         self._shared = False
@@ -96,9 +103,9 @@ class RefResolver:
         self._too_big: set[str] = set()
 
     def begin(self, problems: Problems, notes: Problems) -> None:
-        """One operation's problems and notes go to these; its shared schemas start empty."""
+        """One operation's problems and notes go to these; the shared schemas it reaches start empty."""
         self.problems, self.notes = problems, notes
-        self.defs, self.def_places, self._names = {}, {}, {}
+        self.used = set()
 
     def target(self, ref: str, where: str) -> tuple[str, Any] | None:
         """(place, value) that ``ref`` (found at ``where``) names; None, with a problem, when it names nothing."""
@@ -144,10 +151,8 @@ class RefResolver:
         self._nodes, self._shared = 0, True
         try:
             resolved = self._walk(value, where, (), 0)
-            while self._pending:
-                name, target, target_where = self._pending.pop()
-                self.defs[name] = self._walk(target, target_where, (), 1)
-            return resolved
+            size = self._nodes
+            self._walk_pending()
         except _Budget as budget:
             self.problems.add(
                 where, f"{full}; with its parts shared as $defs, {str(budget).removesuffix('; refused')}; refused"
@@ -156,6 +161,40 @@ class RefResolver:
         finally:
             self._shared = False
             self._pending.clear()
+        reached = reach(refs_in(resolved), self.graph)
+        for name in reached:
+            problems, notes = self._def_problems[name]
+            for line in problems:
+                self.problems.add_line(line)
+            for line in notes:
+                self.notes.add_line(line)
+        if size + sum(self._def_sizes[name] for name in reached) > MAX_SHARED_NODES:
+            self.problems.add(
+                where, f"{full}; with its parts shared as $defs, over {MAX_SHARED_NODES:,} values; refused"
+            )
+            return {}
+        self.used.update(reached)
+        return resolved
+
+    def _walk_pending(self) -> None:
+        """Walks the shared schemas named since the last call, each once for the document, its problems and
+        relaxations kept apart to be reported for every operation that reaches it."""
+        while self._pending:
+            name, target, target_where = self._pending.pop()
+            problems, notes = self.problems, self.notes
+            self.problems, self.notes = Problems(problems.file), Problems(notes.file)
+            self._nodes = 0
+            try:
+                self.defs[name] = self._walk(target, target_where, (), 1)
+            except _Budget as budget:
+                self.defs[name] = {}
+                too_big = str(budget).removesuffix("; refused")
+                self.problems.add(target_where, f"with its parts shared as $defs, {too_big}; refused")
+            finally:
+                self._def_problems[name] = (self.problems.lines, self.notes.lines)
+                self._def_sizes[name] = self._nodes
+                self.graph[name] = refs_in(self.defs[name])
+                self.problems, self.notes = problems, notes
 
     def deref(self, value: Any, where: str) -> tuple[Any, str]:
         """One level: a ``{"$ref": ...}`` object's target and its place (chains followed); else ``value``. None
@@ -179,7 +218,7 @@ class RefResolver:
         outermost = stack[0] if stack else None
         if self._shared and self._nodes > MAX_SHARED_NODES:
             raise _Budget(f"over {MAX_SHARED_NODES:,} values", None)
-        if self._nodes > MAX_EXPANDED_NODES:
+        if not self._shared and self._nodes > MAX_EXPANDED_NODES:
             raise _Budget(f"expanding the $refs gives over {MAX_EXPANDED_NODES:,} values; refused", outermost)
         if depth > MAX_EXPANDED_DEPTH:
             raise _Budget(f"nested deeper than {MAX_EXPANDED_DEPTH} levels once $refs are expanded; refused", outermost)
@@ -251,33 +290,3 @@ class RefResolver:
             self.notes.add(extend(where, "$recursiveAnchor"), "2019-09's boolean '$recursiveAnchor' dropped")
             schema = {k: v for k, v in schema.items() if k != "$recursiveAnchor"}
         return schema
-
-
-def attach_defs(schema: dict[str, Any], defs: dict[str, Any]) -> dict[str, Any]:
-    """``schema`` with the shared schemas it reaches (directly or through each other) as its ``$defs``."""
-    reached: dict[str, None] = {}
-    pending = [schema]
-    while pending:
-        for name in _refs_in(pending.pop()):
-            if name in defs and name not in reached:
-                reached[name] = None
-                pending.append(defs[name])
-    if not reached:
-        return schema
-    own: dict[str, Any] = schema["$defs"] if isinstance(schema.get("$defs"), dict) else {}
-    return {**schema, "$defs": {**own, **{name: defs[name] for name in reached}}}
-
-
-def _refs_in(value: Any) -> list[str]:
-    found: list[str] = []
-    pending = [value]
-    while pending:
-        item = pending.pop()
-        if isinstance(item, dict):
-            ref = item.get("$ref")
-            if isinstance(ref, str) and ref.startswith(DEFS):
-                found.append(ref[len(DEFS) :])
-            pending.extend(item.values())
-        elif isinstance(item, list):
-            pending.extend(item)
-    return found

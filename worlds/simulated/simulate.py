@@ -65,10 +65,18 @@ def tool_status(http: int) -> ToolStatus:
 
 
 class ResponseChecker:
-    """Parses a model's answer and checks it against one operation's response schema."""
+    """Parses a model's answer and checks it against one operation's response schema (its validator built on first
+    use: a world of hundreds of operations loads without copying every schema, most never simulated in a run)."""
 
     def __init__(self, schema: Mapping[str, Any] | None) -> None:
-        self._validator = Draft202012Validator(_plain(schema)) if schema is not None else None
+        self._schema = schema
+        self._built: Draft202012Validator | None = None
+
+    @property
+    def _validator(self) -> Draft202012Validator | None:
+        if self._built is None and self._schema is not None:
+            self._built = Draft202012Validator(_plain(self._schema))
+        return self._built
 
     def check(self, text: str) -> Answer | str:
         """The answer, or what is wrong with it (said so the model can fix it)."""

@@ -7,6 +7,7 @@ so a second ``get:`` under a path (or a second ``/pets:``) would drop an operati
 from __future__ import annotations
 
 import datetime
+import json
 from pathlib import Path
 from typing import Any
 
@@ -23,16 +24,28 @@ def load_document(path: Path) -> Any:
     naming the file, and the line for a syntax error)."""
     try:
         text = read_text(path, DATA_LIMIT)
-        if path.suffix.lower() == ".json" or text.lstrip().startswith("{"):
-            value = parse_json(text, path)
-        else:
-            value = plain_json(load_yaml(text, path))
+        is_json = path.suffix.lower() == ".json" or text.lstrip().startswith("{")
+        value = parse_json(text, path) if is_json else plain_json(load_yaml(text, path))
     except InputFileError as error:
         raise SpecError([str(error)]) from None
+    if is_json and not _json_repeats_a_key(text):
+        return value  # the YAML node tree, for the lines of a repeated key, costs seconds on a big spec
     duplicates = duplicate_keys(text, str(path))
     if duplicates:
         raise SpecError(duplicates)
     return value
+
+
+def _json_repeats_a_key(text: str) -> bool:
+    """Whether some object of the (already parsed) JSON ``text`` gives a key twice."""
+    repeated = False
+
+    def pairs(items: list[tuple[str, Any]]) -> None:
+        nonlocal repeated
+        repeated = repeated or len({key for key, _ in items}) < len(items)
+
+    json.loads(text, object_pairs_hook=pairs)
+    return repeated
 
 
 def duplicate_keys(text: str, file: str) -> list[str]:

@@ -101,7 +101,7 @@ def test_the_spec_round_trips_through_json(large: tuple[Path, ApiSpec]) -> None:
     out, api = large
     again = ApiSpec.model_validate_json(api.model_dump_json())
     assert again == api
-    assert json.loads(again.model_dump_json()) == json.loads((out / "operations.json").read_text(encoding="utf-8"))
+    assert again.stored() == json.loads((out / "operations.json").read_text(encoding="utf-8"))
 
 
 def test_json_and_yaml_read_alike(tmp_path: Path) -> None:
@@ -251,6 +251,14 @@ def test_a_key_given_twice_is_refused(tmp_path: Path) -> None:
         f"error: {path}#/paths/~1a: key 'get' appears twice (lines 5 and 6)",
         f"error: {path}#/paths: key '/a' appears twice (lines 4 and 7)",
     ]
+
+
+def test_a_key_given_twice_in_json_is_refused_too(tmp_path: Path) -> None:
+    path = tmp_path / "api.json"  # JSON is checked by its parser first, and read as YAML only for the lines
+    path.write_text('{"openapi": "3.1.0", "info": {"title": "x", "version": "1"},\n"paths": {"/a": {"get": {},\n'
+                    '"get": {}}}}', encoding="utf-8")  # fmt: skip
+    code, _, err = squall("import", "openapi", str(path), "--out", str(tmp_path / "w"))
+    assert code == 2 and " ".join(err.split()) == f"error: {path}#/paths/~1a: key 'get' appears twice (lines 2 and 3)"
 
 
 def test_problems_past_the_cap_are_counted(tmp_path: Path) -> None:
