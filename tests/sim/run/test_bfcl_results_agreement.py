@@ -130,6 +130,20 @@ def test_the_agreement_with_bfcls_score_files_is_printed(imported: tuple[Path, d
     assert manifest["source"]["score_file"].endswith("BFCL_v4_multi_turn_base_score.json")
 
 
+@pytest.mark.parametrize("category", ["live_simple", "live_irrelevance", "multi_turn_miss_func"])
+def test_exported_as_bfcl_results_and_imported_again_the_verdicts_stay(
+    imported: tuple[Path, dict[str, Any], str], category: str, tmp_path: Path
+) -> None:
+    """``squall export --format bfcl`` writes what squall recorded (undecodable outputs included) so that importing
+    it gives every entry its verdict again."""
+    runs = imported[0]
+    with redirect_stdout(io.StringIO()):
+        assert run_cli(["export", str(runs / category), "--format", "bfcl", "--out", str(tmp_path / "files")]) == 0
+        assert run_cli(["import", "bfcl-results", str(tmp_path / "files"), "--out", str(tmp_path / "again")]) == 0
+    before = squall_verdicts(RunStore.open_existing(runs / category))
+    assert squall_verdicts(RunStore.open_existing(tmp_path / "again" / category)) == before
+
+
 def test_an_imported_run_reports_like_any_run(imported: tuple[Path, dict[str, Any], str]) -> None:
     runs = imported[0]
     with redirect_stdout(io.StringIO()) as printed:
