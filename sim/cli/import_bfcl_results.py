@@ -27,7 +27,8 @@ def bfcl_results_command(
         typer.Option("--out", help="Folder for the runs, one per category (default: runs/bfcl-MODEL_NAME)."),
     ] = None,
     model_name: Annotated[
-        str | None, typer.Option("--model-name", help="The model the results are of (default: the folder's name).")
+        str | None,
+        typer.Option("--model-name", help="The model the results are of (default: its folder, result/MODEL/...)."),
     ] = None,
     scores: Annotated[
         Path | None,
@@ -39,7 +40,7 @@ def bfcl_results_command(
     from sim.run.bfcl_results import import_category, plan_import
     from worlds.bfcl.source import BfclError
 
-    model = model_name or (path.name if path.is_dir() else path.parent.name) or "bfcl"
+    model = model_name or model_of(path)
     folder = out if out is not None else Path("runs") / f"bfcl-{model}"
     errors: tuple[type[Exception], ...] = (*user_errors(), BfclError)
     try:
@@ -48,6 +49,18 @@ def bfcl_results_command(
     except errors as error:
         fail(str(error))
     _print(results)
+
+
+GROUPS = frozenset({"non_live", "live", "multi_turn", "agentic", "format_sensitivity"})
+"""The folders ``bfcl generate`` groups a model's result files in (``result/MODEL/non_live/...``)."""
+
+
+def model_of(path: Path) -> str:
+    """The model a result path is of: the folder ``bfcl generate`` named after it, above its group folders."""
+    folder = path.resolve() if path.is_dir() else path.resolve().parent
+    while folder.name in GROUPS and folder.parent != folder:
+        folder = folder.parent
+    return folder.name or "bfcl"
 
 
 def _print(results: list[CategoryResult]) -> None:

@@ -160,7 +160,8 @@ IMPORTERS: MappingProxyType[str, Callable[..., None]] = MappingProxyType(
 
 def _import_app() -> typer.Typer:
     group = typer.Typer(
-        help="Import another benchmark's files as a world folder (run it with --world PATH).",
+        help="Import another benchmark's files as a world folder (run it with --world PATH); bfcl-results: another "
+        "harness's results as scored runs.",
         no_args_is_help=True,
         add_completion=False,
     )

@@ -11,6 +11,7 @@ import pytest
 pytest.importorskip("bfcl_eval")
 
 from sim.cli.app import run_cli
+from sim.cli.import_bfcl_results import model_of
 from worlds.bfcl.result_encode import write_result_file
 
 GOLD_0 = "[calculate_triangle_area(base=10, height=5, unit='units')]"
@@ -32,6 +33,13 @@ def test_results_become_a_run_scored_by_squalls_judges(tmp_path: Path, capsys: p
     assert sorted(e["agent"] for e in episodes) == ["replay:my-model"] * 3
     undecodable = next(e for e in episodes if e["task_id"] == "simple_python_2")
     assert [ev["code"] for ev in undecodable["events"] if ev["kind"] == "error"] == ["agent:parse_error:bad_arguments"]
+
+
+def test_the_model_is_named_by_bfcls_folder_above_its_groups(tmp_path: Path) -> None:
+    grouped = tmp_path / "result" / "my-model" / "non_live"
+    _results(grouped)
+    assert model_of(grouped / "BFCL_v4_simple_python_result.json") == "my-model"
+    assert model_of(grouped) == model_of(grouped.parent) == "my-model"
 
 
 def test_bad_input_is_one_line_and_writes_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
