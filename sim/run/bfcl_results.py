@@ -8,11 +8,11 @@ Each run is ``OUT/<category>``; its manifest's ``source`` names the result file,
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Iterable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from judges.names import JudgeName
 from sim.agents.replay import Recording, ReplayStep, replay_factory
@@ -48,7 +48,6 @@ class CategoryResult:
 
     category: str
     run_dir: Path
-    source: Path
     squall: Mapping[str, bool | None]
     """Entry id -> squall's verdict (None: no verdict, e.g. the episode failed)."""
     bfcl: Mapping[str, bool] | None
@@ -63,6 +62,8 @@ class CategoryResult:
 
 @dataclass(frozen=True)
 class Planned:
+    """One category checked and ready to play: its file, each entry's recording, BFCL's score file if found."""
+
     file: ResultFile
     recordings: dict[str, Recording]
     scores: ScoreFile | None
@@ -112,7 +113,7 @@ def _step(step: Step) -> ReplayStep:
     return ReplayStep(tuple(step.calls), step.error)
 
 
-def _max_steps(recordings: Sequence[Recording] | Any) -> int:
+def _max_steps(recordings: Iterable[Recording]) -> int:
     """Enough room per turn for every recorded response and call (the judge applies BFCL's own step limit)."""
     most = [max(len(steps), sum(len(s.calls) for s in steps)) for r in recordings for steps in r.goals]
     return max([STEP_LIMIT, *most])
@@ -158,7 +159,6 @@ async def import_category(planned: Planned, out: Path, model: str) -> CategoryRe
     return CategoryResult(
         planned.file.category,
         store.root,
-        planned.file.path,
         squall_verdicts(store),
         None if planned.scores is None else _bfcl_verdicts(planned),
         planned.file.notes,
