@@ -23,6 +23,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from sim.core.bounded_read import DATA_LIMIT, InputFileError, read_text
 from worlds.bfcl.categories import ALIASES, MULTI_TURN, NOT_SUPPORTED, SINGLE_TURN
 from worlds.bfcl.source import BfclError
 
@@ -97,10 +98,7 @@ def read_result_file(path: Path) -> ResultFile:
     if category not in SUPPORTED:
         why = NOT_SUPPORTED.get(category, "an unknown BFCL category")
         raise BfclResultError(f"{path}: category {category!r} is not scored by squall: {why}")
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        raise BfclResultError(f"{path}: cannot read: {error}") from error
+    text = _read(path)
     lines = text.split("\n")
     entries: list[ResultEntry] = []
     notes: list[str] = []
@@ -111,6 +109,8 @@ def read_result_file(path: Path) -> ResultFile:
         where = f"{path}:{number}"
         try:
             item = json.loads(line)
+        except RecursionError:
+            raise BfclResultError(f"{where}: not JSON: nested too deeply") from None
         except json.JSONDecodeError as error:
             if number == len(lines) and not text.endswith("\n"):  # cut short mid-write: the rest is still sound
                 notes.append(f"{where}: last line cut short ({error.msg}); read without it")
@@ -158,15 +158,14 @@ def read_score_file(path: Path) -> ScoreFile:
     category = category_of(path, SCORE_NAME)
     if category is None:
         raise BfclResultError(f"{path}: not a BFCL score file name")
-    try:
-        lines = [line for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-    except (OSError, UnicodeDecodeError) as error:
-        raise BfclResultError(f"{path}: cannot read: {error}") from error
+    lines = [line for line in _read(path).splitlines() if line.strip()]
     failures: dict[str, str] = {}
     total = 0
     for number, line in enumerate(lines, start=1):
         try:
             item = json.loads(line)
+        except RecursionError:
+            raise BfclResultError(f"{path}:{number}: not JSON: nested too deeply") from None
         except json.JSONDecodeError as error:
             raise BfclResultError(f"{path}:{number}: not JSON: {error.msg}") from None
         if not isinstance(item, dict):
@@ -180,6 +179,16 @@ def read_score_file(path: Path) -> ScoreFile:
             raise BfclResultError(f"{path}:{number}: field 'id' is missing")
         failures[str(item["id"])] = _error_type(item)
     return ScoreFile(path, category, total, MappingProxyType(failures))
+
+
+def _read(path: Path) -> str:
+    """A file the user named, read within squall's bound for data files (a FIFO or a device refused)."""
+    try:
+        return read_text(path, DATA_LIMIT)
+    except InputFileError as error:
+        raise BfclResultError(str(error)) from None
+    except OSError as error:
+        raise BfclResultError(f"{path}: cannot read: {error.strerror or error}") from None
 
 
 def _error_type(item: Mapping[str, Any]) -> str:

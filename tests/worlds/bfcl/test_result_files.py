@@ -76,6 +76,16 @@ def test_bad_input_names_file_line_and_field(tmp_path: Path, name: str, lines: l
     assert str(caught.value).startswith(f"{tmp_path / name}{message}"), caught.value
 
 
+def test_hostile_files_are_one_line_errors(tmp_path: Path) -> None:
+    deep = _file(tmp_path, "BFCL_v4_simple_python_result.json", ["[" * 100_000 + "]" * 100_000])
+    with pytest.raises(BfclResultError, match=r"_result\.json:1: not JSON: nested too deeply"):
+        read_result_file(deep)
+    binary = tmp_path / "BFCL_v4_parallel_result.json"
+    binary.write_bytes(b"\xff\xfe\x00garbage")
+    with pytest.raises(BfclResultError, match=r"parallel_result\.json: .*UTF-8"):
+        read_result_file(binary)
+
+
 def test_a_folder_without_result_files_is_refused(tmp_path: Path) -> None:
     with pytest.raises(BfclResultError, match="no BFCL result files"):
         find_result_files(tmp_path)
