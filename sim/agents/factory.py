@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from sim.agents.text_prompt import TextProtocol, ToolStyle
     from sim.llm.gateway import Gateway
 
-AgentKind = Literal["oracle", "null", "naive", "native", "text", "direct", "http", "python", "command"]
+AgentKind = Literal["oracle", "null", "naive", "native", "text", "direct", "http", "python", "command", "replay"]
 DIRECT_BASELINES = ("oracle", "null")
 """The calibration agents ``direct:`` takes in place of a model."""
 
@@ -53,8 +53,8 @@ class AgentSpec:
 
 def parse_agent_spec(raw: str) -> AgentSpec:
     """``oracle`` | ``null`` | ``naive`` | ``text:MODEL`` | ``native:MODEL`` | ``direct:MODEL`` | ``direct:oracle`` |
-    ``direct:null`` | ``http:URL`` | ``python:module:function`` | ``command:"PROG ARGS"`` | ``MODEL`` (native tool
-    calling). Raises ValueError saying what is wrong with a malformed one."""
+    ``direct:null`` | ``replay:NAME`` | ``http:URL`` | ``python:module:function`` | ``command:"PROG ARGS"`` |
+    ``MODEL`` (native tool calling). Raises ValueError saying what is wrong with a malformed one."""
     from sim.agents.outside.spec import split_outside
     from sim.llm.model_spec import parse_model_spec
 
@@ -65,6 +65,10 @@ def parse_agent_spec(raw: str) -> AgentSpec:
         raise ValueError(f"agent spec {raw!r}: not an agent{hint}")
     if (outside := split_outside(raw)) is not None:
         return AgentSpec(*outside)
+    if raw.startswith("replay:"):  # recorded outputs played again (sim.agents.replay): named, never built from here
+        if not raw.removeprefix("replay:"):
+            raise ValueError(f"agent spec {raw!r}: missing a name after 'replay:'")
+        return AgentSpec("replay", raw.removeprefix("replay:"))
     head, sep, rest = raw.partition(":")
     if sep and head in ("text", "native", "direct"):
         if not rest:
@@ -105,6 +109,11 @@ async def open_agent_factory(
     if spec.kind == "naive":
         yield NaiveAgent
         return
+    if spec.kind == "replay":
+        raise AgentUnavailable(
+            f"{spec.label} plays recorded outputs, which come with the command that made the run "
+            "(squall import bfcl-results): it cannot be run or resumed from its name"
+        )
     if spec.kind in ("http", "python", "command"):
         from sim.agents.outside.agent import open_outside_factory
 

@@ -8,6 +8,8 @@ question whose solution paths reproduce its SQL's result becomes a task; the res
 ``import_report.json``. Bad input prints one line naming the file, item and field, exits 2, and writes nothing.
 `squall import openapi|toolbench` (``sim.cli.import_openapi``, ``sim.cli.import_toolbench``) write simulated worlds
 from API descriptions; their bad input is listed one problem per line (file and JSON pointer), exit 2.
+`squall import bfcl-results` (``sim.cli.import_bfcl_results``) writes runs, not a world: another harness's results
+scored by squall's judges.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ import typer
 
 from sim.cli.common import fail
 from sim.cli.generator import DEFAULT_CACHE_DIR, CacheDirOption, CacheOption
+from sim.cli.import_bfcl_results import bfcl_results_command
 from sim.cli.import_openapi import openapi_command
 from sim.cli.import_toolbench import toolbench_command
 
@@ -149,6 +152,7 @@ IMPORTERS: MappingProxyType[str, Callable[..., None]] = MappingProxyType(
         "bird": sql_importer("bird", "BIRD (dev.json: db_id, question, SQL, evidence)"),
         "openapi": openapi_command,
         "toolbench": toolbench_command,
+        "bfcl-results": bfcl_results_command,
     }
 )
 """SOURCE -> its `squall import SOURCE` command. A plain constant: a new source is one line here."""
@@ -156,7 +160,8 @@ IMPORTERS: MappingProxyType[str, Callable[..., None]] = MappingProxyType(
 
 def _import_app() -> typer.Typer:
     group = typer.Typer(
-        help="Import another benchmark's files as a world folder (run it with --world PATH).",
+        help="Import another benchmark's files as a world folder (run it with --world PATH); bfcl-results: another "
+        "harness's results as scored runs.",
         no_args_is_help=True,
         add_completion=False,
     )

@@ -92,7 +92,10 @@ def export_command(
     fmt: Annotated[
         str,
         typer.Option(
-            "--format", "-f", help="csv | jsonl | parquet (needs pyarrow) | tau2 (a τ²-bench leaderboard submission)."
+            "--format",
+            "-f",
+            help="csv | jsonl | parquet (needs pyarrow) | tau2 (a τ²-bench leaderboard submission) | bfcl (BFCL "
+            "result files of a run on bfcl: worlds).",
         ),
     ] = "csv",
     out: Annotated[
@@ -104,11 +107,16 @@ def export_command(
 ) -> None:
     """Write a run's verdicts as two tables: one row per episode (identity, termination, tokens, every judge's
     value) and one row per goal and judge (value and that goal's error codes). --format tau2: runs on τ²'s domains
-    as one τ²-bench leaderboard submission (submission.json), pass^1…pass^4 and cost per task printed."""
+    as one τ²-bench leaderboard submission (submission.json), pass^1…pass^4 and cost per task printed. --format bfcl:
+    a run on bfcl: worlds as BFCL result files (BFCL_v4_CATEGORY_result.json), the agent's calls as BFCL stores a
+    model's outputs."""
     from sim.report.export import export_run
 
     if fmt == "tau2":
         _export_tau2(run_dirs, out if out is not None else run_dirs[0] / "export")
+        return
+    if fmt == "bfcl":
+        _export_bfcl(run_dirs, out)
         return
     if len(run_dirs) != 1:
         fail(f"export takes one run directory ({len(run_dirs)} given); several only with --format tau2")
@@ -119,6 +127,21 @@ def export_command(
         fail(str(exc))
     except OSError as exc:
         fail(f"{out or run_dir}: cannot write the export: {exc.strerror or exc}")
+    for path in written:
+        make_console().print(f"wrote {path}", highlight=False, soft_wrap=True)
+
+
+def _export_bfcl(run_dirs: list[Path], out: Path | None) -> None:
+    from sim.report.export_bfcl import export_bfcl
+
+    if len(run_dirs) != 1:
+        fail(f"export --format bfcl takes one run directory ({len(run_dirs)} given)")
+    try:
+        written = export_bfcl(run_dirs[0], out if out is not None else run_dirs[0] / "export")
+    except _errors() as exc:
+        fail(str(exc))
+    except OSError as exc:
+        fail(f"{out or run_dirs[0]}: cannot write the export: {exc.strerror or exc}")
     for path in written:
         make_console().print(f"wrote {path}", highlight=False, soft_wrap=True)
 

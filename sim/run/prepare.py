@@ -77,24 +77,25 @@ def run_world(config: RunConfig) -> WorldPack:
     return pack
 
 
-async def load_checked_world(config: RunConfig) -> WorldPack:
-    """The world, with every gold path of the tasks this run uses executed once (fails fast on bad gold)."""
+async def check_planned_gold(config: RunConfig, pack: WorldPack, plan: Plan) -> None:
+    """Every gold path of the tasks this run plays, executed once (fails fast on bad gold). Only the planned tasks:
+    a run of a few entries of a big world (``--task``, ``squall import bfcl-results``) does not replay them all."""
     from worlds.gold_check import GoldPlanError
 
-    pack = run_world(config)
+    tasks = list({unit.task.id: unit.task for unit in plan.units}.values())
     try:
-        await check_gold_by_execution(pack)
+        await check_gold_by_execution(pack, tasks)
     except GoldPlanError as exc:
         raise config.problem("world", f"{config.world}: gold plan does not execute: {exc}") from exc
-    return pack
 
 
 async def prepare(config: RunConfig) -> PreparedRun:
     """Check everything that can be checked without starting model access; nothing is written."""
     if config.resume and config.run_id is None:
         raise ConfigError("--resume needs --run-id (the name of the run directory to continue)")
-    pack = await load_checked_world(config)
+    pack = run_world(config)
     plan = make_plan(config, pack)
+    await check_planned_gold(config, pack, plan)
     agent_spec = checked(config, "agent", lambda: parse_agent_spec(config.agent))
     if config.text_protocol != "react" and agent_spec.kind != "text":
         raise config.problem(

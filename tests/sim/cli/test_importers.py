@@ -17,7 +17,7 @@ runner = CliRunner()
 
 
 def test_the_import_group_lists_every_table_entry() -> None:
-    assert list(import_source.IMPORTERS) == ["spider", "bird", "openapi", "toolbench"]
+    assert list(import_source.IMPORTERS) == ["spider", "bird", "openapi", "toolbench", "bfcl-results"]
     result = runner.invoke(app, ["import", "--help"])
     assert result.exit_code == 0 and all(source in result.output for source in import_source.IMPORTERS)
     unknown = runner.invoke(app, ["import", "sparql", "--out", "x"])
