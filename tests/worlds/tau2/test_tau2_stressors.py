@@ -99,3 +99,14 @@ async def test_a_user_who_can_give_both_gets_a_backup_path_the_outage_cuts_and_t
     (outage,) = [s for s in builtin_scenarios() if s.name == "outage.backup"]
     assert affected_goals(stressed, outage) == [0]
     assert stressor_class("outage")(outage, 0).on_task(stressed) == stressed  # nothing rewritten: a path remains
+
+
+async def test_drift_renames_the_gold_actions_telecoms_action_check_reads(tmp_path: Path) -> None:
+    """Telecom's reward basis holds ACTION: under a renamed endpoint or parameter the oracle's call, made in the new
+    schema, must meet τ²'s gold action rewritten the same way (``SchemaDrift._criteria_to_new``)."""
+    config = {"out": tmp_path, "world": "tau2:telecom:small", "stressors": ["drift"], "stressor_mode": "isolated"}
+    store, oracle = await execute(RunConfig.model_validate({**config, "run_id": "o", "agent": "oracle"}))
+    assert oracle["failed_episodes"] == 0 and oracle["tau2_reward"] == 1.0
+    base = {t.id: t.evaluation for t in pack("telecom:small").tasks()}
+    renamed = [ep for ep in store.episodes() if ep.variant and ep.task.evaluation != base[ep.task_id]]
+    assert any("ACTION" in (ep.task.evaluation or {}).get("reward_basis", []) for ep in renamed)  # type: ignore[operator]

@@ -225,6 +225,7 @@ class SchemaDrift(ScenarioStressor):
         task = rewrite_paths(
             task, lambda goal, path: path if goal < self.from_goal else [self._to_new(c) for c in path]
         )
+        task = self._criteria_to_new(task)
         if self.op not in ("rename_endpoint", "rename_param") or not any(g.free_arguments for g in task.goals):
             return task
         goals = [
@@ -232,6 +233,31 @@ class SchemaDrift(ScenarioStressor):
             for i, g in enumerate(task.goals)
         ]
         return task.model_copy(update={"goals": goals})
+
+    def _criteria_to_new(self, task: Task) -> Task:
+        """A benchmark's own gold actions (``Task.evaluation["actions"]``: τ²'s, whose ACTION check compares the
+        agent's calls with them) in the new schema too, as the gold is: else the oracle's right call, made in the new
+        schema, would miss its action. They belong to the task's one goal, so a drift from a later goal leaves them."""
+        actions = (task.evaluation or {}).get("actions")
+        if self.from_goal > 0 or not isinstance(actions, list):
+            return task
+        renamed: list[Any] = []
+        for action in actions:
+            if not (
+                isinstance(action, dict) and isinstance(action.get("name"), str) and action.get("name") in self.tools
+            ):
+                renamed.append(action)
+                continue
+            arguments = action.get("arguments")
+            call = self._to_new(GoldCall(name=str(action["name"]), arguments=dict(arguments or {})))  # type: ignore[arg-type]
+            keys = action.get("compare_args")
+            if isinstance(keys, list) and self.op == "rename_param":
+                keys = [self.new_param if k == self.param else k for k in keys]
+            elif isinstance(keys, list) and self.op == "nest_params":
+                keys = list(dict.fromkeys(self.into if k in self.nested else k for k in keys))
+            new = {**action, "name": call.name, "compare_args": keys}
+            renamed.append(new | ({"arguments": call.arguments} if isinstance(arguments, dict) else {}))
+        return task.model_copy(update={"evaluation": {**(task.evaluation or {}), "actions": renamed}})
 
     def _free_to_new(self, free: list[str]) -> list[str]:
         """A goal's free arguments as the new schema names them: a renamed endpoint's or parameter's new name."""
