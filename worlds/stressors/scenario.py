@@ -33,6 +33,7 @@ ComplexityType = Literal[
     "missing",
     "outage",
     "search",
+    "injection",
 ]
 LEVEL: dict[str, Literal["spec", "exec", "user"]] = {
     "adhoc": "spec",
@@ -49,6 +50,7 @@ LEVEL: dict[str, Literal["spec", "exec", "user"]] = {
     "missing": "spec",  # a function the task needs is not in the toolkit (yet)
     "outage": "exec",  # the function the agent picks goes down
     "search": "spec",  # every tool hidden behind search_tools / get_info
+    "injection": "exec",  # a stranger's instruction planted in what a tool returns
 }
 """Specification complexity changes what the agent reads; execution complexity what it observes; user
 complexity what it is asked."""
