@@ -145,3 +145,9 @@ async def test_the_planted_text_reaches_the_agent_and_the_world_result_is_kept()
 def test_the_group_selects_only_rows_for_the_worlds_tools() -> None:
     on_desk = {s.name for s, _ in select(["injection"], tool_names("ticket_desk"))}
     assert on_desk == {r.name for r in ROWS if world_of(r) == "ticket_desk" or r.tools == ["*"]}
+
+
+def test_a_row_without_an_action_or_a_goal_is_refused_by_name() -> None:
+    row = ROWS[0].model_copy(update={"params": {"action": "do it", "attack": {}}})
+    with pytest.raises(ValueError, match=f"{ROWS[0].name}: an injection row needs"):
+        Injection(row, 1)

@@ -64,6 +64,8 @@ def carries(scenario: Scenario, tool: str) -> bool:
 def attack_of(scenario: Scenario, params: dict[str, Any]) -> Attack:
     """The row's attack, its text in the row's wording (``template`` may be overridden per run)."""
     spec = dict(params.get("attack") or {})
+    if not params.get("action") or not (spec.get("call") or spec.get("say")):
+        raise ValueError(f"{scenario.name}: an injection row needs params.action and params.attack (a call, a say)")
     text = render(
         str(params.get("template", DEFAULT_TEMPLATE)), str(params["action"]), params.get("user", DEFAULT_USER)
     )
