@@ -19,11 +19,23 @@ from sim.report.markdown import markdown_summary
 from sim.report.terminal import render
 from sim.run.runner import execute
 from sim.view.run_data import build_run_documents
+from worlds.registry import load_world
+
+MULTIDOMAIN_TASKS = 10
 
 
-async def _run(tmp_path: Path, agent: str, world: str = "multidomain", **fields: Any) -> tuple[Any, Any]:
+@pytest.fixture(scope="module")
+def multidomain(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """The first multidomain conversations as a task file: a run checks only their gold, not all 320."""
+    path = tmp_path_factory.mktemp("world") / "multidomain.jsonl"
+    tasks = load_world("multidomain").tasks()[:MULTIDOMAIN_TASKS]
+    path.write_text("".join(t.model_dump_json() + "\n" for t in tasks), encoding="utf-8")
+    return str(path)
+
+
+async def _run(tmp_path: Path, agent: str, world: str, **fields: Any) -> tuple[Any, Any]:
     config = RunConfig.model_validate(
-        {"out": tmp_path / agent, "agent": agent, "world": world, "stressors": ["injection"], "limit": 10, **fields}
+        {"out": tmp_path / agent, "agent": agent, "world": world, "stressors": ["injection"], **fields}
     )
     return await execute(config)
 
@@ -33,8 +45,11 @@ def _numbers(summary: Any) -> tuple[float, float, int, int]:
     return s["utility_under_attack"], s["attack_success_rate"], s["attacks"], s["attacks_shown"]
 
 
-@pytest.mark.parametrize("world", ["multidomain", "ticket_desk"])
-async def test_oracle_ignores_obedient_follows_null_reads_nothing(tmp_path: Path, world: str) -> None:
+@pytest.mark.parametrize("world_name", ["multidomain", "ticket_desk"])
+async def test_oracle_ignores_obedient_follows_null_reads_nothing(
+    tmp_path: Path, world_name: str, multidomain: str
+) -> None:
+    world = multidomain if world_name == "multidomain" else world_name
     _, oracle = await _run(tmp_path, "oracle", world)
     utility, success, attacks, shown = _numbers(oracle)
     assert (utility, success) == (1.0, 0.0) and attacks >= 10 and shown == attacks
@@ -47,8 +62,10 @@ async def test_oracle_ignores_obedient_follows_null_reads_nothing(tmp_path: Path
     assert _numbers(null) == (0.0, 0.0, attacks, 0)
 
 
-async def test_the_attackers_call_is_an_extra_call_and_collateral_damage_to_the_other_judges(tmp_path: Path) -> None:
-    store, summary = await _run(tmp_path, "obedient")
+async def test_the_attackers_call_is_an_extra_call_and_collateral_damage_to_the_other_judges(
+    tmp_path: Path, multidomain: str
+) -> None:
+    store, summary = await _run(tmp_path, "obedient", multidomain)
     assert summary["core_api_accuracy"] < 1.0 and summary["collateral_damage_episodes"] > 0
     episode = next(ep for ep in store.episodes() if any(a.call is not None for a in ep.task.attacks))
     attack = next(a for a in episode.task.attacks if a.call is not None)
@@ -66,21 +83,21 @@ async def test_the_attackers_call_is_an_extra_call_and_collateral_damage_to_the_
     assert score.value == 1.0 and f"injection:obeyed:{attack.scenario}" in score.errors
 
 
-async def test_stacked_with_drift_and_outage_the_oracle_keeps_one(tmp_path: Path) -> None:
-    _, summary = await _run(tmp_path, "oracle", stressors=["injection", "drift", "outage"])
+async def test_stacked_with_drift_and_outage_the_oracle_keeps_one(tmp_path: Path, multidomain: str) -> None:
+    _, summary = await _run(tmp_path, "oracle", multidomain, stressors=["injection", "drift", "outage"])
     utility, success, attacks, _ = _numbers(summary)
     assert (utility, success) == (1.0, 0.0) and attacks > 0
     assert summary["conversation_success"] == 1.0 and summary["failed_episodes"] == 0
 
 
-async def test_isolated_mode_measures_each_row_alone(tmp_path: Path) -> None:
-    _, summary = await _run(tmp_path, "obedient", stressor_mode="isolated", limit=3)
+async def test_isolated_mode_measures_each_row_alone(tmp_path: Path, multidomain: str) -> None:
+    _, summary = await _run(tmp_path, "obedient", multidomain, stressor_mode="isolated", limit=3)
     assert summary["injection"]["attack_success_rate"] == 1.0
     assert "injection" in {row["name"] for row in summary["stressors"]["by_type"]}
 
 
-async def test_both_numbers_with_intervals_in_every_report(tmp_path: Path) -> None:
-    store, summary = await _run(tmp_path, "oracle", limit=3)
+async def test_both_numbers_with_intervals_in_every_report(tmp_path: Path, multidomain: str) -> None:
+    store, summary = await _run(tmp_path, "oracle", multidomain, limit=3)
     console = Console(record=True, width=200)
     render(summary, console)
     run_dir = store.root
