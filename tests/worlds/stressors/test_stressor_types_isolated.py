@@ -2,9 +2,9 @@
 
 The naive agent replays the unstressed gold and reads nothing: a format rule, a new prerequisite, a drifted
 schema, a required follow-up, an error, an outage, a missing function or a tool it must first search for costs
-it turns; a look-alike, a vague description, sponsored entries, related tools beside the gold ones or a reworded
-request or an instruction planted in a result cannot (only a reader can be misled by text). The oracle reads the rewritten gold and keeps every
-specification type at 1.0.
+it turns; a look-alike, a vague description, sponsored entries, related tools beside the gold ones, a reworded
+request or an instruction planted in a result cannot (only a reader can be misled by text). The oracle reads the
+rewritten gold and keeps every specification type at 1.0.
 """
 
 from __future__ import annotations
