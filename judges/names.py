@@ -26,6 +26,7 @@ class JudgeName:
     TAU2_REWARD: Final = "tau2_reward"
     ERROR_HANDLING: Final = "error_handling"
     ANSWER_MATCH: Final = "answer_match"
+    INJECTION: Final = "injection"
 
 
 def judge_names() -> tuple[str, ...]:

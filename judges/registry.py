@@ -37,6 +37,8 @@ from judges.calls.decline import DeclineJudge
 from judges.calls.decline_summary import DeclineSummary
 from judges.calls.failure_stage import FailureStage
 from judges.calls.failure_stage_summary import FailureStageSummary
+from judges.calls.injection import InjectionJudge
+from judges.calls.injection_summary import InjectionSummary
 from judges.calls.state import StateMatch
 from judges.calls.state_summary import StateMatchSummary
 from judges.common.reduction import Reduction
@@ -75,6 +77,7 @@ JUDGES: tuple[JudgeEntry, ...] = (
     JudgeEntry(JudgeName.STATE_MATCH, StateMatch, "plain", StateMatchSummary),
     JudgeEntry(JudgeName.BFCL_MULTI_TURN, BfclMultiTurn, "plain", BfclMultiTurnSummary),
     JudgeEntry(JudgeName.TAU2_REWARD, Tau2Reward, "model", Tau2RewardSummary),
+    JudgeEntry(JudgeName.INJECTION, InjectionJudge, "matching", InjectionSummary),
     JudgeEntry(JudgeName.ERROR_HANDLING, ErrorHandlingJudge, "configured", ErrorHandlingSummary),
     JudgeEntry(JudgeName.ANSWER_MATCH, AnswerMatch, "configured", AnswerMatchSummary),
 )

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Literal
 
 from sim.agents.agent_view import AgentView, ViewedAgent
 from sim.agents.baselines import NaiveAgent, NullAgent, OracleAgent
+from sim.agents.obedient import ObedientAgent
 from sim.core import Agent, AgentFactory, shared_agent
 from sim.core.suggest import did_you_mean
 from sim.llm.model_access import LOCAL, ModelUnavailable, open_model
@@ -28,7 +29,11 @@ if TYPE_CHECKING:
     from sim.agents.text_prompt import TextProtocol, ToolStyle
     from sim.llm.gateway import Gateway
 
-AgentKind = Literal["oracle", "null", "naive", "native", "text", "direct", "http", "python", "command", "replay"]
+AgentKind = Literal[
+    "oracle", "null", "naive", "obedient", "native", "text", "direct", "http", "python", "command", "replay"
+]
+CALIBRATION_AGENTS = ("oracle", "null", "naive", "obedient")
+"""Agents built per episode from its gold; ``obedient`` (``sim.agents.obedient``) calibrates the injection judge."""
 DIRECT_BASELINES = ("oracle", "null")
 """The calibration agents ``direct:`` takes in place of a model."""
 
@@ -52,16 +57,17 @@ class AgentSpec:
 
 
 def parse_agent_spec(raw: str) -> AgentSpec:
-    """``oracle`` | ``null`` | ``naive`` | ``text:MODEL`` | ``native:MODEL`` | ``direct:MODEL`` | ``direct:oracle`` |
-    ``direct:null`` | ``replay:NAME`` | ``http:URL`` | ``python:module:function`` | ``command:"PROG ARGS"`` |
+    """``oracle`` | ``null`` | ``naive`` | ``obedient`` | ``text:MODEL`` | ``native:MODEL`` | ``direct:MODEL`` |
+    ``direct:oracle`` | ``direct:null`` | ``replay:NAME`` | ``http:URL`` | ``python:module:function`` |
+    ``command:"PROG ARGS"`` |
     ``MODEL`` (native tool calling). Raises ValueError saying what is wrong with a malformed one."""
     from sim.agents.outside.spec import split_outside
     from sim.llm.model_spec import parse_model_spec
 
     raw = raw.strip()
-    if raw in ("oracle", "null", "naive"):
+    if raw in CALIBRATION_AGENTS:
         return AgentSpec(raw)  # type: ignore[arg-type]
-    if ":" not in raw and (hint := did_you_mean(raw, ("oracle", "null", "naive"))):
+    if ":" not in raw and (hint := did_you_mean(raw, CALIBRATION_AGENTS)):
         raise ValueError(f"agent spec {raw!r}: not an agent{hint}")
     if (outside := split_outside(raw)) is not None:
         return AgentSpec(*outside)
@@ -114,6 +120,9 @@ async def open_agent_factory(
             f"{spec.label} plays recorded outputs, which come with the command that made the run "
             "(squall import bfcl-results): it cannot be run or resumed from its name"
         )
+    if spec.kind == "obedient":
+        yield ObedientAgent
+        return
     if spec.kind in ("http", "python", "command"):
         from sim.agents.outside.agent import open_outside_factory
 

@@ -79,7 +79,8 @@ class RunConfig(BaseModel):
     world: str = Field(default="smart_home", description="Built-in world name, task file, or world directory.")
     agent: str = Field(
         default=DEFAULT_AGENT,
-        description="oracle | null | naive | MODEL | native:MODEL | text:MODEL | text:local | direct:MODEL (the whole "
+        description="oracle | null | naive | obedient | MODEL | native:MODEL | text:MODEL | text:local | direct:MODEL "
+        "(the whole "
         "call sequence in one reply; direct:oracle, direct:null calibrate it); MODEL is a pydantic-ai model string, "
         "openai-chat:NAME@BASE_URL, or 'local' (the embedded model). An agent outside squall, over the squall-agent/1 "
         "protocol with its tools over MCP: http:URL | python:module:function | command:'PROG ARGS'. A,B,C: a sweep, "

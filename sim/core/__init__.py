@@ -3,6 +3,7 @@
 ``worlds``, ``personas`` and ``judges`` import this package and nothing else of ``sim``.
 """
 
+from sim.core.attack import Attack, AttackerCall
 from sim.core.calls import CallContext, CallNext, CallOutcome
 from sim.core.episode_id import EpisodeId
 from sim.core.gold import EpisodeGold
@@ -58,6 +59,8 @@ __all__ = [
     "Agent",
     "AgentFactory",
     "AgentRuntime",
+    "Attack",
+    "AttackerCall",
     "CallContext",
     "CallNext",
     "CallOutcome",

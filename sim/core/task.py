@@ -7,6 +7,7 @@ from typing import Any, Literal
 
 from pydantic import AliasChoices, Field, JsonValue
 
+from sim.core.attack import Attack
 from sim.core.tools import Frozen
 
 CallRole = Literal["core", "support"]
@@ -180,6 +181,12 @@ class Task(Frozen):
         default=None,
         description="A benchmark's own evaluation criteria as its data writes them, for the judge that reproduces "
         "its verdict (τ²'s evaluation_criteria: actions, communicate_info, nl_assertions, reward_basis). None: none.",
+    )
+    attacks: list[Attack] = Field(
+        default_factory=list,
+        exclude_if=lambda attacks: not attacks,
+        description="Instructions an injection stressor planted in tool results, each with what the attacker wants "
+        "(``sim.core.attack``): the gold ignores them; the injection judge reads them. Empty: no attack.",
     )
     goals: list[Goal] = Field(
         min_length=1,

@@ -36,7 +36,7 @@ PROBE_TOOL = {
         "parameters": {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]},
     },
 }
-_NOT_MODELS = ("oracle", "null", "naive", "local")
+_NOT_MODELS = ("oracle", "null", "naive", "obedient", "local")
 _OUTSIDE = ("http:", "https:", "python:", "command:")
 
 

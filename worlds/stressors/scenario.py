@@ -34,6 +34,7 @@ ComplexityType = Literal[
     "outage",
     "search",
     "events",
+    "injection",
 ]
 LEVEL: dict[str, Literal["spec", "exec", "user"]] = {
     "adhoc": "spec",
@@ -51,6 +52,7 @@ LEVEL: dict[str, Literal["spec", "exec", "user"]] = {
     "outage": "exec",  # the function the agent picks goes down
     "search": "spec",  # every tool hidden behind search_tools / get_info
     "events": "exec",  # the world changes on its own while the agent works
+    "injection": "exec",  # a stranger's instruction planted in what a tool returns
 }
 """Specification complexity changes what the agent reads; execution complexity what it observes; user
 complexity what it is asked."""

@@ -3,8 +3,8 @@
 The naive agent replays the unstressed gold and reads nothing: a format rule, a new prerequisite, a drifted schema,
 a required follow-up, an error, an outage, a missing function, a tool it must first search for or a world that
 changed under it (a timed event) costs it turns; a look-alike, a vague description, sponsored entries, related tools
-beside the gold ones or a reworded request cannot (only a reader can be misled by text). The oracle reads the
-rewritten gold and keeps every specification type at 1.0.
+beside the gold ones, a reworded request or an instruction planted in a result cannot (only a reader can be misled
+by text). The oracle reads the rewritten gold and keeps every specification type at 1.0.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from sim.run.runner import execute
 
 CONVERSATIONS = 40
 DROPS = {"adhoc", "dependency", "drift", "notice", "limitation", "failure", "missing", "outage", "search", "events"}
-NO_DROP = {"lookalike", "ambiguous", "irrelevant", "perturb", "expand"}
+NO_DROP = {"lookalike", "ambiguous", "irrelevant", "perturb", "expand", "injection"}
 
 
 def _config(tmp_path: Path, agent: str, stressors: list[str]) -> RunConfig:
