@@ -99,11 +99,17 @@ def test_missing_file_is_a_task_file_error(tmp_path: Path) -> None:
 def test_builtin_name() -> None:
     pack = load_world("smart_home")
     assert pack.name == "smart_home" and len(pack.tasks()) == 10
-    assert known_worlds() == ["multidomain", "smart_home", "sql_sample", "ticket_desk"] == sorted(BUILTIN_WORLDS)
+    assert (
+        known_worlds()
+        == ["account_unlock", "multidomain", "smart_home", "sql_sample", "ticket_desk"]
+        == sorted(BUILTIN_WORLDS)
+    )
 
 
 def test_unknown_name_lists_the_known_ones() -> None:
-    with pytest.raises(WorldLoadError, match="unknown world 'bank'; known worlds: multidomain, smart_home"):
+    with pytest.raises(
+        WorldLoadError, match="unknown world 'bank'; known worlds: account_unlock, multidomain, smart_home"
+    ):
         load_world("bank")
     assert issubclass(WorldLoadError, ValueError)
 
@@ -128,7 +134,10 @@ def test_directory_spec(tmp_path: Path) -> None:
     [
         ({}, "needs a world.toml"),
         ({"world.toml": "domain = "}, "world.toml: "),
-        ({"world.toml": 'domain = "bank"'}, "unknown domain 'bank'; known worlds: multidomain, smart_home"),
+        (
+            {"world.toml": 'domain = "bank"'},
+            "unknown domain 'bank'; known worlds: account_unlock, multidomain, smart_home",
+        ),
         ({"world.toml": "domain = 3"}, "'domain' must name a built-in world"),
         ({"world.toml": 'domain = "smart_home"\nseed = 1'}, "unknown key(s) seed"),
         ({"world.toml": 'domain = "smart_home"\ntasks = "gone.jsonl"'}, "gone.jsonl does not exist"),
@@ -149,7 +158,10 @@ def test_bad_directories(tmp_path: Path, files: dict[str, str], message: str) ->
 @pytest.mark.parametrize(
     ("items", "message"),
     [
-        ([task("a", world="bank")], "tasks name unknown world 'bank'; known worlds: multidomain, smart_home"),
+        (
+            [task("a", world="bank")],
+            "tasks name unknown world 'bank'; known worlds: account_unlock, multidomain, smart_home",
+        ),
         ([task("a"), task("b", world="bank")], "tasks name several worlds (bank, smart_home)"),
         ([task("a"), {"id": "b"}], "bad.jsonl:2: world: Field required"),
         ([{**task("a"), "turns": [{"user": {"explicit": "x"}, "gold": [{"name": "fly"}]}]}], "no such tool"),
