@@ -10,6 +10,7 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from judges.common.llm_ask import JudgeModel
 from judges.common.reduction import EpisodeFacts, RunFacts
+from judges.common.summary_view import heading
 from judges.tau2.tau2_reward import Tau2Reward, action_matches
 from judges.tau2.tau2_reward_summary import Tau2RewardSummary, component_rows
 from sim.core import EpisodeResult, Event, Goal, GoalState, Task, ToolCall, UserIntent, WorldCheck
@@ -138,6 +139,7 @@ async def test_the_summary_reports_pass_hat_k_per_domain_and_the_components() ->
     (per_task,) = [s for s in Tau2RewardSummary.sections(out) if s.key == "tau2_tasks"]
     assert per_task.columns == ("task", "trials", "reward", "COMMUNICATE", "DB")
     assert per_task.rows == (("1", "2", "50.0%", "100.0%", "50.0%"), ("2", "2", "100.0%", "100.0%", "100.0%"))
+    assert heading(per_task.title) == "τ² reward per task" and heading("per task") == "Per task"  # not "Τ²"
 
 
 async def test_the_episode_page_reads_each_component_and_what_failed_it() -> None:
