@@ -28,6 +28,11 @@ class Section(BaseModel):
         return cls(key=key, title=title, columns=tuple(columns), rows=tuple(tuple(r) for r in rows), notes=tuple(notes))
 
 
+def heading(title: str) -> str:
+    """A section's title as a heading: a first Latin letter capitalised, a symbol's left as it is (τ² stays τ²)."""
+    return title[:1].upper() + title[1:] if title[:1].isascii() else title
+
+
 def pct(value: float | None) -> str:
     return "n/a" if value is None else f"{100 * value:.1f}%"
 

@@ -1,6 +1,7 @@
 """The run summary's τ² numbers (``tau2_reward`` judge): the average reward (pass^1) and pass^k over trials as τ²
-reports them, per domain, and each reward component's pass rate. Episodes without a verdict (unscoreable: a provider
-or harness failure; or a component that needs a judge model) are left out and counted apart."""
+reports them, per domain, and each reward component's pass rate, over the run and per task. Episodes without a
+verdict (unscoreable: a provider or harness failure; or a component that needs a judge model) are left out of the
+reward and counted apart."""
 
 from __future__ import annotations
 
@@ -35,6 +36,7 @@ class Tau2RewardSummary(Reduction[Tau2Verdict]):
         self.by_task: dict[str, list[float]] = {}
         self.by_domain: dict[str, dict[str, list[float]]] = {}
         self.components: dict[str, list[int]] = {}  # component -> [passed, judged, not judged]
+        self.task_components: dict[str, dict[str, list[int]]] = {}  # task -> the same tallies, its own
         self.not_judged = 0
         self.reasons: Counter[str] = Counter()
 
@@ -46,13 +48,14 @@ class Tau2RewardSummary(Reduction[Tau2Verdict]):
         return Tau2Verdict(score.value, str(details.get("domain", "")), components, tuple(score.errors))
 
     def add(self, verdict: Tau2Verdict, episode: EpisodeFacts) -> None:
+        own = self.task_components.setdefault(episode.task_id, {})
         for name, value in verdict.components:
-            tally = self.components.setdefault(name, [0, 0, 0])
-            if value is None:
-                tally[2] += 1
-            else:
-                tally[0] += int(value == 1.0)
-                tally[1] += 1
+            for tally in (self.components.setdefault(name, [0, 0, 0]), own.setdefault(name, [0, 0, 0])):
+                if value is None:
+                    tally[2] += 1
+                else:
+                    tally[0] += int(value == 1.0)
+                    tally[1] += 1
         self.reasons.update(verdict.reasons)
         if verdict.reward is None:
             self.not_judged += 1
@@ -84,6 +87,14 @@ class Tau2RewardSummary(Reduction[Tau2Verdict]):
                 for name, (p, n, nj) in sorted(self.components.items())
             },
             "tau2_failures": dict(self.reasons.most_common()),
+            "tau2_per_task": {
+                task: {
+                    "reward": rate(sum(self.by_task.get(task, [])), len(self.by_task.get(task, []))),
+                    "trials": len(self.by_task.get(task, [])),
+                    "components": {name: rate(p, n) for name, (p, n, _) in sorted(tallies.items())},
+                }
+                for task, tallies in sorted(self.task_components.items())
+            },
         }
 
     @staticmethod
@@ -120,4 +131,50 @@ class Tau2RewardSummary(Reduction[Tau2Verdict]):
             for name, d in domains.items()
         ]
         header = ("domain", "reward", *(f"pass^{k}" for k in ks), "tasks")
-        return [Section.of(JudgeName.TAU2_REWARD, "τ² reward by domain", header, rows)]
+        return [Section.of(JudgeName.TAU2_REWARD, "τ² reward by domain", header, rows), *_per_task(summary)]
+
+
+TASK_SECTION = "tau2_tasks"
+NOT_IN_BASIS = "–"
+
+
+def _per_task(summary: Mapping[str, Any]) -> list[Section]:
+    """Each task's reward and its components' pass rates over its trials ('–': not in the task's reward basis;
+    'not judged': in it, but nothing judged it, e.g. NL_ASSERTION without a judge model)."""
+    tasks = summary.get("tau2_per_task") or {}
+    if not tasks:
+        return []
+    names = sorted({c for t in tasks.values() for c in t.get("components") or {}})
+
+    def cell(components: Mapping[str, Any], name: str) -> str:
+        if name not in components:
+            return NOT_IN_BASIS
+        return "not judged" if components[name] is None else pct(components[name])
+
+    rows = [
+        (task, str(t.get("trials")), pct(t.get("reward")), *(cell(t.get("components") or {}, n) for n in names))
+        for task, t in tasks.items()
+    ]
+    note = f"Each component's pass rate over the task's trials; {NOT_IN_BASIS}: not in the task's reward basis."
+    return [Section.of(TASK_SECTION, "τ² reward per task", ("task", "trials", "reward", *names), rows, [note])]
+
+
+def component_rows(details: Mapping[str, Any]) -> list[tuple[str, str, str]]:
+    """One episode's τ² verdict as the viewer's episode page shows it: each component of the task's reward basis,
+    its verdict (pass, FAIL, not judged) and what failed it (the actions missing, the assertions failed, the facts
+    unsaid, the database paths that differ); [] for a score that is not a τ² verdict."""
+    nl_failed = [f"{a['assertion']}: {a['reason']}" for a in details.get("nl_assertions") or () if not a.get("met")]
+    paths = [str(p) for p in details.get("db_paths") or ()]
+    if int(details.get("db_differing_paths") or 0) > len(paths):
+        paths.append(f"… {details['db_differing_paths']} paths in all")
+    why = {
+        "ACTION": details.get("missing_actions") or [],
+        "COMMUNICATE": details.get("missing_info") or [],
+        "ENV_ASSERTION": details.get("failed_assertions") or [],
+        "DB": paths,
+        "NL_ASSERTION": nl_failed,
+    }
+    return [
+        (name, "not judged" if v is None else "pass" if v == 1.0 else "FAIL", "; ".join(map(str, why.get(name, []))))
+        for name, v in (details.get("components") or {}).items()
+    ]

@@ -15,6 +15,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from judges.names import JudgeName
+from judges.tau2.tau2_reward_summary import component_rows
 from sim.core import EpisodeResult
 from sim.core.trace import FAILED_TERMINATIONS, Event
 from sim.store.run_store import EPISODES, RunStore, parse_line, read_lines
@@ -155,6 +156,8 @@ def collect_episodes(
         ep = by_id.get(s.episode_id)
         if ep is not None:
             ep["scores"][s.judge] = {"value": s.value, "per_goal": s.per_goal, "errors": s.errors, "details": s.details}
+            if s.judge == JudgeName.TAU2_REWARD and (rows := component_rows(s.details)):
+                ep["tau2"] = {"basis": list(s.details.get("reward_basis") or []), "rows": rows}
     for ep in kept:
         ep["rank"] = ranks.get(ep["id"])
         ep["outcome"] = _outcome(ep)

@@ -14,7 +14,7 @@ from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
-from judges.common.summary_view import Section
+from judges.common.summary_view import Section, heading
 from judges.names import JudgeName
 from judges.run.run_summary import RunSummary
 from sim.core.files import write_text_atomic
@@ -101,7 +101,7 @@ def plots(summary: RunSummary) -> tuple[list[str], list[str]]:
 
 def section_html(section: Section) -> str:
     """A section as a heading, its table (the first ``MAX_ROWS`` rows) and its notes."""
-    out = [f"<h2 id={escape(section.key)}>{escape(section.title[:1].upper() + section.title[1:])}</h2>"]
+    out = [f"<h2 id={escape(section.key)}>{escape(heading(section.title))}</h2>"]
     if section.columns:
         out.append(table(section.columns, section.rows[:MAX_ROWS], section.key))
     notes = list(section.notes)

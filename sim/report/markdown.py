@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from judges.common.summary_view import heading
 from judges.run.run_summary import RunSummary
 from sim.report.sections import build_sections, identity_line, page_title
 
@@ -23,7 +24,7 @@ def markdown_summary(summary: RunSummary) -> str:
     for section in build_sections(summary):
         if not section.columns and not section.notes:
             continue
-        lines += ["", f"## {section.title[:1].upper()}{section.title[1:]}"]
+        lines += ["", f"## {heading(section.title)}"]
         if section.columns:
             lines += ["", *_table(section.columns, section.rows)]
         for note in section.notes:

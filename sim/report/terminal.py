@@ -1,6 +1,7 @@
 """Terminal report of a run summary: every section (``sim.report.sections``) as a rich table.
 
-Quiet by default: the per-task table is shown only when asked (``--tasks``) or when the run has few tasks. Tables
+Quiet by default: the per-task tables (every judge's and τ²'s) are shown only when asked (``--tasks``) or when the
+run has few tasks. Tables
 fit the console: one too wide for it is split into several, each repeating its first column, so no cell is cut
 short ("scrip…"); the headline alone stays one table, its words wrapping, so a value keeps its interval and
 denominator beside it."""
@@ -12,6 +13,7 @@ from rich.table import Table
 
 from judges.common.summary_view import Section
 from judges.run.run_summary import RunSummary
+from judges.tau2.tau2_reward_summary import TASK_SECTION as TAU2_TASK_SECTION
 from sim.report.sections import build_sections, identity_line, page_title
 
 __all__ = ["FEW_TASKS", "render", "render_sections"]
@@ -19,6 +21,8 @@ __all__ = ["FEW_TASKS", "render", "render_sections"]
 FEW_TASKS = 10
 """Up to this many tasks, the per-task table is shown without --tasks."""
 TASK_SECTION = "tasks"
+TASK_TABLES = {TASK_SECTION: "per-task table", TAU2_TASK_SECTION: "τ² per-task table"}
+"""The per-task sections, by key, and how the line that says one was left out names it."""
 HEADLINE_SECTION = "headline"
 BORDER = 3
 """Characters a column adds besides its content: a separator and one space of padding each side."""
@@ -30,11 +34,11 @@ def render(summary: RunSummary, console: Console, tasks: bool | None = None) -> 
     if line := identity_line(summary):
         console.print(line, highlight=False, markup=False)
     sections = build_sections(summary)
-    hidden = [s for s in sections if s.key == TASK_SECTION and not _show_tasks(s, tasks)]
+    hidden = [s for s in sections if s.key in TASK_TABLES and not _show_tasks(s, tasks)]
     render_sections([s for s in sections if s not in hidden], console)
     for section in hidden if tasks is None else ():  # left out by default: say how to see it
         console.print(
-            f"per-task table left out ({len(section.rows)} tasks): squall report RUN_DIR --tasks shows it",
+            f"{TASK_TABLES[section.key]} left out ({len(section.rows)} tasks): squall report RUN_DIR --tasks shows it",
             highlight=False,
             style="dim",
         )

@@ -107,6 +107,21 @@
     return t;
   }
 
+  function tau2Table(t) {  // τ²'s reward component by component, and what failed each (sim.report.episodes)
+    var box = el("div");
+    box.appendChild(el("p", "note", "\u03c4\u00b2 reward: the product of the task's reward basis (" + t.basis.join(", ") + ")"));
+    var table = el("table", "verdicts tau2-components"), head = el("tr");
+    ["component", "verdict", "what failed"].forEach(function (h) { head.appendChild(el("th", null, h)); });
+    table.appendChild(head);
+    t.rows.forEach(function (r) {
+      var tr = el("tr");
+      r.forEach(function (c, i) { tr.appendChild(el("td", i === 2 ? "mono" : null, c)); });
+      table.appendChild(tr);
+    });
+    box.appendChild(table);
+    return box;
+  }
+
   function eventNode(ev) {
     var box;
     if (ev.k === "user_message" || ev.k === "agent_message") {
@@ -177,6 +192,7 @@
     if (ep.description) detail.appendChild(el("p", "note", ep.description));
     detail.appendChild(el("h4", null, "Verdicts"));
     detail.appendChild(scoresTable(ep.scores));
+    if (ep.tau2) detail.appendChild(tau2Table(ep.tau2));
     detail.appendChild(el("h4", null, "Conversation"));
     var lastGoal = null;
     ep.events.forEach(function (ev) {

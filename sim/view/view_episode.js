@@ -17,6 +17,12 @@
     }), "verdicts");
   }
 
+  function tau2(parent, t) {  // τ²'s reward component by component, and what failed each (sim.report.episodes)
+    if (!t) return;
+    S.add(parent, "p", "note", "\u03c4\u00b2 reward: the product of the task's reward basis (" + t.basis.join(", ") + ")");
+    S.table(parent, ["component", "verdict", "what failed"], t.rows, "tau2-components");
+  }
+
   function shown(parent, ep, shared) {
     var d = S.add(parent, "details", "shown"); d.id = "shown-prompt";
     S.add(d, "summary", null, "System prompt (" + shared[ep.instructions].length + " chars)");
@@ -171,7 +177,7 @@
           "agent " + ep.agent, ep.termination, ep.goals + " goals / " + ep.turns + " turns", ep.duration_s + " s",
           ep.usage.requests + " requests, " + ep.usage.in + " in / " + ep.usage.out + " out tokens"].join(" \u00b7 "));
         if (ep.description) S.add(page, "p", "note", ep.description);
-        S.add(page, "h2", null, "Verdicts"); verdicts(page, ep.scores);
+        S.add(page, "h2", null, "Verdicts"); verdicts(page, ep.scores); tau2(page, ep.tau2);
         S.add(page, "h2", null, "What the agent was shown"); shown(page, ep, chunk.shared);
         var rq = S.add(page, "h2", null, "Model requests"); rq.id = "requests-h"; requests(page, ep);
         S.add(page, "h2", null, "Conversation");

@@ -39,7 +39,7 @@
   };
 
   function section(page, s) {
-    S.add(page, "h2", null, s.title.charAt(0).toUpperCase() + s.title.slice(1));
+    S.add(page, "h2", null, /^[a-z]/.test(s.title) ? s.title.charAt(0).toUpperCase() + s.title.slice(1) : s.title);  // τ² stays τ²
     if (s.columns.length) S.table(page, s.columns, s.rows.slice(0, 300), s.key);
     s.notes.forEach(function (n) { S.add(page, "p", "note", n); });
   }

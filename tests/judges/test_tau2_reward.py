@@ -10,8 +10,9 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from judges.common.llm_ask import JudgeModel
 from judges.common.reduction import EpisodeFacts, RunFacts
+from judges.common.summary_view import heading
 from judges.tau2.tau2_reward import Tau2Reward, action_matches
-from judges.tau2.tau2_reward_summary import Tau2RewardSummary
+from judges.tau2.tau2_reward_summary import Tau2RewardSummary, component_rows
 from sim.core import EpisodeResult, Event, Goal, GoalState, Task, ToolCall, UserIntent, WorldCheck
 from sim.llm.gateway import Gateway
 from sim.llm.transports.pydantic_ai import PydanticAITransport
@@ -135,6 +136,20 @@ async def test_the_summary_reports_pass_hat_k_per_domain_and_the_components() ->
     assert out["tau2_components"]["DB"] == {"pass_rate": 0.75, "judged": 4, "not_judged": 0}
     rows = Tau2RewardSummary.rows(out)
     assert rows[0][:2] == ["τ² reward (pass^1, τ²'s)", "75.0%"] and ["τ² pass^2", "50.0%", "", "tasks"] in rows
+    (per_task,) = [s for s in Tau2RewardSummary.sections(out) if s.key == "tau2_tasks"]
+    assert per_task.columns == ("task", "trials", "reward", "COMMUNICATE", "DB")
+    assert per_task.rows == (("1", "2", "50.0%", "100.0%", "50.0%"), ("2", "2", "100.0%", "100.0%", "100.0%"))
+    assert heading(per_task.title) == "τ² reward per task" and heading("per task") == "Per task"  # not "Τ²"
+
+
+async def test_the_episode_page_reads_each_component_and_what_failed_it() -> None:
+    score = await Tau2Reward().score(episode(task(), after={}))
+    rows = component_rows(score.details)
+    assert ("DB", "FAIL") in [r[:2] for r in rows] and all(r[1] == "pass" for r in rows if r[0] != "DB")
+    (db,) = [r for r in rows if r[0] == "DB"]
+    assert db[2] and all(p in db[2] for p in score.details["db_paths"])
+    assert component_rows({"components": {"NL_ASSERTION": None}}) == [("NL_ASSERTION", "not judged", "")]
+    assert component_rows({}) == []
 
 
 def nl_judge(*answers: str) -> tuple[JudgeModel, list[str]]:

@@ -24,12 +24,14 @@ def uses(paths: list[list[GoldCall]], names: Collection[str]) -> bool:
 
 
 def declined(goal: Goal, reply: str, criteria: Sequence[str] = ()) -> Goal:
-    """The goal as a decline goal: nothing that acts is right; ``reply`` is a good answer, ``criteria`` what the
-    error-handling judge checks in the agent's."""
+    """The goal as a decline goal: nothing that acts is right, on either side (dual control: the user's acts served
+    the plan that can no longer run, and an agent that declines asks for none); ``reply`` is a good answer,
+    ``criteria`` what the error-handling judge checks in the agent's."""
     return goal.model_copy(
         update={
             "gold": [],
             "alternatives": [],
+            "user_gold": [],
             "outcome": "decline",
             "gold_answer": None,
             "answer": None,  # the goal's exact answer is unreachable now: a good reply gives none

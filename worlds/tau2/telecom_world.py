@@ -24,7 +24,7 @@ from worlds.tau2.source import Tau2Error
 from worlds.tau2.telecom_phone import Phone
 from worlds.tau2.telecom_setup import AGENT_CHECKS, AGENT_SETUP, USER_CHECKS, USER_SETUP
 from worlds.tau2.telecom_tools import awaiting_payment, get_customer_by_phone
-from worlds.tau2.world import Tau2World
+from worlds.tau2.world import Tau2World, detached
 
 
 def sync(db: Database, phone: Phone) -> None:
@@ -106,7 +106,7 @@ class TelecomWorld(Tau2World):
     def user_execute(self, call: ToolCall) -> ToolResult:
         """The user's call, run now: what ``user_call`` answers."""
         sync(self.db, self.phone)
-        result = self._user_toolkit.run(self.phone, call)
+        result = detached(self._user_toolkit.run(self.phone, call))
         sync(self.db, self.phone)
         return result
 

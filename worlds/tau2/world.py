@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 from sim.core import ToolCall, ToolResult, ToolSpec
@@ -40,7 +41,7 @@ class Tau2World:
 
     def execute(self, call: ToolCall) -> ToolResult:
         """The call, run now: what ``call`` answers."""
-        return self._toolkit.run(self.db, call)
+        return detached(self._toolkit.run(self.db, call))
 
     def snapshot(self) -> Any:
         return self.db.snapshot()
@@ -54,3 +55,12 @@ class Tau2World:
     def task_state(self) -> dict[str, Any]:
         """The whole database's changes from the pack's base, flat: τ²'s DB check compares whole databases."""
         return self.db.changes()
+
+
+def detached(result: ToolResult) -> ToolResult:
+    """The result with a content of its own: τ²'s lookups answer with the episode's own records, which a later write
+    changes in place, and a result must stay what the world said then (in the trace, and in the agent's next
+    request)."""
+    if isinstance(result.content, dict | list):
+        return result.model_copy(update={"content": copy.deepcopy(result.content)})
+    return result

@@ -10,13 +10,26 @@ import pytest
 from judges.calls.decline import DeclineJudge, gives_up
 from personas.scripted import ScriptedUser
 from sim.config.run_config import RunConfig
-from sim.core import AgentFactory, AgentRuntime, EpisodeGold, EpisodeResult, Event, GoldCall, Task, ToolCall
+from sim.core import (
+    AgentFactory,
+    AgentRuntime,
+    EpisodeGold,
+    EpisodeResult,
+    Event,
+    Goal,
+    GoldCall,
+    Task,
+    ToolCall,
+    UserGoldCall,
+    UserIntent,
+)
 from sim.episode.env import EpisodeEnv, EpisodeLimits, EpisodeSpec
 from sim.episode.loop import run_episode
 from sim.llm.gateway import Gateway
 from sim.run.runner import execute
 from worlds.registry import load_world
 from worlds.stressors import build_stressors, builtin_scenarios
+from worlds.stressors.decline import declined
 from worlds.stressors.types.missing import pick
 from worlds.stressors.types.outage import impossible_goal
 
@@ -187,3 +200,15 @@ def test_giving_up_is_read_from_the_reply(reply: str, expected: bool) -> None:
 def test_every_row_is_listed_with_its_error_handling_reference() -> None:
     assert set(ROWS) == {"outage.backup", "outage.impossible", "missing.until_later", "missing.removed"}
     assert all(ROWS[n].reference_response and ROWS[n].criteria for n in ("outage.backup", "outage.impossible"))
+
+
+def test_a_goal_that_declines_leaves_the_user_nothing_to_do_either() -> None:
+    """Dual control: the user's acts served the plan that can no longer run, and an agent that declines asks for
+    none; kept, they would put the user's side in the gold state and fail the declining agent (τ² telecom)."""
+    goal = Goal(
+        user=UserIntent(explicit="My data is off abroad."),
+        gold=[GoldCall(name="enable_roaming", arguments={"line_id": "L1002"})],
+        user_gold=[UserGoldCall(name="toggle_roaming", arguments={}, after=1)],
+    )
+    now = declined(goal, "Roaming can't be enabled right now.")
+    assert (now.outcome, list(now.gold), list(now.user_gold)) == ("decline", [], [])

@@ -28,7 +28,11 @@ SOLVABLE = ("drift", "expand", "perturb")
 """Types under which a solution remains: the oracle keeps τ² reward 1.0 too."""
 DECLINES = ("outage.impossible", "missing.removed")
 """Rows that make the task a decline goal: the oracle declines (core API accuracy over the baseline's goals)."""
-CASES = [(d, t) for d in ("airline", "retail") for t in (*SOLVABLE, *DECLINES, "failure")] + [("mock", "failure")]
+CASES = [
+    *((d, t) for d in ("airline", "retail", "telecom:small") for t in (*SOLVABLE, *DECLINES, "failure")),
+    ("mock", "failure"),
+]
+"""Telecom on ``tasks_small``: every task is a dual-control one, and the agent acts the types touch are few."""
 OVERRIDES = {"expand": ":ranker=lexical"}
 """BM25-ranked neighbours: no embedding model to load or catalog to build in a test."""
 
@@ -65,10 +69,12 @@ async def test_the_type_fires_the_oracle_keeps_what_remains_and_the_null_agent_s
     assert oracle["failed_episodes"] == 0
     if item != "failure":  # a failure no retry gets past leaves the gold replay no path (docs/worlds.md)
         assert oracle["core_api_accuracy"] == 1.0
-    if item in SOLVABLE:
+    if item in (*SOLVABLE, *DECLINES):  # on a decline row, declining leaves the database as the gold does
         assert oracle["tau2_reward"] == 1.0
     _, null = await execute(RunConfig.model_validate({**config, "tasks": ids, "run_id": "n", "agent": "null"}))
     assert null["core_api_accuracy"] == 0.0
+    if item in SOLVABLE and domain.startswith("telecom"):  # elsewhere τ² credits doing nothing where the gold
+        assert null["tau2_reward"] == 0.0  # changes nothing and says nothing (docs/worlds.md): telecom's must act
 
 
 @pytest.mark.parametrize("domain", ["airline", "retail", "mock"])

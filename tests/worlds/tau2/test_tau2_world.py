@@ -111,6 +111,17 @@ def test_worlds_share_the_base_and_copy_only_what_they_write() -> None:
     assert one.task_state() == state
 
 
+def test_what_a_call_answered_is_not_changed_by_a_later_write() -> None:
+    """A result is what the world said then: the trace and the agent's next request must not show a later write
+    through it (a lookup's answer is a copy, not the episode's own record)."""
+    world = pack("tau2:airline").new_world(0)
+    call(world, "cancel_reservation", reservation_id="EHGLP3")  # the episode now holds its own copy of the record
+    looked = call(world, "get_reservation_details", reservation_id="EHGLP3")
+    assert isinstance(looked, dict) and looked["status"] == "cancelled"
+    world.db.edit("reservations", "EHGLP3")["status"] = "changed later"
+    assert looked["status"] == "cancelled"
+
+
 def test_airline_booking_checks_the_price_and_pays_as_tau2_does() -> None:
     world = pack("tau2:airline").new_world(0)
     user = call(world, "get_user_details", user_id="mia_li_3668")
