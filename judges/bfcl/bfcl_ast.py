@@ -54,6 +54,7 @@ class Verdict(NamedTuple):
     passed: bool
     reason: str | None  # BFCL's error type without the checker's name; None when passed
     detail: str = ""
+    closest: str | None = None  # cannot_find_match: the error of the nearest call (the gold function's, if one)
 
 
 class Response(NamedTuple):
@@ -131,7 +132,8 @@ def _any_order(calls: Sequence[Call], gold: Sequence[GoldCall], schemas: Mapping
             reasons.append(verdict.reason or "")
         else:
             detail = f"gold call {g} ({want.name}) matches none of the calls left: {', '.join(reasons)}"
-            return Verdict(False, "cannot_find_match", detail)
+            closest = next((r for r in reasons if r != "wrong_func_name"), reasons[0] if reasons else None)
+            return Verdict(False, "cannot_find_match", detail, closest)
     return Verdict(True, None)
 
 
@@ -176,7 +178,9 @@ class BfclAst:
             details={
                 "category": category,
                 "calls": len(response.calls),
+                "wanted": len(gold),
                 "why": verdict.detail,
+                **({"closest": verdict.closest} if verdict.closest else {}),
                 "first_step_pass": first.passed,
             },
         )
