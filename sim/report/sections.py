@@ -197,7 +197,7 @@ def _error_kinds(rows: list[dict[str, Any]], label: str) -> list[Section]:
     """The failures of each condition by error type (count and share of the condition's failures); only the types
     the run met get a column."""
     kinds = [k for k in (*ERROR_KINDS, "unknown") if any(r["kinds"].get(k) for r in rows)]
-    if not any(r["failed"] for r in rows):
+    if not rows:
         return []
     table = [
         (
