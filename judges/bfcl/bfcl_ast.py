@@ -8,7 +8,9 @@ Which calls count: every call the agent made for the goal, in order — the ones
 function counts as a call that matches nothing. BFCL sees one model response; squall's runtime answers each call
 (neutrally, in these worlds) and the agent may go on, and a text-protocol agent can only make one call per step, so
 the whole turn is the agent's answer (a native agent that calls once and stops gives the same calls either way).
-``details["first_step_pass"]`` gives BFCL's stricter reading too: the verdict on the first step that made calls.
+``details["first_step_pass"]`` gives BFCL's stricter reading too: the verdict on the first step that made calls;
+``calls`` and ``wanted`` the number made and the gold's, ``closest`` (``cannot_find_match``) the error of the nearest
+call (what ``judges.bfcl.error_kinds`` types a failure by).
 A call whose arguments could not be read makes the turn's output undecodable, as a bad response is in BFCL: the
 entry fails, except in the irrelevance categories, where BFCL counts an undecodable output as no call.
 
@@ -54,6 +56,7 @@ class Verdict(NamedTuple):
     passed: bool
     reason: str | None  # BFCL's error type without the checker's name; None when passed
     detail: str = ""
+    closest: str | None = None  # cannot_find_match: the error of the nearest call (the gold function's, if one)
 
 
 class Response(NamedTuple):
@@ -131,7 +134,8 @@ def _any_order(calls: Sequence[Call], gold: Sequence[GoldCall], schemas: Mapping
             reasons.append(verdict.reason or "")
         else:
             detail = f"gold call {g} ({want.name}) matches none of the calls left: {', '.join(reasons)}"
-            return Verdict(False, "cannot_find_match", detail)
+            closest = next((r for r in reasons if r != "wrong_func_name"), reasons[0] if reasons else None)
+            return Verdict(False, "cannot_find_match", detail, closest)
     return Verdict(True, None)
 
 
@@ -176,7 +180,9 @@ class BfclAst:
             details={
                 "category": category,
                 "calls": len(response.calls),
+                "wanted": len(gold),
                 "why": verdict.detail,
+                **({"closest": verdict.closest} if verdict.closest else {}),
                 "first_step_pass": first.passed,
             },
         )

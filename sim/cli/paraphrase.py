@@ -58,9 +58,11 @@ def paraphrase_command(
     write_rows(out, report.rows)
     sys.stdout.write(
         f"turns asked: {report.asked}; wordings proposed: {report.proposed}; kept: {report.kept} (dropped "
+        f"{report.copies}: a copy of the request or of the instruction; "
         f"{report.lost_values}: a value changed or missing, or too short / too few of its words; "
         f"{report.lost_meaning}: its meaning too far from the original's)\n"
-        f"request failures: {report.request_failures}\nwrote {len(report.rows)} turns to {out}\n"
+        f"request failures: {report.request_failures}\n"
+        f"wrote {len(report.rows)} reworded turns to {out}; {report.unchanged} keep their own wording\n"
         f"use: squall run --world {world} --stressors perturb.paraphrase_written:file={out}\n"
     )
 

@@ -61,10 +61,11 @@ def plots(summary: RunSummary) -> tuple[list[str], list[str]]:
     stressors = summary.stressors or {}
     if stressors.get("by_type"):
         mode = stressors.get("mode", "isolated")
+        metric = "BFCL AST verdict" if stressors.get("metric") == "bfcl_ast" else "accuracy"
         rows = [(r["name"], [r.get("before"), r.get("after")]) for r in stressors["by_type"]]
-        add(bar_chart(rows, ["without", "with"], f"accuracy per stressor type, {mode}"), "")
+        add(bar_chart(rows, ["without", "with"], f"{metric} per stressor type, {mode}"), "")
         scen = [(r["name"], [r.get("before"), r.get("after")]) for r in stressors.get("by_scenario") or ()]
-        add(bar_chart(scen[:40], ["without", "with"], "accuracy per scenario, without vs with"), "")
+        add(bar_chart(scen[:40], ["without", "with"], f"{metric} per scenario, without vs with"), "")
     elif stressors.get("unavailable"):
         notes.append(f"Stressor charts: {stressors['unavailable']}")
     else:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from judges.bfcl.error_kinds import KINDS as ERROR_KINDS
 from judges.common.summary_view import Section, ci_text, mean_sd, pct, ratio_ci
 from judges.names import JudgeName
 from judges.registry import summaries
@@ -132,16 +133,23 @@ def _faults(summary: RunSummary) -> list[Section]:
     return [Section.of("faults", "terminations and faults", ("kind", "count"), rows, notes)]
 
 
-def _stress_cells(row: dict[str, Any]) -> tuple[str, ...]:
+METRIC_LABELS = {JudgeName.BFCL_AST: "BFCL AST verdict", JudgeName.CORE_API_ACCURACY: "core API accuracy"}
+CORE_COLUMN = "core API"
+"""Beside a headline metric that is not core API accuracy (BFCL's AST verdict): squall's own, on the same goals."""
+
+
+def _stress_cells(row: dict[str, Any], core: bool = False) -> tuple[str, ...]:
     retention = "-" if row.get("retention") is None else f"{row['retention']:.2f}"
     if row.get("retention_ci95"):
         retention += f" {ratio_ci(row['retention_ci95'])}"
+    beside = row.get("core") or {}
     return (
         str(row.get("turns")),
         pct(row.get("before")),
         pct(row.get("after")),
         pct(row.get("degradation")),
         retention,
+        *([f"{pct(beside.get('before'))} → {pct(beside.get('after'))}" if beside else "-"] if core else []),
     )
 
 
@@ -153,12 +161,16 @@ def _stressors(stressors: dict[str, Any] | None) -> list[Section]:
         return [Section.of("stressors", "stressors, isolated", (), (), [str(stressors["unavailable"])])]
     left = sum((stressors.get("unpaired_episodes") or {}).values())
     notes = [f"{left} stressed episode(s) left out: failed, or their baseline failed or is missing"] if left else []
+    metric = str(stressors.get("metric") or JudgeName.CORE_API_ACCURACY)
+    core = metric != JudgeName.CORE_API_ACCURACY
+    columns = (*STRESS_COLUMNS, *([CORE_COLUMN] if core else []))
+    label = METRIC_LABELS.get(metric, metric)
     out = [
         Section.of(
             "stressors",
-            "stressors, isolated: each alone vs the unstressed baseline, on the goals it can touch",
-            ("complexity type", *STRESS_COLUMNS),
-            [(r["name"], *_stress_cells(r)) for r in stressors.get("by_type") or ()],
+            f"stressors, isolated ({label}): each alone vs the unstressed baseline, on the goals it can touch",
+            ("complexity type", *columns),
+            [(r["name"], *_stress_cells(r, core)) for r in stressors.get("by_type") or ()],
             notes,
         )
     ]
@@ -168,17 +180,41 @@ def _stressors(stressors: dict[str, Any] | None) -> list[Section]:
     rows: list[tuple[str, ...]] = []
     for kind in DETAILED_TYPES:
         for op in (r for r in operators if r["type"] == kind):
-            rows.append((f"{kind}: {op['name']} ({op['scenarios']})", *_stress_cells(op)))
+            rows.append((f"{kind}: {op['name']} ({op['scenarios']})", *_stress_cells(op, core)))
             for row in (r for r in detailed if r["type"] == kind and r.get("op") == op["name"]):
-                rows.append((f"  {row['name'].removeprefix(kind + '.')}", *_stress_cells(row)))
-        rows += [(r["name"], *_stress_cells(r)) for r in detailed if r["type"] == kind and "op" not in r]
+                rows.append((f"  {row['name'].removeprefix(kind + '.')}", *_stress_cells(row, core)))
+        rows += [(r["name"], *_stress_cells(r, core)) for r in detailed if r["type"] == kind and "op" not in r]
     if rows:
-        title = "per operator and scenario: baseline (before) vs stressed (after)"
-        out.append(Section.of("stressor_operators", title, ("operator (scenarios) / scenario", *STRESS_COLUMNS), rows))
-    others = [(r["name"], *_stress_cells(r)) for r in scenarios if r.get("type") not in DETAILED_TYPES]
+        title = f"per operator and scenario ({label}): baseline (before) vs stressed (after)"
+        out.append(Section.of("stressor_operators", title, ("operator (scenarios) / scenario", *columns), rows))
+    others = [(r["name"], *_stress_cells(r, core)) for r in scenarios if r.get("type") not in DETAILED_TYPES]
     if others:
-        out.append(Section.of("stressor_scenarios", "per scenario", ("scenario", *STRESS_COLUMNS), others))
-    return out
+        out.append(Section.of("stressor_scenarios", f"per scenario ({label})", ("scenario", *columns), others))
+    return out + _error_kinds(stressors.get("errors") or [], label)
+
+
+def _error_kinds(rows: list[dict[str, Any]], label: str) -> list[Section]:
+    """The failures of each condition by error type (count and share of the condition's failures); only the types
+    the run met get a column."""
+    kinds = [k for k in (*ERROR_KINDS, "unknown") if any(r["kinds"].get(k) for r in rows)]
+    if not rows:
+        return []
+    table = [
+        (
+            r["condition"],
+            str(r["goals"]),
+            str(r["failed"]),
+            str(r["new_failures"]),
+            *(f"{n} ({n / r['failed']:.0%})" if (n := r["kinds"].get(k, 0)) else "-" for k in kinds),
+        )
+        for r in rows
+    ]
+    notes = [
+        f"failed: goals below 1 on the {label}; new: failed goals that passed in their baseline episode. Each failed "
+        "goal has one type (from the AST judges' codes: judges/bfcl/error_kinds.py); share of the condition's failures."
+    ]
+    title = "errors per condition: why the goals failed"
+    return [Section.of("stressor_errors", title, ("condition", "goals", "failed", "new", *kinds), table, notes)]
 
 
 def _stacking(stacking: dict[str, Any] | None) -> list[Section]:

@@ -38,9 +38,14 @@ def _stem(word: str) -> str:
     return word
 
 
-def content_words(text: str) -> set[str]:
+def content_sequence(text: str) -> list[str]:
+    """The text's content words (stemmed, stop words dropped) in their order."""
     words = (w.removesuffix("'s") for w in _WORD.findall(text.lower()))
-    return {_stem(w) for w in words if w not in _STOP and len(w) > 1}
+    return [_stem(w) for w in words if w not in _STOP and len(w) > 1]
+
+
+def content_words(text: str) -> set[str]:
+    return set(content_sequence(text))
 
 
 def carries_meaning(original: str, candidate: str) -> bool:

@@ -1,10 +1,12 @@
 """Paraphrases written beforehand, by a model: asked for, checked, stored, and read back by ``perturb``.
 
 ``squall stressors paraphrase`` asks a model, once per goal, for other wordings of the user's explicit request,
-and keeps only those that carry every protected span of the original verbatim (a gold argument value, the
-``refers_to`` name, a name-like token: what ``perturb.protected_mask`` protects), so the same gold still scores,
-and that carry its meaning (``worlds.stressors.meaning``: not much shorter, some content words shared, and, with an
-embedder, a sentence embedding close to the original's), so "All done." never stands for "Lock the back door".
+drops any that copies the request or the instruction (``worlds.stressors.copies``: such a goal keeps its own
+wording and is no reworded goal), and keeps only those that carry every protected span of the original verbatim
+(a gold argument value, the ``refers_to`` name, a name-like token: what ``perturb.protected_mask`` protects), so
+the same gold still scores, and that carry its meaning (``worlds.stressors.meaning``: not much shorter, some
+content words shared, and, with an embedder, a sentence embedding close to the original's), so "All done." never
+stands for "Lock the back door".
 The file is JSONL, one row per goal: ``{"task": ID, "turn": I, "paraphrases": [...], "model": SPEC}`` (``turn``: the
 goal's index, under the key files were first written with).
 A run reads it with ``--stressors perturb.paraphrase_written:file=PATH``; without a file, the task's own
@@ -24,6 +26,7 @@ from sim.core import ChatMessage, Goal, ModelRequest, Task
 from sim.core.bounded_read import DATA_LIMIT, InputFileError, read_text
 from sim.core.files import write_text_atomic
 from sim.core.structured import parse_json
+from worlds.stressors.copies import copies
 from worlds.stressors.meaning import close_in_meaning
 from worlds.stressors.protect import goal_values, protected_spans, usable
 
@@ -95,6 +98,10 @@ class ParaphraseReport:
     """Dropped: a protected value changed or missing, or too short / too far from the original's words."""
     lost_meaning: int = 0
     """Dropped by the embedding check: its meaning too far from the original's."""
+    copies: int = 0
+    """Dropped as copies of the request or of the instruction (``worlds.stressors.copies``)."""
+    unchanged: int = 0
+    """Goals left with their original wording: nothing but copies (or nothing usable) came back."""
 
 
 async def write_paraphrases(
@@ -111,18 +118,24 @@ async def write_paraphrases(
     for task in tasks:
         for index, goal in enumerate(task.goals):
             report.asked += 1
-            reply = await complete(paraphrase_request(model, goal, per_turn, seed))
+            request = paraphrase_request(model, goal, per_turn, seed)
+            reply = await complete(request)
             if reply is None:
                 report.request_failures += 1
                 continue
             proposed = parse_lines(reply, goal.user.explicit)[:per_turn]
-            valued = usable(goal, proposed)
+            prompt = request.messages[0].content
+            reworded = [p for p in proposed if not copies(goal.user.explicit, p, prompt)]
+            report.copies += len(proposed) - len(reworded)
+            valued = usable(goal, reworded)
             kept = [p for p in valued if similarity is None or close_in_meaning(similarity, goal.user.explicit, p)]
             report.proposed += len(proposed)
-            report.lost_values += len(proposed) - len(valued)
+            report.lost_values += len(reworded) - len(valued)
             report.lost_meaning += len(valued) - len(kept)
             report.kept += len(kept)
-            if kept:
+            if not kept:
+                report.unchanged += 1
+            else:
                 report.rows.append({"task": task.id, "turn": index, "paraphrases": kept, "model": model})
     return report
 

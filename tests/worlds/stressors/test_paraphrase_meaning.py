@@ -60,9 +60,9 @@ async def test_written_paraphrases_drop_nonsense_and_what_the_embedding_says_is_
     report = await write_paraphrases(nonsense, "m", [task], per_turn=2)
     assert report.kept == 0 and report.rows == [] and report.lost_values == report.proposed > 0
 
-    async def echo_more(request: ModelRequest) -> str:
-        original = (request.messages[0].content or "").rpartition("Request: ")[2]
-        return f"Please, {original.lower()}"
+    async def echo_more(request: ModelRequest) -> str:  # reworded (the first word moved), no copy
+        first, _, rest = (request.messages[0].content or "").rpartition("Request: ")[2].partition(" ")
+        return f"I need you to handle this: {rest} ({first.lower()})"
 
     close = await write_paraphrases(echo_more, "m", [task], per_turn=1, similarity=lambda a, b: 0.9)
     far = await write_paraphrases(echo_more, "m", [task], per_turn=1, similarity=lambda a, b: 0.1)

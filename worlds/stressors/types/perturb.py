@@ -20,9 +20,10 @@ from pathlib import Path
 from typing import Any
 
 from sim.core import Task
+from worlds.stressors.copies import copies
 from worlds.stressors.paraphrases import Written, load_written
 from worlds.stressors.protect import PRONOUNS, Mask, goal_values, protected_mask, usable
-from worlds.stressors.scenario import ScenarioStressor
+from worlds.stressors.scenario import Scenario, ScenarioStressor
 
 SYNONYMS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("turn on", ("switch on",)),
@@ -171,8 +172,10 @@ class Perturb(ScenarioStressor):
         for index, goal in enumerate(task.goals):
             intent = goal.user
             if self.written is not None:
-                # Another wording written beforehand (by a model, or the task's own), if one keeps every value.
-                options = usable(goal, self.written.get((task.id, index), intent.paraphrases))
+                # Another wording written beforehand (by a model, or the task's own), if one keeps every value and
+                # is no copy of the request (a file written before copies were refused may hold some).
+                written = self.written.get((task.id, index), intent.paraphrases)
+                options = usable(goal, [w for w in written if not copies(intent.explicit, w)])
                 chosen = rng.choice(options) if options else intent.explicit
                 goals.append(goal.model_copy(update={"user": intent.model_copy(update={"explicit": chosen})}))
                 continue
@@ -188,6 +191,15 @@ class Perturb(ScenarioStressor):
             )
             goals.append(goal.model_copy(update={"user": user}))
         return task.model_copy(update={"goals": goals})
+
+    @classmethod
+    def affected_goals(cls, task: Task, scenario: Scenario) -> list[int]:
+        """Every goal for a rewriting operator; for written wordings, only the goals that got one (the others keep
+        their own words: no reworded goal to measure). Whether a goal gets one does not depend on the seed."""
+        if scenario.params.get("op") != WRITTEN:
+            return list(range(len(task.goals)))
+        stressed = cls(scenario, 0).on_task(task)
+        return [g for g, (a, b) in enumerate(zip(task.goals, stressed.goals, strict=True)) if a.user != b.user]
 
 
 STRESSOR = Perturb
