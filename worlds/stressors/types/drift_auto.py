@@ -26,6 +26,7 @@ from typing import Any, NamedTuple
 
 from sim.core import GoldCall, Task, ToolSpec
 from sim.core.frozen import thaw
+from sim.core.task import GOLD_ARGUMENTS_UNKNOWN
 from worlds.stressors.scenario import Scenario
 
 NO_DEFAULT = object()
@@ -75,7 +76,10 @@ def plan_for(task: Task, scenario: Scenario, params: Mapping[str, Any] | None = 
     params = dict(scenario.params if params is None else params)
     if "*" not in scenario.tools:
         return DriftPlan(frozenset(scenario.tools), params)
-    specs = world_specs(task.world) or inferred_specs(task)
+    # Gold that names operations without their arguments (ToolBench's queries) fits no real schema's required
+    # parameters: what it says is all a pick can read.
+    known = GOLD_ARGUMENTS_UNKNOWN not in task.tags
+    specs = (world_specs(task.world) if known else None) or inferred_specs(task)
     from_goal = int(params.get("from_goal", 0))
     fits = [(tool, _fit(task, specs, tool, params, from_goal)) for tool in _candidates(task, specs, from_goal)]
     options = [(tool, fit) for tool, fit in fits if fit is not None]
