@@ -21,7 +21,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from sim.core import Task, WorldPack
+from sim.core import Task, ToolSpec, WorldPack
 from sim.core.bounded_read import SETTINGS_LIMIT
 from sim.core.structured import load_toml
 from sim.core.suggest import did_you_mean
@@ -92,7 +92,20 @@ def _sql_folder(directory: Path, config: dict[str, Any]) -> WorldPack:
 def _simulated_folder(directory: Path, config: dict[str, Any]) -> WorldPack:
     from worlds.simulated.folder import load_simulated_folder
 
-    return load_simulated_folder(directory, config)
+    pack = load_simulated_folder(directory, config)
+    _IMPORTED_SPECS[pack.name] = {spec.name: spec for spec in pack.tool_specs()}
+    return pack
+
+
+_IMPORTED_SPECS: dict[str, dict[str, ToolSpec]] = {}
+"""An imported API's operation schemas by world name, as last loaded in this process: its tasks name the world only
+by name, which ``BUILTIN_WORLDS`` cannot build, yet a stressor that fits itself to a task's tools (drift's auto
+rows) needs the real schema (defaults, enums, types), not what the gold's values suggest."""
+
+
+def imported_world_specs(name: str) -> dict[str, ToolSpec] | None:
+    """The tool specs of the imported (simulated) world ``name`` loaded in this process, or None."""
+    return _IMPORTED_SPECS.get(name)
 
 
 def _domain_folder(directory: Path, config: dict[str, Any]) -> WorldPack:

@@ -11,7 +11,8 @@ A call goes through three gates, in order:
    the agent gets a readable 503 coded ``cache:not_recorded`` (it left the recorded path: scored, and counted).
 
 State: a successful call of a write operation is remembered (operation, arguments, response) for the rest of the
-episode; the model sees these changes, so a created item can be read back, and the cache keys answers by them.
+episode; the model sees these changes, so a created item can be read back, and the cache keys answers by them. The
+state judge compares these writes with the gold's (``task_state``).
 Results the world could not produce carry a ``world:`` code: judges exclude such episodes (``EpisodeResult.failed``).
 """
 
@@ -226,6 +227,17 @@ class SimulatedWorld:
     def state_key(self) -> str:
         """What the cache keys answers by beside the arguments: '' before any write, then a digest of the writes."""
         return digest(self._memory) if self._memory else ""
+
+    def task_state(self) -> dict[str, Any]:
+        """The write memory as state (``sim.core.task_state``), for the state judge: one path per distinct write
+        the service accepted, ``operation(canonical arguments)`` with documented defaults filled in (so a write
+        spelled either way is one path). A POST's value counts how often it was made (each creates another item); a
+        PUT, PATCH or DELETE made twice leaves the service as once: True. Reads change nothing and never appear."""
+        state: dict[str, Any] = {}
+        for name, arguments, _ in self._memory:
+            path = f"{name}({canonical_json(arguments)})"
+            state[path] = state.get(path, 0) + 1 if self._runtime.operations[name].method == "post" else True
+        return state
 
     def snapshot(self) -> list[list[Any]]:
         return [[name, arguments, body] for name, arguments, body in self._memory]

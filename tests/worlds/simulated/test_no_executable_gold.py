@@ -13,6 +13,9 @@ import pytest
 from tests.support.cli import squall
 from tests.support.mockllm_server import mock_llm_server
 from tests.worlds.simulated_import.test_toolbench_import import YOUTUBE, query
+from worlds.registry import load_world
+from worlds.stressors.catalog import builtin_scenarios
+from worlds.stressors.types.drift_auto import plan_for
 
 SEARCH, VIDEO = "search_for_simple_youtube_search", "video_for_simple_youtube_search"
 REQUEST = "Find cat videos, then show the first."
@@ -72,3 +75,14 @@ def test_an_agent_on_the_right_apis_gets_n_a_not_zero(world: Path, tmp_path: Pat
     shown = " ".join(out.split())
     assert "1 task has no executable gold: its gold calls lack required arguments" in shown
     assert "core API accuracy │ n/a" in shown
+
+
+def test_drift_still_renames_an_endpoint_the_gold_only_names(world: Path) -> None:
+    """The loaded world's real schemas require arguments this gold does not give: the auto pick reads the gold's
+    names instead, so an endpoint rename still fits, and nothing that needs arguments does."""
+    (task,) = load_world(str(world)).tasks()
+    rows = {s.params["op"]: s for s in builtin_scenarios() if s.type == "drift" and "*" in s.tools}
+    plans = {op: plan_for(task, row) for op, row in rows.items()}
+    renamed = plans.pop("rename_endpoint")
+    assert renamed is not None and renamed.tools <= {SEARCH, VIDEO}
+    assert all(plan is None for plan in plans.values()), plans

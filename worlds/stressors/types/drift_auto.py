@@ -26,6 +26,7 @@ from typing import Any, NamedTuple
 
 from sim.core import GoldCall, Task, ToolSpec
 from sim.core.frozen import thaw
+from sim.core.task import GOLD_ARGUMENTS_UNKNOWN
 from worlds.stressors.scenario import Scenario
 
 NO_DEFAULT = object()
@@ -75,7 +76,10 @@ def plan_for(task: Task, scenario: Scenario, params: Mapping[str, Any] | None = 
     params = dict(scenario.params if params is None else params)
     if "*" not in scenario.tools:
         return DriftPlan(frozenset(scenario.tools), params)
-    specs = world_specs(task.world) or inferred_specs(task)
+    # Gold that names operations without their arguments (ToolBench's queries) fits no real schema's required
+    # parameters: what it says is all a pick can read.
+    known = GOLD_ARGUMENTS_UNKNOWN not in task.tags
+    specs = (world_specs(task.world) if known else None) or inferred_specs(task)
     from_goal = int(params.get("from_goal", 0))
     fits = [(tool, _fit(task, specs, tool, params, from_goal)) for tool in _candidates(task, specs, from_goal)]
     options = [(tool, fit) for tool, fit in fits if fit is not None]
@@ -102,10 +106,18 @@ def drifted_goals(task: Task, scenario: Scenario) -> list[int]:
 # the world's schema -----------------------------------------------------------------------------------------
 
 
-@cache
 def world_specs(world: str) -> dict[str, ToolSpec] | None:
-    """The built-in world's specs by name (its data, none of its tasks), or None for a world the registry lacks."""
-    from worlds.registry import BUILTIN_WORLDS  # stressors need a world's package only when a pick reads its specs
+    """The world's specs by name: a built-in world's (its data, none of its tasks), else those of an imported API
+    loaded in this process (``worlds.registry.imported_world_specs``); None for a world neither knows."""
+    from worlds.registry import imported_world_specs  # stressors need a world's package only when a pick reads specs
+
+    built = _builtin_specs(world)
+    return built if built is not None else imported_world_specs(world)
+
+
+@cache
+def _builtin_specs(world: str) -> dict[str, ToolSpec] | None:
+    from worlds.registry import BUILTIN_WORLDS
 
     factory = BUILTIN_WORLDS.get(world)
     return None if factory is None else {s.name: s for s in factory([]).tool_specs()}
@@ -218,8 +230,23 @@ def free(tool: str, params: list[str] | None) -> bool:
 
 
 def _properties(spec: ToolSpec) -> dict[str, Any]:
-    props = spec.parameters.get("properties", {})
-    return dict(props) if isinstance(props, Mapping) else {}
+    """Top-level parameters, a shared schema's reference (an imported API's ``#/$defs/NAME``) read as its target
+    with the keys beside it laid over, so its type, enum and default are seen."""
+    props, defs = spec.parameters.get("properties", {}), spec.parameters.get("$defs", {})
+    if not isinstance(props, Mapping):
+        return {}
+    return {name: _dereferenced(prop, defs if isinstance(defs, Mapping) else {}) for name, prop in props.items()}
+
+
+def _dereferenced(prop: Any, defs: Mapping[str, Any]) -> Any:
+    ref = prop.get("$ref") if isinstance(prop, Mapping) else None
+    target = defs.get(ref[len(_DEFS) :]) if isinstance(ref, str) and ref.startswith(_DEFS) else None
+    if not isinstance(target, Mapping):
+        return prop
+    return {**target, **{k: v for k, v in prop.items() if k != "$ref"}}
+
+
+_DEFS = "#/$defs/"
 
 
 def _conforms(call: GoldCall, spec: ToolSpec) -> bool:
