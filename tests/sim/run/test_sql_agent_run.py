@@ -45,6 +45,8 @@ def test_a_gold_sql_writer_scores_one_on_answers_and_core_api_is_na(tmp_path: Pa
     assert summary["scored_episodes"] == tasks
     assert summary["completion"] == 1.0 and summary["answer_facts"] == 1.0
     assert summary["core_api_accuracy"] is None and summary["scored_turns"] == 0
+    loops = summary["agent_loops"]  # one request writes the SQL, one answers: 2 per question
+    assert (loops["mean"], loops["goals"], loops["counted_from"]) == (2.0, tasks, "model requests")
     assert "n/a: the agent writes SQL (sql:), it calls no world function" in (tmp_path / "r" / "summary.md").read_text()
     episode = RunStore.open_existing(tmp_path / "r").episodes()[0]
     assert [t.name for t in episode.tools] == ["execute_sql"]
@@ -56,6 +58,7 @@ def test_the_null_agent_scores_zero_on_the_same_answers(tmp_path: Path) -> None:
     assert code == 0, err
     summary = json.loads((tmp_path / "r" / "summary.json").read_text())
     assert summary["completion"] == 0.0 and summary["answer_facts"] == 0.0
+    assert summary["agent_loops"]["mean"] == 1.0  # it declines at once
 
 
 def test_another_world_is_refused_before_the_run(tmp_path: Path) -> None:
