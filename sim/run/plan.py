@@ -15,6 +15,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 
 from sim.config.run_config import MAX_PLANNED_EPISODES, ConfigError, RunConfig
+from sim.config.task_sample import parse_sample, stratified
 from sim.core import EpisodeId, Task, WorldPack
 from sim.episode.loop import EpisodeSpec
 
@@ -70,6 +71,14 @@ def make_plan(config: RunConfig, pack: WorldPack) -> Plan:
             raise config.problem("tasks", f"unknown task id(s) {', '.join(missing)} in world {pack.name!r}")
         wanted = set(config.tasks)
         tasks = [t for t in tasks if t.id in wanted]
+    if config.sample is not None:
+        if config.limit is not None:
+            raise config.problem("sample", "--sample and --limit both choose the tasks: give one")
+        try:
+            chosen, _ = stratified(tasks, parse_sample(config.sample), config.seed)
+        except ValueError as exc:
+            raise config.problem("sample", f"world {pack.name!r}: {exc}") from exc
+        tasks = [tasks[i] for i in chosen]
     if config.limit is not None:
         tasks = tasks[: config.limit]
     units = [Unit(task) for task in tasks]
