@@ -150,7 +150,10 @@ async def prepare(config: RunConfig) -> PreparedRun:
     )  # fmt: skip
 
 
-def manifest(config: RunConfig, run_id: str, planned: int) -> dict[str, Any]:
+def manifest(
+    config: RunConfig, run_id: str, planned: int, strata: dict[str, list[int]] | None = None
+) -> dict[str, Any]:
+    """``strata``: a stratified sample's tasks kept per stratum, [kept, of] (``Plan.strata``)."""
     return {
         "run_id": run_id,
         "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
@@ -160,6 +163,7 @@ def manifest(config: RunConfig, run_id: str, planned: int) -> dict[str, Any]:
         "judge_config": judge_config(config),
         "seed": config.seed,
         "planned_episodes": planned,
+        **({"sample_strata": strata} if strata is not None else {}),
         "git_commit": _git_commit(),
         "versions": {
             "python": platform.python_version(),

@@ -78,6 +78,7 @@ def test_a_run_plans_the_sample() -> None:
     assert len(tasks) == 20
     share = sum("shopping" in t.tags for t in pack.tasks()) / len(pack.tasks())
     assert sum("shopping" in t.tags for t in tasks) == round(20 * share)
+    assert plan.strata is not None and sum(kept for kept, _ in plan.strata.values()) == 20
 
 
 def test_bad_samples_are_refused_naming_the_field(tmp_path: Path) -> None:
