@@ -34,6 +34,7 @@ from judges.common.trace_view import (
     arguments_json,
     failed,
     goal_superseded,
+    no_world_calls,
     played,
     score_for,
     specs,
@@ -256,6 +257,8 @@ class AstChecker:
     async def score(self, result: EpisodeResult) -> Score:
         if failed(result):
             return unscoreable(result, self.name)
+        if (not_applicable := no_world_calls(result, self.name)) is not None:
+            return not_applicable
         await self.matcher.prepare(result)  # a judge model's verdicts on value pairs (llm mode), asked once
         verdicts = {}
         for goal in range(len(result.task.goals)):

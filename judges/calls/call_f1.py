@@ -46,6 +46,7 @@ from judges.common.trace_view import (
     agent_events,
     failed,
     goals_without_executable_gold,
+    no_world_calls,
     played,
     repeated_outcomes,
     schemas,
@@ -252,6 +253,8 @@ class CallF1:
     async def score(self, result: EpisodeResult) -> Score:
         if failed(result):
             return unscoreable(result, self.name)
+        if (not_applicable := no_world_calls(result, self.name)) is not None:
+            return not_applicable
         await self.matcher.prepare(result)  # a judge model's verdicts on value pairs (llm mode), asked once
         tool_schemas = schemas(result)
         total = Counts()

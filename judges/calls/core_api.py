@@ -23,6 +23,7 @@ from judges.common.trace_view import (
     agent_calls,
     failed,
     goals_without_executable_gold,
+    no_world_calls,
     played,
     schemas,
     score_for,
@@ -138,6 +139,8 @@ class CoreApiAccuracy:
     async def score(self, result: EpisodeResult) -> Score:
         if failed(result):
             return unscoreable(result, self.name)
+        if (not_applicable := no_world_calls(result, self.name)) is not None:
+            return not_applicable
         await self.matcher.prepare(result)  # a judge model's verdicts on value pairs (llm mode), asked once
         verdicts = judge_turns(result, self.matcher)
         # Turns whose gold has no core call test answers, not API calls: outside this metric's denominator; so are
@@ -172,6 +175,8 @@ class ConversationSuccess:
     async def score(self, result: EpisodeResult) -> Score:
         if failed(result):
             return unscoreable(result, self.name)
+        if (not_applicable := no_world_calls(result, self.name)) is not None:
+            return not_applicable
         await self.matcher.prepare(result)  # a judge model's verdicts on value pairs (llm mode), asked once
         if no_gold := goals_without_executable_gold(result):  # success over every goal: n/a when one has no gold
             return score_for(

@@ -17,7 +17,7 @@ from typing import Any, NamedTuple
 from judges.common.reduction import EpisodeFacts, Reduction, RunFacts
 from judges.common.stats import cluster_bootstrap, rate, wilson
 from judges.common.summary_view import Section, ci_text, pct
-from judges.common.trace_view import NO_EXECUTABLE_GOLD
+from judges.common.trace_view import NO_EXECUTABLE_GOLD, NO_WORLD_CALLS
 from judges.names import JudgeName
 from sim.core import Score
 
@@ -29,6 +29,8 @@ CLUSTERED_NOTE = (
 
 NO_GOLD_KEY = "tasks_without_executable_gold"
 NO_GOLD_SUFFIX = f":{NO_EXECUTABLE_GOLD}"
+NO_WORLD_CALLS_KEY = "episodes_without_world_calls"
+NO_WORLD_CALLS_TEXT = "n/a: the agent writes SQL (sql:), it calls no world function"
 
 
 def no_gold_text(tasks: int) -> str:
@@ -45,6 +47,7 @@ class CoreVerdict(NamedTuple):
     scored: int  # bit g: goal g has a value
     right: int  # bit g: goal g is right
     no_gold: bool = False  # a goal's gold lacks the arguments its tools require: n/a, not wrong
+    no_world_calls: bool = False  # the agent calls no world function (it writes SQL): n/a, not wrong
 
 
 def goal_masks(per_goal: list[float | None]) -> tuple[int, int]:
@@ -68,16 +71,20 @@ class CoreApiAccuracySummary(Reduction[CoreVerdict]):
         self.by_trial: dict[int, list[float]] = {}  # trial -> [right goals, scored goals]
         self.recovery = [0, 0]  # right goals after a failure, scored goals that saw a failure
         self.no_gold: set[str] = set()  # tasks with a goal whose gold cannot be executed
+        self.no_world_calls = 0  # episodes whose agent calls no world function
 
     def verdict(self, score: Score) -> CoreVerdict:
         values = [v for v in score.per_goal if v is not None]
         no_gold = any(e.endswith(NO_GOLD_SUFFIX) for e in score.errors)
-        return CoreVerdict(sum(values), len(values), *goal_masks(score.per_goal), no_gold)
+        return CoreVerdict(
+            sum(values), len(values), *goal_masks(score.per_goal), no_gold, NO_WORLD_CALLS in score.errors
+        )
 
     def add(self, verdict: CoreVerdict, episode: EpisodeFacts) -> None:
         self.total, self.goals = self.total + verdict.total, self.goals + verdict.goals
         if verdict.no_gold:
             self.no_gold.add(episode.task_id)
+        self.no_world_calls += verdict.no_world_calls
         if verdict.goals:
             acc = self.by_task.setdefault(episode.task_id, [0.0, 0.0])
             acc[0], acc[1] = acc[0] + verdict.total, acc[1] + verdict.goals
@@ -111,6 +118,7 @@ class CoreApiAccuracySummary(Reduction[CoreVerdict]):
                 "turns_after_failure": after_failure,
             },
             **({NO_GOLD_KEY: len(self.no_gold)} if self.no_gold else {}),  # a summary without any keeps its keys
+            **({NO_WORLD_CALLS_KEY: self.no_world_calls} if self.no_world_calls else {}),
         }
 
     @staticmethod
@@ -120,6 +128,8 @@ class CoreApiAccuracySummary(Reduction[CoreVerdict]):
         over = f"{s.get('scored_turns', 0)} goals"
         if not s.get("scored_turns") and s.get(NO_GOLD_KEY):
             over = no_gold_text(s[NO_GOLD_KEY])
+        if not s.get("scored_turns") and s.get(NO_WORLD_CALLS_KEY):
+            over = NO_WORLD_CALLS_TEXT
         rows = [["core API accuracy", pct(s.get(JudgeName.CORE_API_ACCURACY)), ci_text(ci), over]]
         recovery = s.get("recovery") or {}
         if recovery.get("turns_after_failure"):

@@ -31,7 +31,16 @@ from judges.calls.arg_match import ArgMatcher
 from judges.calls.core_api import Schemas, agent_calls, judge_turns, path_errors
 from judges.calls.failure_stage_summary import STAGES
 from judges.common.episode_memo import memo
-from judges.common.trace_view import agent_events, failed, played, schemas, score_for, tools_at, unscoreable
+from judges.common.trace_view import (
+    agent_events,
+    failed,
+    no_world_calls,
+    played,
+    schemas,
+    score_for,
+    tools_at,
+    unscoreable,
+)
 from judges.names import JudgeName
 from sim.core import EpisodeResult, Goal, GoldCall, Score, ToolCall
 
@@ -215,6 +224,8 @@ class FailureStage:
     async def score(self, result: EpisodeResult) -> Score:
         if failed(result):
             return unscoreable(result, self.name)
+        if (not_applicable := no_world_calls(result, self.name)) is not None:
+            return not_applicable
         await self.matcher.prepare(result)  # a judge model's verdicts on value pairs (llm mode), asked once
         stages: list[str | None] = []
         for i, (goal, verdict) in enumerate(zip(result.task.goals, judge_turns(result, self.matcher), strict=True)):

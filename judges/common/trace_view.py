@@ -15,6 +15,7 @@ from judges.common.episode_memo import current, memo, open_values
 from judges.common.score_build import build_score
 from judges.common.shared_views import of_object, of_toolkit
 from sim.core import EpisodeResult, Event, Goal, GoldCall, Score, ToolCall, ToolSpec
+from sim.core.agent_kinds import calls_world_functions
 from sim.core.task import GOLD_ARGUMENTS_UNKNOWN
 
 CallKey = tuple[str, str, bool]
@@ -35,6 +36,17 @@ def score_for(result: EpisodeResult, judge: str, **fields: Any) -> Score:
 def unscoreable(result: EpisodeResult, judge: str) -> Score:
     """The verdict on a failed episode: no value, the termination as the reason."""
     return score_for(result, judge, value=None, errors=[result.unscored_reason or f"episode:{result.termination}"])
+
+
+NO_WORLD_CALLS = "agent:no_world_calls"
+"""An agent that calls no world function (``sql:``, which writes SQL): judges of calls say n/a, never 0."""
+
+
+def no_world_calls(result: EpisodeResult, judge: str) -> Score | None:
+    """The n/a verdict of a judge of calls on an episode whose agent calls no world function; None: it does."""
+    if calls_world_functions(result.agent):
+        return None
+    return score_for(result, judge, value=None, per_goal=[None] * len(result.task.goals), errors=[NO_WORLD_CALLS])
 
 
 NO_EXECUTABLE_GOLD = "gold:no_arguments"

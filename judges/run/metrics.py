@@ -17,6 +17,7 @@ from pydantic import AliasChoices, BaseModel, Field
 from judges.common.reduction import EpisodeFacts, Reduction, RunFacts
 from judges.common.stats import mean_sd, pass_hat_k, wilson
 from judges.registry import summaries
+from judges.run.agent_loops import LoopTally, episode_loops
 from judges.run.run_summary import RunSummary
 from sim.core import FAILED_TERMINATIONS, Score, TerminationReason, Usage
 from sim.core.trace import CACHE_MISS_CODE, WORLD_FAULT_PREFIX
@@ -32,10 +33,11 @@ class ResultMark(BaseModel):
 
 
 class ErrorMark(BaseModel):
-    """The part of an event the summary reads: faults, and which goals saw a failed tool result."""
+    """The part of an event the summary reads: faults, which goals saw a failed tool result, the agent's steps."""
 
     kind: str
     turn: int = 0
+    step: int = 0
     goal: int | None = None
     fault: str | None = None
     code: str | None = None
@@ -46,6 +48,14 @@ class ErrorMark(BaseModel):
     @property
     def goal_index(self) -> int:
         return self.turn if self.goal is None else self.goal
+
+
+class CallMark(BaseModel):
+    """The part of a model call the summary reads: who asked, in which turn and goal (agent loops)."""
+
+    role: str
+    turn: int = 0
+    goal: int | None = None
 
 
 class GoalMark(BaseModel):
@@ -69,6 +79,7 @@ class EpisodeOutline(BaseModel):
     usage: Usage = Field(default_factory=Usage)
     usage_by_role: dict[str, Usage] = Field(default_factory=dict)
     events: list[ErrorMark] = Field(default_factory=list)
+    model_calls: list[CallMark] = Field(default_factory=list)
     task: TaskMark = Field(default_factory=TaskMark)
 
     @property
@@ -104,6 +115,10 @@ class _EventLike(Protocol):
     @property
     def kind(self) -> str: ...
     @property
+    def turn(self) -> int: ...
+    @property
+    def step(self) -> int: ...
+    @property
     def goal_index(self) -> int: ...
     @property
     def fault(self) -> str | None: ...
@@ -115,6 +130,15 @@ class _EventLike(Protocol):
     def result(self) -> _Status | None: ...
     @property
     def raw_result(self) -> _Status | None: ...
+
+
+class _CallLike(Protocol):
+    @property
+    def role(self) -> str: ...
+    @property
+    def turn(self) -> int: ...
+    @property
+    def goal(self) -> int | None: ...
 
 
 class _GoalLike(Protocol):
@@ -144,6 +168,8 @@ class EpisodeLike(Protocol):
     def usage_by_role(self) -> Mapping[str, Usage]: ...
     @property
     def events(self) -> Sequence[_EventLike]: ...
+    @property
+    def model_calls(self) -> Sequence[_CallLike]: ...
     @property
     def task(self) -> _TaskLike: ...
     @property
@@ -212,6 +238,7 @@ def summarize(episodes: Iterable[EpisodeLike], scores: Iterable[Score], planned:
     usage_by_role: dict[str, dict[str, float]] = {}
     budget = dict.fromkeys(BUDGET_KEYS, 0)
     budget_episodes = 0
+    loops = LoopTally()
     for e in episodes:
         count += 1
         terminations[e.termination] += 1
@@ -241,6 +268,7 @@ def summarize(episodes: Iterable[EpisodeLike], scores: Iterable[Score], planned:
             failed.append(e.episode_id)
             failed_by_code[reason] += 1
             continue
+        loops.add(e.task_id, *episode_loops(e.events, e.model_calls))
         v = verdicts.get(e.episode_id)
         if v is None:
             continue
@@ -279,6 +307,7 @@ def summarize(episodes: Iterable[EpisodeLike], scores: Iterable[Score], planned:
         **({"judged_episodes": judged} if judged < count else {}),
         **({"failed_by_code": dict(failed_by_code.most_common())} if failed_by_code else {}),
         **({"cache_misses": cache_misses} if cache_misses else {}),
+        **({"agent_loops": agent_loops} if (agent_loops := loops.result()) else {}),
     )
 
 

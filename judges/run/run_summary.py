@@ -73,6 +73,11 @@ class RunSummary(BaseModel):
         description="Calls off the gold path that a simulated world had no recorded answer for and might not simulate "
         "(read-only cache): the agent read a 503, its episode was scored. Only when some missed.",
     )
+    agent_loops: dict[str, Any] | None = Field(
+        default=None,
+        description="Agent loops per goal (model requests, or responses for agents that send none): mean, 95% "
+        "interval over tasks, goals, loops, counted_from (``judges.run.agent_loops``). Only when some were counted.",
+    )
     judge_faults: int = Field(default=0, description="Scored episodes a judge could not score (outside its rates).")
     judge_fault_episode_ids: list[str] = Field(default_factory=list)
     faults_by_kind: dict[str, int] = Field(default_factory=dict, description="Error events per fault kind.")

@@ -3,7 +3,9 @@
 A calibration agent (oracle, naive) is built per episode, bound to that episode's gold; a model agent is one agent
 for every episode and never sees the gold. ``direct:`` runs an agent in direct invocation (``sim.agents.direct_agent``:
 the turn's whole call sequence in one reply): ``direct:MODEL``, and ``direct:oracle`` / ``direct:null`` to
-calibrate it. ``http:URL``, ``python:module:function`` and ``command:"PROG ARGS"`` are agents outside squall
+calibrate it. ``sql:MODEL`` is the SQL-writing baseline: a native tool-calling agent whose world is the SQL
+world's database behind one ``execute_sql`` tool (``worlds.sql.engine.query_world``; the run swaps the world).
+``http:URL``, ``python:module:function`` and ``command:"PROG ARGS"`` are agents outside squall
 (``sim.agents.outside``), answering over the ``squall-agent/1`` protocol with the episode's tools served over MCP.
 
 pydantic-ai, openai and the HTTP client are imported only when the spec names a model: calibration
@@ -30,7 +32,7 @@ if TYPE_CHECKING:
     from sim.llm.gateway import Gateway
 
 AgentKind = Literal[
-    "oracle", "null", "naive", "obedient", "native", "text", "direct", "http", "python", "command", "replay"
+    "oracle", "null", "naive", "obedient", "native", "text", "direct", "sql", "http", "python", "command", "replay"
 ]
 CALIBRATION_AGENTS = ("oracle", "null", "naive", "obedient")
 """Agents built per episode from its gold; ``obedient`` (``sim.agents.obedient``) calibrates the injection judge."""
@@ -57,7 +59,8 @@ class AgentSpec:
 
 
 def parse_agent_spec(raw: str) -> AgentSpec:
-    """``oracle`` | ``null`` | ``naive`` | ``obedient`` | ``text:MODEL`` | ``native:MODEL`` | ``direct:MODEL`` |
+    """``oracle`` | ``null`` | ``naive`` | ``obedient`` | ``text:MODEL`` | ``native:MODEL`` | ``sql:MODEL`` |
+    ``direct:MODEL`` |
     ``direct:oracle`` | ``direct:null`` | ``replay:NAME`` | ``http:URL`` | ``python:module:function`` |
     ``command:"PROG ARGS"`` |
     ``MODEL`` (native tool calling). Raises ValueError saying what is wrong with a malformed one."""
@@ -76,7 +79,7 @@ def parse_agent_spec(raw: str) -> AgentSpec:
             raise ValueError(f"agent spec {raw!r}: missing a name after 'replay:'")
         return AgentSpec("replay", raw.removeprefix("replay:"))
     head, sep, rest = raw.partition(":")
-    if sep and head in ("text", "native", "direct"):
+    if sep and head in ("text", "native", "direct", "sql"):
         if not rest:
             raise ValueError(f"agent spec {raw!r}: missing model after '{head}:'")
         spec = AgentSpec(head, rest)  # type: ignore[arg-type]

@@ -23,6 +23,7 @@ IDENTITY_FIELDS = (
     "stressors",
     "tasks",
     "limit",
+    "sample",
     "trials",
     "seed",
     "max_steps",
@@ -49,6 +50,7 @@ LATER_IDENTITY_DEFAULTS: dict[str, Any] = {
     "system_prompt": None,
     "tool_descriptions": None,
     "param_descriptions": "keep",
+    "sample": None,
 }
 """Identity fields added after runs were stored, with the default those runs had."""
 

@@ -39,6 +39,7 @@ from sim.config.options import (
     text_or_file,
     thresholds,
 )
+from sim.config.task_sample import parse_sample
 from sim.core.files import FILE_NAME
 from sim.llm.endpoints import ENDPOINT_NAME, EndpointSettings
 from sim.llm.retry_policy import RetryPolicy
@@ -122,6 +123,11 @@ class RunConfig(BaseModel):
         default_factory=list, description="Only these task ids (default: all)."
     )
     limit: StrictInt | None = Field(default=None, ge=1, description="Only the first N tasks.")
+    sample: str | None = Field(
+        default=None,
+        description="stratified:N[:TAG_PREFIX]: N tasks, each stratum (a task's first tag starting with TAG_PREFIX; "
+        "default difficulty:, category: or complexity:, the first the world has) in proportion, chosen by --seed.",
+    )
     trials: StrictInt = Field(default=1, ge=1, le=MAX_PLANNED_EPISODES, description="Episodes per task.")
     seed: StrictInt = Field(default=0, description="Root seed; each episode's seed derives from it.")
     concurrency: StrictInt = Field(default=4, ge=1, le=100_000, description="Episodes in flight.")
@@ -321,6 +327,11 @@ class RunConfig(BaseModel):
         if any(len(part.encode()) > 255 for part in value.parts):
             raise ValueError("a path component is longer than 255 bytes")
         return value
+
+    @field_validator("sample")
+    @classmethod
+    def _sample_parses(cls, value: str | None) -> str | None:
+        return None if value is None else parse_sample(value).text
 
     @field_validator("run_id")
     @classmethod

@@ -12,6 +12,7 @@ from judges.bfcl.error_kinds import KINDS as ERROR_KINDS
 from judges.common.summary_view import Section, ci_text, mean_sd, pct, ratio_ci
 from judges.names import JudgeName
 from judges.registry import summaries
+from judges.run.agent_loops import loops_row
 from judges.run.run_summary import RunSummary
 from sim.core.model_io import OUTPUT_TRUNCATED
 from sim.report.unscored import causes_text, unscored_notes
@@ -87,6 +88,8 @@ def headline_rows(summary: RunSummary) -> list[list[str]]:
         rows.append(["out-of-budget episodes", str(budget["episodes"]), "", parts])
     if summary.setup and summary.identity is None:  # else the identity line above the table says it
         rows.append(["setup", summary.setup, "", ""])
+    if (loops := loops_row(summary.agent_loops)) is not None:
+        rows.append(loops)
     rows.append(["episodes finished / planned", f"{summary.episodes} / {summary.planned_episodes}", "", ""])
     if summary.incomplete:
         rows.append(["episodes judged / finished", f"{summary.judged_episodes} / {summary.episodes}", "", "INCOMPLETE"])

@@ -152,7 +152,7 @@ async def drive(
     if on_warning is not None:
         for warning in run.warnings:
             on_warning(warning)
-    store = run.resumed or RunStore.create(run.root, manifest(run.config, run.run_id, len(run.plan)))
+    store = run.resumed or RunStore.create(run.root, manifest(run.config, run.run_id, len(run.plan), run.plan.strata))
     failure: BaseException | None = None
     try:
         point_latest(store)

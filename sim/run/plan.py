@@ -15,6 +15,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 
 from sim.config.run_config import MAX_PLANNED_EPISODES, ConfigError, RunConfig
+from sim.config.task_sample import parse_sample, stratified
 from sim.core import EpisodeId, Task, WorldPack
 from sim.episode.loop import EpisodeSpec
 
@@ -43,6 +44,8 @@ class Plan:
     units: tuple[Unit, ...]
     trials: int
     seed: int
+    strata: dict[str, list[int]] | None = None
+    """``--sample stratified``: per stratum, [tasks kept, tasks it has] (the manifest's ``sample_strata``)."""
 
     def __len__(self) -> int:
         return len(self.units) * self.trials
@@ -63,6 +66,7 @@ class Plan:
 
 def make_plan(config: RunConfig, pack: WorldPack) -> Plan:
     tasks: Sequence[Task] = pack.tasks()
+    strata: dict[str, list[int]] = {}
     if config.tasks:
         known = {t.id for t in tasks}
         missing = [t for t in config.tasks if t not in known]
@@ -70,6 +74,14 @@ def make_plan(config: RunConfig, pack: WorldPack) -> Plan:
             raise config.problem("tasks", f"unknown task id(s) {', '.join(missing)} in world {pack.name!r}")
         wanted = set(config.tasks)
         tasks = [t for t in tasks if t.id in wanted]
+    if config.sample is not None:
+        if config.limit is not None:
+            raise config.problem("sample", "--sample and --limit both choose the tasks: give one")
+        try:
+            chosen, strata = stratified(tasks, parse_sample(config.sample), config.seed)
+        except ValueError as exc:
+            raise config.problem("sample", f"world {pack.name!r}: {exc}") from exc
+        tasks = [tasks[i] for i in chosen]
     if config.limit is not None:
         tasks = tasks[: config.limit]
     units = [Unit(task) for task in tasks]
@@ -78,7 +90,7 @@ def make_plan(config: RunConfig, pack: WorldPack) -> Plan:
     users = _user_labels(config)
     if len(users) > 1:  # every user plays every unit, with the same seeds: a paired comparison
         units = [replace(unit, user=label) for label in users for unit in units]
-    plan = Plan(tuple(units), config.trials, config.seed)
+    plan = Plan(tuple(units), config.trials, config.seed, strata if config.sample is not None else None)
     if len(plan) > MAX_PLANNED_EPISODES:
         raise ConfigError(
             f"{config.where('trials')}: the plan has {len(plan):,} episodes ({len(units)} units × {config.trials} "

@@ -20,6 +20,7 @@ from personas import parse_user_specs
 from sim.agents.factory import LOCAL, AgentSpec, parse_agent_spec
 from sim.config.run_config import ConfigError, RunConfig, default_run_id
 from sim.core import SimulatedWorldPack, WorldPack
+from sim.core.agent_kinds import SQL_AGENT_PREFIX
 from sim.judging.judge_set import judge_config, judge_config_hash
 from sim.llm.model_spec import parse_model_spec
 from sim.llm.tool_budget import toolkit_warning
@@ -28,6 +29,7 @@ from sim.run.resume_identity import same_run
 from sim.store.run_store import RunStore, StoreError
 from worlds.gold_check import check_gold_by_execution
 from worlds.registry import load_world
+from worlds.sql.engine.query_world import SqlQueryPack, sql_query_pack
 from worlds.stressors import build_stressors, select
 
 T = TypeVar("T")
@@ -60,7 +62,8 @@ def checked(config: RunConfig, field: str, build: Callable[[], T]) -> T:
 
 def run_world(config: RunConfig) -> WorldPack:
     """The run's world as its settings make it: a simulated world's model set by ``world_model``; a simulated world
-    with no model refused under ``--cache read-write`` (it would answer as read-only, silently)."""
+    with no model refused under ``--cache read-write`` (it would answer as read-only, silently); for an ``sql:``
+    agent, the SQL world's database behind ``execute_sql`` (any other world refused, naming it)."""
     pack = checked(config, "world", lambda: load_world(config.world))
     simulated = isinstance(pack, SimulatedWorldPack)
     if config.world_model is not None:
@@ -74,6 +77,9 @@ def run_world(config: RunConfig) -> WorldPack:
             f"read-write asks world {config.world!r}'s simulator model for what its cache lacks, and it has none: "
             "give --world-model MODEL, set model in its world.toml, or use --cache read-only",
         )
+    if config.agent.strip().startswith(SQL_AGENT_PREFIX):  # the SQL-writing baseline: the database, one tool
+        sql_world = pack
+        pack = checked(config, "agent", lambda: sql_query_pack(sql_world))
     return pack
 
 
@@ -83,6 +89,8 @@ async def check_planned_gold(config: RunConfig, pack: WorldPack, plan: Plan) -> 
     from worlds.gold_check import GoldPlanError
 
     tasks = list({unit.task.id: unit.task for unit in plan.units}.values())
+    if isinstance(pack, SqlQueryPack):  # the gold calls the SQL world's functions, which execute_sql stands in for
+        pack = cast(WorldPack, pack.source)
     try:
         await check_gold_by_execution(pack, tasks)
     except GoldPlanError as exc:
@@ -142,7 +150,10 @@ async def prepare(config: RunConfig) -> PreparedRun:
     )  # fmt: skip
 
 
-def manifest(config: RunConfig, run_id: str, planned: int) -> dict[str, Any]:
+def manifest(
+    config: RunConfig, run_id: str, planned: int, strata: dict[str, list[int]] | None = None
+) -> dict[str, Any]:
+    """``strata``: a stratified sample's tasks kept per stratum, [kept, of] (``Plan.strata``)."""
     return {
         "run_id": run_id,
         "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
@@ -152,6 +163,7 @@ def manifest(config: RunConfig, run_id: str, planned: int) -> dict[str, Any]:
         "judge_config": judge_config(config),
         "seed": config.seed,
         "planned_episodes": planned,
+        **({"sample_strata": strata} if strata is not None else {}),
         "git_commit": _git_commit(),
         "versions": {
             "python": platform.python_version(),

@@ -155,6 +155,8 @@ class ObfuscatedSlotPack:
     def __init__(self, name: str, tasks: Sequence[Task], databases: Mapping[str, Path], seed: int) -> None:
         self.name = name
         self.runtime = SlotRuntime(databases)
+        self.database_files = dict(databases)
+        """Database id -> its SQLite file (what ``--agent sql:`` queries)."""
         self.names = SlotNames.build(self.runtime.specs, list(self.runtime.tables), seed)
         self._specs = [self.names.spec(s) for s in self.runtime.specs]
         self._tasks = tuple(tasks)

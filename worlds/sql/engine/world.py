@@ -198,6 +198,8 @@ class SqlPack:
         """Raises ValueError when the tasks do not fit the functions."""
         self.name = name
         self._runtime = SqlRuntime(functions, databases)
+        self.database_files = dict(databases)
+        """Database id -> its SQLite file (what ``--agent sql:`` queries)."""
         self._tasks = tuple(tasks)
         check_tasks_static(self._tasks, name, self._runtime.checkers)
         used = sorted({f.db_id for f in functions})

@@ -136,6 +136,8 @@ class SlotPack:
         tasks do not fit the tools or an initialisation names a task or database the world lacks."""
         self.name = name
         self.runtime = SlotRuntime(databases)
+        self.database_files = dict(databases)
+        """Database id -> its SQLite file (what ``--agent sql:`` queries)."""
         self._tasks = tuple(tasks)
         check_tasks_static(self._tasks, name, self.runtime.checkers)
         self._instructions = INSTRUCTIONS.format(databases=", ".join(sorted(databases)) or "given")
