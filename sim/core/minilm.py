@@ -50,13 +50,12 @@ def _layer_norm(x: np.ndarray, weight: np.ndarray, bias: np.ndarray, eps: float)
 
 
 def _erf(x: np.ndarray) -> np.ndarray:
-    """erf to ~1.2e-7 (Numerical Recipes' erfc by Chebyshev fit): below float32's resolution, as torch's GELU."""
+    """erf to ~5e-7 in float32 (Abramowitz and Stegun 7.1.26): float32's resolution near 1, as torch's GELU, in a
+    third of the time of a longer fit (the GELU was a fifth of a sentence's CPU)."""
     z = np.abs(x)
-    t = 1.0 / (1.0 + 0.5 * z)
-    poly = -z * z - 1.26551223 + t * (1.00002368 + t * (0.37409196 + t * (0.09678418 + t * (-0.18628806 + t * (
-        0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277))))))))  # fmt: skip
-    erfc = t * np.exp(poly)
-    out: np.ndarray = np.where(x >= 0, 1.0 - erfc, erfc - 1.0)
+    t = 1.0 / (1.0 + 0.3275911 * z)
+    poly = t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429))))
+    out: np.ndarray = np.copysign(1.0 - poly * np.exp(-z * z), x)
     return out
 
 
