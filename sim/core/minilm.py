@@ -7,8 +7,8 @@ then a mean over the tokens and unit length: ~60 lines of numpy. The weights are
 ``model.safetensors`` (float32), so only the word-embedding rows a text uses are read from its 47 MB vocabulary
 table; the tokenizer is the model's own ``tokenizer.json`` run by the ``tokenizers`` package (Rust, no torch).
 
-Each text is encoded alone (no padding): the same numbers a batch of one gives in sentence-transformers, to float32
-rounding (tests/judges/test_minilm_parity.py compares them where torch is installed).
+Each text is encoded alone (no padding): the numbers a batch of one gives in sentence-transformers, within 1e-5
+(tests/judges/test_minilm_parity.py compares them where torch is installed).
 """
 
 from __future__ import annotations
