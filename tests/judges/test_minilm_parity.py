@@ -28,6 +28,7 @@ def test_vectors_are_unit_length_and_a_text_alone_or_in_company_gets_the_same_on
     assert np.array_equal(together, alone)  # no padding: a batch does not move a vector
 
 
+@pytest.mark.slow  # imports torch: seconds on a quiet machine, a minute on a loaded one
 @pytest.mark.skipif(importlib.util.find_spec("sentence_transformers") is None, reason="sentence-transformers absent")
 def test_the_calibration_set_scores_as_sentence_transformers_scores_it() -> None:
     from sentence_transformers import SentenceTransformer
