@@ -20,7 +20,7 @@ from typing import Any, Literal
 
 from sim.bench.mock_process import REPO_ROOT, mock_llm_server
 
-Arm = Literal["squall", "static", "mcp"]
+Arm = Literal["squall", "bare", "static", "mcp"]
 SCHEDULER: dict[str, str] = {"squall": "adaptive", "static": "static"}
 
 
@@ -36,7 +36,7 @@ class BenchSettings:
     rpm: int | None = None
     faults: Literal["none", "mix"] = "none"
     request_timeout_s: float = 30.0
-    arms: tuple[Arm, ...] = ("squall", "static", "mcp")
+    arms: tuple[Arm, ...] = ("squall", "bare", "static", "mcp")
     mcp_calls: int = 300
     """Tool calls timed each way (in-process, over MCP) by the ``mcp`` arm."""
     limiter: Literal["token_bucket", "sliding_window"] = "token_bucket"
@@ -96,13 +96,13 @@ def run_arm(arm: Arm, settings: BenchSettings) -> dict[str, Any]:
             "url": server.url,
             "episodes": settings.episodes,
             "concurrency": settings.concurrency,
-            "scheduler": SCHEDULER[arm],
+            "scheduler": SCHEDULER.get(arm, "adaptive"),  # the bare arm has none
             "request_timeout_s": settings.request_timeout_s,
             "out": out,
             "workers": settings.workers if arm == "squall" else 1,
         }
         done = subprocess.run(
-            [sys.executable, "-m", "sim.bench.arm", json.dumps(params)],
+            [sys.executable, "-m", "sim.bench.bare_arm" if arm == "bare" else "sim.bench.arm", json.dumps(params)],
             cwd=REPO_ROOT,
             capture_output=True,
             text=True,
@@ -184,6 +184,10 @@ def run_bench(settings: BenchSettings) -> dict[str, Any]:
         out.update(arms["squall"])
     if "static" in arms:
         out["static"] = arms["static"]
+    if "bare" in arms:
+        out["bare"] = arms["bare"]
+    if "squall" in arms and "bare" in arms:
+        out["floor"] = floor(arms["squall"], arms["bare"])
     if "squall" in arms and "static" in arms:
         out["comparison"] = compare(arms["squall"], arms["static"])
     if settings.workers > 1 and "squall" in settings.arms:
@@ -205,11 +209,23 @@ def compare(squall: dict[str, Any], static: dict[str, Any]) -> dict[str, float]:
     }
 
 
+FLOOR_TARGET = 2.0
+"""Issue 41: squall's harness CPU per request at most twice a bare client's."""
+
+
+def floor(squall: dict[str, Any], bare: dict[str, Any]) -> dict[str, float]:
+    """squall's harness CPU per request against the bare aiohttp client's on the same workload (the floor)."""
+    return {
+        "cpu_ms_per_request_ratio": round(squall["cpu_ms_per_request"] / max(1e-9, bare["cpu_ms_per_request"]), 3),
+        "target": FLOOR_TARGET,
+    }
+
+
 def _steady(r: dict[str, Any]) -> str:
     if "steady_achieved" not in r:
         return "- (needs > 2x concurrency episodes)"
-    rss0, rss1 = r["steady_rss_mb"]
-    return f"{r['steady_requests_per_s']:.1f}, {r['steady_ratio']:.3f} (RSS {rss0:.0f} -> {rss1:.0f} MB)"
+    rss = f" (RSS {r['steady_rss_mb'][0]:.0f} -> {r['steady_rss_mb'][1]:.0f} MB)" if "steady_rss_mb" in r else ""
+    return f"{r['steady_requests_per_s']:.1f}, {r['steady_ratio']:.3f}{rss}"
 
 
 ROWS = (
@@ -226,6 +242,7 @@ ROWS = (
     ("episodes/hour", lambda r: f"{r['episodes_per_hour']:,}"),
     ("requests/s", lambda r: f"{r['requests_per_s']:.1f}"),
     ("tokens/min", lambda r: f"{r['tokens_per_min']:,}"),
+    ("tokens / request (the requests' size)", lambda r: f"{r['tokens'] / max(1, r['requests']):,.0f}"),
     ("429s (share of attempts)", lambda r: f"{r['errors_429']} ({100 * r['rate_limited_share']:.2f}%)"),
     ("harness CPU ms / request", lambda r: f"{r['cpu_ms_per_request']:.3f}"),
     ("harness cores busy (CPU s / wall s)", lambda r: f"{r['cores_busy']:.2f}"),
@@ -264,19 +281,32 @@ def render_arms(report: dict[str, Any]) -> str:
     from rich.table import Table
 
     arms = [("squall", report)] if "achieved" in report else []
+    if "bare" in report:
+        arms.append(("bare client (floor)", report["bare"]))
     if "static" in report:
         arms.append(("static (peer way)", report["static"]))
     table = Table(title="squall bench: " + ", ".join(f"{k}={v}" for k, v in report["settings"].items() if v))
     table.add_column("metric")
     for name, _ in arms:
         table.add_column(name, justify="right")
-    if len(arms) == 2:
+    versus = "static" in report and "achieved" in report
+    if versus:
         table.add_column("squall / static", justify="right")
     for label, cell in ROWS:
         row = [cell(r) for _, r in arms]
-        if len(arms) == 2 and label == "episodes/s (achieved)":
-            row.append(f"{arms[0][1]['achieved'] / max(1e-9, arms[1][1]['achieved']):.2f}x")
-        elif len(arms) == 2:
+        if versus and label == "episodes/s (achieved)":
+            row.append(f"{report['achieved'] / max(1e-9, report['static']['achieved']):.2f}x")
+        elif versus:
             row.append("")
         table.add_row(label, *row)
-    return _printed(table)
+    return _printed(table) + (_floor_line(report) if "floor" in report else "")
+
+
+def _floor_line(report: dict[str, Any]) -> str:
+    ratio = report["floor"]["cpu_ms_per_request_ratio"]
+    verdict = "within" if ratio <= FLOOR_TARGET else "over"
+    return (
+        f"harness CPU per request: squall {report['cpu_ms_per_request']:.3f} ms, bare aiohttp client "
+        f"{report['bare']['cpu_ms_per_request']:.3f} ms: {ratio:.2f}x the floor ({verdict} the {FLOOR_TARGET:g}x "
+        "target)\n"
+    )

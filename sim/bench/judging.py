@@ -2,7 +2,7 @@
 
 Each round parses every stored episode afresh (untimed: a run judges each trace once, so nothing a judge may keep on
 a result carries over) and times ``sim.judging.judge_set.judge`` over them with ``time.process_time``, with the
-run's default judges (``--error-judge off`` leaves out the embedding error-handling judge: torch, not Python).
+run's default judges (``--error-judge off`` leaves out the embedding error-handling judge: numpy, not Python).
 ``--baseline CHECKOUT`` runs this same file, in turns with this tree, over another checkout's code (a subprocess with
 ``PYTHONPATH=CHECKOUT``): old and new side by side under the same load (a checkout from before episodes named
 their toolkit, ``sim.store.toolkits``, reads only runs stored with tools inline). ``--scores FILE`` writes every

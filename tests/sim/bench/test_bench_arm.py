@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from sim.bench.command import BenchSettings, render, run_arm, with_bounds
+from sim.bench.command import BenchSettings, render, run_arm, run_bench, with_bounds
 
 
 def test_a_squall_arm_measures_its_own_run() -> None:
@@ -21,3 +21,18 @@ def test_a_squall_arm_measures_its_own_run() -> None:
     assert result["cores_busy"] == pytest.approx(result["cpu_s"] / result["wall_s"], rel=0.01, abs=2e-3)
     assert 0 < result["cores_busy"] < 4
     assert "harness cores busy" in render({"settings": {}, **result})
+
+
+def test_the_bare_client_holds_the_same_conversations_and_the_report_divides_by_it() -> None:
+    settings = BenchSettings(episodes=10, concurrency=5, latency_s=0.01, arms=("squall", "bare"))
+    report = run_bench(settings)
+    bare = report["bare"]
+    assert bare["episodes"] == 10 and bare["failed_episodes"] == 0 and bare["cpu_s"] > 0
+    # The same workload: as many requests per episode (the mock's first_tool policy ends each goal in two), of the
+    # same size within a tenth (the bare client sends the world's real tool result, not squall's rendering of it).
+    assert bare["requests"] == report["requests"]
+    assert bare["tokens"] == pytest.approx(report["tokens"], rel=0.1)
+    ratio = report["floor"]["cpu_ms_per_request_ratio"]
+    assert ratio == pytest.approx(report["cpu_ms_per_request"] / bare["cpu_ms_per_request"], rel=0.01)
+    text = render(report)
+    assert "bare client (floor)" in text and f"{ratio:.2f}x the floor" in text

@@ -71,7 +71,7 @@ def cached_catalog(
         except ValueError:
             pass  # a file from an older format: rebuilt below
     if encoder is None:
-        from sim.core.embedding import Embedder  # torch loads here, only when a catalog must be built
+        from sim.core.embedding import Embedder  # the model is mapped here, only when a catalog must be built
 
         encoder = Embedder()
     catalog = build_catalog(world, specs, encoder, DEFAULT_THRESHOLD, templated=templated)

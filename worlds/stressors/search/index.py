@@ -4,14 +4,15 @@ Each tool is indexed by its signature text, ``name(arg, ...): description`` (wha
 
 - ``embedding``: all-MiniLM-L6-v2 (the ``[embed]`` extra, loaded through ``sim.core.embedding``) embeds every signature
   once per tool set; the matrix is saved as ``<dir>/<sha256 of model + texts>.npy`` (written to a temporary file and
-  renamed into place) and reused by every later run. A query is one sentence embedded on the fly (a few ms on CPU),
+  renamed into place) and reused by every later run. A query is one sentence embedded on the fly (~25 ms on CPU),
   ranked by a dot product with the unit-length rows.
 - ``lexical``: BM25 over lower-cased word pieces of the name and description (``set_power`` -> set, power). No torch,
   no disk, built in milliseconds; weaker on paraphrases ("switch off the lamp" does not share a word with
   ``set_power``). Used when the ``[embed]`` extra is absent (``auto``) or when asked for.
 
 Indexes are shared across the episodes of a process (``SHARED``, keyed by ranker and text hash): building one is the
-expensive part, a query is not. Nothing loads torch until an embedding index is built or asked a query.
+expensive part, a query is not. Nothing maps the model until an embedding index is built or asked a query; a cache
+built for more than a few hundred tools says so on stderr, with progress.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import hashlib
 import math
 import os
 import re
+import sys
 import tempfile
 import threading
 from collections import Counter, defaultdict
@@ -131,7 +133,7 @@ class LexicalRanker:
 
 @cache
 def _shared_encoder() -> Encode:
-    """The process's one embedder (lazy: torch loads on its first encode, never at import)."""
+    """The process's one embedder (lazy: the model is mapped on its first encode, never at import)."""
     from sim.core.embedding import Embedder  # the [embed] extra; kept off the import path of lexical runs
 
     return Embedder(max_cache=10_000).encode
@@ -144,7 +146,7 @@ def embedding_matrix(texts: Sequence[str], cache_dir: Path, encode: Encode) -> t
         matrix = np.load(path)
         if matrix.shape[0] == len(texts):
             return matrix, True
-    matrix = np.asarray(encode(list(texts)), dtype=np.float32)
+    matrix = _encode_announced(list(texts), path, encode)
     cache_dir.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=cache_dir, prefix=f".{path.stem}.", suffix=".npy")
     try:
@@ -158,6 +160,24 @@ def embedding_matrix(texts: Sequence[str], cache_dir: Path, encode: Encode) -> t
     return matrix, False
 
 
+PROGRESS_CHUNK = 256
+"""Signatures embedded between two progress lines (~6 s of CPU) when the disk cache is built."""
+
+
+def _encode_announced(texts: list[str], path: Path, encode: Encode) -> np.ndarray:
+    """The embeddings of ``texts``, said on stderr with progress when there are enough to take a while: a first
+    run with a big toolkit builds this cache once (minutes for thousands of tools), and must not look hung."""
+    if len(texts) <= PROGRESS_CHUNK:
+        return np.asarray(encode(texts), dtype=np.float32)
+    say = sys.stderr.write
+    say(f"tool search: embedding {len(texts):,} tool signatures once, cached for later runs in {path}\n")
+    parts = []
+    for start in range(0, len(texts), PROGRESS_CHUNK):
+        parts.append(np.asarray(encode(texts[start : start + PROGRESS_CHUNK]), dtype=np.float32))
+        say(f"tool search: {min(start + PROGRESS_CHUNK, len(texts)):,}/{len(texts):,} signatures embedded\n")
+    return np.concatenate(parts)
+
+
 @cache  # the answer cannot change within a process; episodes ask it once each
 def resolve_ranker(requested: str) -> tuple[RankerName, str | None]:
     """The ranker to use and, when it is not the one asked for, why: ``auto`` means embeddings where they run."""
@@ -165,7 +185,7 @@ def resolve_ranker(requested: str) -> tuple[RankerName, str | None]:
         return "lexical", None
     if requested not in ("auto", "embedding"):
         raise ValueError(f"unknown ranker '{requested}' (auto, embedding or lexical)")
-    from sim.core.embedding import embedding_available  # cheap: checks installed packages, imports no torch
+    from sim.core.embedding import embedding_available  # cheap: checks installed packages and model files
 
     reason = embedding_available()
     if reason is None:

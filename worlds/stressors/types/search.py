@@ -9,7 +9,7 @@ world's own tools stay the executors. Gold is untouched: search calls are suppor
 ``search_tools(query, num_results=5)`` ranks the tools by how similar the query is to each one's signature,
 ``name(args): description`` (``worlds.stressors.search.index``): sentence embeddings cached on disk when the
 ``[embed]`` extra is installed, else BM25 over the words (each answer says which ranker ran). The ranking runs in a
-worker thread: embedding a query is torch work, which never runs on the event loop.
+worker thread: embedding a query is numpy work (~25 ms), which never runs on the event loop.
 
 Row params (each can be overridden, ``search.tools:ranker=lexical``): ``ranker`` (auto | embedding | lexical),
 ``default_results`` (5), ``cache_dir`` (default ``$SQUALL_TOOL_INDEX_DIR`` or ``.cache/tool_index``).
@@ -134,7 +134,7 @@ class ToolSearch(ScenarioStressor):
         if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= MAX_RESULTS:
             message = f"{SEARCH_TOOL}: num_results must be an integer from 1 to {MAX_RESULTS}, got {k!r}"
             return failure(call, "invalid_arguments", "bad_arguments", message)
-        hits = await asyncio.to_thread(self.search, query, k)  # torch (or numpy) work stays off the event loop
+        hits = await asyncio.to_thread(self.search, query, k)  # numpy work stays off the event loop
         self.found.update(name for name, _ in hits)
         results = [{"name": name, "description": one_line(self.catalog[name].description)} for name, _ in hits]
         content: dict[str, Any] = {"results": results, "ranker": self.ranker_name}
