@@ -26,6 +26,7 @@ class JudgeName:
     TAU2_REWARD: Final = "tau2_reward"
     ERROR_HANDLING: Final = "error_handling"
     ANSWER_MATCH: Final = "answer_match"
+    SOLVABLE_PASS: Final = "solvable_pass"
 
 
 def judge_names() -> tuple[str, ...]:
