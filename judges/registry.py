@@ -77,9 +77,9 @@ JUDGES: tuple[JudgeEntry, ...] = (
     JudgeEntry(JudgeName.STATE_MATCH, StateMatch, "plain", StateMatchSummary),
     JudgeEntry(JudgeName.BFCL_MULTI_TURN, BfclMultiTurn, "plain", BfclMultiTurnSummary),
     JudgeEntry(JudgeName.TAU2_REWARD, Tau2Reward, "model", Tau2RewardSummary),
+    JudgeEntry(JudgeName.SOLVABLE_PASS, SolvablePass, "model", SolvablePassSummary),
     JudgeEntry(JudgeName.ERROR_HANDLING, ErrorHandlingJudge, "configured", ErrorHandlingSummary),
     JudgeEntry(JudgeName.ANSWER_MATCH, AnswerMatch, "configured", AnswerMatchSummary),
-    JudgeEntry(JudgeName.SOLVABLE_PASS, SolvablePass, "model", SolvablePassSummary),
 )
 
 
