@@ -1,4 +1,5 @@
-"""`squall judges calibrate`: how the error-handling judge's raters agree with a hand-labelled set and each other."""
+"""`squall judges calibrate`: how the error-handling judge's raters agree with a hand-labelled set and each other, or
+(``--judge solvable_pass``) how a judge model's solvability verdicts agree with theirs (``sim.cli.judges_solvable``)."""
 
 from __future__ import annotations
 
