@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from pathlib import Path
 
 import pytest
 from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart
@@ -17,6 +18,7 @@ from judges.solvable.calibration import LABELS_PATH, load_labels
 from judges.solvable.solvable_pass import NOT_JUDGED, SolvablePass, parse_verdict, prompt
 from judges.solvable.solvable_pass_summary import SolvablePassSummary
 from sim.core import EpisodeResult, Event, Goal, Task, ToolCall, ToolResult, UserIntent
+from sim.llm.cache import ResponseCache
 from sim.llm.gateway import Gateway
 from sim.llm.transports.pydantic_ai import PydanticAITransport
 from tests.support.cli import invoke
@@ -40,14 +42,14 @@ def episode(answer: str, tags: tuple[str, ...] = ("toolbench", "gold-arguments-u
                          turns_played=1)  # fmt: skip
 
 
-def judge_model(answers: list[str]) -> tuple[JudgeModel, list[list[ModelMessage]]]:
+def judge_model(answers: list[str], cache: ResponseCache | None = None) -> tuple[JudgeModel, list[list[ModelMessage]]]:
     seen: list[list[ModelMessage]] = []
 
     def answer(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
         seen.append(messages)
         return ModelResponse(parts=[TextPart(answers[min(len(seen), len(answers)) - 1])])
 
-    gateway = Gateway()
+    gateway = Gateway(cache=cache)
     gateway.register("judge-model", PydanticAITransport(FunctionModel(answer)))
     return JudgeModel(gateway.complete, "judge-model"), seen
 
@@ -67,6 +69,13 @@ async def test_a_solved_answer_scores_one_with_its_reasons_and_the_trajectory_in
     assert len(seen) == 2  # the malformed answer was asked again
     first = " ".join(str(getattr(part, "content", "")) for part in seen[0][-1].parts)
     assert QUERY in first and 'quote_for_stock_data({"symbol": "NVDA"}) -> success: {"price": 131.42}' in first
+
+
+async def test_a_verdict_is_answered_from_the_response_cache_the_second_time(tmp_path: Path) -> None:
+    model, seen = judge_model(['{"verdict": "solved", "reasons": "r"}'], ResponseCache(tmp_path, "read-write"))
+    judge = SolvablePass(model)
+    first, again = await judge.score(episode("NVDA: $131.42")), await judge.score(episode("NVDA: $131.42"))
+    assert first.value == again.value == 1.0 and len(seen) == 1  # the same request once: re-judging is free
 
 
 async def test_unsure_counts_half_and_unsolved_zero_as_stabletoolbench_does() -> None:
