@@ -45,6 +45,8 @@ from judges.common.reduction import Reduction
 from judges.errors.error_handling import ErrorHandlingJudge
 from judges.errors.error_handling_summary import ErrorHandlingSummary
 from judges.names import JudgeName
+from judges.solvable.solvable_pass import SolvablePass
+from judges.solvable.solvable_pass_summary import SolvablePassSummary
 from judges.tau2.tau2_reward import Tau2Reward
 from judges.tau2.tau2_reward_summary import Tau2RewardSummary
 from sim.core import Judge
@@ -78,6 +80,7 @@ JUDGES: tuple[JudgeEntry, ...] = (
     JudgeEntry(JudgeName.BFCL_MULTI_TURN, BfclMultiTurn, "plain", BfclMultiTurnSummary),
     JudgeEntry(JudgeName.TAU2_REWARD, Tau2Reward, "model", Tau2RewardSummary),
     JudgeEntry(JudgeName.INJECTION, InjectionJudge, "matching", InjectionSummary),
+    JudgeEntry(JudgeName.SOLVABLE_PASS, SolvablePass, "model", SolvablePassSummary),
     JudgeEntry(JudgeName.ERROR_HANDLING, ErrorHandlingJudge, "configured", ErrorHandlingSummary),
     JudgeEntry(JudgeName.ANSWER_MATCH, AnswerMatch, "configured", AnswerMatchSummary),
 )

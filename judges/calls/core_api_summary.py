@@ -206,7 +206,9 @@ class ConversationSuccessSummary(Reduction[float]):
             over = sum(t["trials"] for t in (s.get("per_task") or {}).values())
         rows = [["conversation success", pct(s.get(JudgeName.CONVERSATION_SUCCESS)), ci_text(ci), f"{over} episodes"]]
         rows += [[f"pass^{k}", pct(v), "", "tasks"] for k, v in (s.get("pass_hat_k") or {}).items() if k != "1"]
-        if "solvable_pass_rate" in s:
+        # A run where no episode could be judged by its gold (ToolBench: no gold arguments) shows the judged
+        # solvable pass rate instead (``solvable_pass``), not an empty row of the same name.
+        if "solvable_pass_rate" in s and (s.get("solvable_episodes") or not s.get(NO_GOLD_KEY)):
             rows.append(["solvable pass rate", pct(s["solvable_pass_rate"]), ci_text(s.get("solvable_pass_rate_ci95")),
                          f"{s.get('solvable_episodes', 0)} episodes w/o decline turn"])  # fmt: skip
         return rows

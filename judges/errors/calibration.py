@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from judges.common.agreement import cohen_kappa as agreement_kappa
 from judges.errors.error_handling import ErrorCase, Rater
 from sim.core.bounded_read import DATA_LIMIT, InputFileError, read_text
 from sim.core.structured import parse_json
@@ -71,27 +72,8 @@ def load_labels(path: Path = LABELS_PATH) -> list[LabelledCase]:
 
 
 def cohen_kappa(a: Sequence[int], b: Sequence[int], weights: str | None = None) -> float | None:
-    """Cohen's kappa of two raters over the 1-5 scale; ``weights="quadratic"`` for the weighted form. None when
-    agreement by chance is total (both gave one and the same score throughout)."""
-    if len(a) != len(b) or not a:
-        raise ValueError("kappa needs two equally long, non-empty rating lists")
-    if not set(a) | set(b) <= set(SCORES):
-        raise ValueError(f"ratings must be 1-5, not {sorted(set(a) | set(b) - set(SCORES))}")
-    k, n = len(SCORES), len(a)
-    observed = [[0.0] * k for _ in range(k)]
-    for x, y in zip(a, b, strict=True):
-        observed[x - 1][y - 1] += 1 / n
-    rows = [sum(r) for r in observed]
-    cols = [sum(observed[i][j] for i in range(k)) for j in range(k)]
-
-    def weight(i: int, j: int) -> float:
-        if weights == "quadratic":
-            return (i - j) ** 2 / (k - 1) ** 2
-        return 0.0 if i == j else 1.0
-
-    seen = sum(weight(i, j) * observed[i][j] for i in range(k) for j in range(k))
-    chance = sum(weight(i, j) * rows[i] * cols[j] for i in range(k) for j in range(k))
-    return None if chance == 0 else round(1 - seen / chance, 4)
+    """Cohen's kappa of two raters over the 1-5 scale (``judges.common.agreement``)."""
+    return agreement_kappa(a, b, SCORES, weights)
 
 
 def agreement(a: Sequence[int], b: Sequence[int]) -> dict[str, Any]:

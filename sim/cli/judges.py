@@ -1,4 +1,5 @@
-"""`squall judges calibrate`: how the error-handling judge's raters agree with a hand-labelled set and each other."""
+"""`squall judges calibrate`: how the error-handling judge's raters agree with a hand-labelled set and each other, or
+(``--judge solvable_pass``) how a judge model's solvability verdicts agree with theirs (``sim.cli.judges_solvable``)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from typing import Annotated, Any
 
 import typer
 
+from judges.names import JudgeName
 from sim.cli.common import fail
 
 judges_app = typer.Typer(help="Calibrate the judges.", no_args_is_help=True, add_completion=False)
@@ -33,8 +35,22 @@ def calibrate_command(
         ),
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON (with every rater's score per case).")] = False,
+    judge: Annotated[
+        str,
+        typer.Option(
+            help="Which judge: error_handling (its raters, the default) or solvable_pass (StableToolBench-style "
+            "solvability; needs --judge-model; its labelled set is judges/solvable/data)."
+        ),
+    ] = JudgeName.ERROR_HANDLING,
 ) -> None:
     """Score the labelled set with each rater; print Cohen's kappa against the labels and between raters."""
+    if judge == JudgeName.SOLVABLE_PASS:
+        from sim.cli.judges_solvable import calibrate_solvable
+
+        calibrate_solvable(labels, judge_model, as_json)
+        return
+    if judge != JudgeName.ERROR_HANDLING:
+        fail(f"--judge: unknown {judge!r}; choose error_handling or solvable_pass")
     from judges.errors.calibration import LABELS_PATH, LabelsError, load_labels
     from sim.config.run_config import ConfigError
     from sim.llm.errors import ProviderError
