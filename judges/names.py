@@ -24,10 +24,10 @@ class JudgeName:
     STATE_MATCH: Final = "state_match"
     BFCL_MULTI_TURN: Final = "bfcl_multi_turn"
     TAU2_REWARD: Final = "tau2_reward"
+    INJECTION: Final = "injection"
     SOLVABLE_PASS: Final = "solvable_pass"
     ERROR_HANDLING: Final = "error_handling"
     ANSWER_MATCH: Final = "answer_match"
-    INJECTION: Final = "injection"
 
 
 def judge_names() -> tuple[str, ...]:

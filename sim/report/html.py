@@ -61,7 +61,7 @@ def plots(summary: RunSummary) -> tuple[list[str], list[str]]:
     stressors = summary.stressors or {}
     if stressors.get("by_type"):
         mode = stressors.get("mode", "isolated")
-        metric = "BFCL AST verdict" if stressors.get("metric") == "bfcl_ast" else "accuracy"
+        metric = "BFCL AST verdict" if stressors.get("metric") == JudgeName.BFCL_AST else "accuracy"
         rows = [(r["name"], [r.get("before"), r.get("after")]) for r in stressors["by_type"]]
         add(bar_chart(rows, ["without", "with"], f"{metric} per stressor type, {mode}"), "")
         scen = [(r["name"], [r.get("before"), r.get("after")]) for r in stressors.get("by_scenario") or ()]
