@@ -14,17 +14,12 @@ from pathlib import Path
 from typing import Any
 
 from judges.common.agreement import cohen_kappa as agreement_kappa
+from judges.common.labelled_rows import LabelsError, labelled_rows
 from judges.errors.error_handling import ErrorCase, Rater
-from sim.core.bounded_read import DATA_LIMIT, InputFileError, read_text
-from sim.core.structured import parse_json
 
 LABELS_PATH = Path(__file__).parent / "data" / "error_handling_labels.jsonl"
 SCORES = (1, 2, 3, 4, 5)
-_TEXT_FIELDS = ("id", "user_request", "error", "reference_response", "reply")
-
-
-class LabelsError(ValueError):
-    """The labelled set is malformed; the message names the file, line and field."""
+_TEXT_FIELDS = ("user_request", "error", "reference_response", "reply")
 
 
 @dataclass(frozen=True)
@@ -34,38 +29,27 @@ class LabelledCase:
     label: int
 
 
+def _check(where: str, row: dict[str, Any]) -> None:
+    label = row.get("label")
+    if isinstance(label, bool) or label not in SCORES:
+        raise LabelsError(f"{where}: field 'label' must be 1-5, not {label!r}")
+    criteria = row.get("criteria", [])
+    if not isinstance(criteria, list) or not all(isinstance(c, str) for c in criteria):
+        raise LabelsError(f"{where}: field 'criteria' must be a list of strings")
+
+
 def load_labels(path: Path = LABELS_PATH) -> list[LabelledCase]:
-    try:
-        lines = read_text(path, DATA_LIMIT).splitlines()
-        rows = [(number, parse_json(line, f"{path}:{number}")) for number, line in enumerate(lines, 1) if line.strip()]
-    except InputFileError as exc:
-        raise LabelsError(str(exc)) from None
-    cases, seen = [], set()
-    for number, row in rows:
-        where = f"{path}:{number}"
-        if not isinstance(row, dict):
-            raise LabelsError(f"{where}: expected an object")
-        for field in _TEXT_FIELDS:
-            if not isinstance(row.get(field), str):
-                raise LabelsError(f"{where}: field '{field}' must be a string")
-        label = row.get("label")
-        if isinstance(label, bool) or label not in SCORES:
-            raise LabelsError(f"{where}: field 'label' must be 1-5, not {label!r}")
-        criteria = row.get("criteria", [])
-        if not isinstance(criteria, list) or not all(isinstance(c, str) for c in criteria):
-            raise LabelsError(f"{where}: field 'criteria' must be a list of strings")
-        if row["id"] in seen:
-            raise LabelsError(f"{where}: field 'id': {row['id']!r} is used twice")
-        seen.add(row["id"])
+    cases = []
+    for row in labelled_rows(path, _TEXT_FIELDS, _check):
         case = ErrorCase(
             goal=0,
             request=row["user_request"],
             error=row["error"],
             reply=row["reply"],
             reference=row["reference_response"],
-            criteria=tuple(criteria),
+            criteria=tuple(row.get("criteria", [])),
         )
-        cases.append(LabelledCase(row["id"], case, int(label)))
+        cases.append(LabelledCase(row["id"], case, int(row["label"])))
     if not cases:
         raise LabelsError(f"{path}: no labelled cases")
     return cases

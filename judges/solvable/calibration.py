@@ -18,18 +18,13 @@ from pathlib import Path
 from typing import Any
 
 from judges.common.agreement import cohen_kappa, exact
+from judges.common.labelled_rows import LabelsError, labelled_rows
 from judges.common.llm_ask import JudgeModel, JudgeOutputError
 from judges.solvable.solvable_pass import VERDICTS, judge_answer
-from sim.core.bounded_read import DATA_LIMIT, InputFileError, read_text
-from sim.core.structured import parse_json
 
 LABELS_PATH = Path(__file__).parent / "data" / "solvable_labels.jsonl"
 KINDS = ("solve", "half-solve", "refuse", "hallucinate", "unverifiable")
-_TEXT_FIELDS = ("id", "kind", "query", "trajectory", "answer", "label", "why")
-
-
-class LabelsError(ValueError):
-    """The labelled set is malformed; the message names the file, line and field."""
+_TEXT_FIELDS = ("kind", "query", "trajectory", "answer", "label", "why")
 
 
 @dataclass(frozen=True)
@@ -42,30 +37,19 @@ class LabelledAnswer:
     label: str
 
 
+def _check(where: str, row: dict[str, Any]) -> None:
+    if row["label"] not in VERDICTS:
+        raise LabelsError(f"{where}: field 'label' must be one of {', '.join(VERDICTS)}, not {row['label']!r}")
+    if row["kind"] not in KINDS:
+        raise LabelsError(f"{where}: field 'kind' must be one of {', '.join(KINDS)}, not {row['kind']!r}")
+
+
 def load_labels(path: Path = LABELS_PATH) -> list[LabelledAnswer]:
-    try:
-        lines = read_text(path, DATA_LIMIT).splitlines()
-        rows = [(number, parse_json(line, f"{path}:{number}")) for number, line in enumerate(lines, 1) if line.strip()]
-    except InputFileError as exc:
-        raise LabelsError(str(exc)) from None
-    cases: list[LabelledAnswer] = []
-    seen: set[str] = set()
-    for number, row in rows:
-        where = f"{path}:{number}"
-        if not isinstance(row, dict):
-            raise LabelsError(f"{where}: expected an object")
-        for field in _TEXT_FIELDS:
-            if not isinstance(row.get(field), str):
-                raise LabelsError(f"{where}: field '{field}' must be a string")
-        if row["label"] not in VERDICTS:
-            raise LabelsError(f"{where}: field 'label' must be one of {', '.join(VERDICTS)}, not {row['label']!r}")
-        if row["kind"] not in KINDS:
-            raise LabelsError(f"{where}: field 'kind' must be one of {', '.join(KINDS)}, not {row['kind']!r}")
-        if row["id"] in seen:
-            raise LabelsError(f"{where}: field 'id': {row['id']!r} is used twice")
-        seen.add(row["id"])
-        calls = row["trajectory"] or "(no tool calls)"
-        cases.append(LabelledAnswer(row["id"], row["kind"], row["query"], calls, row["answer"], row["label"]))
+    cases = [
+        LabelledAnswer(row["id"], row["kind"], row["query"], row["trajectory"] or "(no tool calls)", row["answer"],
+                       row["label"])
+        for row in labelled_rows(path, _TEXT_FIELDS, _check)
+    ]  # fmt: skip
     if not cases:
         raise LabelsError(f"{path}: no labelled answers")
     return cases

@@ -12,12 +12,22 @@ import typer
 
 if TYPE_CHECKING:
     from rich.console import Console
+    from rich.progress import Progress
 
 
 def make_console(stderr: bool = False) -> Console:
     from rich.console import Console
 
     return Console(stderr=stderr)
+
+
+def stderr_progress() -> Progress:
+    """A progress display of named bars (done / total, time elapsed) on stderr: stdout stays the command's report
+    (or its one JSON document)."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    columns = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    return Progress(*columns, console=make_console(stderr=True))
 
 
 MAX_ERROR_CHARS = 2000

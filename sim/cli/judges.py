@@ -77,12 +77,10 @@ def calibrate_command(
 async def _calibrate(cases: list[Any], chosen: list[str], judge_model: str) -> dict[str, Any]:
     from contextlib import AsyncExitStack
 
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
     from judges.errors.calibration import calibrate
     from judges.errors.error_handling import EmbeddingRater, Rater
     from judges.errors.error_handling_llm import LLMRater
-    from sim.cli.common import make_console
+    from sim.cli.common import stderr_progress
     from sim.config.run_config import ConfigError, RunConfig
     from sim.judging.judge_set import open_judge_model
 
@@ -98,13 +96,7 @@ async def _calibrate(cases: list[Any], chosen: list[str], judge_model: str) -> d
             else:
                 config = RunConfig(judge_model=judge_model, error_judge="llm")
                 raters.append(LLMRater(await stack.enter_async_context(open_judge_model(config))))
-        progress = Progress(
-            TextColumn("[bold]{task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeElapsedColumn(),
-            console=make_console(stderr=True),  # stdout stays the report (or one JSON document)
-        )
+        progress = stderr_progress()
         bars = {r.mode: progress.add_task(f"rater {r.mode}", total=len(cases)) for r in raters}
         with progress:
             return await calibrate(cases, raters, lambda mode: progress.advance(bars[mode]))

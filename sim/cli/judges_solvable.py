@@ -34,21 +34,14 @@ def calibrate_solvable(labels: Path | None, judge_model: str | None, as_json: bo
 
 
 async def _calibrate(cases: list[Any], judge_model: str) -> dict[str, Any]:
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from judges.solvable.calibration import calibrate
-    from sim.cli.common import make_console
+    from sim.cli.common import stderr_progress
     from sim.config.run_config import RunConfig
     from sim.judging.judge_set import open_judge_model
 
     async with open_judge_model(RunConfig(judge_model=judge_model)) as model:
-        progress = Progress(
-            TextColumn("[bold]{task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeElapsedColumn(),
-            console=make_console(stderr=True),  # stdout stays the report (or one JSON document)
-        )
+        progress = stderr_progress()
         bar = progress.add_task(JudgeName.SOLVABLE_PASS, total=len(cases))
         with progress:
             return await calibrate(cases, model, lambda: progress.advance(bar))
