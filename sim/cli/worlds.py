@@ -11,11 +11,13 @@ from typing import Annotated, Any
 
 import typer
 
+from sim.cli.worlds_draft_gold import draft_gold_command
 from sim.cli.worlds_simulated import draft_tasks_command, warm_command
 
 worlds_app = typer.Typer(help="List, describe and validate worlds.", no_args_is_help=True, add_completion=False)
 worlds_app.command("warm")(warm_command)
 worlds_app.command("draft-tasks")(draft_tasks_command)
+worlds_app.command("draft-gold")(draft_gold_command)
 
 
 def _load(name: str) -> Any:
@@ -141,8 +143,9 @@ def validate(
         shown = ", ".join(lacking[:10]) + (f" (+{len(lacking) - 10} more)" if len(lacking) > 10 else "")
         sys.stderr.write(
             f"warning: {name}: {len(lacking)} of {tasks} tasks have no executable gold: their gold calls lack required "
-            f"arguments (not executed; core API accuracy, success and slot numbers are n/a for them, intents and "
-            f"answers are scored): {shown}\n"
+            f"arguments (not executed: the oracle cannot calibrate them; core API accuracy, success and slot numbers "
+            f"are n/a for them; intents and answers are scored, and solvable_pass still judges them; `squall worlds "
+            f"draft-gold` fills them in where it can): {shown}\n"
         )
         if strict:
             raise typer.Exit(1)

@@ -6,7 +6,8 @@ from __future__ import annotations
 import asyncio
 import sys
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
+from contextlib import AsyncExitStack
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, TypeVar
 
@@ -27,7 +28,8 @@ ModelFlag = Annotated[
 ]
 
 
-def _simulated(world: str, model: str | None) -> tuple[SimulatedPack, str]:
+def simulated_pack(world: str, model: str | None, fallback: str | None = None) -> tuple[SimulatedPack, str]:
+    """The world's pack and its simulator model: ``model``, else the world.toml's, else ``fallback``."""
     from worlds.registry import WorldLoadError, load_world
     from worlds.simulated.world import SimulatedPack
 
@@ -37,15 +39,15 @@ def _simulated(world: str, model: str | None) -> tuple[SimulatedPack, str]:
         fail_usage(str(error))
     if not isinstance(pack, SimulatedPack):
         fail_usage(f'{world}: not a simulated world (world.toml kind = "simulated")')
-    chosen = model or pack.runtime.model
+    chosen = model or pack.runtime.model or fallback
     if chosen is None:
         fail_usage(f"{world}: no simulator model: pass --model, or set 'model' in its world.toml")
     pack.runtime.model = chosen
     return pack, chosen
 
 
-async def _with_handle(world: str, model: str, use: Callable[[LLMHandle, str], Awaitable[T]]) -> T:
-    """Run ``use(handle, model name)`` on a gateway built like a run's; ``local`` starts the embedded model."""
+async def with_handle(world: str, models: Sequence[str], use: Callable[[LLMHandle, list[str]], Awaitable[T]]) -> T:
+    """Run ``use(handle, the models' names)`` on a gateway built like a run's; ``local`` starts the embedded model."""
     from sim.config.gateway import build_gateway
     from sim.llm.gateway import EpisodeLLM
     from sim.llm.model_access import ModelUnavailable, open_model
@@ -53,9 +55,10 @@ async def _with_handle(world: str, model: str, use: Callable[[LLMHandle, str], A
     config = generator_config(world, 0, "off", Path(".cache/responses"))  # the world's cache is its own
     gateway = build_gateway(config)
     try:
-        async with open_model(gateway, model) as name:
+        async with AsyncExitStack() as stack:
+            names = [await stack.enter_async_context(open_model(gateway, model)) for model in models]
             handle = EpisodeLLM(gateway, max_steps=1, record=lambda _event: None, clock=time.monotonic)
-            return await use(handle, name)
+            return await use(handle, names)
     except ModelUnavailable as exc:
         fail_usage(f"--model: {exc}")
     finally:
@@ -66,17 +69,17 @@ def warm_command(world: WorldArgument, model: ModelFlag = None) -> None:
     """Fill the world's response cache with every task's gold calls (every path), asking the model on a miss."""
     from worlds.simulated.warm import WarmReport, warm
 
-    pack, chosen = _simulated(world, model)
+    pack, chosen = simulated_pack(world, model)
 
     def progress(done: int, total: int, task: object) -> None:
         sys.stderr.write(f"\r[{done}/{total}] {getattr(task, 'id', '')} — {pack.runtime.store.count()} cached")
         sys.stderr.flush()
 
-    async def use(handle: LLMHandle, name: str) -> WarmReport:
-        pack.runtime.model = name
+    async def use(handle: LLMHandle, names: list[str]) -> WarmReport:
+        pack.runtime.model = names[0]
         return await warm(pack, handle, progress=progress)
 
-    report = asyncio.run(_with_handle(world, chosen, use))
+    report = asyncio.run(with_handle(world, [chosen], use))
     sys.stderr.write("\n")
     sys.stdout.write(
         f"{world}: {len(pack.tasks())} tasks, {report.calls} gold calls replayed, {report.added} answers added "
@@ -88,7 +91,7 @@ def warm_command(world: WorldArgument, model: ModelFlag = None) -> None:
         raise typer.Exit(1)
 
 
-def _token_counter() -> Callable[[str], int]:
+def token_counter() -> Callable[[str], int]:
     """tiktoken's o200k count; without its offline files, a character estimate that overcounts (bounds hold)."""
     from sim.llm.tokens import TokenizerUnavailable, count_tokens, get_encoding
 
@@ -130,25 +133,25 @@ def draft_tasks_command(
     grouping = next((g for g in GROUPINGS if g == group), None)
     if grouping is None:
         fail_usage(f"--group: '{group}' is not one of {', '.join(GROUPINGS)}")
-    pack, chosen = _simulated(world, model)
+    pack, chosen = simulated_pack(world, model)
     if out is None and pack.folder is None:
         fail_usage(f"{world}: a built-in world: pass --out")
     target = out or (pack.folder or Path()) / "tasks.jsonl"
     if target.exists() and target.stat().st_size and not force:
         fail_usage(f"{target}: already holds tasks (pass --out elsewhere, or --force to replace it)")
-    limits = DraftLimits(_token_counter(), max_prompt_tokens, max_operations, grouping)
+    limits = DraftLimits(token_counter(), max_prompt_tokens, max_operations, grouping)
     total = len(pack.spec.operations)
 
     def offered(number: int, names: tuple[str, ...], tokens: int) -> None:
         sys.stdout.write(f"  draft {number + 1}: {len(names)} of {total} operations offered, {tokens} prompt tokens\n")
         sys.stdout.flush()
 
-    async def use(handle: LLMHandle, name: str) -> DraftReport:
-        pack.runtime.model = name
-        return await draft_tasks(pack, handle, name, n, limits, seed, offered)
+    async def use(handle: LLMHandle, names: list[str]) -> DraftReport:
+        pack.runtime.model = names[0]
+        return await draft_tasks(pack, handle, names[0], n, limits, seed, offered)
 
     try:
-        report = asyncio.run(_with_handle(world, chosen, use))
+        report = asyncio.run(with_handle(world, [chosen], use))
     except PromptBoundTooSmall as exc:  # found at the first prompt, before anything is written
         fail_usage(str(exc))
     lines = "".join(task.model_dump_json(exclude_defaults=True) + "\n" for task in report.kept)

@@ -171,6 +171,13 @@ class Task(Frozen):
     persona: str | None = Field(default=None, description="Persona name for simulated users.")
     description: str = Field(default="", description="What the task tests, for reports.")
     tags: list[str] = Field(default_factory=list, description="Free labels (e.g. 'multi-turn', 'alt-path').")
+    gold_source: str | None = Field(
+        default=None,
+        exclude_if=lambda source: source is None,  # tasks with their author's gold dump as before (fingerprints)
+        description="Where the gold came from when the task's author did not write it: ``drafted:MODEL`` for calls a "
+        "model filled in from the request and the simulator executed (``squall worlds draft-gold``). None: the "
+        "author's.",
+    )
     user_scenario: str | None = Field(
         default=None,
         description="The user's whole brief where a benchmark writes one (τ²'s user scenario: persona, reason for "

@@ -17,8 +17,8 @@ from typing import Any
 from pydantic import ValidationError
 
 from sim.core import Task
-from sim.core.bounded_read import DATA_LIMIT, InputFileError
-from sim.core.structured import load_json
+from sim.core.bounded_read import DATA_LIMIT, SETTINGS_LIMIT, InputFileError
+from sim.core.structured import load_json, load_toml
 from worlds.simulated.cache import CacheFileError, ResponseStore
 from worlds.simulated.operations import ApiSpec
 from worlds.simulated.world import SimulatedPack
@@ -60,6 +60,18 @@ def load_simulated_folder(directory: Path, config: dict[str, Any], model: str | 
         return SimulatedPack(spec, tasks, store, model or toml_model, directory)
     except ValueError as error:
         raise SimulatedWorldError(f"{directory}: {error}") from error
+
+
+def tasks_file(directory: Path) -> Path:
+    """The task file a simulated world folder's world.toml names (``tasks``), where a command writes its tasks back.
+    Raises SimulatedWorldError."""
+    try:
+        name = load_toml(directory / "world.toml", SETTINGS_LIMIT).get("tasks", _DEFAULTS["tasks"])
+    except InputFileError as error:
+        raise SimulatedWorldError(str(error)) from None
+    if not isinstance(name, str) or not name:
+        raise SimulatedWorldError(f"{directory / 'world.toml'}: 'tasks' must be a non-empty string")
+    return directory / name
 
 
 def _spec(path: Path) -> ApiSpec:

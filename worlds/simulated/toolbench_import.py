@@ -107,7 +107,7 @@ def _parameters(
     entry: dict[str, Any], where: str, problems: Problems, method: str, url: str
 ) -> tuple[dict[str, Any], dict[str, str], dict[str, Any]] | None:
     """(flat schema, locations, documented defaults as arguments); None after a problem."""
-    placeholders = {parameter_name(part.split("}")[0]) for part in url.split("{")[1:]}
+    placeholders = {parameter_name(raw): raw for raw in (part.split("}")[0] for part in url.split("{")[1:])}
     properties: dict[str, Any] = {}
     locations: dict[str, str] = {}
     required: list[str] = []
@@ -135,6 +135,9 @@ def _parameters(
             if example is not None:
                 schema["examples"] = [example]
                 defaults[name] = example
+            wire = placeholders.get(name, param["name"])
+            if wire != name:  # standardized ("id" -> "is_id"): the simulator's request view fills in the url's name
+                schema["x-squall-wire-name"] = wire
             properties[name] = schema  # a later parameter of the same name replaces an earlier one, as in ToolBench
             locations[name] = "path" if name in placeholders else "query" if method in READ_METHODS else "body"
             if group == "required_parameters" and name not in required:

@@ -185,6 +185,7 @@ def test_tool_files_and_queries_import(tools: Path, tmp_path: Path) -> None:
     assert example.source == "template_response" and example.arguments == {"query": "cats", "limit": 10, "safe": True}
     video, playlist = spec.operations[1], spec.operations[2]
     assert video.locations == {"is_id": "path"} and video.parameters["required"] == ["is_id"] and video.examples == ()
+    assert video.parameters["properties"]["is_id"]["x-squall-wire-name"] == "id"  # the url's {id}, filled in
     assert playlist.locations == {"title": "body"} and playlist.writes
     tasks = load_tasks(out / "tasks.jsonl")
     first = tasks[0]
