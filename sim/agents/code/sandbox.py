@@ -66,10 +66,6 @@ class ProgramRun:
     calls: int = 0
     refused: list[str] = field(default_factory=list)
     """Sandbox refusals (sockets, processes, files): the audit hook's events."""
-    program_s: float = 0.0
-    """Wall time of the program itself, tool calls excluded."""
-    startup_ms: float = 0.0
-    """From spawning the child to it asking for its first call or finishing: the harness's overhead per program."""
 
 
 @functools.cache
@@ -104,7 +100,6 @@ async def run_program(code: str, tools: Sequence[PythonTool], limits: CodeLimits
     workdir = await asyncio.to_thread(tempfile.mkdtemp, prefix="squall-code-")
     cpu_s = max(1, int(limits.timeout_s + 0.999))
     argv = [*prefix, sys.executable, "-s", "-S", "-P", "-B", "-c", _child_source()]
-    started = time.perf_counter()
     proc = await asyncio.create_subprocess_exec(
         *argv, str(limits.memory_mb * _MB), str(cpu_s),
         stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
@@ -114,7 +109,7 @@ async def run_program(code: str, tools: Sequence[PythonTool], limits: CodeLimits
     reader = asyncio.create_task(printed.drain(proc.stderr))
     run = ProgramRun("crashed")
     try:
-        await _converse(proc, code, tools, limits, call, run, started)
+        await _converse(proc, code, tools, limits, call, run)
     finally:
         _kill(proc)
         await proc.wait()
@@ -135,29 +130,22 @@ async def _converse(
     limits: CodeLimits,
     call: ToolCaller,
     run: ProgramRun,
-    started: float,
 ) -> None:
     """Feed the program, answer its calls, until it says it is done, dies, or runs out of time."""
     assert proc.stdin is not None and proc.stdout is not None
     proc.stdin.write(_line({"code": code, "tools": [t.wire() for t in tools]}))
     budget = limits.timeout_s
-    first = True
     while True:
         t0 = time.perf_counter()
         try:
             raw = await asyncio.wait_for(proc.stdout.readline(), max(budget, 0.0))
         except TimeoutError:
             run.outcome = "timeout"
-            run.program_s += time.perf_counter() - t0
             return
         except ValueError:  # a line over the limit: the program wrote garbage over the protocol
             run.outcome = "crashed"
             return
-        now = time.perf_counter()
-        if first:
-            run.startup_ms, first = (now - started) * 1000, False
-        budget -= now - t0
-        run.program_s += now - t0
+        budget -= time.perf_counter() - t0
         if not raw:
             return  # the child died without saying it was done
         try:

@@ -47,20 +47,31 @@ def test_a_gold_program_writer_scores_one_with_every_call_traced(tmp_path: Path,
         assert summary["completion"] == 1.0 and summary["answer_facts"] == 1.0
 
 
-def test_a_program_that_never_ends_is_stopped_and_recorded_and_the_model_told(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("program", "told", "fault"),
+    [
+        (
+            "print('start')\nwhile True:\n    pass",
+            "start\n[stopped: the program ran past its time limit of 1 s]",
+            "program_timeout",
+        ),
+        ("import socket", "PermissionError: sandbox: import socket is not allowed", "sandbox_refused"),
+    ],
+)
+def test_a_stopped_or_refused_program_is_recorded_and_the_model_told(
+    tmp_path: Path, program: str, told: str, fault: str
+) -> None:
     def answer(request: dict[str, Any]) -> Canned:
-        last = request["messages"][-1]["content"]
-        if last.startswith("Program output:"):
-            return reply("Sorry, that took too long.")
-        return reply("```python\nprint('start')\nwhile True:\n    pass\n```")
+        if request["messages"][-1]["content"].startswith("Program output:"):
+            return reply("Sorry, that did not work.")
+        return reply(f"```python\n{program}\n```")
 
     summary, requests = run(tmp_path, "smart_home", answer, "--limit", "1", "--max-turns", "1", "--code-timeout", "1")
     assert summary["failed_episodes"] == 0
-    told = requests[1]["messages"][-1]["content"]
-    assert "start\n[stopped: the program ran past its time limit of 1 s]" in told
+    assert told in requests[1]["messages"][-1]["content"]
     episode = RunStore.open_existing(tmp_path / "r").episodes()[0]
-    assert [e.code for e in episode.events if e.kind == "error"] == ["agent:program_timeout"]
-    assert episode.events[-1].content == "Sorry, that took too long."
+    assert [e.code for e in episode.events if e.kind == "error"] == [f"agent:{fault}"]
+    assert episode.events[-1].content == "Sorry, that did not work."
 
 
 def test_the_program_limits_are_refused_for_other_agents(tmp_path: Path) -> None:
