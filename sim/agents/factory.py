@@ -3,8 +3,10 @@
 A calibration agent (oracle, naive) is built per episode, bound to that episode's gold; a model agent is one agent
 for every episode and never sees the gold. ``direct:`` runs an agent in direct invocation (``sim.agents.direct_agent``:
 the turn's whole call sequence in one reply): ``direct:MODEL``, and ``direct:oracle`` / ``direct:null`` to
-calibrate it. ``sql:MODEL`` is the SQL-writing baseline: a native tool-calling agent whose world is the SQL
-world's database behind one ``execute_sql`` tool (``worlds.sql.engine.query_world``; the run swaps the world).
+calibrate it. ``code:MODEL`` is a CodeAct-style agent (``sim.agents.code``): the model writes Python programs that
+call the tools as functions, run in a sandboxed child process. ``sql:MODEL`` is the SQL-writing baseline: a native
+tool-calling agent whose world is the SQL world's database behind one ``execute_sql`` tool
+(``worlds.sql.engine.query_world``; the run swaps the world).
 ``http:URL``, ``python:module:function`` and ``command:"PROG ARGS"`` are agents outside squall
 (``sim.agents.outside``), answering over the ``squall-agent/1`` protocol with the episode's tools served over MCP.
 
@@ -28,11 +30,24 @@ from sim.llm.model_access import LOCAL, ModelUnavailable, open_model
 from sim.llm.model_access import resolve_model as _resolve
 
 if TYPE_CHECKING:
+    from sim.agents.code.sandbox import CodeLimits
     from sim.agents.text_prompt import TextProtocol, ToolStyle
     from sim.llm.gateway import Gateway
 
 AgentKind = Literal[
-    "oracle", "null", "naive", "obedient", "native", "text", "direct", "sql", "http", "python", "command", "replay"
+    "oracle",
+    "null",
+    "naive",
+    "obedient",
+    "native",
+    "text",
+    "direct",
+    "sql",
+    "code",
+    "http",
+    "python",
+    "command",
+    "replay",
 ]
 CALIBRATION_AGENTS = ("oracle", "null", "naive", "obedient")
 """Agents built per episode from its gold; ``obedient`` (``sim.agents.obedient``) calibrates the injection judge."""
@@ -60,7 +75,7 @@ class AgentSpec:
 
 def parse_agent_spec(raw: str) -> AgentSpec:
     """``oracle`` | ``null`` | ``naive`` | ``obedient`` | ``text:MODEL`` | ``native:MODEL`` | ``sql:MODEL`` |
-    ``direct:MODEL`` |
+    ``code:MODEL`` | ``direct:MODEL`` |
     ``direct:oracle`` | ``direct:null`` | ``replay:NAME`` | ``http:URL`` | ``python:module:function`` |
     ``command:"PROG ARGS"`` |
     ``MODEL`` (native tool calling). Raises ValueError saying what is wrong with a malformed one."""
@@ -79,7 +94,7 @@ def parse_agent_spec(raw: str) -> AgentSpec:
             raise ValueError(f"agent spec {raw!r}: missing a name after 'replay:'")
         return AgentSpec("replay", raw.removeprefix("replay:"))
     head, sep, rest = raw.partition(":")
-    if sep and head in ("text", "native", "direct", "sql"):
+    if sep and head in ("text", "native", "direct", "sql", "code"):
         if not rest:
             raise ValueError(f"agent spec {raw!r}: missing model after '{head}:'")
         spec = AgentSpec(head, rest)  # type: ignore[arg-type]
@@ -100,11 +115,13 @@ async def open_agent_factory(
     temperature: float | None,
     text_protocol: TextProtocol = "react",
     view: AgentView | None = None,
+    code_limits: CodeLimits | None = None,
 ) -> AsyncIterator[AgentFactory]:
     """Yield what builds each episode's agent; starts (and afterwards stops) the embedded model server when asked for.
 
     ``text_protocol`` is the prompt a ``text:`` agent is taught (react or tags); other agents ignore it. ``view``: the
-    system prompt and tool trimming a model agent is shown (``sim.agents.agent_view``).
+    system prompt and tool trimming a model agent is shown (``sim.agents.agent_view``). ``code_limits``: what a
+    ``code:`` agent's programs may use (time, memory); other agents ignore it.
 
     Raises AgentUnavailable before yielding when the model cannot be reached from here, so a caller that
     creates its run folder inside the block creates nothing for an unusable agent.
@@ -143,7 +160,7 @@ async def open_agent_factory(
         async with open_model(gateway, spec.model) as model:
             # The embedded model has a 4k context: show tools as one-line signatures.
             style: ToolStyle = "signature" if spec.model == LOCAL else "schema"
-            agent = _build(spec, model, max_tokens, temperature, style, text_protocol)
+            agent = _build(spec, model, max_tokens, temperature, style, text_protocol, code_limits)
             yield shared_agent(ViewedAgent(agent, view) if view is not None and view.changes_anything else agent)
     except ModelUnavailable as exc:
         raise AgentUnavailable(str(exc)) from exc
@@ -156,7 +173,12 @@ def _build(
     temperature: float | None,
     tool_style: ToolStyle = "schema",
     text_protocol: TextProtocol = "react",
+    code_limits: CodeLimits | None = None,
 ) -> Agent:
+    if spec.kind == "code":
+        from sim.agents.code.agent import CodeActAgent
+
+        return CodeActAgent(spec.label, model, max_tokens, temperature, code_limits)
     if spec.kind == "direct":
         from sim.agents.direct_agent import DirectAgent
 

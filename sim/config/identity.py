@@ -35,6 +35,8 @@ IDENTITY_FIELDS = (
     "embedding_threshold",
     "setup",
     "text_protocol",
+    "code_timeout_s",
+    "code_memory_mb",
     "stressor_mode",
     "system_prompt",
     "tool_descriptions",
@@ -43,6 +45,8 @@ IDENTITY_FIELDS = (
 
 LATER_IDENTITY_DEFAULTS: dict[str, Any] = {
     "text_protocol": "react",
+    "code_timeout_s": 10.0,
+    "code_memory_mb": 512,
     "setup": "cumulative",
     "stressor_mode": "cumulative",
     "user_model": "local",
@@ -57,7 +61,7 @@ LATER_IDENTITY_DEFAULTS: dict[str, Any] = {
 ENDPOINT_FIELDS = ("agent", "user_model")
 """Identity fields whose value may end in '@BASE_URL'."""
 
-_PROVIDERS = ("openai-chat:", "openai:", "native:openai", "text:openai", "direct:openai")
+_PROVIDERS = ("openai-chat:", "openai:", "native:openai", "text:openai", "direct:openai", "code:openai")
 """Model strings that may end in '@ENDPOINT' (a persona after '@' in a user spec is not an endpoint)."""
 
 

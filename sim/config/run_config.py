@@ -80,8 +80,8 @@ class RunConfig(BaseModel):
     world: str = Field(default="smart_home", description="Built-in world name, task file, or world directory.")
     agent: str = Field(
         default=DEFAULT_AGENT,
-        description="oracle | null | naive | obedient | MODEL | native:MODEL | text:MODEL | text:local | direct:MODEL "
-        "(the whole "
+        description="oracle | null | naive | obedient | MODEL | native:MODEL | text:MODEL | text:local | code:MODEL "
+        "(writes Python programs calling the tools, run in a sandbox) | direct:MODEL (the whole "
         "call sequence in one reply; direct:oracle, direct:null calibrate it); MODEL is a pydantic-ai model string, "
         "openai-chat:NAME@BASE_URL, or 'local' (the embedded model). An agent outside squall, over the squall-agent/1 "
         "protocol with its tools over MCP: http:URL | python:module:function | command:'PROG ARGS'. A,B,C: a sweep, "
@@ -92,6 +92,20 @@ class RunConfig(BaseModel):
         description="What text: agents are taught: react (Thought / Action / Action Input, then Final Answer) or "
         'tags (one <API_CALL>{"api": ..., "params": {...}}</API_CALL> per step, or a reply ending <End of Turn>). '
         "Either is parsed whatever is taught. Only for text: agents.",
+    )
+    code_timeout_s: Annotated[StrictFloat, Option("--code-timeout")] = Field(
+        default=10.0,
+        gt=0,
+        le=600,
+        description="code: agents only: wall-clock seconds each program may run (its tool calls excluded); CPU time "
+        "is capped at the same, rounded up. A program past it is killed and the model told so.",
+    )
+    code_memory_mb: Annotated[StrictInt, Option("--code-memory")] = Field(
+        default=512,
+        ge=64,
+        le=65_536,
+        description="code: agents only: address-space limit (MiB) of each program's process; past it the program "
+        "gets a MemoryError or is killed, and the model is told so.",
     )
     user: str = Field(
         default="scripted",

@@ -58,7 +58,7 @@ def _agent_model(agent: str) -> tuple[str | None, bool]:
     if agent in _NOT_MODELS or agent.startswith(_OUTSIDE):
         return None, False
     head, sep, rest = agent.partition(":")
-    if sep and head in ("text", "native", "direct"):
+    if sep and head in ("text", "native", "direct", "code"):
         return (None if rest in _NOT_MODELS else rest), head == "native"
     return agent, True
 

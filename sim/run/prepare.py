@@ -109,6 +109,9 @@ async def prepare(config: RunConfig) -> PreparedRun:
         raise config.problem(
             "text_protocol", f"{config.text_protocol!r} is a prompt for text: agents; agent {config.agent!r} is not one"
         )
+    for field in ("code_timeout_s", "code_memory_mb"):
+        if agent_spec.kind != "code" and getattr(config, field) != RunConfig.model_fields[field].default:
+            raise config.problem(field, f"limits what code: agents' programs use; agent {config.agent!r} is not one")
     users = checked(config, "user", lambda: parse_user_specs(config.user))
     if any(u.kind == "human" for u in users) and (len(plan) != 1 or config.backend != "inprocess"):
         raise config.problem("user", "a human user plays one episode at the terminal: use `squall chat`")

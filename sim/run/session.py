@@ -12,6 +12,7 @@ from pathlib import Path
 
 from personas import UserSpec, build_user, parse_user_specs
 from sim.agents.agent_view import AgentView
+from sim.agents.code.sandbox import CodeLimits
 from sim.agents.factory import AgentOpener, AgentSpec, AgentUnavailable, open_agent_factory
 from sim.config.gateway import build_gateway
 from sim.config.run_config import RunConfig
@@ -31,6 +32,11 @@ class EpisodeSession:
 
     run_one: EpisodeRunner
     cost: Callable[[], float]
+
+
+def code_limits(config: RunConfig) -> CodeLimits:
+    """What a ``code:`` agent's programs may use."""
+    return CodeLimits(timeout_s=config.code_timeout_s, memory_mb=config.code_memory_mb)
 
 
 def agent_view(config: RunConfig) -> AgentView:
@@ -65,7 +71,13 @@ async def episode_session(
                 open_agent(gateway)
                 if open_agent is not None
                 else open_agent_factory(
-                    agent_spec, gateway, config.max_tokens, config.temperature, config.text_protocol, agent_view(config)
+                    agent_spec,
+                    gateway,
+                    config.max_tokens,
+                    config.temperature,
+                    config.text_protocol,
+                    agent_view(config),
+                    code_limits(config),
                 )
             )
             agent = await stack.enter_async_context(opening)
