@@ -9,8 +9,6 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from typing import Literal, Protocol
 
-import aiohttp
-
 from sim.agents.outside.errors import OutsideTimeout
 from sim.agents.outside.protocol import AgentReply, AgentRequest, Message
 from sim.agents.outside.spec import OutsideKind, command_argv, load_callable
@@ -111,6 +109,8 @@ async def open_outside_factory(
     async with AsyncExitStack() as stack:
         transport: Transport
         if kind == "http":
+            import aiohttp  # here, not at the top: a tenth of every `squall` start-up
+
             # No pool limit: the run's concurrency is the limit, as for any agent.
             connector = aiohttp.TCPConnector(limit=0)
             session = aiohttp.ClientSession(connector=connector, timeout=aiohttp.ClientTimeout(total=None))

@@ -11,13 +11,14 @@ import contextlib
 import os
 import signal
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Any, Protocol
-
-import aiohttp
+from typing import TYPE_CHECKING, Any, Protocol
 
 from sim.agents.outside.errors import OutsideFailed, OutsideUnreachable
 from sim.agents.outside.protocol import AgentReply, AgentRequest
 from sim.agents.outside.replies import MAX_REPLY_BYTES, reply_from_bytes, reply_from_json
+
+if TYPE_CHECKING:  # aiohttp is a tenth of every `squall` start-up: imported where an HTTP agent runs
+    import aiohttp
 
 OutsideCallable = Callable[[AgentRequest], Awaitable[Any]]
 """``python:module:function``: an async callable taking the request, returning an ``AgentReply``, a dict of its
@@ -38,6 +39,8 @@ class HttpTransport:
         self._session = session
 
     async def send(self, request: AgentRequest) -> AgentReply:
+        import aiohttp
+
         source = f"POST {self.url}"
         try:
             async with self._session.post(self.url, json=request.model_dump(mode="json")) as response:

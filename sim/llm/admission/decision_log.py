@@ -11,8 +11,6 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
-import structlog
-
 
 class DecisionLog:
     """JSON lines to ``path`` (appended); with ``console``, also a readable line per event on stderr
@@ -25,6 +23,8 @@ class DecisionLog:
         # The file opens at the first event: a run's gateway exists before its run folder does.
         self._pending_file = self.path is not None
         if console if console is not None else sys.stderr.isatty():
+            import structlog  # here and below, not at the top: a twentieth of every `squall` start-up
+
             renderer = structlog.dev.ConsoleRenderer(colors=sys.stderr.isatty())
             self._loggers.append(_logger(sys.stderr, renderer))
 
@@ -38,6 +38,8 @@ class DecisionLog:
             self._pending_file = False
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._file = self.path.open("a", encoding="utf-8")
+            import structlog
+
             self._loggers.append(_logger(self._file, structlog.processors.JSONRenderer()))
         for logger in self._loggers:
             logger.info(event, **fields)
@@ -75,6 +77,8 @@ class PacingStats:
 
 
 def _logger(file: TextIO, renderer: Any) -> Any:
+    import structlog
+
     return structlog.wrap_logger(
         structlog.PrintLogger(file),
         processors=[structlog.processors.TimeStamper(fmt="iso", utc=True), renderer],

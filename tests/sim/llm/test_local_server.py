@@ -20,6 +20,7 @@ from tests.support.paths import REPO_ROOT
 _UNAVAILABLE = local_model_available()
 pytestmark = [
     pytest.mark.local_model,
+    pytest.mark.usefixtures("one_decode_thread"),
     pytest.mark.skipif(_UNAVAILABLE is not None, reason=_UNAVAILABLE or ""),
 ]
 

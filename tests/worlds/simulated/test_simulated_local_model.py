@@ -22,6 +22,7 @@ from worlds.simulated.world import SIMULATION_FAILED
 _UNAVAILABLE = local_model_available()
 pytestmark = [
     pytest.mark.local_model,
+    pytest.mark.usefixtures("one_decode_thread"),
     pytest.mark.slow,
     pytest.mark.skipif(_UNAVAILABLE is not None, reason=_UNAVAILABLE or ""),
 ]
