@@ -8,7 +8,7 @@ PY := $(VENV)/bin/python
 
 help:
 	@echo "make setup       install everything into $(VENV) (idempotent)"
-	@echo "make quickstart  setup, then run the default simulation on the embedded local model"
+	@echo "make quickstart  set up what it needs (no torch, no dev tools), then run the default simulation on the embedded local model"
 	@echo "make test        setup, then run the test suite"
 	@echo "make lint        ruff check, ruff format --check, mypy, import-linter (the layer contracts), make docs"
 	@echo "make docs        build the docs site (mkdocs.yml, docs/) into .cache/site, failing on any warning or bad link"
