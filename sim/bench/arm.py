@@ -25,9 +25,10 @@ from sim.run.runner import execute
 PAGE_BYTES = os.sysconf("SC_PAGE_SIZE")
 
 
-def run_arm(params: dict[str, Any]) -> dict[str, Any]:
+def run_config(params: dict[str, Any]) -> RunConfig:
+    """The run an arm plays: ``params["episodes"]`` smart_home episodes against the mock at ``params["url"]``."""
     tasks = 10  # the smart_home world's task count: trials = episodes / tasks
-    config = RunConfig(
+    return RunConfig(
         agent=f"openai-chat:mock-model@{params['url']}",
         world="smart_home",
         trials=max(1, math.ceil(params["episodes"] / tasks)),
@@ -41,6 +42,10 @@ def run_arm(params: dict[str, Any]) -> dict[str, Any]:
         workers=params.get("workers", 1),
         preflight=False,  # the mock's injected faults are the measurement; a probe would perturb its counters
     )
+
+
+def run_arm(params: dict[str, Any]) -> dict[str, Any]:
+    config = run_config(params)
     # Whole-run throughput: from the first admission to the last episode stored (not start-up or summary).
     marks: dict[str, float] = {}
     finished: list[tuple[float, float]] = []  # (time, resident MB) of each stored episode, in order

@@ -56,7 +56,7 @@ def _write_config(config: MockConfig | Mapping[str, Any] | Path, folder: Path) -
     return path
 
 
-def stop_pid(proc: subprocess.Popen[bytes], grace_s: float = 5.0) -> None:
+def stop_pid(proc: subprocess.Popen[Any], grace_s: float = 5.0) -> None:
     """SIGTERM by PID, then SIGKILL if it has not exited within grace_s; always reaps it."""
     if proc.poll() is None:
         with suppress(ProcessLookupError):

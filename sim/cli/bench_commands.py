@@ -64,6 +64,25 @@ def bench(
     suite: Annotated[
         bool, typer.Option("--suite", help="Every docs/scale.md workload, squall vs static (other options ignored).")
     ] = False,
+    duration: Annotated[
+        float | None,
+        typer.Option(
+            min=1,
+            help="Soak: keep --concurrency episodes in flight this many seconds (squall arm, --workers processes), "
+            "print RSS every --rss-every seconds and a verdict (steady ratio, RSS flat or growing). --episodes, "
+            "--arms and the limits are ignored.",
+        ),
+    ] = None,
+    rss_every: Annotated[float, typer.Option(min=0.05, help="Soak: seconds between samples.")] = 5.0,
+    warmup: Annotated[
+        float | None,
+        typer.Option(
+            min=0,
+            help="Soak: seconds left out of the verdict (default: the later of 20% of --duration "
+            "and the --concurrency-th stored episode).",
+        ),
+    ] = None,
+    series: Annotated[Path | None, typer.Option(help="Soak: write the samples here, one JSON object a line.")] = None,
 ) -> None:
     """Measure the harness against a mock endpoint: achieved vs Little's-law bound, 429s, CPU per request, RSS,
     for squall's scheduler, a bare aiohttp client (the floor: squall's CPU per request is printed as a ratio to it)
@@ -71,6 +90,9 @@ def bench(
     tool call in-process against the same call over MCP, as an outside agent makes it."""
     from sim.bench.command import BenchSettings, render, run_bench
 
+    if duration is not None:
+        _soak(concurrency, latency, jitter, duration, rss_every, workers, request_timeout, warmup, series, as_json)
+        return
     if suite:
         from sim.bench.suite import render_suite, run_suite
 
@@ -95,3 +117,23 @@ def bench(
         sys.stdout.write(json.dumps(report, indent=2) + "\n")
     else:
         sys.stdout.write(render(report))
+
+
+def _soak(
+    concurrency: int, latency: float, jitter: float, duration: float, every: float, workers: int,
+    request_timeout: float, warmup: float | None, series: Path | None, as_json: bool,
+) -> None:  # fmt: skip
+    """`squall bench --duration`: the samples as they come (stderr with --json, else stdout), then the verdict."""
+    from sim.bench.soak import SoakSettings, render_verdict, run_soak
+
+    if series is not None and not series.parent.is_dir():
+        fail(f"--series: folder {series.parent} does not exist")
+    settings = SoakSettings(concurrency, latency, jitter, duration, every, workers, request_timeout, warmup)
+    stream = sys.stderr if as_json else sys.stdout
+
+    def echo(line: str) -> None:
+        stream.write(line + "\n")
+        stream.flush()
+
+    report = run_soak(settings, echo, series)
+    sys.stdout.write(json.dumps(report, indent=2) + "\n" if as_json else render_verdict(report))
