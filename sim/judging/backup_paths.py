@@ -21,6 +21,7 @@ from pydantic import BaseModel, Field
 from judges.common.stats import rate, wilson
 from sim.core import EpisodeId
 from sim.judging.goal_verdicts import goal_verdicts
+from sim.judging.stacking_summary import FiredMark
 from sim.store.run_store import RunStore, StoreError
 from worlds.registry import load_world
 from worlds.stressors import builtin_scenarios
@@ -31,18 +32,11 @@ TOP = 3
 """Goals whose backup path is this many calls longer or more share the last row."""
 
 
-class _Mark(BaseModel):
-    kind: str
-    goal: int | None = None
-    replayed: bool = False
-    scenarios: list[str] = Field(default_factory=list)
-
-
 class _Outline(BaseModel):
     episode_id: str
     task_id: str = ""
     stressors: list[str] = Field(default_factory=list)
-    events: list[_Mark] = Field(default_factory=list)
+    events: list[FiredMark] = Field(default_factory=list)
 
 
 def backup_path_summary(store: RunStore, score_set: str) -> dict[str, Any] | None:

@@ -35,8 +35,8 @@ def test_lines_describe_or_name_the_gold_in_order() -> None:
 @pytest.mark.parametrize(("agent", "value"), [("oracle", 1.0), ("null", 0.0)])
 async def test_a_sql_world_with_hints(tmp_path: Path, agent: str, value: float) -> None:
     config = RunConfig.model_validate(
-        {"out": tmp_path, "run_id": agent, "world": "sql_sample", "agent": agent, "stressors": ["hint"],
-         "stressor_mode": "isolated"}
+        {"out": tmp_path, "run_id": agent, "world": "sql_sample", "agent": agent,
+         "stressors": ["hint.describe", "hint.name"], "stressor_mode": "isolated"}
     )  # fmt: skip
     _, summary = await execute(config)
     rows = {r["name"]: r for r in summary["stressors"]["by_scenario"]}

@@ -19,7 +19,7 @@ from sim.run.runner import execute
 
 CONVERSATIONS = 40
 DROPS = {"adhoc", "dependency", "drift", "notice", "limitation", "failure", "missing", "outage", "search", "events"}
-NO_DROP = {"lookalike", "ambiguous", "irrelevant", "perturb", "expand", "injection", "universe", "hint"}
+NO_DROP = {"lookalike", "ambiguous", "irrelevant", "perturb", "expand", "injection"}
 
 
 def _config(tmp_path: Path, agent: str, stressors: list[str]) -> RunConfig:

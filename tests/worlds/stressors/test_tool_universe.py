@@ -45,7 +45,7 @@ def test_rows_and_bad_shares() -> None:
 
 async def _run(tmp_path: Path, world: str, agent: str, run_id: str) -> tuple[RunStore, RunSummary]:
     config = RunConfig.model_validate(
-        {"out": tmp_path, "run_id": run_id, "world": world, "agent": agent, "stressors": ["universe"],
+        {"out": tmp_path, "run_id": run_id, "world": world, "agent": agent, "stressors": list(SHARES),
          "stressor_mode": "isolated"}
     )  # fmt: skip
     return await execute(config)
