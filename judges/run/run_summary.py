@@ -4,7 +4,7 @@ The run's own numbers (episodes, failures, terminations, usage...) are fields. E
 ``Reduction``'s keys (``judges.registry``), kept in ``judged`` and written at the top level of ``summary.json``
 beside the fields, as they always were: a stored summary (any version, older ones with fewer keys) validates,
 and dumps back key for key. Only the keys a summary was built or read with are written (``exclude_unset``), so a
-section a run did not have (stressors, users, stacking) stays absent rather than null.
+section a run did not have (stressors, users, stacking, incremental) stays absent rather than null.
 """
 
 from __future__ import annotations
@@ -93,6 +93,15 @@ class RunSummary(BaseModel):
     stressors: dict[str, Any] | None = Field(default=None, description="Isolated stressors, each vs its baseline.")
     users: dict[str, Any] | None = Field(default=None, description="Results per user style.")
     stacking: dict[str, Any] | None = Field(default=None, description="Cumulative stressors by scenarios fired.")
+    incremental: dict[str, Any] | None = Field(
+        default=None, description="Incremental stressors: accuracy per prefix (A; A+B; ...) and the drop per step."
+    )
+    complexity_by_user: dict[str, Any] | None = Field(
+        default=None, description="Goal accuracy per stressor condition (rows) and user style (columns)."
+    )
+    backup_paths: dict[str, Any] | None = Field(
+        default=None, description="Backup outages: primary vs backup path length per cut goal, and recovery."
+    )
     stopped_by_max_cost: dict[str, float] | None = Field(
         default=None, description="--max-cost and what was spent when it stopped new episodes."
     )

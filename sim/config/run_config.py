@@ -127,11 +127,13 @@ class RunConfig(BaseModel):
         "touch: name them, with rate=SHARE of tasks), so outage is outage.backup and missing is "
         "missing.until_later. squall stressors list shows every group's rows.",
     )
-    stressor_mode: Literal["cumulative", "isolated"] = Field(
+    stressor_mode: Literal["cumulative", "isolated", "incremental"] = Field(
         default="cumulative",
         description="cumulative: every selected stressor stacked on every episode, in order; isolated: each selected "
         "scenario alone on the tasks that use its tools, beside an unstressed baseline of the same tasks, and the "
-        "report shows accuracy before / after, degradation and retention per scenario and per type.",
+        "report shows accuracy before / after, degradation and retention per scenario and per type; incremental: "
+        "every task unstressed, then under the first item, the first two, ... all of them (A; A+B; A+B+C), and the "
+        "report shows each prefix's accuracy and the drop from the row before.",
     )
     tasks: Annotated[list[str], Option("--task", repeat=True)] = Field(
         default_factory=list, description="Only these task ids (default: all)."

@@ -1,15 +1,22 @@
 """An episode's id: ``task[@variant][~user]#trial``, built and read only here.
 
-The variant is the isolated stressor mode's scenario ('' for the unstressed baseline and for every episode of a
-cumulative run); the user is the user spec's label when the run has several users ('' otherwise). The variant
-follows the last ``@`` before the user, so a task id may hold ``@`` only beside a variant, and neither holds ``~`` or
-``#``; a user label may hold anything. Stored runs use exactly this text, so it never changes:
+The variant is the isolated stressor mode's scenario, or the incremental mode's prefix of stressor items joined by
+``+`` (``incremental_prefixes``); '' for the unstressed baseline and for every episode of a cumulative run. The user
+is the user spec's label when the run has several users ('' otherwise). The variant follows the last ``@`` before
+the user, so a task id may hold ``@`` only beside a variant, and neither holds ``~`` or ``#``; a user label may hold
+anything. Stored runs use exactly this text, so it never changes:
 ``str(EpisodeId.parse(text)) == text`` for every id squall has written.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import NamedTuple
+
+
+def incremental_prefixes(items: Sequence[str]) -> list[str]:
+    """The variants of stressor-mode incremental, in order: the stressor items added one by one, joined by '+'."""
+    return ["+".join(items[: k + 1]) for k in range(len(items))]
 
 
 class EpisodeId(NamedTuple):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
 from typing import Any
 
@@ -217,6 +217,14 @@ def _setup(store: RunStore) -> str | None:
         return None  # not a run's manifest (hand-built stores)
 
 
+def _guarded(view: Callable[[RunStore, str], dict[str, Any] | None], store: RunStore, score_set: str) -> Any:
+    """A view that loads the run's world: None (no table) when the world no longer loads from here."""
+    try:
+        return view(store, score_set)
+    except ValueError:
+        return None
+
+
 def run_name(store: RunStore) -> str:
     """The run folder's real name: ``runs/latest`` is a link, and a report of it names the run it points to."""
     return store.root.resolve().name or store.root.name
@@ -236,6 +244,9 @@ def run_summary(store: RunStore, score_set: str, planned: int | None) -> RunSumm
 
     Streams the store: episodes are read as light outlines one at a time, scores reduced as they are read."""
     from judges.run.metrics import EpisodeOutline, summarize
+    from sim.judging.backup_paths import backup_path_summary
+    from sim.judging.complexity_by_user import complexity_by_user
+    from sim.judging.incremental_summary import incremental_summary
     from sim.judging.stacking_summary import stacking_summary
     from sim.judging.stressor_summary import stressor_summary
     from sim.judging.user_summary import user_summary
@@ -258,6 +269,9 @@ def run_summary(store: RunStore, score_set: str, planned: int | None) -> RunSumm
         **({"stressors": stressors} if stressors else {}),
         **({"users": users} if (users := user_summary(store, score_set)) else {}),
         **({"stacking": stacking} if (stacking := stacking_summary(store, score_set)) else {}),
+        **({"incremental": steps} if (steps := incremental_summary(store, score_set)) else {}),
+        **({"complexity_by_user": grid} if (grid := _guarded(complexity_by_user, store, score_set)) else {}),
+        **({"backup_paths": paths} if (paths := _guarded(backup_path_summary, store, score_set)) else {}),
     }
     summary = summarize(store.iter_episodes(EpisodeOutline), store.iter_scores(score_set), planned)
     return summary.model_copy(update=run)

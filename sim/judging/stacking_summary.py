@@ -25,7 +25,9 @@ TOP = 3
 """Goals with this many fired scenarios or more share the last row."""
 
 
-class _FiredMark(BaseModel):
+class FiredMark(BaseModel):
+    """What a summary of fired scenarios reads of a stored event (``backup_paths`` reads it too)."""
+
     kind: str
     turn: int = 0
     goal: int | None = None
@@ -36,7 +38,7 @@ class _FiredMark(BaseModel):
 class _FiredOutline(BaseModel):
     episode_id: str
     task_id: str = ""
-    events: list[_FiredMark] = Field(default_factory=list)
+    events: list[FiredMark] = Field(default_factory=list)
 
 
 class FiredGoal(NamedTuple):

@@ -70,9 +70,13 @@ def plots(summary: RunSummary) -> tuple[list[str], list[str]]:
         notes.append(f"Stressor charts: {stressors['unavailable']}")
     else:
         notes.append(
-            "Per-stressor accuracy with vs without: not measured (needs --stressor-mode isolated; a cumulative run "
-            "stacks every stressor on each episode, so no baseline pairs exist)."
+            "Per-stressor accuracy with vs without: not measured (needs --stressor-mode isolated; a cumulative or "
+            "incremental run stacks the stressors, so each alone has no baseline pair)."
         )
+    steps = (summary.incremental or {}).get("rows") or []
+    if steps:  # incremental: one bar per prefix, in the order the items were added
+        rows = [(f"{r['stressors']} ({r['goals']} goals)", [r.get("accuracy")]) for r in steps]
+        add(bar_chart(rows, ["goal accuracy"], "stressors added one by one: accuracy per prefix"), "")
     stack = (summary.stacking or {}).get("by_fired") or []
     if stack:  # cumulative: what compounds is what fires on the same goal
         rows = [(f"{r['fired']} fired ({r['goals']} goals)", [r.get("accuracy")]) for r in stack]

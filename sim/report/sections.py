@@ -16,6 +16,7 @@ from judges.run.agent_loops import loops_row
 from judges.run.run_summary import RunSummary
 from sim.core.model_io import OUTPUT_TRUNCATED
 from sim.report.unscored import causes_text, unscored_notes
+from sim.report.view_sections import backup_path_sections, complexity_user_sections, incremental_sections
 
 DETAILED_TYPES = ("drift", "perturb")
 """Stressor types whose operators and scenarios get a row each beside their baseline."""
@@ -115,7 +116,10 @@ def build_sections(summary: RunSummary) -> list[Section]:
     sections += _faults(summary)
     sections += _stressors(summary.stressors)
     sections += _stacking(summary.stacking)
+    sections += incremental_sections(summary.incremental)
+    sections += backup_path_sections(summary.backup_paths)
     sections += _users(summary.users)
+    sections += complexity_user_sections(summary.complexity_by_user)
     for part in parts:
         sections += part.sections(flat)
     sections += _usage(summary)

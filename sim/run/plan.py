@@ -4,7 +4,8 @@ A plan of a million episodes costs the memory of its task list, not of a million
 made one at a time, trial-major, so that any prefix of a run covers every task.
 
 A unit is a task, or in stressor-mode isolated a (task, scenario) pair: every task once unstressed (the
-baseline) and once per selected scenario whose tools its gold uses, with that scenario alone.
+baseline) and once per selected scenario whose tools its gold uses, with that scenario alone. In stressor-mode
+incremental a unit is a (task, prefix of the stressor items) pair: every task unstressed, then under A, A+B, A+B+C.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from dataclasses import dataclass, replace
 from sim.config.run_config import MAX_PLANNED_EPISODES, ConfigError, RunConfig
 from sim.config.task_sample import parse_sample, stratified
 from sim.core import EpisodeId, Task, WorldPack
+from sim.core.episode_id import incremental_prefixes
 from sim.episode.loop import EpisodeSpec
 
 
@@ -87,6 +89,8 @@ def make_plan(config: RunConfig, pack: WorldPack) -> Plan:
     units = [Unit(task) for task in tasks]
     if config.stressor_mode == "isolated":
         units = [Unit(task, stressors=()) for task in tasks] + isolated_units(config, pack, tasks)
+    elif config.stressor_mode == "incremental":
+        units = [Unit(task, stressors=()) for task in tasks] + incremental_units(config, tasks)
     users = _user_labels(config)
     if len(users) > 1:  # every user plays every unit, with the same seeds: a paired comparison
         units = [replace(unit, user=label) for label in users for unit in units]
@@ -139,3 +143,21 @@ def isolated_units(config: RunConfig, pack: WorldPack, tasks: Sequence[Task]) ->
                 if affected_goals(task, touching):
                     units.append(Unit(task, variant=name, stressors=(name + suffix,)))
     return units
+
+
+def incremental_units(config: RunConfig, tasks: Sequence[Task]) -> list[Unit]:
+    """One unit per (prefix of the stressor items, task): every task under every prefix, so that each row is
+    paired with the row before it on the same tasks and seeds."""
+    if not config.stressors:
+        raise config.problem("stressor_mode", "incremental needs stressors to add one by one (--stressors)")
+    if len(set(config.stressors)) < len(config.stressors):
+        raise config.problem("stressors", "incremental adds each item once: an item is given twice")
+    for item in config.stressors:
+        if set(item) & set("@~#+"):  # the variant is part of the episode id (sim.core.episode_id)
+            raise config.problem("stressors", f"incremental cannot name {item!r} in an episode id (@, ~, # or +)")
+    prefixes = incremental_prefixes(config.stressors)
+    return [
+        Unit(task, variant=name, stressors=tuple(config.stressors[: k + 1]))
+        for k, name in enumerate(prefixes)
+        for task in tasks
+    ]

@@ -221,8 +221,9 @@ before a limitation reads its values, so selections are layered this way whateve
 the spec layer the toolkit modes come first (``TOOLKIT_MODES``)."""
 
 
-TOOLKIT_MODES = ("search", "expand")
-"""Types that decide the whole toolkit, outermost first: a tool search over a closed world, never the reverse."""
+TOOLKIT_MODES = ("search", "expand", "universe")
+"""Types that decide the whole toolkit, outermost first: a tool search over a closed world, never the reverse, and
+a closed world over the shortlisted share of the universe."""
 
 
 def _layer(scenario: Scenario) -> tuple[int, int]:

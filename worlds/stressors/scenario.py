@@ -35,6 +35,8 @@ ComplexityType = Literal[
     "search",
     "events",
     "injection",
+    "universe",
+    "hint",
 ]
 LEVEL: dict[str, Literal["spec", "exec", "user"]] = {
     "adhoc": "spec",
@@ -53,6 +55,8 @@ LEVEL: dict[str, Literal["spec", "exec", "user"]] = {
     "search": "spec",  # every tool hidden behind search_tools / get_info
     "events": "exec",  # the world changes on its own while the agent works
     "injection": "exec",  # a stranger's instruction planted in what a tool returns
+    "universe": "spec",  # only a share of the tools the goal would offer, the gold ones among them
+    "hint": "spec",  # the instructions say which functions answer each request
 }
 """Specification complexity changes what the agent reads; execution complexity what it observes; user
 complexity what it is asked."""
@@ -60,7 +64,7 @@ ERROR_TYPES = frozenset({"limitation", "failure", "outage"})
 TASK_ROW_TYPES = frozenset({"events"})
 """Types whose rows are written for one task's data (an event's change and the gold of the changed world): nothing
 for ``stressors assign`` to fit to a world's tools."""
-WHOLE_TASK_TYPES = frozenset({"perturb", "expand", "missing", "outage", "search"})
+WHOLE_TASK_TYPES = frozenset({"perturb", "expand", "missing", "outage", "search", "universe"})
 """Types that act on the whole task or toolkit (their rows target '*'): nothing for ``stressors assign`` to fit
 to particular tools."""
 

@@ -101,6 +101,23 @@ def _goal_survives(paths: list[list[GoldCall]], name: str) -> bool:
     return others_avoid and primary_core[0] == name
 
 
+def backup_lengths(task: Task) -> dict[int, tuple[int, int]]:
+    """goal -> (calls on its primary path, calls on its backup path) for the goals a backup outage cuts on their
+    primary path: the path's first core call may go down, and the backup is the first other path that avoids it
+    (the one the oracle takes). Seed 001 reports this length beside recovery: a longer way round is harder."""
+    eligible = survivable_functions(task)
+    out: dict[int, tuple[int, int]] = {}
+    for g, goal in enumerate(task.goals):
+        paths = goal.paths()
+        core = [c.name for c in paths[0] if c.role == "core"]
+        if not core or core[0] not in eligible:
+            continue
+        backup = next((p for p in paths[1:] if all(c.name != core[0] for c in p)), None)
+        if backup is not None:
+            out[g] = (len(paths[0]), len(backup))
+    return out
+
+
 def impossible_goal(task: Task) -> tuple[int, frozenset[str]] | None:
     """(goal, the functions to take down): the last goal with core calls, and every core function of its paths
     (lookups stay up: only what does the work goes down)."""
