@@ -59,13 +59,16 @@ def top(scores: np.ndarray, k: int) -> set[int]:
     return set(np.argpartition(-scores, k - 1)[:k].tolist()) if k < len(scores) else set(range(len(scores)))
 
 
-def measure(specs: list[ToolSpec], asks: list[Query], shares: list[float], k: int) -> list[dict[str, object]]:
+def measure(
+    specs: list[ToolSpec], asks: list[Query], shares: list[float], k: int, cache_dir: Path | None = None
+) -> list[dict[str, object]]:
     """One row per (split, ranker): every query's embedding and BM25 scores computed once, every ranker read off."""
     names = [s.name for s in specs]
     embedder = Embedder(max_cache=0)  # no text cache: a query seen before must not look instant
     embedder.encode(["load the model"])
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    with tempfile.TemporaryDirectory() as cache:
+    with tempfile.TemporaryDirectory() as tmp:
+        cache = cache_dir or tmp  # a kept cache: "cold" reads a matrix built before
         texts, words = [signature(s) for s in specs], [lexical_text(s) for s in specs]
         started = time.perf_counter()  # cold: embeds every signature, builds BM25
         IndexCache().get(texts, "hybrid", Path(cache), embedder.encode_batched, words)
@@ -132,6 +135,7 @@ def main() -> None:
     parser.add_argument("--share", type=float, action="append", default=[], help="more hybrid shares to compare")
     parser.add_argument("--queries", type=int, default=0, help="a seeded sample of this many queries (0: all)")
     parser.add_argument("--obfuscated-only", action="store_true", help="each toolkit obfuscated, not plain")
+    parser.add_argument("--cache", type=Path, help="keep the embeddings in this folder (default: a fresh one)")
     parser.add_argument("--k", type=int, default=9)
     args = parser.parse_args()
     if (reason := embedding_available()) is not None:
@@ -144,7 +148,7 @@ def main() -> None:
             if args.queries and args.queries < len(asks):  # before the cut: it keeps the sample's gold tools
                 asks = random.Random(0).sample(asks, args.queries)
             specs = cut(specs, asks, args.tools) if args.tools else specs
-            build, *rows = measure(specs, asks, shares, args.k)
+            build, *rows = measure(specs, asks, shares, args.k, args.cache)
             label = f"{name}{' obfuscated' if obfuscated else ''}"
             print(f"{label:22} " + "  ".join(f"{key}={value}" for key, value in build.items()), flush=True)
             for row in rows:

@@ -149,7 +149,7 @@ class LexicalRanker:
         return _top(self.scores(query), k)
 
 
-LEXICAL_SHARE = 0.35
+LEXICAL_SHARE = 0.2
 """BM25's share of a hybrid score (tuned on the synthetic toolkit, reported on the Spider-derived one:
 docs/sql-worlds.md#tool-search-at-scale)."""
 
