@@ -39,6 +39,9 @@ RankerName = Literal["embedding", "lexical", "hybrid"]
 Encode = Callable[[Sequence[str]], np.ndarray]
 MODEL_NAME = "all-MiniLM-L6-v2"
 """Part of the disk-cache key: a different embedder must never read these vectors."""
+CACHE_VERSION = "batched-1"
+"""Part of the disk-cache key too: batched vectors differ from one-at-a-time ones in the last float bits, and an
+index must rank the same whichever build wrote its file."""
 _WORD = re.compile(r"[A-Za-z]+|\d+")
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
 _STOPWORDS = frozenset(
@@ -192,7 +195,7 @@ def _shared_encoders() -> tuple[Encode, Encode]:
 
 def embedding_matrix(texts: Sequence[str], cache_dir: Path, encode: Encode) -> tuple[np.ndarray, bool]:
     """The signatures' embeddings and whether they came from the disk cache; computed and saved when absent."""
-    path = cache_dir / f"{texts_digest(texts, MODEL_NAME)}.npy"
+    path = cache_dir / f"{texts_digest(texts, MODEL_NAME + '/' + CACHE_VERSION)}.npy"
     if path.is_file():
         matrix = np.load(path)
         if matrix.shape[0] == len(texts):
