@@ -1,14 +1,17 @@
 """A search index over tool signatures: embeddings cached on disk, or a lexical (BM25) fallback.
 
-Each tool is indexed by its signature text, ``name(arg, ...): description`` (what an agent reads). Two rankers:
+Each tool is indexed by its signature text, ``name(arg, ...): description`` (what an agent reads). Three rankers:
 
 - ``embedding``: all-MiniLM-L6-v2 (the ``[embed]`` extra, loaded through ``sim.core.embedding``) embeds every signature
-  once per tool set; the matrix is saved as ``<dir>/<sha256 of model + texts>.npy`` (written to a temporary file and
-  renamed into place) and reused by every later run. A query is one sentence embedded on the fly (~25 ms on CPU),
-  ranked by a dot product with the unit-length rows.
+  once per tool set, in padded batches; the matrix is saved as ``<dir>/<sha256 of model, version, texts>.npy``
+  (written to a temporary file and renamed into place) and reused by every later run. A query is one sentence
+  embedded on the fly (~25 ms on CPU), ranked by a dot product with the unit-length rows.
 - ``lexical``: BM25 over lower-cased word pieces of the name and description (``set_power`` -> set, power). No torch,
   no disk, built in milliseconds; weaker on paraphrases ("switch off the lamp" does not share a word with
-  ``set_power``). Used when the ``[embed]`` extra is absent (``auto``) or when asked for.
+  ``set_power``). Used when the ``[embed]`` extra is absent (``auto``) or when asked for. Given ``lexical_text``
+  (name, description, arguments and their descriptions) rather than the signature where the caller has the specs.
+- ``hybrid`` (what ``auto`` picks where embeddings run): the cosine plus BM25 scaled to its best hit
+  (``HybridRanker``); at 4,000 tools it finds more than either alone (docs/sql-worlds.md#tool-search-at-scale).
 
 Indexes are shared across the episodes of a process (``SHARED``, keyed by ranker and text hash): building one is the
 expensive part, a query is not. Nothing maps the model until an embedding index is built or asked a query; a cache
