@@ -1,216 +1,158 @@
 """Recall@k of tool search: does ``search_tools(<the user's request>)`` return the tools the turn's gold calls?
 
 For every turn with gold calls, the query is the user's explicit request and the relevant tools are the names on
-the turn's primary gold path (core and support). Reported per toolset and ranker: recall@k (the mean share of a
+the turn's primary gold path (core and support). Reported per toolkit and ranker: recall@k (the mean share of a
 turn's gold tools in the top k), all@k (turns whose every gold tool is in the top k), core@k (turns whose core
-tools all are), the index build time cold (embedding every signature) and warm (from the disk cache), and the
-per-query latency once the index is built. Each is measured twice: one search per request, and one per sentence of
-it (most requests are "X. Also, Y.": an agent searches for each).
+tools all are); per toolkit, the index build time cold (embedding every signature, batched) and warm (from the disk
+cache), its memory, and the per-query latency of each part. Each is measured twice: one search per request, and
+one per sentence of it (most multidomain requests are "X. Also, Y.": an agent searches for each).
 
-Toolsets: a world's own tools; ``+large``: the world's tools plus related-but-different templated neighbours of
-every tool (hard distractors, ``worlds.stressors.expand.templates``), smart_home's tools and theirs, and generated
-tools of unrelated business domains (easy distractors), a few thousand in all.
+Rankers, side by side on the same queries: ``embedding`` (MiniLM cosine over signatures: the old default),
+``lexical`` (BM25 over ``lexical_text``), ``hybrid`` (the new default: ``HybridRanker``, BM25's share
+``LEXICAL_SHARE``). ``--share`` adds hybrids with other shares (the tuning sweep).
 
-    .venv/bin/python scripts/tool_search_recall.py --world multidomain --large --k 9
+Toolkits (``tool_search_toolkits.py``): a world's own tools; ``synthetic`` and ``spider`` (a Spider-layout folder),
+each ``plain`` or ``obfuscated``, cut to ``--tools`` (4,000):
+
+    .venv/bin/python scripts/tool_search_recall.py --toolkit synthetic --toolkit spider --obfuscated --tools 4000
 """
 
 from __future__ import annotations
 
 import argparse
+import random
 import re
+import resource
 import statistics
 import sys
 import tempfile
 import time
-from itertools import product
 from pathlib import Path
 
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from sim.core import Task, ToolSpec
-from sim.core.embedding import embedding_available
+from tool_search_toolkits import Query, cut, obfuscated_synthetic, queries, spider, synthetic
+
+from sim.core import ToolSpec
+from sim.core.embedding import Embedder, embedding_available
 from worlds.registry import load_world
-from worlds.stressors.expand.templates import signature, templated_candidates
-from worlds.stressors.search.index import Encode, IndexCache, RankerName
+from worlds.stressors.expand.templates import signature
+from worlds.stressors.search.index import LEXICAL_SHARE, HybridRanker, IndexCache, lexical_text
 
-_OBJECTS = (
-    "invoice",
-    "payment",
-    "refund",
-    "customer",
-    "supplier",
-    "purchase_order",
-    "shipment",
-    "warehouse",
-    "inventory",
-    "product_sku",
-    "employee",
-    "payroll",
-    "timesheet",
-    "expense_report",
-    "budget",
-    "ledger_entry",
-    "tax_filing",
-    "contract",
-    "lease",
-    "vendor",
-    "ticket",
-    "incident",
-    "deployment",
-    "server",
-    "container",
-    "database_backup",
-    "dns_record",
-    "ssl_certificate",
-    "api_key",
-    "user_account",
-    "role",
-    "permission",
-    "audit_log",
-    "compliance_report",
-    "lab_result",
-    "patient_record",
-    "prescription",
-    "insurance_claim",
-    "course",
-    "enrollment",
-    "grade",
-    "library_loan",
-    "parking_permit",
-    "fleet_vehicle",
-    "maintenance_job",
-    "work_order",
-    "crop_yield",
-    "irrigation_zone",
-    "fishing_license",
-    "court_case",
-    "legal_hold",
-    "patent",
-    "trademark",
-    "grant_application",
-    "donation",
-    "volunteer_shift",
-)
-_VERBS = (
-    ("create", "Create a new {o}."),
-    ("get", "Get one {o} by its id."),
-    ("list", "List {o}s, newest first, with optional filters."),
-    ("update", "Change fields of an existing {o}."),
-    ("delete", "Delete a {o} permanently."),
-    ("archive", "Archive a {o} so it no longer shows in listings."),
-    ("approve", "Approve a pending {o}."),
-    ("export", "Export {o}s as a CSV file."),
-    ("search", "Search {o}s by free text."),
-    ("assign", "Assign a {o} to a person or team."),
-    ("count", "Count {o}s matching the filters."),
-    ("audit", "Show the change history of a {o}."),
-)
-_SCOPES = ("", "regional", "internal")
 SENTENCE = re.compile(r"(?<=[.?!])\s+")
+SPIDER = Path(__file__).resolve().parents[2] / "shared" / "data" / "spider"
 
 
-def generated_tools() -> list[ToolSpec]:
-    """Tools of unrelated business domains, ``verb_[scope_]object``: 53 objects x 12 verbs x 3 scopes."""
-    out = []
-    for (verb, text), noun, scope in product(_VERBS, _OBJECTS, _SCOPES):
-        words = noun.replace("_", " ")
-        name = "_".join(p for p in (verb, scope, noun) if p)
-        description = text.format(o=f"{scope} {words}".strip()) + (f" Only {scope} records." if scope else "")
-        properties = {f"{noun}_id": {"type": "string"}} if verb not in ("create", "list", "search", "count") else {}
-        out.append(
-            ToolSpec(name=name, description=description, parameters={"type": "object", "properties": properties})
-        )
-    return out
+def toolkit(name: str, obfuscated: bool, spider_dir: Path) -> tuple[list[ToolSpec], list[Query]]:
+    if name == "synthetic":
+        return obfuscated_synthetic() if obfuscated else synthetic()
+    if name == "spider":
+        return spider(spider_dir, obfuscated)
+    pack = load_world(name)
+    return pack.tool_specs(), queries(pack.tasks())
 
 
-def toolset(world: str, large: bool) -> list[ToolSpec]:
-    specs = load_world(world).tool_specs()
-    if not large:
-        return specs
-    extra = [*specs, *(c.spec for c in templated_candidates(specs, [s.name for s in specs]))]
-    other = load_world("smart_home").tool_specs() if world != "smart_home" else []
-    extra += [*other, *(c.spec for c in templated_candidates(other, [s.name for s in other]))]
-    extra += generated_tools()
-    return list({s.name: s for s in extra}.values())  # the world's own tools win a name clash
-
-
-def queries(tasks: list[Task]) -> list[tuple[str, set[str], set[str]]]:
-    """(request, gold tools, core tools) per turn with gold calls."""
-    out = []
-    for task in tasks:
-        for turn in task.goals:
-            if turn.gold:
-                names = {c.name for c in turn.gold}
-                out.append((turn.user.explicit, names, {c.name for c in turn.gold if c.role == "core"}))
-    return out
-
-
-def fresh_encoder() -> Encode | None:
-    """An embedder with no text cache (a query seen before must not look instant), model loaded before timing."""
-    if embedding_available():
-        return None
-    from sim.core.embedding import Embedder
-
-    embedder = Embedder(max_cache=0)
-    embedder.encode(["load the model"])
-    return embedder.encode
+def top(scores: np.ndarray, k: int) -> set[int]:
+    return set(np.argpartition(-scores, k - 1)[:k].tolist()) if k < len(scores) else set(range(len(scores)))
 
 
 def measure(
-    specs: list[ToolSpec], asks: list[tuple[str, set[str], set[str]]], ranker: RankerName, k: int, split: bool
-) -> dict[str, object]:
+    specs: list[ToolSpec], asks: list[Query], shares: list[float], k: int, cache_dir: Path | None = None
+) -> list[dict[str, object]]:
+    """One row per (split, ranker): every query's embedding and BM25 scores computed once, every ranker read off."""
     names = [s.name for s in specs]
-    texts = [signature(s) for s in specs]
-    encode = fresh_encoder() if ranker == "embedding" else None
-    with tempfile.TemporaryDirectory() as cache:
-        started = time.perf_counter()
-        IndexCache().get(texts, ranker, Path(cache), encode)  # cold: embeds every signature (lexical: builds BM25)
+    embedder = Embedder(max_cache=0)  # no text cache: a query seen before must not look instant
+    embedder.encode(["load the model"])
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    with tempfile.TemporaryDirectory() as tmp:
+        cache = cache_dir or tmp  # a kept cache: "cold" reads a matrix built before
+        texts, words = [signature(s) for s in specs], [lexical_text(s) for s in specs]
+        started = time.perf_counter()  # cold: embeds every signature, builds BM25
+        IndexCache().get(texts, "hybrid", Path(cache), embedder.encode_batched, words)
         cold = time.perf_counter() - started
-        started = time.perf_counter()
-        index = IndexCache().get(texts, ranker, Path(cache), encode)  # warm: what a new process does (reads .npy)
+        grown = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - rss
+        started = time.perf_counter()  # warm: what a new process does (reads the .npy)
+        index = IndexCache().get(texts, "hybrid", Path(cache), embedder.encode, words)
         warm = time.perf_counter() - started
-    recalls, every, core, latencies = [], 0, 0, []
-    for request, gold, core_names in asks:
-        top = set()
-        # split: one search per sentence, as an agent handling "X. Also, Y." would search for X and for Y
-        for part in SENTENCE.split(request) if split else [request]:
-            started = time.perf_counter()
-            top |= {names[row] for row, _ in index.rank(part, k)}
-            latencies.append((time.perf_counter() - started) * 1000)
-        recalls.append(len(gold & top) / len(gold))
-        every += gold <= top
-        core += core_names <= top
-    latencies.sort()
+    assert isinstance(index, HybridRanker)
+    build: dict[str, object] = {"tools": len(specs), "queries": len(asks), "build_cold_s": round(cold, 1),
+                                "build_warm_s": round(warm, 3), "build_rss_mb": round(grown / 1024),
+                                "matrix_mb": round(index.embedding.matrix.nbytes / 2**20, 1)}  # fmt: skip
+    rows: list[dict[str, object]] = []
+    seen: dict[str, np.ndarray] = {}
+    dense_ms: list[float] = []
+    bm25_ms: list[float] = []
+    for split in (False, True):
+        found: dict[str, list[tuple[set[str], set[str], set[str]]]] = {}
+        for request, gold, core in asks:
+            tops: dict[str, set[str]] = {}
+            for part in SENTENCE.split(request) if split else [request]:
+                if (dense := seen.get(part)) is None:  # a sentence that is a whole request: embedded once
+                    started = time.perf_counter()
+                    dense = seen[part] = index.embedding.scores(part)
+                    dense_ms.append((time.perf_counter() - started) * 1000)
+                started = time.perf_counter()
+                lexical = index.lexical.scores(part)
+                bm25_ms.append((time.perf_counter() - started) * 1000)
+                for ranker, scores in rankings(dense, lexical, shares):
+                    tops.setdefault(ranker, set()).update(names[i] for i in top(scores, k))
+            for ranker, got in tops.items():
+                found.setdefault(ranker, []).append((gold, core, got))
+        for ranker, hits in found.items():
+            rows.append({"per": "sentence" if split else "request", "ranker": ranker, **score(hits, k),
+                         "query_ms_p50": round(statistics.median(dense_ms) + statistics.median(bm25_ms), 2),
+                         "embed_ms_p50": round(statistics.median(dense_ms), 2),
+                         "bm25_ms_p50": round(statistics.median(bm25_ms), 3)})  # fmt: skip
+    return [build, *rows]
+
+
+def rankings(dense: np.ndarray, lexical: np.ndarray, shares: list[float]) -> list[tuple[str, np.ndarray]]:
+    best = float(lexical.max()) if len(lexical) else 0.0
+    out = [("embedding", dense), ("lexical", lexical)]
+    for share in shares:
+        fused = dense if best <= 0 else (1 - share) * dense + share * lexical / best  # HybridRanker.scores
+        out.append(("hybrid" if share == LEXICAL_SHARE else f"hybrid@{share:g}", fused))
+    return out
+
+
+def score(hits: list[tuple[set[str], set[str], set[str]]], k: int) -> dict[str, float]:
     return {
-        "tools": len(specs),
-        "per": "sentence" if split else "request",
-        "queries": len(asks),
-        f"recall@{k}": round(statistics.mean(recalls), 3),
-        f"all@{k}": round(every / len(asks), 3),
-        f"core@{k}": round(core / len(asks), 3),
-        "build_cold_s": round(cold, 2),
-        "build_warm_s": round(warm, 3),
-        "query_ms_p50": round(latencies[len(latencies) // 2], 2),
-        "query_ms_p95": round(latencies[int(len(latencies) * 0.95)], 2),
+        f"recall@{k}": round(statistics.mean(len(g & got) / len(g) for g, _, got in hits), 3),
+        f"all@{k}": round(sum(g <= got for g, _, got in hits) / len(hits), 3),
+        f"core@{k}": round(sum(c <= got for _, c, got in hits) / len(hits), 3),
     }
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--world", action="append", help="world(s) to measure (default multidomain)")
-    parser.add_argument("--large", action="store_true", help="also the large synthetic toolset")
+    parser.add_argument("--toolkit", action="append", help="synthetic, spider or a world (default multidomain)")
+    parser.add_argument("--obfuscated", action="store_true", help="also each toolkit obfuscated")
+    parser.add_argument("--tools", type=int, default=0, help="cut each toolkit to this many tools (0: all)")
+    parser.add_argument("--spider", type=Path, default=SPIDER, help="a Spider-layout folder (database/, dev.json)")
+    parser.add_argument("--share", type=float, action="append", default=[], help="more hybrid shares to compare")
+    parser.add_argument("--queries", type=int, default=0, help="a seeded sample of this many queries (0: all)")
+    parser.add_argument("--obfuscated-only", action="store_true", help="each toolkit obfuscated, not plain")
+    parser.add_argument("--cache", type=Path, help="keep the embeddings in this folder (default: a fresh one)")
     parser.add_argument("--k", type=int, default=9)
-    parser.add_argument("--ranker", choices=("embedding", "lexical"), action="append")
     args = parser.parse_args()
-    rankers: list[RankerName] = args.ranker or (["lexical"] if embedding_available() else ["embedding", "lexical"])
-    for world in args.world or ["multidomain"]:
-        asks = queries(load_world(world).tasks())
-        for large in (False, True) if args.large else (False,):
-            specs = toolset(world, large)
-            for ranker, split in product(rankers, (False, True)):
-                row = measure(specs, asks, ranker, args.k, split)
-                label = f"{world}{'+large' if large else ''}"
-                print(f"{label:22} {ranker:9} " + "  ".join(f"{key}={value}" for key, value in row.items()), flush=True)
+    if (reason := embedding_available()) is not None:
+        sys.exit(f"the embedding and hybrid rankers cannot run here: {reason}")
+    shares = sorted({LEXICAL_SHARE, *args.share})
+    for name in args.toolkit or ["multidomain"]:
+        variants = (True,) if args.obfuscated_only else (False, True) if args.obfuscated else (False,)
+        for obfuscated in variants:
+            specs, asks = toolkit(name, obfuscated, args.spider)
+            if args.queries and args.queries < len(asks):  # before the cut: it keeps the sample's gold tools
+                asks = random.Random(0).sample(asks, args.queries)
+            specs = cut(specs, asks, args.tools) if args.tools else specs
+            build, *rows = measure(specs, asks, shares, args.k, args.cache)
+            label = f"{name}{' obfuscated' if obfuscated else ''}"
+            print(f"{label:22} " + "  ".join(f"{key}={value}" for key, value in build.items()), flush=True)
+            for row in rows:
+                print(f"{label:22} " + "  ".join(f"{key}={value}" for key, value in row.items()), flush=True)
 
 
 if __name__ == "__main__":

@@ -95,6 +95,20 @@ class Embedder:
             self._remember(fresh)
             return rows
 
+    def encode_batched(self, texts: Sequence[str]) -> np.ndarray:
+        """``encode``'s rows to float rounding, for bulk work (a tool index): texts of similar length run together,
+        padded and masked (``MiniLM.encode_batched``); the results are not cached (bulk texts are seldom asked
+        again, and would push out the ones that are)."""
+        if not texts:
+            return np.zeros((0, self.dimension), dtype=np.float32)
+        with self._lock:
+            model = self._load()
+            with _one_blas_thread():
+                vectors = model.encode_batched(list(texts))
+            self.encoded += len(texts)
+            self.model_calls += 1
+            return vectors
+
     def similarity(self, a: str, b: str) -> float:
         """Cosine similarity in [-1, 1]."""
         va, vb = self.encode([a, b])

@@ -1,14 +1,17 @@
 """A search index over tool signatures: embeddings cached on disk, or a lexical (BM25) fallback.
 
-Each tool is indexed by its signature text, ``name(arg, ...): description`` (what an agent reads). Two rankers:
+Each tool is indexed by its signature text, ``name(arg, ...): description`` (what an agent reads). Three rankers:
 
 - ``embedding``: all-MiniLM-L6-v2 (the ``[embed]`` extra, loaded through ``sim.core.embedding``) embeds every signature
-  once per tool set; the matrix is saved as ``<dir>/<sha256 of model + texts>.npy`` (written to a temporary file and
-  renamed into place) and reused by every later run. A query is one sentence embedded on the fly (~25 ms on CPU),
-  ranked by a dot product with the unit-length rows.
+  once per tool set, in padded batches; the matrix is saved as ``<dir>/<sha256 of model, version, texts>.npy``
+  (written to a temporary file and renamed into place) and reused by every later run. A query is one sentence
+  embedded on the fly (~25 ms on CPU), ranked by a dot product with the unit-length rows.
 - ``lexical``: BM25 over lower-cased word pieces of the name and description (``set_power`` -> set, power). No torch,
   no disk, built in milliseconds; weaker on paraphrases ("switch off the lamp" does not share a word with
-  ``set_power``). Used when the ``[embed]`` extra is absent (``auto``) or when asked for.
+  ``set_power``). Used when the ``[embed]`` extra is absent (``auto``) or when asked for. Given ``lexical_text``
+  (name, description, arguments and their descriptions) rather than the signature where the caller has the specs.
+- ``hybrid`` (what ``auto`` picks where embeddings run): the cosine plus BM25 scaled to its best hit
+  (``HybridRanker``); at 4,000 tools it finds more than either alone (docs/sql-worlds.md#tool-search-at-scale).
 
 Indexes are shared across the episodes of a process (``SHARED``, keyed by ranker and text hash): building one is the
 expensive part, a query is not. Nothing maps the model until an embedding index is built or asked a query; a cache
@@ -33,10 +36,15 @@ from typing import Literal, Protocol
 
 import numpy as np
 
-RankerName = Literal["embedding", "lexical"]
+from sim.core import ToolSpec
+
+RankerName = Literal["embedding", "lexical", "hybrid"]
 Encode = Callable[[Sequence[str]], np.ndarray]
 MODEL_NAME = "all-MiniLM-L6-v2"
 """Part of the disk-cache key: a different embedder must never read these vectors."""
+CACHE_VERSION = "batched-1"
+"""Part of the disk-cache key too: batched vectors differ from one-at-a-time ones in the last float bits, and an
+index must rank the same whichever build wrote its file."""
 _WORD = re.compile(r"[A-Za-z]+|\d+")
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
 _STOPWORDS = frozenset(
@@ -59,6 +67,15 @@ def texts_digest(texts: Sequence[str], salt: str = "") -> str:
     for text in texts:
         digest.update(b"\0" + text.encode())
     return digest.hexdigest()
+
+
+def lexical_text(spec: ToolSpec) -> str:
+    """What BM25 reads of a tool: its name (split into words by ``tokens``), description, and each argument's name
+    and description (a signature names the arguments only; their descriptions carry words a request uses)."""
+    properties = spec.parameters.get("properties", {})
+    arguments = [f"{name} {about.get('description', '') if isinstance(about, dict) else ''}"
+                 for name, about in properties.items()]  # fmt: skip
+    return " ".join([spec.name, spec.description, *arguments])
 
 
 def tokens(text: str) -> list[str]:
@@ -92,9 +109,13 @@ class EmbeddingRanker:
     encode: Encode
     name: RankerName = "embedding"
 
-    def rank(self, query: str, k: int) -> list[tuple[int, float]]:
+    def scores(self, query: str) -> np.ndarray:
         vector = np.asarray(self.encode([query]), dtype=np.float32)[0]
-        return _top(self.matrix @ vector, k)
+        out: np.ndarray = self.matrix @ vector
+        return out
+
+    def rank(self, query: str, k: int) -> list[tuple[int, float]]:
+        return _top(self.scores(query), k)
 
 
 @dataclass
@@ -123,25 +144,61 @@ class LexicalRanker:
             postings[term] = (index, (idf * tf * (k1 + 1) / (tf + norm)).astype(np.float32))
         return cls(size=len(docs), postings=postings)
 
-    def rank(self, query: str, k: int) -> list[tuple[int, float]]:
+    def scores(self, query: str) -> np.ndarray:
         scores = np.zeros(self.size, dtype=np.float32)
         for term in set(tokens(query)):
             if (hit := self.postings.get(term)) is not None:
                 scores[hit[0]] += hit[1]
-        return _top(scores, k)
+        return scores
+
+    def rank(self, query: str, k: int) -> list[tuple[int, float]]:
+        return _top(self.scores(query), k)
+
+
+LEXICAL_SHARE = 0.2
+"""BM25's share of a hybrid score (tuned on the synthetic toolkit, reported on the Spider-derived one:
+docs/sql-worlds.md#tool-search-at-scale)."""
+
+
+@dataclass
+class HybridRanker:
+    """The embedding cosine plus BM25 scaled to the query's best hit: ``(1 - s) * cos + s * bm25 / max bm25``.
+
+    Embeddings find paraphrases but blur among thousands of similar signatures; BM25 pins the rare words (a table,
+    a column, an object) that tell two near neighbours apart. Scaling by the best hit puts BM25 on the cosine's
+    0..1 footing whatever the query's length; a query sharing no word with any tool falls back to the cosine."""
+
+    embedding: EmbeddingRanker
+    lexical: LexicalRanker
+    share: float = LEXICAL_SHARE
+    name: RankerName = "hybrid"
+
+    def scores(self, query: str) -> np.ndarray:
+        lexical = self.lexical.scores(query)
+        best = float(lexical.max()) if len(lexical) else 0.0
+        dense = self.embedding.scores(query)
+        if best <= 0:
+            return dense
+        out: np.ndarray = (1 - self.share) * dense + self.share * lexical / best
+        return out
+
+    def rank(self, query: str, k: int) -> list[tuple[int, float]]:
+        return _top(self.scores(query), k)
 
 
 @cache
-def _shared_encoder() -> Encode:
-    """The process's one embedder (lazy: the model is mapped on its first encode, never at import)."""
+def _shared_encoders() -> tuple[Encode, Encode]:
+    """The process's one embedder, for queries and for bulk builds (lazy: the model is mapped on its first encode,
+    never at import)."""
     from sim.core.embedding import Embedder  # the [embed] extra; kept off the import path of lexical runs
 
-    return Embedder(max_cache=10_000).encode
+    embedder = Embedder(max_cache=10_000)
+    return embedder.encode, embedder.encode_batched
 
 
 def embedding_matrix(texts: Sequence[str], cache_dir: Path, encode: Encode) -> tuple[np.ndarray, bool]:
     """The signatures' embeddings and whether they came from the disk cache; computed and saved when absent."""
-    path = cache_dir / f"{texts_digest(texts, MODEL_NAME)}.npy"
+    path = cache_dir / f"{texts_digest(texts, MODEL_NAME + '/' + CACHE_VERSION)}.npy"
     if path.is_file():
         matrix = np.load(path)
         if matrix.shape[0] == len(texts):
@@ -183,15 +240,15 @@ def resolve_ranker(requested: str) -> tuple[RankerName, str | None]:
     """The ranker to use and, when it is not the one asked for, why: ``auto`` means embeddings where they run."""
     if requested == "lexical":
         return "lexical", None
-    if requested not in ("auto", "embedding"):
-        raise ValueError(f"unknown ranker '{requested}' (auto, embedding or lexical)")
+    if requested not in ("auto", "embedding", "hybrid"):
+        raise ValueError(f"unknown ranker '{requested}' (auto, hybrid, embedding or lexical)")
     from sim.core.embedding import embedding_available  # cheap: checks installed packages and model files
 
     reason = embedding_available()
     if reason is None:
-        return "embedding", None
-    if requested == "embedding":
-        raise RuntimeError(f"the embedding ranker cannot run here: {reason}")
+        return ("embedding" if requested == "embedding" else "hybrid"), None
+    if requested != "auto":
+        raise RuntimeError(f"the {requested} ranker cannot run here: {reason}")
     return "lexical", f"embeddings unavailable ({reason}): lexical BM25 ranking"
 
 
@@ -204,19 +261,28 @@ class IndexCache:
         self.builds = 0
 
     def get(
-        self, texts: Sequence[str], ranker: RankerName, cache_dir: Path | None = None, encode: Encode | None = None
+        self,
+        texts: Sequence[str],
+        ranker: RankerName,
+        cache_dir: Path | None = None,
+        encode: Encode | None = None,
+        lexical_texts: Sequence[str] | None = None,
     ) -> Ranker:
+        """``texts`` are embedded (signatures); ``lexical_texts`` (default ``texts``), one per tool, are what BM25
+        reads: ``lexical_text`` adds the arguments' descriptions, which a signature leaves out."""
         directory = cache_dir or default_cache_dir()
-        key = (ranker, texts_digest(texts), str(directory))
+        words = texts if lexical_texts is None else lexical_texts
+        key = (ranker, texts_digest([*texts, "\0", *words]), str(directory))
         with self._lock:  # held through a build: concurrent episodes wait for the one build, not start their own
             if (found := self._built.get(key)) is not None:
                 return found
             built: Ranker
             if ranker == "lexical":
-                built = LexicalRanker.build(texts)
+                built = LexicalRanker.build(words)
             else:
-                coder = encode or _shared_encoder()
-                built = EmbeddingRanker(embedding_matrix(texts, directory, coder)[0], coder)
+                query, bulk = (encode, encode) if encode else _shared_encoders()
+                dense = EmbeddingRanker(embedding_matrix(texts, directory, bulk)[0], query)
+                built = dense if ranker == "embedding" else HybridRanker(dense, LexicalRanker.build(words))
             self._built[key] = built
             self.builds += 1
             return built

@@ -7,11 +7,13 @@ the runtime as an unknown function. Both search tools are answered here, read-on
 world's own tools stay the executors. Gold is untouched: search calls are support calls the judges ignore.
 
 ``search_tools(query, num_results=5)`` ranks the tools by how similar the query is to each one's signature,
-``name(args): description`` (``worlds.stressors.search.index``): sentence embeddings cached on disk when the
-``[embed]`` extra is installed, else BM25 over the words (each answer says which ranker ran). The ranking runs in a
-worker thread: embedding a query is numpy work (~25 ms), which never runs on the event loop.
+``name(args): description`` (``worlds.stressors.search.index``): by default a hybrid of sentence embeddings (cached
+on disk) and BM25 over the name's words, description and arguments when the ``[embed]`` extra is installed, else
+BM25 alone (each answer says which ranker ran). The ranking runs in a worker thread: embedding a query is numpy
+work (~25 ms), which never runs on the event loop.
 
-Row params (each can be overridden, ``search.tools:ranker=lexical``): ``ranker`` (auto | embedding | lexical),
+Row params (each can be overridden, ``search.tools:ranker=lexical``): ``ranker`` (auto | hybrid | embedding |
+lexical; auto is hybrid where embeddings run),
 ``default_results`` (5), ``cache_dir`` (default ``$SQUALL_TOOL_INDEX_DIR`` or ``.cache/tool_index``).
 
 Calls of one step run concurrently, so a parallel call in the same step as the search that finds its tool is let
@@ -29,7 +31,7 @@ from sim.core import CallContext, CallNext, CallOutcome, ToolCall, ToolResult, T
 from sim.core.frozen import thaw
 from worlds.stressors.expand.templates import signature
 from worlds.stressors.scenario import ScenarioStressor
-from worlds.stressors.search.index import SHARED, Ranker, resolve_ranker
+from worlds.stressors.search.index import SHARED, Ranker, lexical_text, resolve_ranker
 
 SEARCH_TOOL = "search_tools"
 INFO_TOOL = "get_info"
@@ -98,12 +100,14 @@ class ToolSearch(ScenarioStressor):
         self.cache_dir = Path(cache_dir) if cache_dir else None
         self.catalog: dict[str, ToolSpec] = {}
         self.texts: list[str] = []
+        self.words: list[str] = []
         self.found: set[str] = set()
 
     def on_spec(self, specs: list[ToolSpec], instructions: str) -> tuple[list[ToolSpec], str]:
         # Nothing heavy here (it runs on the event loop): the index is built on the first search, in a thread.
         self.catalog = {s.name: s for s in specs if s.name not in OWN}
         self.texts = [signature(s) for s in self.catalog.values()]
+        self.words = [lexical_text(s) for s in self.catalog.values()]
         return [SEARCH_SPEC, INFO_SPEC, *self.catalog.values()], instructions + NOTE
 
     def on_tools(self, goal: int, specs: list[ToolSpec]) -> list[ToolSpec]:
@@ -111,7 +115,7 @@ class ToolSearch(ScenarioStressor):
 
     def index(self) -> Ranker:
         """The shared index of this episode's tools (built on first use, then reused by every episode)."""
-        return SHARED.get(self.texts, self.ranker_name, self.cache_dir)
+        return SHARED.get(self.texts, self.ranker_name, self.cache_dir, lexical_texts=self.words)
 
     def search(self, query: str, k: int) -> list[tuple[str, float]]:
         names = list(self.catalog)
