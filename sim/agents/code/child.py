@@ -40,16 +40,17 @@ _PATH_EVENTS = frozenset(
 
 
 def _limit(memory_bytes: int, cpu_s: int) -> None:
-    """Hard limits equal to soft ones, so the program cannot raise them (the hook refuses setrlimit too)."""
+    """Hard limits equal to soft ones, so the program cannot raise them (the hook refuses setrlimit too); the CPU
+    limit's hard one a second later, so the kernel's SIGXCPU (read as a timeout) comes before its SIGKILL."""
     for which, value in (
         (resource.RLIMIT_AS, memory_bytes),
-        (resource.RLIMIT_CPU, cpu_s),
         (resource.RLIMIT_FSIZE, 16 * _MB),
         (resource.RLIMIT_CORE, 0),
         (resource.RLIMIT_NOFILE, 64),
         (resource.RLIMIT_NPROC, 0),  # no new processes (the kernel ignores this one for root)
     ):
         resource.setrlimit(which, (value, value))
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu_s, cpu_s + 1))
 
 
 class ToolError(Exception):

@@ -5,7 +5,6 @@ shown (``signatures``)."""
 from __future__ import annotations
 
 import asyncio
-import time
 from typing import Any
 
 import pytest
@@ -68,9 +67,8 @@ async def test_a_tool_error_reaches_the_program_as_an_exception_it_can_inspect()
 
 
 async def test_an_endless_loop_is_killed_at_the_time_limit_and_said_so() -> None:
-    started = time.perf_counter()
     done = await run("print('working')\nwhile True:\n    pass", timeout_s=1.0)
-    assert done.outcome == "timeout" and time.perf_counter() - started < 4
+    assert done.outcome == "timeout"
     assert done.output == "working\n[stopped: the program ran past its time limit of 1 s]"
 
 
