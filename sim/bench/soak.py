@@ -16,12 +16,13 @@ every slot has turned over once, the conversations in flight are still growing, 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import subprocess
 import sys
 import tempfile
-import time
+import threading
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -30,6 +31,7 @@ from typing import Any
 from sim.bench.command import BenchSettings, mock_config
 from sim.bench.mock_process import REPO_ROOT, mock_llm_server, stop_pid
 from sim.bench.rss import growth
+from sim.core.files import write_text_atomic
 
 WARMUP_SHARE = 0.2
 EXIT_GRACE_S = 120.0  # the arm's own cancel grace (60 s) and its last sample, with room to spare
@@ -137,7 +139,10 @@ def run_soak(settings: SoakSettings, echo: Callable[[str], None], series_path: P
                 stderr=log_fh,
                 text=True,
             )
-        deadline = time.monotonic() + lifetime
+        # an arm that hangs silent never ends the loop below: the timer stops it, and its stdout ends with it
+        overdue = threading.Timer(lifetime, stop_pid, (arm,))
+        overdue.daemon = True
+        overdue.start()
         try:
             echo(HEADER)
             assert arm.stdout is not None
@@ -148,17 +153,17 @@ def run_soak(settings: SoakSettings, echo: Callable[[str], None], series_path: P
                     series.append(message)
                 elif message.get("kind") == "end":
                     end = message
-                if time.monotonic() > deadline:
-                    break
-            arm.wait(timeout=EXIT_GRACE_S)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                arm.wait(timeout=EXIT_GRACE_S)
         finally:
+            overdue.cancel()
             stop_pid(arm)  # by PID; a no-op once it has exited
         if arm.returncode != 0 or not end:
             raise RuntimeError(f"bench soak arm failed (exit {arm.returncode}): {log.read_text()[-2000:]}")
     report = {"settings": asdict(settings), "series": series, "ran_out": end["ran_out"]}
     report["verdict"] = verdict(series, settings)
     if series_path is not None:
-        series_path.write_text("".join(json.dumps(s) + "\n" for s in series))
+        write_text_atomic(series_path, "".join(json.dumps(s) + "\n" for s in series))
     return report
 
 

@@ -67,13 +67,19 @@ def _gelu(x: np.ndarray, erf: Callable[[np.ndarray], np.ndarray] = _erf) -> np.n
 
 
 def _fast_erf() -> Callable[[np.ndarray], np.ndarray]:
-    """scipy's erf where installed (it comes with the [embed] extra's sentence-transformers): 7x faster than
+    """scipy's erf where installed (the [parity] extra brings it; a quickstart setup has none): 7x faster than
     ``_erf`` and closer to exact; bulk encoding only, so a judge's single-sentence numbers never move."""
     try:
         from scipy.special import erf
     except ImportError:
         return _erf
     return cast(Callable[[np.ndarray], np.ndarray], erf)
+
+
+def bulk_erf_name() -> str:
+    """Which erf bulk encoding uses here: vectors differ in their last bits between the two, so a disk cache of
+    them keys on it."""
+    return "poly" if _fast_erf() is _erf else "scipy"
 
 
 class MiniLM:

@@ -75,11 +75,8 @@ def backup_path_summary(store: RunStore, score_set: str) -> dict[str, Any] | Non
             row["recovered"] += hit and value >= 1.0
     if not per_goal:
         return None
-    return {
-        "by_length": _by_length(cells),
-        "mean": _means(list(per_goal.values())),
-        "per_goal": list(per_goal.values()),
-    }
+    goals = [per_goal[k] for k in sorted(per_goal)]  # by task and goal: not the order episodes were stored in
+    return {"by_length": _by_length(cells), "mean": _means(goals), "per_goal": goals}
 
 
 def _by_length(cells: dict[int, list[int]]) -> list[dict[str, Any]]:

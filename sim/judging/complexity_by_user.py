@@ -18,6 +18,7 @@ from judges.common.stats import cluster_bootstrap
 from sim.core import EpisodeId
 from sim.core.episode_id import incremental_prefixes
 from sim.judging.goal_verdicts import PerGoal, goal_verdicts
+from sim.judging.user_summary import user_labels
 from sim.store.run_store import RunStore, StoreError
 from worlds.registry import load_world
 from worlds.stressors import builtin_scenarios
@@ -35,8 +36,7 @@ def complexity_by_user(store: RunStore, score_set: str) -> dict[str, Any] | None
         config = store.manifest()["config"]
     except StoreError:
         return None
-    raw = config.get("user")
-    users = [u.strip() for u in raw.split(",") if u.strip()] if isinstance(raw, str) else []
+    users = user_labels(config.get("user"))
     items = list(config.get("stressors") or [])
     if len(users) < 2 or not items:
         return None

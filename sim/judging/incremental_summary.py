@@ -15,6 +15,7 @@ from collections import defaultdict
 from typing import Any
 
 from judges.common.stats import cluster_bootstrap, paired_difference
+from judges.names import JudgeName
 from sim.core import EpisodeId
 from sim.core.episode_id import incremental_prefixes
 from sim.judging.goal_verdicts import PerGoal, goal_verdicts
@@ -60,7 +61,7 @@ def incremental_rows(verdicts: dict[EpisodeId, PerGoal], prefixes: list[str]) ->
         if k:
             row["drop"] = _drop(verdicts, variants[k - 1], variant)
         rows.append(row)
-    return {"metric": "core_api_accuracy", "rows": rows}
+    return {"metric": JudgeName.CORE_API_ACCURACY, "rows": rows}
 
 
 def _drop(verdicts: dict[EpisodeId, PerGoal], before: str, after: str) -> dict[str, Any]:

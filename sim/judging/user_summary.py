@@ -18,6 +18,7 @@ from pydantic import AliasChoices, BaseModel, Field
 
 from judges.common.stats import cluster_bootstrap
 from judges.names import JudgeName
+from personas.spec import parse_user_specs
 from sim.core import FAILED_TERMINATIONS, EpisodeId, Score
 from sim.store.run_store import RunStore, StoreError
 
@@ -124,7 +125,18 @@ def _configured_users(store: RunStore) -> list[str]:
         raw = store.manifest()["config"].get("user")
     except StoreError:  # a hand-built store: the episodes say who played
         return []
-    return [part.strip() for part in raw.split(",") if part.strip()] if isinstance(raw, str) else []
+    return user_labels(raw)
+
+
+def user_labels(raw: object) -> list[str]:
+    """A run's ``--user`` value as the labels its episode ids carry (``scripted:terse + vague`` is
+    ``scripted:terse+vague`` there)."""
+    if not isinstance(raw, str):
+        return []
+    try:
+        return [spec.label for spec in parse_user_specs(raw)]
+    except ValueError:  # a manifest written before a spelling changed: as given
+        return [part.strip() for part in raw.split(",") if part.strip()]
 
 
 def _user_of(episode_id: str, stored: str | None, several: bool) -> str:

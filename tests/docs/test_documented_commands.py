@@ -39,9 +39,7 @@ NOT_RUN = {
     "pip install 'squall[ray]'": "an install: scripts/setup.sh installs the ray extra",
     "squall bench --suite --json": "every workload at full size (--suite ignores the size options): minutes",
     "squall bench --concurrency 10000 --latency 5 --jitter 15 --request-timeout 120 --duration 600 --rss-every 5 "
-    "--series soak-one-process.jsonl": "10 minutes at 10,000 in flight; its short variant (100 in flight, 3 s) runs",
-    "squall bench --concurrency 10000 --latency 5 --jitter 15 --request-timeout 120 --duration 600 --rss-every 5 "
-    "--workers 2 --series soak-two-workers.jsonl": "10 minutes at 10,000 in flight; its short variant runs",
+    "--series soak.jsonl": "10 minutes at 10,000 in flight; its short variant (100 in flight, 3 s) runs",
     "squall run --agent openai-chat:gpt-4o-mini --trials 5 --concurrency 400 --backend ray":
         "starts a local Ray cluster; tests/sim/run/test_ray_backend.py plays runs on one",
     "squall run --agent openai-chat:gpt-4o-mini --backend ray --ray-address 10.0.0.5:6379 --ray-workers 16":

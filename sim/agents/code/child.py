@@ -27,15 +27,15 @@ _MB = 1024 * 1024
 _REFUSED_PREFIXES = ("socket.", "subprocess.", "os.exec", "os.posix_spawn", "os.spawn", "os.fork", "ctypes.")
 _REFUSED_EVENTS = frozenset(
     {"os.system", "os.forkpty", "os.kill", "os.killpg", "pty.spawn", "resource.setrlimit", "resource.prlimit",
-     "webbrowser.open"}
+     "webbrowser.open", "os.symlink", "os.link"}
 )  # fmt: skip
 _REFUSED_MODULES = frozenset(
     {"socket", "_socket", "ssl", "_ssl", "subprocess", "_posixsubprocess", "ctypes", "_ctypes", "multiprocessing",
      "_multiprocessing", "select", "selectors", "mmap", "fcntl", "pty", "urllib.request", "http.client"}
 )  # fmt: skip
 _PATH_EVENTS = frozenset(
-    {"os.listdir", "os.scandir", "os.chdir", "os.remove", "os.rename", "os.rmdir", "os.mkdir", "os.symlink",
-     "os.link", "os.truncate", "os.chmod", "os.chown", "os.utime", "shutil.rmtree", "shutil.copyfile"}
+    {"os.listdir", "os.scandir", "os.chdir", "os.remove", "os.rename", "os.rmdir", "os.mkdir", "os.truncate",
+     "os.chmod", "os.chown", "os.utime", "shutil.rmtree", "shutil.copyfile"}
 )  # fmt: skip
 
 
@@ -63,35 +63,51 @@ class ToolError(Exception):
         self.tool, self.status, self.code, self.content = name, status, code, content
 
 
-def _guard(workdir: str, stdlib_roots: tuple[str, ...], refused: list[str]) -> Callable[[str, tuple[Any, ...]], None]:
-    """The audit hook: what a program may not do. ``refused`` collects the events it stopped (reported back)."""
+def _guard(  # every name the hook calls is bound here, so a program rebinding one changes nothing
+    workdir: str,
+    stdlib_roots: tuple[str, ...],
+    refused: list[str],
+    refused_events: frozenset[str] = _REFUSED_EVENTS,
+    refused_prefixes: tuple[str, ...] = _REFUSED_PREFIXES,
+    refused_modules: frozenset[str] = _REFUSED_MODULES,
+    path_events: frozenset[str] = _PATH_EVENTS,
+    realpath: Callable[[str], str] = os.path.realpath,
+    fsdecode: Callable[[bytes], str] = os.fsdecode,
+    fspath: Callable[[Any], Any] = os.fspath,
+    sep: str = os.sep,
+    writing_flags: int = os.O_WRONLY | os.O_RDWR | os.O_CREAT,
+    path_types: tuple[type, ...] = (str, bytes, os.PathLike),
+) -> Callable[[str, tuple[Any, ...]], None]:
+    """The audit hook: what a program may not do. ``refused`` collects the events it stopped (reported back).
+    Constants and callables are the hook's own (defaults, read once), not the module's or builtins' at call time."""
     allowed_reads = (workdir, *stdlib_roots)
+    _isinstance, _any, _bool, _str, _bytes, _int = isinstance, any, bool, str, bytes, int
 
     def inside(path: Any, roots: tuple[str, ...]) -> bool:
-        if isinstance(path, int):
+        if _isinstance(path, _int):
             return True  # an fd the process already holds
-        if isinstance(path, bytes):
-            path = os.fsdecode(path)
-        real = os.path.realpath(os.fspath(path))
-        return "site-packages" not in real and any(real == r or real.startswith(r + os.sep) for r in roots)
+        if _isinstance(path, _bytes):
+            path = fsdecode(path)
+        real = realpath(fspath(path))
+        return "site-packages" not in real and _any(real == r or real.startswith(r + sep) for r in roots)
 
     def hook(event: str, args: tuple[Any, ...]) -> None:
         what: str | None = None
-        if event in _REFUSED_EVENTS or event.startswith(_REFUSED_PREFIXES):
+        if event in refused_events or event.startswith(refused_prefixes):
             what = event
-        elif event == "import" and (args[0] in _REFUSED_MODULES or args[0].split(".")[0] in _REFUSED_MODULES):
+        elif event == "import" and (args[0] in refused_modules or args[0].split(".")[0] in refused_modules):
             what = f"import {args[0]}"
         elif event == "open" and args[0] is not None:
             mode, flags = args[1], args[2]
-            writing = (isinstance(mode, str) and any(c in mode for c in "wax+")) or (
-                isinstance(flags, int) and bool(flags & (os.O_WRONLY | os.O_RDWR | os.O_CREAT))
+            writing = (_isinstance(mode, _str) and _any(c in mode for c in "wax+")) or (
+                _isinstance(flags, _int) and _bool(flags & writing_flags)
             )
             if not inside(args[0], (workdir,) if writing else allowed_reads):
                 what = f"open {args[0]!r}"
         elif (
-            event in _PATH_EVENTS
+            event in path_events
             and args
-            and isinstance(args[0], (str, bytes, os.PathLike))
+            and _isinstance(args[0], path_types)
             and not inside(args[0], allowed_reads if event in ("os.listdir", "os.scandir") else (workdir,))
         ):
             what = f"{event} {args[0]!r}"

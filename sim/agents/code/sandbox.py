@@ -100,11 +100,15 @@ async def run_program(code: str, tools: Sequence[PythonTool], limits: CodeLimits
     workdir = await asyncio.to_thread(tempfile.mkdtemp, prefix="squall-code-")
     cpu_s = max(1, int(limits.timeout_s + 0.999))
     argv = [*prefix, sys.executable, "-s", "-S", "-P", "-B", "-c", _child_source()]
-    proc = await asyncio.create_subprocess_exec(
-        *argv, str(limits.memory_mb * _MB), str(cpu_s),
-        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-        cwd=workdir, env=_ENV, start_new_session=True, limit=_LINE_LIMIT,
-    )  # fmt: skip
+    try:
+        proc = await asyncio.create_subprocess_exec(
+            *argv, str(limits.memory_mb * _MB), str(cpu_s),
+            stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+            cwd=workdir, env=_ENV, start_new_session=True, limit=_LINE_LIMIT,
+        )  # fmt: skip
+    except BaseException:  # no child (EAGAIN, ENOMEM, cancelled): its folder goes now, not never
+        await asyncio.to_thread(shutil.rmtree, workdir, True)
+        raise
     printed = _Output(limits.output_chars)
     reader = asyncio.create_task(printed.drain(proc.stderr))
     run = ProgramRun("crashed")

@@ -7,9 +7,11 @@ is shown under an identifier made of it and called by its own name.
 
 from __future__ import annotations
 
+import builtins
 import json
 import keyword
 import re
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -38,7 +40,8 @@ class PythonTool:
 
 
 def python_tools(specs: Sequence[ToolSpec]) -> tuple[PythonTool, ...]:
-    taken: set[str] = {"ToolError", "print"}
+    # a tool named ``open``, ``len`` or ``json`` would shadow what programs use: it gets another identifier
+    taken: set[str] = {"ToolError", *dir(builtins), *sys.stdlib_module_names}
     return tuple(_tool(spec, taken) for spec in specs)
 
 
@@ -88,7 +91,8 @@ def _tool(spec: ToolSpec, taken: set[str]) -> PythonTool:
     if args:
         lines += ["", "    Args:", *args]
     lines.append('    """')
-    return PythonTool(spec.name, py_name, tuple(ordered), "\n".join(lines))
+    # positional arguments bind to the shown parameters only: an odd name is never reached by position
+    return PythonTool(spec.name, py_name, tuple(n for n in ordered if n not in odd), "\n".join(lines))
 
 
 def annotation(schema: dict[str, Any]) -> str:

@@ -73,7 +73,8 @@ async def test_an_endless_loop_is_killed_at_the_time_limit_and_said_so() -> None
 
 
 async def test_time_spent_in_tool_calls_is_not_the_programs() -> None:
-    done = await run("get_weather('Paris')\nget_weather('Rome')\nprint('ok')", World(delay_s=0.7), timeout_s=1.0)
+    # 4 s of tool time against a 3 s limit that also covers the child's start (slow on a loaded machine)
+    done = await run("get_weather('Paris')\nget_weather('Rome')\nprint('ok')", World(delay_s=2.0), timeout_s=3.0)
     assert (done.outcome, done.output) == ("ok", "ok")
 
 
@@ -96,6 +97,14 @@ async def test_a_program_over_its_memory_limit_is_stopped_and_said_so(code: str)
         ("open('/etc/hostname').read()", "open '/etc/hostname'"),
         ("import os\nos.listdir('/')", "os.listdir '/'"),
         ("import resource\nresource.setrlimit(resource.RLIMIT_AS, (-1, -1))", "resource.setrlimit"),
+        ("import os\nos.symlink('/etc', 'etc')", "os.symlink"),
+        # rebinding what the hook reads changes nothing: its names are its own
+        (
+            "import sys, builtins, os\nsys.modules['__main__']._REFUSED_MODULES = frozenset()\n"
+            "builtins.any = lambda it: True\nos.path.realpath = lambda p: '/tmp'\nimport socket",
+            "import socket",
+        ),
+        ("import builtins\nbuiltins.isinstance = lambda *a: False\nopen('/etc/hostname')", "open '/etc/hostname'"),
     ],
 )
 async def test_network_processes_and_files_outside_its_folder_are_refused(code: str, refused: str) -> None:
@@ -133,3 +142,25 @@ def test_the_functions_shown_follow_the_tool_specs() -> None:
     assert '        units: Temperature unit. (one of ["c", "f"])' in weather.text
     assert factorial.py_name == "math_factorial" and factorial.wire()["name"] == "math.factorial"
     assert factorial.text.splitlines()[0] == "def math_factorial(n: int | None = None, **more) -> Any:"
+    assert factorial.params == ("n",)  # "from" is reached by keyword only, never by position
+    shadowing = [
+        ToolSpec(name=n, description=n, parameters={"type": "object", "properties": {}}) for n in ("open", "json")
+    ]
+    assert [t.py_name for t in python_tools(shadowing)] == ["open_2", "json_2"]
+
+
+async def test_an_odd_parameter_name_does_not_take_a_positional_argument() -> None:
+    odd = ToolSpec(
+        name="convert",
+        description="Currency.",
+        parameters={
+            "type": "object",
+            "properties": {"amount": {"type": "number"}, "from": {"type": "string"}, "to": {"type": "string"}},
+            "required": ["amount", "from", "to"],
+        },
+    )
+    world = World()
+    done = await run_program(
+        "convert(100, 'EUR', **{'from': 'USD'})", python_tools([odd]), CodeLimits(timeout_s=5.0), world
+    )
+    assert done.outcome == "ok" and world.calls == [("convert", {"amount": 100, "to": "EUR", "from": "USD"})]

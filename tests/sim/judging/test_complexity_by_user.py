@@ -13,6 +13,7 @@ from typer.testing import CliRunner
 from sim.cli.app import app
 from sim.core import EpisodeId
 from sim.judging.complexity_by_user import table
+from sim.judging.user_summary import user_labels
 
 USERS = "scripted:explicit,scripted:coreferential"
 
@@ -61,3 +62,8 @@ def test_one_user_or_no_stressors_gives_no_table(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, [*args, "--run-id", "one", "--stressors", "adhoc"])
     assert result.exit_code == 0, result.output
     assert "complexity_by_user" not in json.loads((tmp_path / "one" / "summary.json").read_text())
+
+
+def test_columns_are_the_labels_episode_ids_carry_not_the_users_spelling() -> None:
+    assert user_labels("scripted:terse + impatient, llm@busy_parent") == ["scripted:terse+impatient", "llm@busy_parent"]
+    assert user_labels(None) == []

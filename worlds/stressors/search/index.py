@@ -37,6 +37,7 @@ from typing import Literal, Protocol
 import numpy as np
 
 from sim.core import ToolSpec
+from sim.core.minilm import bulk_erf_name
 
 RankerName = Literal["embedding", "lexical", "hybrid"]
 Encode = Callable[[Sequence[str]], np.ndarray]
@@ -198,7 +199,7 @@ def _shared_encoders() -> tuple[Encode, Encode]:
 
 def embedding_matrix(texts: Sequence[str], cache_dir: Path, encode: Encode) -> tuple[np.ndarray, bool]:
     """The signatures' embeddings and whether they came from the disk cache; computed and saved when absent."""
-    path = cache_dir / f"{texts_digest(texts, MODEL_NAME + '/' + CACHE_VERSION)}.npy"
+    path = cache_dir / f"{texts_digest(texts, f'{MODEL_NAME}/{CACHE_VERSION}/{bulk_erf_name()}')}.npy"
     if path.is_file():
         matrix = np.load(path)
         if matrix.shape[0] == len(texts):
