@@ -55,11 +55,11 @@ exec 9>.cache/setup.lock
 flock 9 # two setups at once (make -j, two terminals) would fight over the venv
 exit_if_up_to_date # the other one may have just finished
 WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
+NPM_PID=""
+trap '[[ -z $NPM_PID ]] || kill "$NPM_PID" 2>/dev/null; rm -rf "$WORK"' EXIT # a setup that dies stops its npm too
 
 # js-tiktoken downloads while the wheels install (it needs nothing from the venv): a few seconds off a fresh setup.
 npm_pack() { (cd "$WORK" && npm pack --silent "js-tiktoken@$JS_TIKTOKEN_VERSION" >/dev/null 2>&1); }
-NPM_PID=""
 if [[ -z "$(ls -A "$TIKTOKEN_DIR" 2>/dev/null)" ]] && command -v npm >/dev/null; then
     (
         trap - ERR # a failure here only means the build below runs npm itself, and says why
@@ -109,6 +109,9 @@ uv_from_pip_config() {
         key=${key#*.}
         value=${line#*=\'}
         value=${value%\'}
+        value=${value//\\n/ } # a multi-line value (one URL per line in pip.conf) is listed with literal \n
+        value=${value#"${value%%[![:space:]]*}"} # and trimmed
+        value=${value%"${value##*[![:space:]]}"}
         case $key in
         index-url) index=$value ;;
         extra-index-url) extra=$value ;;
@@ -146,16 +149,20 @@ if [[ -z $UV ]]; then
     pip install --upgrade pip
 fi
 
-# pkg_install ARGS...: uv where it installed, else pip; output to the log either way.
+# pkg_install ARGS...: uv where it installed, else pip; output to the log either way. A uv failure (a setting of
+# pip's uv does not read, a TLS store it does not trust, an unwritable cache) hands this and every later install to
+# pip, which fails loudly itself if the package really cannot be had.
 pkg_install() {
     if [[ -n $UV ]]; then
-        if ! "$UV" pip install --python "$PY" "$@" >>"$LOG" 2>&1; then
-            tail -n 40 "$LOG" >&2
-            die "uv pip install $* failed (full log: $LOG; SQUALL_NO_UV=1 installs with pip)"
+        if "$UV" pip install --python "$PY" "$@" >>"$LOG" 2>&1; then
+            return 0
         fi
-    else
-        pip install "$@"
+        step "uv pip install $* failed (log: $LOG): pip installs from here on"
+        UV=""
+        "$PY" -m pip --version >/dev/null 2>&1 || "$PY" -m ensurepip >>"$LOG" 2>&1 ||
+            die "could not put pip in $VENV (Debian/Ubuntu: apt install python3-venv python3-pip)"
     fi
+    pip install "$@"
 }
 
 # [local] is xllamacpp, pinned in pyproject.toml: llama.cpp's own server in a prebuilt CPU wheel.

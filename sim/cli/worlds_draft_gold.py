@@ -74,11 +74,13 @@ def draft_gold_command(
         pack.runtime.model = names[1]
         return await draft_gold(pack, handle, names[0], chosen, count, max_prompt_tokens, report, progress)
 
-    stopped = None
+    stopped, code = None, 1
     try:
         asyncio.run(with_handle(world, [model, chosen_world_model], use))
     except ProviderError as error:
         stopped = f"stopped: the model failed for good ({error.code}: {error})"
+    except KeyboardInterrupt:  # the drafts kept so far cost requests: they are written before exiting
+        stopped, code = "stopped: interrupted", 130
     sys.stderr.write("\n")
     if report.kept:
         pack.with_tasks(report.tasks)  # loads as the world will (a bug here must not reach the file)
@@ -100,7 +102,7 @@ def draft_gold_command(
         )
     if stopped is not None:
         sys.stdout.write(f"{stopped}; run again with --only-missing to carry on\n")
-        raise typer.Exit(1)
+        raise typer.Exit(code)
 
 
 def _write_tasks(path: Path, tasks: list[Task]) -> None:

@@ -32,5 +32,6 @@ def goal_verdicts(
             declined[key] = list(score.per_goal)
     for key, marks in declined.items():
         if key in verdicts:
-            verdicts[key] = [d if d is not None else v for v, d in zip(verdicts[key], marks, strict=False)]
+            padded = marks + [None] * (len(verdicts[key]) - len(marks))  # a goal without a mark keeps its verdict
+            verdicts[key] = [d if d is not None else v for v, d in zip(verdicts[key], padded, strict=False)]
     return verdicts

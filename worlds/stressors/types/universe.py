@@ -6,8 +6,8 @@ up to 10/25/50/75% of the original size. Here the universe is what the goal woul
 a SEL world its database's functions (``Goal.tools``), in a per-question or REST world every function. The shortlist
 holds ``max(ceil(share × universe), needed)`` tools: every tool on any solution path of the goal (primary and
 backup, so an outage still has its way round), then others drawn by a generator seeded with the episode's seed
-and the goal, so a run is reproducible and trials of a task draw alike. Tools the world does not know (an earlier
-stressor's) are left to that stressor. Gold is untouched: the oracle still scores 1.0.
+and the goal, so a rerun offers the same tools and each trial of a task its own draw. Every tool offered counts in
+the universe, an earlier stressor's added ones too. Gold is untouched: the oracle still scores 1.0.
 
 Row param: ``share``, a fraction in (0, 1].
 """
