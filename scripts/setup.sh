@@ -56,7 +56,8 @@ flock 9 # two setups at once (make -j, two terminals) would fight over the venv
 exit_if_up_to_date # the other one may have just finished
 WORK=$(mktemp -d)
 NPM_PID=""
-trap '[[ -z $NPM_PID ]] || kill "$NPM_PID" 2>/dev/null; rm -rf "$WORK"' EXIT # a setup that dies stops its npm too
+# a setup that dies stops its npm too; one already finished is no error (kill fails, and would fire the ERR trap)
+trap '[[ -z $NPM_PID ]] || kill "$NPM_PID" 2>/dev/null || true; rm -rf "$WORK"' EXIT
 
 # js-tiktoken downloads while the wheels install (it needs nothing from the venv): a few seconds off a fresh setup.
 npm_pack() { (cd "$WORK" && npm pack --silent "js-tiktoken@$JS_TIKTOKEN_VERSION" >/dev/null 2>&1); }
