@@ -23,6 +23,8 @@ def test_bench_prints_the_mcp_arm_beside_the_in_process_call() -> None:
     assert mcp["calls"] == 3 and mcp["tool"] == "list_rooms"
     assert mcp["direct_ms"] > 0 and mcp["mcp_ms"] > 0
     assert abs(mcp["hop_ms"] - (mcp["mcp_ms"] - mcp["direct_ms"])) < 1e-3
-    assert abs(mcp["ratio"] - mcp["mcp_ms"] / mcp["direct_ms"]) < 0.2  # a ratio, as the other arms report
+    # a ratio, as the other arms report: the stored milliseconds are rounded to 4 places, so at ~0.04 ms in-process
+    # the ratio recomputed from them is off by a fraction of a percent (an absolute tolerance failed at a ratio of 206)
+    assert abs(mcp["ratio"] / (mcp["mcp_ms"] / mcp["direct_ms"]) - 1) < 0.01
     text = render(report)
     assert "in-process" in text and "over MCP" in text and "MCP / in-process" in text and "achieved" not in text
