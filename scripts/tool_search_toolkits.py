@@ -12,6 +12,9 @@ A toolkit is its tools and its queries: (request, gold tools, core tools) per tu
 ``obfuscated``: Spider's own ``--obfuscate`` (``function_<n>``, Greek arguments, descriptions naming no table or
 column); every tool not named so yet (neighbours, synthetic tools) renamed the same way, its description kept.
 ``cut``: the gold tools of every query plus distractors drawn by a seeded shuffle, ``size`` in all.
+
+Each builder also returns every tool's ``Origin`` (``tool_search_misses.py``): what made it, its database or domain,
+the original a neighbour was written from, the tables a Spider function reads. The misses are classified by it.
 """
 
 from __future__ import annotations
@@ -22,11 +25,15 @@ import tempfile
 from itertools import product
 from pathlib import Path
 
+from tool_search_misses import Origin
+
 from sim.core import Task, ToolSpec
 from worlds.registry import known_worlds, load_world
 from worlds.stressors.expand.templates import templated_candidates
 
 Query = tuple[str, set[str], set[str]]
+Origins = dict[str, Origin]
+Built = tuple[list[ToolSpec], list[Query], Origins]
 _OBJECTS = (
     *("invoice", "payment", "refund", "customer", "supplier", "purchase_order", "shipment", "warehouse"),
     *("inventory", "product_sku", "employee", "payroll", "timesheet", "expense_report", "budget", "ledger_entry"),
@@ -54,6 +61,7 @@ _VERBS = (
 _SCOPES = ("", "regional", "internal", "partner", "archived")
 _GREEK = ("alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "iota", "kappa", "lambda", "mu")
 _OBFUSCATED = re.compile(r"function_\d+")
+_TABLE = re.compile(r"\b(?:FROM|JOIN)\s+[\"`\[]?(\w+)", re.IGNORECASE)
 
 
 def generated_tools() -> list[ToolSpec]:
@@ -70,8 +78,21 @@ def generated_tools() -> list[ToolSpec]:
     return out
 
 
-def with_neighbours(specs: list[ToolSpec]) -> list[ToolSpec]:
-    return [*specs, *(c.spec for c in templated_candidates(specs, [s.name for s in specs]))]
+def with_neighbours(specs: list[ToolSpec], origins: Origins) -> list[ToolSpec]:
+    """``specs`` and their templated neighbours; each neighbour's origin (its source's group and tables) added."""
+    candidates = templated_candidates(specs, [s.name for s in specs])
+    for c in candidates:
+        source = origins[c.source]
+        origins.setdefault(c.spec.name, Origin("neighbour", source.group, c.source, source.tables))
+    return [*specs, *(c.spec for c in candidates)]
+
+
+def world_origins(world: str, kind: str) -> Origins:
+    """A world's tools by name: multidomain's grouped by their domain, any other world's by the world."""
+    pack = load_world(world)
+    toolkit = getattr(pack, "toolkit", None)
+    domains = {name: tool.domain for name, tool in toolkit.tools.items()} if toolkit is not None else {}
+    return {s.name: Origin(kind, domains.get(s.name, world), s.name) for s in pack.tool_specs()}
 
 
 def queries(tasks: list[Task]) -> list[Query]:
@@ -85,17 +106,21 @@ def queries(tasks: list[Task]) -> list[Query]:
     return out
 
 
-def synthetic(world: str = "multidomain") -> tuple[list[ToolSpec], list[Query]]:
-    specs = with_neighbours(load_world(world).tool_specs())
+def synthetic(world: str = "multidomain") -> Built:
+    origins = world_origins(world, "own")
+    specs = with_neighbours(load_world(world).tool_specs(), origins)
     for other in known_worlds():
         if other != world:
-            specs += with_neighbours(load_world(other).tool_specs())
-    specs += generated_tools()
+            origins |= {n: o for n, o in world_origins(other, "world").items() if n not in origins}
+            specs += with_neighbours(load_world(other).tool_specs(), origins)
+    generated = generated_tools()
+    origins |= {s.name: Origin("generated", "generated", s.name) for s in generated if s.name not in origins}
+    specs += generated
     unique = list({s.name: s for s in reversed(specs)}.values())[::-1]  # the world's own tools win a name clash
-    return unique, queries(load_world(world).tasks())
+    return unique, queries(load_world(world).tasks()), origins
 
 
-def spider(folder: Path, obfuscate: bool) -> tuple[list[ToolSpec], list[Query]]:
+def spider(folder: Path, obfuscate: bool) -> Built:
     """``folder`` has Spider's layout: ``database/`` and ``dev.json`` (or the built-in sample's ``questions.json``)."""
     from worlds.sql.engine.model import ImportOptions
     from worlds.sql.ingest.folder import write_world
@@ -103,17 +128,28 @@ def spider(folder: Path, obfuscate: bool) -> tuple[list[ToolSpec], list[Query]]:
 
     questions = folder / "dev.json" if (folder / "dev.json").is_file() else folder / "questions.json"
     worlds = []
+    origins: Origins = {}
     with tempfile.TemporaryDirectory() as tmp:
         for style in ("per_question", "sel"):
             options = ImportOptions(style=style, obfuscate=obfuscate, drop_empty=False, max_rows=None)
             built = import_world("spider", folder / "database", questions, options)
+            kind = "own" if style == "per_question" else "sel"
+            for function in built.functions:
+                origins.setdefault(function.name, Origin(kind, function.db_id, function.name, tables(function.sql)))
             worlds.append(load_world(str(write_world(built, Path(tmp) / style))))
         own, sel = worlds[0].tool_specs(), worlds[1].tool_specs()
         asks = queries(worlds[0].tasks())
-    neighbours = with_neighbours(own)[len(own) :]
+    neighbours = with_neighbours(own, origins)[len(own) :]
     if obfuscate:
-        neighbours = rename(neighbours, {s.name for s in [*own, *sel]})
-    return list({s.name: s for s in [*own, *sel, *neighbours]}.values()), asks
+        renamed = rename(neighbours, {s.name for s in [*own, *sel]})
+        origins |= {new.name: origins[old.name] for old, new in zip(neighbours, renamed, strict=True)}
+        neighbours = renamed
+    return list({s.name: s for s in [*own, *sel, *neighbours]}.values()), asks, origins
+
+
+def tables(sql: str) -> frozenset[str]:
+    """The tables a query reads, lower-cased (what follows FROM or JOIN)."""
+    return frozenset(t.lower() for t in _TABLE.findall(sql))
 
 
 def rename(specs: list[ToolSpec], taken: set[str], seed: int = 0) -> list[ToolSpec]:
@@ -141,12 +177,14 @@ def replace_spec(spec: ToolSpec, name: str, parameters: dict[str, object]) -> To
     return spec.model_copy(update={"name": name, "parameters": parameters})
 
 
-def obfuscated_synthetic(world: str = "multidomain") -> tuple[list[ToolSpec], list[Query]]:
-    specs, asks = synthetic(world)
+def obfuscated_synthetic(world: str = "multidomain") -> Built:
+    specs, asks, origins = synthetic(world)
     renamed = rename(specs, set())
     names = {old.name: new.name for old, new in zip(specs, renamed, strict=True)}
     moved = [(request, {names[n] for n in gold}, {names[n] for n in core}) for request, gold, core in asks]
-    return renamed, moved
+    kept = {names[n]: Origin(o.kind, o.group, names.get(o.source, o.source), o.tables) for n, o in origins.items()
+            if n in names}  # fmt: skip
+    return renamed, moved, kept
 
 
 def cut(specs: list[ToolSpec], asks: list[Query], size: int, seed: int = 0) -> list[ToolSpec]:
