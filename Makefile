@@ -4,12 +4,13 @@
 VENV := .venv
 PY := $(VENV)/bin/python
 
-.PHONY: help setup quickstart test lint docs
+.PHONY: help setup quickstart test test-slow lint docs
 
 help:
 	@echo "make setup       install everything into $(VENV) (idempotent)"
 	@echo "make quickstart  set up what it needs (no torch, no dev tools), then run the default simulation on the embedded local model"
-	@echo "make test        setup, then run the test suite"
+	@echo "make test        setup, then run the tests not marked slow (the developer's loop)"
+	@echo "make test-slow   setup, then run the tests marked slow (CI runs both)"
 	@echo "make lint        ruff check, ruff format --check, mypy, import-linter (the layer contracts), make docs"
 	@echo "make docs        build the docs site (mkdocs.yml, docs/) into .cache/site, failing on any warning or bad link"
 
@@ -20,12 +21,23 @@ quickstart:
 	@bash scripts/setup.sh quickstart
 	$(VENV)/bin/squall run
 
-# pytest exits 5 when it collected no tests: that is a failure, not a pass. One process per core (at most 4), the
-# an idle process takes tests queued on a busy one (worksteal); the 25 slowest printed, so a test that grows is seen.
+# `make test` is the developer's loop: every test not marked `slow` (minutes). `make test-slow` runs the `slow` ones
+# (each seconds to a minute: real process trees, agreement with other projects' code, the documented commands);
+# .ci/run runs both. pytest exits 5 when it collected no tests: that is a failure, not a pass. One process per core
+# (at most 4); an idle process takes tests queued on a busy one (worksteal); the 25 slowest printed, so a test that
+# grows is seen (and marked `slow` when it belongs there).
+PYTEST := $(PY) -m pytest -q -n auto --maxprocesses 4 --dist worksteal --durations 25
+
 test: setup
 	@bash scripts/setup_browser.sh
-	@$(PY) -m pytest -q -n auto --maxprocesses 4 --dist worksteal --durations 25; rc=$$?; \
+	@$(PYTEST) -m "not slow"; rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "make test: no tests were collected" >&2; fi; \
+	exit $$rc
+
+test-slow: setup
+	@bash scripts/setup_browser.sh
+	@$(PYTEST) -m slow; rc=$$?; \
+	if [ $$rc -eq 5 ]; then echo "make test-slow: no tests were collected" >&2; fi; \
 	exit $$rc
 
 lint: setup
