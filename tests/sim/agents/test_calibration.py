@@ -22,6 +22,7 @@ from sim.core import EpisodeResult, Score
 from sim.core.task_state import moved
 from sim.run.runner import execute
 from tests.support.paths import SPIDER
+from tests.support.world_cache import load_worlds_once
 from worlds.registry import BUILTIN_WORLDS
 from worlds.sql.ingest.folder import write_world
 from worlds.sql.ingest.importer import ImportOptions, import_world
@@ -80,6 +81,12 @@ def tau2_nothing_to_do(episode: EpisodeResult) -> bool:
     unchanged = not criteria.get("has_actions") or (bool(states) and not states[-1].gold_after)
     basis = criteria.get("reward_basis") or []
     return unchanged and not criteria.get("communicate_info") and "ACTION" not in basis  # type: ignore[operator]
+
+
+@pytest.fixture(autouse=True)
+def worlds_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The oracle's and the null agent's runs of a world load it once."""
+    load_worlds_once(monkeypatch)
 
 
 async def run(

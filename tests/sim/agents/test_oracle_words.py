@@ -18,7 +18,7 @@ from sim.core import AgentFactory, EpisodeResult, Task
 from sim.episode.env import EpisodeEnv, EpisodeSpec
 from sim.episode.loop import run_episode
 from sim.llm.gateway import Gateway
-from worlds.registry import load_world
+from tests.support.world_cache import loaded_world as pack  # once per world, not per episode (nearly all the time)
 from worlds.stressors import build_stressors, builtin_scenarios
 from worlds.stressors.coverage import affected_goals
 from worlds.stressors.scenario import Scenario
@@ -38,22 +38,24 @@ def runs(text: str, n: int = RUN) -> set[tuple[str, ...]]:
 
 
 @cache
+def tool_names(world: str) -> tuple[str, ...]:
+    return tuple(s.name for s in pack(world).new_world(0).specs())
+
+
+@cache
 def touched(name: str) -> list[tuple[str, Task]]:
     """The first tasks of each world the scenario touches (a few: every reply kind is met on the first ones)."""
     row = next(s for s in ROWS if s.name == name)
     found = []
     for world in WORLDS:
-        found += [
-            (world, t) for t in islice((t for t in load_world(world).tasks() if affected_goals(t, row)), TASKS_PER_ROW)
-        ]
+        found += [(world, t) for t in islice((t for t in pack(world).tasks() if affected_goals(t, row)), TASKS_PER_ROW)]
     return found
 
 
 async def play(world: str, task: Task, agent: AgentFactory, scenario: Scenario) -> EpisodeResult:
-    pack = load_world(world)
-    tools = [s.name for s in pack.new_world(0).specs()]
     user = ScriptedUser(parse_user_spec("scripted"))
-    env = EpisodeEnv(pack, agent, user, Gateway(), ("a", "u"), tuple(build_stressors([scenario.name], 3, tools)))
+    stressors = tuple(build_stressors([scenario.name], 3, tool_names(world)))
+    env = EpisodeEnv(pack(world), agent, user, Gateway(), ("a", "u"), stressors)
     return await run_episode(EpisodeSpec(task=task, trial=0, seed=3), env)
 
 

@@ -19,7 +19,7 @@ from sim.mockllm import EchoPolicy, MockConfig, start_mock_server
 from sim.run.runner import execute
 from tests.support.outside_agents import agent_service, feeding_golds
 from tests.support.reader_policy import MockReader, feeding_openings, reader_over_mcp
-from worlds.registry import load_world
+from tests.support.world_cache import load_worlds_once, loaded_world
 from worlds.stressors.catalog import builtin_scenarios
 from worlds.stressors.coverage import affected_goals
 
@@ -27,16 +27,36 @@ LIMIT = 40
 """Tasks per world (multidomain has 320; its first 40 use every stressor compared here)."""
 OUTSIDE_ORACLE = "python:tests.support.outside_agents:oracle_over_mcp"
 READER = "python:tests.support.reader_policy:reader_over_mcp"
+Ran = tuple[list[EpisodeResult], list[Score]]
+InsideRuns = dict[tuple[str, tuple[str, ...]], Ran]
 
 
-async def run(
-    tmp_path: Path, world: str, agent: str, stressors: list[str], name: str
-) -> tuple[list[EpisodeResult], list[Score]]:
+@pytest.fixture(autouse=True)
+def worlds_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every run here loads smart_home or multidomain: once per process, not twice per test."""
+    load_worlds_once(monkeypatch)
+
+
+@pytest.fixture(scope="module")
+def inside_runs() -> InsideRuns:
+    """The in-process oracle's run by world and stressors, made by the first test that needs it (the http: test
+    compares with the same smart_home drift run as the python: one)."""
+    return {}
+
+
+async def run(tmp_path: Path, world: str, agent: str, stressors: list[str], name: str) -> Ran:
     settings = {"world": world, "agent": agent, "stressors": stressors, "concurrency": 32, "limit": LIMIT}
     config = RunConfig.model_validate({"out": tmp_path, "run_id": name, **settings})
     store, summary = await execute(config)
     assert summary["failed_episodes"] == 0 and summary["judge_faults"] == 0
     return store.episodes(), store.scores()
+
+
+async def inside_run(tmp_path: Path, runs: InsideRuns, world: str, stressors: list[str]) -> Ran:
+    key = (world, tuple(stressors))
+    if key not in runs:
+        runs[key] = await run(tmp_path, world, "oracle", stressors, "inside")
+    return runs[key]
 
 
 def calls(episodes: list[EpisodeResult]) -> dict[str, list[tuple[int, str, dict[str, object]]]]:
@@ -64,9 +84,13 @@ def toolkit_changes(episodes: list[EpisodeResult]) -> int:
     "stressors", [[], ["drift"], ["missing"], ["search"]], ids=["none", "drift", "missing", "search"]
 )
 async def test_the_oracle_from_outside_over_mcp_scores_as_the_oracle_inside(
-    tmp_path: Path, world: str, stressors: list[str], monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path,
+    world: str,
+    stressors: list[str],
+    monkeypatch: pytest.MonkeyPatch,
+    inside_runs: InsideRuns,
 ) -> None:
-    inside, inside_scores = await run(tmp_path, world, "oracle", stressors, "inside")
+    inside, inside_scores = await inside_run(tmp_path, inside_runs, world, stressors)
     with feeding_golds(monkeypatch):
         outside, outside_scores = await run(tmp_path, world, OUTSIDE_ORACLE, stressors, "outside")
     assert calls(outside) == calls(inside) and sum(map(len, calls(inside).values())) > 0
@@ -78,9 +102,9 @@ async def test_the_oracle_from_outside_over_mcp_scores_as_the_oracle_inside(
 
 @pytest.mark.slow
 async def test_the_oracle_behind_http_scores_as_the_oracle_inside_under_drift(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, inside_runs: InsideRuns
 ) -> None:
-    inside, inside_scores = await run(tmp_path, "smart_home", "oracle", ["drift"], "inside")
+    inside, inside_scores = await inside_run(tmp_path, inside_runs, "smart_home", ["drift"])
     async with agent_service() as base:
         with feeding_golds(monkeypatch):
             outside, outside_scores = await run(tmp_path, "smart_home", f"http:{base}/agent", ["drift"], "outside")
@@ -112,7 +136,7 @@ READER_TASKS = 2
 def firing_tasks(world: str, stressors: list[str]) -> list[str]:
     """The first tasks of the world at least one of the stressors touches (every task without stressors)."""
     rows = [s for s in builtin_scenarios() if s.name in stressors or s.type in stressors]
-    tasks = load_world(world).tasks()
+    tasks = loaded_world(world).tasks()
     picked = [t.id for t in tasks if not rows or any(affected_goals(t, s) for s in rows)]
     return picked[:READER_TASKS]
 
