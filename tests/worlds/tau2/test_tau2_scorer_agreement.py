@@ -4,7 +4,7 @@ Each task of τ²'s test split (airline and retail) is played by a replaying age
 (world, stressor chain, recorder, judge) and, call for call, through the wheel's tool classes scored by the wheel's
 ``db_match`` and ``score_communicated_info``: the gold trajectory, and a damaged one (the kinds in turn, among those
 that apply: a write dropped, a write's argument changed, a write nobody asked for, a required fact left unsaid). The
-test split and one damage per task, not more: the wheel loads a whole database per trajectory, most of a second each.
+test split and one damage per task, not more: the wheel's ``db_match`` dumps and hashes a whole database per trajectory.
 The verdicts must be equal on every trajectory; each disagreement is listed by task and damage.
 """
 
