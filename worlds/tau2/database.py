@@ -116,6 +116,11 @@ class Database:
         text = json.dumps(self.changes(), sort_keys=True, default=str)
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
+    def frozen(self) -> Tables:
+        """This database as a new base: the records it wrote, and the base's records it left alone shared, not copied
+        (a base is never written: every ``Database`` on it copies a record before changing it)."""
+        return freeze_tables({table: dict(self.rows(table)) for table in self._base})
+
     def whole(self) -> dict[str, dict[str, Record]]:
         """The whole database as plain JSON (tests compare it with another implementation's)."""
         return {table: {key: copy.deepcopy(record) for key, record in self.rows(table)} for table in self._base}

@@ -19,7 +19,7 @@ from typing import Any
 from sim.core import ToolCall, ToolResult, ToolSpec, WorldCheck
 from sim.core.task_state import changed, flatten
 from worlds.common.toolbook import Toolkit
-from worlds.tau2.database import Database, Tables, freeze_tables
+from worlds.tau2.database import Database, Tables
 from worlds.tau2.source import Tau2Error
 from worlds.tau2.telecom_phone import Phone
 from worlds.tau2.telecom_setup import AGENT_CHECKS, AGENT_SETUP, USER_CHECKS, USER_SETUP
@@ -68,7 +68,7 @@ def initial_sides(base: Tables, phone: Mapping[str, Any], actions: Sequence[Mapp
         except Exception as error:
             raise Tau2Error(f"telecom: initialization action {name}({arguments}) failed: {error}") from error
         sync(db, device)
-    return freeze_tables(db.whole()), device.data
+    return db.frozen(), device.data
 
 
 class TelecomWorld(Tau2World):

@@ -21,21 +21,17 @@ try:
 except source.Tau2Error:
     pytest.skip("the inspect-evals wheel is not installed (make setup)", allow_module_level=True)
 
-from tests.worlds.tau2.wheel_tools import WheelToolError, wheel_tool_classes, without_none  # noqa: E402
+from tests.worlds.tau2.wheel_tools import (  # noqa: E402
+    WheelToolError,
+    back_to_base,
+    changed_records,
+    wheel_tool_classes,
+    without_none,
+)
 from worlds.tau2 import Tau2Pack  # noqa: E402
 
 NOT_DB_TOOLS = {"calculate", "transfer_to_human_agents"}
 """Tools the wheel keeps outside its database classes (they change nothing)."""
-
-
-def changed(theirs: Any, fresh: Any, tables: tuple[str, ...]) -> set[tuple[str, str]]:
-    """(table, key) of the wheel's records that differ from its fresh database."""
-    out = set()
-    for table in tables:
-        now, before = getattr(theirs.db, table), getattr(fresh.db, table)
-        out |= {(table, key) for key, record in now.items() if key not in before or record != before[key]}
-        out |= {(table, key) for key in before if key not in now}
-    return out
 
 
 def record(tools: Any, table: str, key: str) -> Any:
@@ -50,7 +46,6 @@ def disagreements(pack: Tau2Pack, wheel_class: Any) -> tuple[int, list[str]]:
     fresh.initialize()
     theirs.initialize()
     first = pack.new_world(0)
-    tables = first.db.tables
     assert without_none(fresh.db.model_dump()) == first.db.whole()  # the bases agree, record by record
     steps, problems = 0, []
     for task in pack.tasks():
@@ -68,18 +63,13 @@ def disagreements(pack: Tau2Pack, wheel_class: Any) -> tuple[int, list[str]]:
                 wheel_ok = False
             mine = ours.execute(ToolCall(id=str(n), name=name, arguments=copy.deepcopy(arguments)))
             steps += 1
-            touched = changed(theirs, fresh, tables) | ours.db.written()
+            touched = changed_records(theirs, fresh) | ours.db.written()
             differ = [k for k in sorted(touched) if record(theirs, *k) != canonical(ours.db.row(*k))]
             if mine.ok != wheel_ok:
                 problems.append(f"task {task.id} step {n} {name}: wheel ok={wheel_ok}, squall {mine.status}")
             elif differ:
                 problems.append(f"task {task.id} step {n} {name}: records differ: {differ[:3]}")
-        for table, key in changed(theirs, fresh, tables):  # back to the base for the next task
-            table_now, table_base = getattr(theirs.db, table), getattr(fresh.db, table)
-            if key in table_base:
-                table_now[key] = table_base[key].model_copy(deep=True)
-            else:
-                del table_now[key]
+        back_to_base(theirs, fresh)  # for the next task
     return steps, problems
 
 

@@ -4,7 +4,7 @@ Each task of τ²'s test split (airline and retail) is played by a replaying age
 (world, stressor chain, recorder, judge) and, call for call, through the wheel's tool classes scored by the wheel's
 ``db_match`` and ``score_communicated_info``: the gold trajectory, and a damaged one (the kinds in turn, among those
 that apply: a write dropped, a write's argument changed, a write nobody asked for, a required fact left unsaid). The
-test split and one damage per task, not more: the wheel loads a whole database per trajectory, most of a second each.
+test split and one damage per task, not more: the wheel's ``db_match`` dumps and hashes a whole database per trajectory.
 The verdicts must be equal on every trajectory; each disagreement is listed by task and damage.
 """
 
@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import copy
 import json
+import types
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -37,7 +38,7 @@ except source.Tau2Error:
     pytest.skip("the inspect-evals wheel is not installed (make setup)", allow_module_level=True)
 
 from tests.worlds.tau2.wheel_scorer import CORRECT, ChatMessageUser, TaskState, wheel_scorer  # noqa: E402
-from tests.worlds.tau2.wheel_tools import WheelToolError  # noqa: E402
+from tests.worlds.tau2.wheel_tools import WheelToolError, back_to_base  # noqa: E402
 from worlds.tau2 import Tau2Pack  # noqa: E402
 
 NOT_DB_TOOLS = {"calculate", "transfer_to_human_agents"}
@@ -140,24 +141,36 @@ async def squall_verdict(pack: Tau2Pack, trajectory: Trajectory) -> bool:
 
 
 class WheelPlayer:
-    """Plays each trajectory on a fresh instance of the wheel's tools and scores it with the wheel's scorer. Loading
-    a wheel database takes a large part of a second, so the expected database of a task, which the wheel's
-    ``get_expected_db`` builds from the task's gold actions, is built once per task, not once per trajectory."""
+    """Plays each trajectory on the wheel's tools and scores it with the wheel's scorer. Loading a wheel database takes
+    most of a second, so three are loaded, once: the base, one the trajectories are played on and one the wheel's
+    ``get_expected_db`` builds a task's expected database on (from the task's gold actions), each put back to the
+    base record by record after use (``back_to_base``); and the expected database is built and hashed once per task,
+    not once per trajectory."""
 
     def __init__(self, scorer: Any, domain: str) -> None:
         self.scorer, self.domain = scorer, domain
-        self.tool_class = scorer.AirlineAgentTools if domain == "airline" else scorer.RetailAgentTools
-        expected_db = scorer.get_expected_db
-        self._expected: dict[str, Any] = {}
+        tool_class = scorer.AirlineAgentTools if domain == "airline" else scorer.RetailAgentTools
+        self.base, self.tools, expected_tools = tool_class(), tool_class(), tool_class()
+        for tools in (self.base, self.tools, expected_tools):
+            tools.initialize()
+        self._expected_hash: dict[str, str] = {}
         self._task_id = ""
-        scorer.get_expected_db = lambda domain, actions: self._expected.setdefault(
-            self._task_id, expected_db(domain, actions)
-        )
+        expected_db = scorer.get_expected_db
+        setattr(scorer, tool_class.__name__, lambda instance: expected_tools)  # get_expected_db's fresh tools
+
+        def expected_once(domain: str, actions: Any) -> Any:
+            if self._task_id not in self._expected_hash:
+                self._expected_hash[self._task_id] = expected_db(domain, actions).db.get_hash()
+                back_to_base(expected_tools, self.base)
+            digest = self._expected_hash[self._task_id]
+            # all db_match reads of the expected tools: ``.db.get_hash()``
+            return types.SimpleNamespace(db=types.SimpleNamespace(get_hash=lambda: digest))
+
+        scorer.get_expected_db = expected_once
 
     async def verdict(self, raw: dict[str, Any], trajectory: Trajectory) -> bool:
         self._task_id = raw["id"]
-        tools = self.tool_class()
-        tools.initialize()
+        tools = self.tools
         for name, args in trajectory.calls:
             if name in NOT_DB_TOOLS:
                 continue
@@ -170,6 +183,7 @@ class WheelPlayer:
             await self.scorer.db_match(domain=self.domain, testing_mock_predicted_db=tools)(state, None),
             await self.scorer.score_communicated_info()(state, None),
         ]
+        back_to_base(tools, self.base)
         return bool(self.scorer.complete_if_all_complete(scores).value == CORRECT)
 
 

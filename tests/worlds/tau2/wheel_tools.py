@@ -9,12 +9,14 @@ tools are compared with τ²'s code, not with a copy. Everything is put back in 
 
 from __future__ import annotations
 
+import copy
 import importlib
 import sys
 import tomllib
 import types
 from collections.abc import Iterator
 from contextlib import contextmanager
+from functools import cache
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
@@ -24,6 +26,17 @@ from worlds.tau2.source import package_root
 
 class WheelToolError(Exception):
     """inspect-ai's ``ToolError``: what the wheel's tools raise to refuse a call."""
+
+
+@cache
+def _parsed_toml(text: str) -> dict[str, Any]:
+    return tomllib.loads(text)
+
+
+def parsed_toml(text: str) -> dict[str, Any]:
+    """The TOML text parsed, each text once (the telecom tests load the same database for each of 2,285 tasks): a
+    fresh copy each call, as parsing gives."""
+    return copy.deepcopy(_parsed_toml(text))
 
 
 def stand_ins(extra_packages: tuple[str, ...] = ()) -> dict[str, types.ModuleType]:
@@ -40,7 +53,7 @@ def stand_ins(extra_packages: tuple[str, ...] = ()) -> dict[str, types.ModuleTyp
     model.Content = object  # type: ignore[attr-defined]
     model.ContentText = type("ContentText", (), {})  # type: ignore[attr-defined]
     toml = types.ModuleType("toml")
-    toml.load = lambda handle, **kwargs: tomllib.loads(handle.read())  # type: ignore[attr-defined]  # telecom's db
+    toml.load = lambda handle, **kwargs: parsed_toml(handle.read())  # type: ignore[attr-defined]  # telecom's db
     toml.dump = lambda *args, **kwargs: None  # type: ignore[attr-defined]
     modules = {"inspect_ai": types.ModuleType("inspect_ai"), "inspect_ai.tool": tool, "inspect_ai.util": util}
     modules |= {"inspect_ai.model": model, "toml": toml}
@@ -90,3 +103,25 @@ def without_none(value: Any) -> Any:
     if isinstance(value, list):
         return [without_none(v) for v in value]
     return value
+
+
+def changed_records(tools: Any, base: Any) -> set[tuple[str, str]]:
+    """(table, key) of the records in ``tools``' database that differ from ``base``'s (the same tool class): changed,
+    added or removed. The wheel's airline and retail databases are their tables and nothing else."""
+    out = set()
+    for table in type(base.db).model_fields:
+        now, before = getattr(tools.db, table), getattr(base.db, table)
+        out |= {(table, key) for key, record in now.items() if key not in before or record != before[key]}
+        out |= {(table, key) for key in before if key not in now}
+    return out
+
+
+def back_to_base(tools: Any, base: Any) -> None:
+    """Puts ``tools``' database back to ``base``'s, record by record: a small part of a second where loading a fresh
+    database takes most of one."""
+    for table, key in changed_records(tools, base):
+        table_now, table_base = getattr(tools.db, table), getattr(base.db, table)
+        if key in table_base:
+            table_now[key] = table_base[key].model_copy(deep=True)
+        else:
+            del table_now[key]
