@@ -5,6 +5,7 @@ Shared by every world: a wrong argument reads the same whichever world the agent
 
 from __future__ import annotations
 
+import json
 from types import MappingProxyType
 from typing import Any
 
@@ -27,11 +28,31 @@ _CODES = MappingProxyType(
 )
 
 
+_CHECKED_SCHEMAS: set[str] = set()
+"""Canonical JSON of schemas that passed ``check_schema``: a process builds the same world's toolkit again and again
+(a pack per run, per ``load_world``, per test), and the meta-schema walk is most of a toolkit's build."""
+_MAX_CHECKED = 10_000
+
+
+def _check_schema_once(schema: dict[str, Any]) -> None:
+    """``Draft202012Validator.check_schema``, skipped for a schema equal to one already checked. Only a schema that
+    is plain JSON (its canonical text reads back equal: no tuples, no non-string keys) is remembered."""
+    try:
+        key = json.dumps(schema, sort_keys=True, allow_nan=False)
+    except (TypeError, ValueError):
+        key = None
+    if key is not None and key in _CHECKED_SCHEMAS:
+        return
+    Draft202012Validator.check_schema(schema)
+    if key is not None and len(_CHECKED_SCHEMAS) < _MAX_CHECKED and json.loads(key) == schema:
+        _CHECKED_SCHEMAS.add(key)
+
+
 class ArgumentChecker:
     """One compiled validator per tool schema; build once per world."""
 
     def __init__(self, schema: dict[str, Any]) -> None:
-        Draft202012Validator.check_schema(schema)
+        _check_schema_once(schema)
         self._schema = schema
         self._validator = Draft202012Validator(schema)
         self._plainly_valid = quick_check(schema)

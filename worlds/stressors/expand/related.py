@@ -6,10 +6,10 @@ In order of preference:
    originals or its neighbours, which an earlier expansion in a stack offered);
 2. a catalog built from the specs themselves by the same generator (``build.build_catalog``: templated neighbours,
    each kept only when its MiniLM similarity to every original is below 0.8, ranked by similarity), cached on disk
-   as ``<cache dir>/<world>-<digest>.json``. The digest covers the embedder, the threshold, every original's
-   signature and every templated candidate, so a changed world or template never reads a stale file. Built once
-   per tool set on first use (an imported Spider world: about a minute on two cores), or before a run with
-   ``squall stressors expand --world FOLDER``;
+   as ``<cache dir>/<world>-<digest>.json``. The digest covers the embedder (batched, and which erf it runs), the
+   threshold, every original's signature and every templated candidate, so a changed world or template never reads
+   a stale file. Built once per tool set on first use (in padded batches: an imported Spider world takes about a
+   minute on two cores one sentence at a time), or before a run with ``squall stressors expand --world FOLDER``;
 3. without the ``[embed]`` extra (or with ``ranker=lexical``): the templated neighbours ranked by BM25 (the tool
    search's lexical ranker) against each original's signature, UNFILTERED, as tool search falls back.
 
@@ -23,11 +23,14 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 from pathlib import Path
 
+import numpy as np
+
 from sim.core import ToolSpec
+from sim.core.minilm import bulk_erf_name
 from worlds.stressors.expand.build import DEFAULT_THRESHOLD, EMBEDDER, Encoder, build_catalog, write_catalog
 from worlds.stressors.expand.templates import Candidate, signature, templated_candidates
 from worlds.stressors.expand.toolkit import ExpandCatalog, ToolPool, catalog_pool, shipped_pool
@@ -44,13 +47,28 @@ def catalog_digest(
     specs: Sequence[ToolSpec], candidates: Sequence[Candidate], threshold: float, templated: bool = True
 ) -> str:
     """What a built catalog depends on: a different embedder, threshold, tool, template or kind of pool gives another
-    file (``near``: files from before the catalogs recorded near originals are not read)."""
-    digest = hashlib.sha256(f"{EMBEDDER}\0{threshold}\0near\0{'templated' if templated else 'originals'}".encode())
+    file (``near``: files from before the catalogs recorded near originals are not read; ``batched``: vectors from
+    ``encode_batched``, whose last bits depend on the erf it runs)."""
+    kind = f"{'templated' if templated else 'originals'}\0batched/{bulk_erf_name()}"
+    digest = hashlib.sha256(f"{EMBEDDER}\0{threshold}\0near\0{kind}".encode())
     for spec in specs:
         digest.update(b"\0o" + signature(spec).encode())
     for candidate in candidates:
         digest.update(b"\0c" + candidate.model_dump_json().encode())
     return digest.hexdigest()[:16]
+
+
+class _BatchedEncoder:
+    """An encoder's ``encode_batched`` as its ``encode``: a catalog embeds every signature once, and batches of
+    similar length run several times faster than one sentence at a time (the same vectors to float rounding)."""
+
+    def __init__(self, encode_batched: Callable[[Sequence[str]], np.ndarray]) -> None:
+        self.encode = encode_batched
+
+
+def _bulk(encoder: Encoder) -> Encoder:
+    batched = getattr(encoder, "encode_batched", None)
+    return _BatchedEncoder(batched) if callable(batched) else encoder
 
 
 def cached_catalog_path(world: str, specs: Sequence[ToolSpec], directory: Path, templated: bool = True) -> Path:
@@ -63,7 +81,8 @@ def cached_catalog(
     world: str, specs: Sequence[ToolSpec], directory: Path, encoder: Encoder | None = None, templated: bool = True
 ) -> tuple[ExpandCatalog, bool]:
     """The filtered catalog of these specs and whether it came from the disk cache; built and saved when absent.
-    Needs the ``[embed]`` extra unless ``encoder`` is given (tests). ``templated=False``: the specs alone."""
+    Needs the ``[embed]`` extra unless ``encoder`` is given (tests). ``templated=False``: the specs alone. An
+    encoder with ``encode_batched`` (``Embedder``) embeds in batches."""
     path = cached_catalog_path(world, specs, directory, templated)
     if path.is_file():
         try:
@@ -74,7 +93,7 @@ def cached_catalog(
         from sim.core.embedding import Embedder  # the model is mapped here, only when a catalog must be built
 
         encoder = Embedder()
-    catalog = build_catalog(world, specs, encoder, DEFAULT_THRESHOLD, templated=templated)
+    catalog = build_catalog(world, specs, _bulk(encoder), DEFAULT_THRESHOLD, templated=templated)
     path.parent.mkdir(parents=True, exist_ok=True)
     written = write_catalog(catalog, path.parent)
     if written != path:  # write_catalog names the file after the world; the cache names it after the digest too
