@@ -60,7 +60,8 @@ def catalog_digest(
 
 class _BatchedEncoder:
     """An encoder's ``encode_batched`` as its ``encode``: a catalog embeds every signature once, and batches of
-    similar length run several times faster than one sentence at a time (the same vectors to float rounding)."""
+    similar length ran 1.1-1.35x faster than one sentence at a time here (the same vectors to float rounding; a cold
+    build of the spec stressors' multidomain catalogs took 57 s instead of 95)."""
 
     def __init__(self, encode_batched: Callable[[Sequence[str]], np.ndarray]) -> None:
         self.encode = encode_batched
