@@ -8,11 +8,14 @@ folder — prints one line naming where the problem is and exits 2, with nothing
 from __future__ import annotations
 
 import asyncio
+import functools
 import sys
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+import typer.main
+from typer._click import Command
 
 from sim.cli.bench_commands import bench, mock_llm
 from sim.cli.chat import chat_command
@@ -171,6 +174,14 @@ def _usage_errors() -> tuple[type[Exception], ...]:
     return tuple(found)
 
 
+@functools.cache
+def _command() -> Command:
+    """The click command of ``app``, built once per process: typer builds it by reading every command's signature
+    (a few tenths of a second), and a sweep (``run --agent A,B,C``) calls ``run_cli`` once per agent. Called
+    directly rather than through ``app(...)``, which only adds typer's pretty tracebacks, disabled above."""
+    return typer.main.get_command(app)
+
+
 def run_cli(argv: list[str]) -> int:
     """Run the command line; returns the exit code. Usage errors (a bad option value, an unknown option)
     are one line too, like every other bad input."""
@@ -179,7 +190,7 @@ def run_cli(argv: list[str]) -> int:
         swept = run_sweep(argv, run_cli)  # run --agent A,B,C: one run per agent (sim/cli/sweep.py)
         if swept is not None:
             return swept
-        code = app(args=argv, prog_name="squall", standalone_mode=False)
+        code = _command().main(args=argv, prog_name="squall", standalone_mode=False)
     except _usage_errors() as exc:
         ctx = getattr(exc, "ctx", None)
         hint = f"{ctx.command_path}: " if ctx is not None else ""

@@ -15,6 +15,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -194,6 +195,52 @@ class PageRun:
         env.update(PATH=f"{SQUALL.parent}{os.pathsep}{env.get('PATH', '')}", PYTHONPATH=str(REPO_ROOT), COLUMNS="80",
                    XDG_RUNTIME_DIR=str(runtime))  # fmt: skip
         return env
+
+
+class PageRuns:
+    """Pages' runs, each started on the first request for it, so a process (an xdist worker) runs the pages of the
+    tests it was given, not every page of the session; ``order`` (the pages in the order their tests run) lets the
+    pages after a requested one start ahead, ``parallel`` at a time. ``claims`` (a folder the session's workers
+    share, or None without xdist) keeps a worker from starting ahead a page another worker has started: a page whose
+    tests two workers were given still runs in both, as each needs its outcomes."""
+
+    def __init__(self, order: Sequence[str], start: Callable[[str], PageRun], parallel: int, claims: Path | None):
+        self.order, self.start, self.claims = list(order), start, claims
+        self.runs: dict[str, PageRun] = {}
+        self.pool = ThreadPoolExecutor(parallel, thread_name_prefix="docs-page")
+        self.parallel = parallel
+        self.lock = threading.Lock()
+
+    def outcome(self, command: Command) -> Outcome:
+        with self.lock:
+            self._start(command.page, ahead=False)
+            following = self.order[self.order.index(command.page) + 1 :] if command.page in self.order else []
+            for page in following[: self.parallel - 1]:
+                self._start(page, ahead=True)
+        return self.runs[command.page].outcome(command)
+
+    def close(self) -> None:
+        for run in self.runs.values():
+            run.cancelled = True
+        self.pool.shutdown(cancel_futures=True)  # a started run closes its servers; one never started has none
+
+    def _start(self, page: str, ahead: bool) -> None:
+        if page in self.runs or (ahead and not self._claim(page)):
+            return
+        if not ahead:
+            self._claim(page)
+        run = self.runs[page] = self.start(page)
+        self.pool.submit(run.run_all)
+
+    def _claim(self, page: str) -> bool:
+        """Whether this process is the first of the session's workers to start ``page``."""
+        if self.claims is None:
+            return True
+        try:
+            os.close(os.open(self.claims / page.replace("/", "__"), os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+        except FileExistsError:
+            return False
+        return True
 
 
 def _problems(stdout: str, folder: Path) -> tuple[str, ...]:

@@ -11,17 +11,17 @@ that fails today for a known bug is in ``KNOWN_FAILURES`` (a strict xfail: the f
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 
 from tests.docs.command_rules import swap_models
 from tests.docs.markdown_commands import Command, commands, shown_files
-from tests.docs.page_run import PageRun, split
+from tests.docs.page_run import PageRun, PageRuns, split
 from tests.docs.reader_files import lay_out
 from tests.docs.standin_service import agent_service
 from tests.support.mockllm_server import mock_llm_server
@@ -81,26 +81,30 @@ def selected_command(item: pytest.Item) -> Command | None:
 
 
 @pytest.fixture(scope="module")
-def page_runs(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, PageRun]]:
-    """Every page a selected test reads, its commands running on a thread per page (a few at once)."""
-    selected = {command.page for item in request.session.items if (command := selected_command(item))}
+def page_runs(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[PageRuns]:
+    """The pages this process's tests read, each started on its first test here, a few at once."""
+    order = list(dict.fromkeys(command.page for item in request.session.items if (command := selected_command(item))))
+    claims = None
+    if os.environ.get("PYTEST_XDIST_WORKER"):  # the workers' base temps share the session's
+        claims = tmp_path_factory.getbasetemp().parent / "docs-pages-started"
+        claims.mkdir(exist_ok=True)
     with mock_llm_server({"policy": {"kind": "first_tool"}}, max_lifetime_s=1800) as mock, agent_service() as agent:
-        runs = {page: page_run(page, tmp_path_factory.mktemp(Path(page).stem), mock.url, agent) for page in selected}
-        with ThreadPoolExecutor(PARALLEL_PAGES, thread_name_prefix="docs-page") as pool:
-            for run in sorted(runs.values(), key=lambda r: -len(r.commands)):
-                pool.submit(run.run_all)
-            try:
-                yield runs
-            finally:
-                for run in runs.values():
-                    run.cancelled = True
+
+        def start(page: str) -> PageRun:
+            return page_run(page, tmp_path_factory.mktemp(Path(page).stem), mock.url, agent)
+
+        runs = PageRuns(order, start, PARALLEL_PAGES, claims)
+        try:
+            yield runs
+        finally:
+            runs.close()
 
 
 @pytest.mark.parametrize("command", list(cases()))
-def test_documented_command_runs_as_documented(command: Command, page_runs: dict[str, PageRun]) -> None:
+def test_documented_command_runs_as_documented(command: Command, page_runs: PageRuns) -> None:
     if key(command) in NOT_RUN:
         pytest.skip(NOT_RUN[key(command)])
-    outcome = page_runs[command.page].outcome(command)
+    outcome = page_runs.outcome(command)
     if outcome.code is None:  # a server: serving is what the page promises
         assert not outcome.problems, outcome.output[-4000:]
         return

@@ -5,13 +5,17 @@ from __future__ import annotations
 
 import pytest
 
+from sim.core import structured
 from sim.core.bounded_read import InputFileError
-from sim.core.structured import MAX_YAML_NODES, load_yaml
+from sim.core.structured import load_yaml
 
 
-def test_a_large_document_without_aliases_loads() -> None:
-    count = 150_000  # past MAX_YAML_NODES, which once counted every node
-    assert count > MAX_YAML_NODES
+def test_a_large_document_without_aliases_loads(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The bound once counted every node: a document past it without aliases must still load. Its size relative to
+    # the bound is what is tested, so the bound is lowered (the pure-Python loader takes seconds on 150,000 nodes).
+    monkeypatch.setattr(structured, "MAX_YAML_NODES", 1_000)
+    count = 1_500
+    assert count > structured.MAX_YAML_NODES
     value = load_yaml("items: [" + ",".join(["1"] * count) + "]\n", "big.yaml")
     assert len(value["items"]) == count
 

@@ -39,12 +39,16 @@ def test_cached_estimates_equal_fresh_counts_across_rebuilt_histories_and_models
 
 
 def test_a_tool_list_is_recounted_once_its_tools_died() -> None:
-    estimator = TokenEstimator()
-    messages = (ChatMessage(role="user", content="hi"),)
-    for n in (3, 4, 3, 5):  # new ToolSpec objects each time: their ids may be the dead ones'
-        tools = _tools(n)
-        request = ModelRequest(role="agent", model=MODELS[0], messages=messages, tools=tools)
-        assert estimator.estimate(request) == TokenEstimator().estimate(request)
-        del tools, request
-        gc.collect()
-    assert not estimator._tool_sets  # cleared as the tools died: no set names a reused id
+    gc.freeze()  # what the suite had made before is left out of the collections below: they cost seconds on its heap
+    try:
+        estimator = TokenEstimator()
+        messages = (ChatMessage(role="user", content="hi"),)
+        for n in (3, 4, 3, 5):  # new ToolSpec objects each time: their ids may be the dead ones'
+            tools = _tools(n)
+            request = ModelRequest(role="agent", model=MODELS[0], messages=messages, tools=tools)
+            assert estimator.estimate(request) == TokenEstimator().estimate(request)
+            del tools, request
+            gc.collect()
+        assert not estimator._tool_sets  # cleared as the tools died: no set names a reused id
+    finally:
+        gc.unfreeze()

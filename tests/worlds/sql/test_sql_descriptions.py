@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 from sim.cli.app import app
 from tests.support.paths import SPIDER
 from worlds.registry import load_world
-from worlds.sql.describe.leaks import name_leaks, query_names, sql_leaks
+from worlds.sql.describe.leaks import name_leaks, name_pattern, query_names, sql_leaks
 from worlds.sql.engine.execute import read_schema
 from worlds.sql.engine.model import SqlFunction
 from worlds.sql.ingest.importer import ImportedWorld, ImportOptions, import_world
@@ -50,7 +50,9 @@ def name_problems(world: ImportedWorld, databases: dict[str, Path]) -> list[str]
         everything = [*tables, *columns]
         everything += [c.name for cs in schemas[f.db_id].values() for c in cs.values()] + list(schemas[f.db_id])
         readable = [*texts(f), f.name, *(p.name for p in f.params)]
-        problems += [f"{f.name}: {found} in {text!r}" for text in readable if (found := name_leaks(text, everything))]
+        hidden = name_pattern(everything)  # what name_leaks matches, compiled once for the function's texts
+        found_in = [(text, [m.group(0) for m in hidden.finditer(text)] if hidden else []) for text in readable]
+        problems += [f"{f.name}: {found} in {text!r}" for text, found in found_in if found]
     return problems
 
 

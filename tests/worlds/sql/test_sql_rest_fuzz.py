@@ -18,6 +18,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from sim.core import ToolCall
+from worlds.sql.engine.world import SqlPack
 from worlds.sql.sample import sample_pack
 from worlds.sql.serve.rest import start_rest_server
 from worlds.sql.serve.rest_client import HttpSqlWorld
@@ -49,6 +50,12 @@ def server() -> Iterator[tuple[int, dict[str, Any]]]:
         loop.call_soon_threadsafe(loop.stop)
         thread.join(timeout=10)
         loop.close()
+
+
+@pytest.fixture(scope="module")
+def local_pack() -> SqlPack:
+    """The sample pack the in-process calls run on: its own, not the server's."""
+    return sample_pack()
 
 
 def get(port: int, target: str) -> tuple[int, dict[str, str], bytes]:
@@ -140,11 +147,10 @@ def test_raw_paths_and_query_strings_get_json_errors(server: tuple[int, dict[str
 @settings(max_examples=EXAMPLES // 3, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 def test_a_call_over_http_returns_the_in_process_result(
-    server: tuple[int, dict[str, Any]], data: st.DataObject
+    server: tuple[int, dict[str, Any]], local_pack: SqlPack, data: st.DataObject
 ) -> None:
     port, _ = server
-    pack = sample_pack()
-    local = pack.new_world(0)
+    local = local_pack.new_world(0)  # a fresh world each example, from one pack (importing the sample takes ~0.1 s)
     spec = data.draw(st.sampled_from(local.specs()))
     properties = spec.parameters["properties"]
     arguments = {name: data.draw(valid_value(dict(schema))) for name, schema in properties.items()}
