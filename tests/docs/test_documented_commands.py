@@ -101,6 +101,7 @@ def page_runs(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathF
 
 
 @pytest.mark.parametrize("command", list(cases()))
+@pytest.mark.slow
 def test_documented_command_runs_as_documented(command: Command, page_runs: PageRuns) -> None:
     if key(command) in NOT_RUN:
         pytest.skip(NOT_RUN[key(command)])

@@ -72,6 +72,7 @@ async def test_an_endless_loop_is_killed_at_the_time_limit_and_said_so() -> None
     assert done.output == "working\n[stopped: the program ran past its time limit of 1 s]"
 
 
+@pytest.mark.slow
 async def test_time_spent_in_tool_calls_is_not_the_programs() -> None:
     # 4 s of tool time against a 3 s limit that also covers the child's start (slow on a loaded machine)
     done = await run("get_weather('Paris')\nget_weather('Rome')\nprint('ok')", World(delay_s=2.0), timeout_s=3.0)

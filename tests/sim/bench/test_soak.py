@@ -72,6 +72,7 @@ def test_the_process_tree_is_summed() -> None:
 
 
 @pytest.mark.parametrize("workers", [1, 2])
+@pytest.mark.slow
 def test_a_short_soak_prints_its_series_and_a_verdict(workers: int, tmp_path: Path) -> None:
     settings = SoakSettings(
         concurrency=100, latency_s=0.05, jitter_s=0.0, duration_s=3, every_s=0.5, workers=workers, warmup_s=1.0

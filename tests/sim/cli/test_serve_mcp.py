@@ -9,6 +9,7 @@ import signal
 import sys
 from pathlib import Path
 
+import pytest
 from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
@@ -112,6 +113,7 @@ async def test_one_episode_over_stdio_is_saved_when_the_client_closes(tmp_path: 
     assert [e["call"]["name"] for e in episode["events"] if e["kind"] == "tool_call"] == ["list_rooms"]
 
 
+@pytest.mark.slow
 async def test_the_port_file_is_written_and_the_idle_timeout_ends_the_episode(tmp_path: Path) -> None:
     port_file = tmp_path / "port"
     argv = [sys.executable, "-m", "sim", "serve", "--mcp", "--world", "smart_home", "--task", "sh-001"]

@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 
+import pytest
+
 from personas.scripted import ScriptedUser
 from sim.core import (
     AgentRuntime,
@@ -126,6 +128,7 @@ async def test_waiting_on_the_provider_does_not_count_against_the_episode_budget
     assert result.usage.waiting_s >= 1.5  # type: ignore[attr-defined]
 
 
+@pytest.mark.slow
 async def test_time_inside_a_model_request_is_not_working_time() -> None:
     result = await episode(OneRequestAgent(), timeout_s=1.0, gateway=limited_gateway(2.0))
     assert result.termination == "completed"  # type: ignore[attr-defined]

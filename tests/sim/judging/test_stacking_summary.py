@@ -7,6 +7,7 @@ import json
 from collections import defaultdict
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from judges.common.stats import wilson
@@ -23,6 +24,7 @@ def run(tmp_path: Path, run_id: str, *extra: str, agent: str = "oracle", limit: 
     return json.loads((tmp_path / run_id / "summary.json").read_text())
 
 
+@pytest.mark.slow
 def test_goals_are_grouped_by_the_scenarios_that_fired_on_them(tmp_path: Path) -> None:
     summary = run(tmp_path, "stacked", "--stressors", "spec,exec")
     rows = summary["stacking"]["by_fired"]  # type: ignore[index]

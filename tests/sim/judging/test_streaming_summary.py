@@ -10,6 +10,8 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from judges.run.metrics import EpisodeOutline, pass_hat_k, summarize, wilson
 from sim.core import EpisodeResult, Event, Goal, Score, Task, ToolCall, ToolResult, Usage, UserIntent
 from sim.judging.judge_set import run_summary
@@ -210,6 +212,7 @@ def peak_of_summary(root: Path, n: int) -> tuple[int, dict[str, Any]]:
     return peak, summary
 
 
+@pytest.mark.slow
 def test_summary_memory_follows_small_per_episode_numbers_not_events(tmp_path: Path) -> None:
     n, events = 150, 200  # each episode ~50 KB stored
     small_bytes = write_big_store(tmp_path / "small", n, events)

@@ -83,6 +83,7 @@ async def test_restart_keeps_the_port_and_replaces_the_process() -> None:
         assert not _alive(old_pid)
 
 
+@pytest.mark.slow
 async def test_parallel_streams_all_finish_and_the_edges_of_the_docstring_hold() -> None:
     async with LocalModelServer(parallel=2) as server, httpx2.AsyncClient() as http:
         client = _client(server, http)

@@ -54,6 +54,7 @@ def test_probabilities_over_one_name_the_faults_field() -> None:
         parse_mock_config({"policy": {"kind": "echo"}, "faults": faults}, Path("m.json"))
 
 
+@pytest.mark.slow
 async def test_fault_mix_over_http_matches_its_rates() -> None:
     n, timeout_s = 2000, 3.0  # far above a normal answer, even on a loaded machine
     seen: Counter[str] = Counter()

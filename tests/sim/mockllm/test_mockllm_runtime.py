@@ -146,6 +146,7 @@ async def poll(srv: MockLLMProcess, done: Any, timeout_s: float = 30.0) -> dict[
         await asyncio.sleep(0.05)
 
 
+@pytest.mark.slow
 async def test_thousands_waiting_cost_no_cpu_and_leave_when_clients_do() -> None:
     n = 2000  # connections opened at once: more than aiohttp's default listen backlog of 128
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)

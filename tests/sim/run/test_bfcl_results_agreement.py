@@ -110,6 +110,7 @@ def imported(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, d
 
 
 @pytest.mark.parametrize("category", [*SINGLE_TURN, *MULTI_TURN])
+@pytest.mark.slow
 def test_squalls_verdict_equals_bfcls_on_every_entry(imported: tuple[Path, dict[str, Any], str], category: str) -> None:
     runs, verdicts, _ = imported
     squall = squall_verdicts(RunStore.open_existing(runs / category))

@@ -120,6 +120,7 @@ def test_a_provider_fault_through_pydantic_ai_leaves_no_cycle() -> None:
     assert left["TransportError"] == 0 and left["ModelRequest"] == 0 and left["ChatMessage"] == 0
 
 
+@pytest.mark.slow
 def test_the_check_sees_an_episode_left_in_a_cycle() -> None:
     """The check itself can fail: an episode's runtime tied into a cycle is found among the leftovers."""
     kept: list[object] = []

@@ -17,6 +17,7 @@ from tests.support.run_process import SLOW_MOCK, lines, run_args, squall_process
 pytestmark = pytest.mark.reliability  # issue 25's suite
 
 
+@pytest.mark.slow
 def test_sigkill_then_resume_finds_every_episode_once(tmp_path: Path) -> None:
     episodes = tmp_path / "killed" / "episodes.jsonl"
     with mock_llm_server(SLOW_MOCK) as srv:
@@ -50,6 +51,7 @@ def long_run(url: str, out: Path, run_id: str) -> list[str]:
 
 
 @pytest.mark.parametrize(("sent", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+@pytest.mark.slow
 def test_ctrl_c_or_sigterm_keeps_finished_episodes_and_summarises(tmp_path: Path, sent: int, code: int) -> None:
     episodes = tmp_path / "int" / "episodes.jsonl"
     with mock_llm_server(SLOW_MOCK) as srv:

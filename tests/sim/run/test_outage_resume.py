@@ -40,6 +40,7 @@ def _terminations(run: Path) -> Counter[str]:
     return Counter(json.loads(line)["termination"] for line in lines)
 
 
+@pytest.mark.slow
 def test_a_dead_endpoint_fails_the_run_with_exit_3_then_resume_on_a_new_port_completes_it(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -40,6 +40,7 @@ def _report(run: Path, capsys: pytest.CaptureFixture[str], *options: str) -> str
     return capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_an_interrupted_score_says_n_of_n_and_resume_completes_it_to_a_fresh_full_score(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -57,6 +57,7 @@ def test_a_retry_after_of_100000_s_on_one_request_does_not_freeze_the_run(tmp_pa
     assert provider_codes(failed) == ["provider:rate_limited"]
 
 
+@pytest.mark.slow
 def test_a_provider_hanging_on_every_attempt_is_a_provider_timeout(tmp_path: Path) -> None:
     config = tmp_path / "run.toml"
     config.write_text("[retry]\nmax_attempts = 6\nbase_delay_s = 0.05\nmax_delay_s = 0.1\n")

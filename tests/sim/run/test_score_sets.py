@@ -84,6 +84,7 @@ def test_report_names_an_unknown_score_set(tmp_path: Path) -> None:
 
 
 @pytest.mark.embedding
+@pytest.mark.slow
 def test_score_with_other_judge_settings_is_a_new_set_and_the_old_stays_readable(tmp_path: Path) -> None:
     pytest.importorskip("sentence_transformers")
     assert squall(*ORACLE, "--out", str(tmp_path))[0] == 0

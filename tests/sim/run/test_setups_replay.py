@@ -23,6 +23,7 @@ def _config(tmp_path: Path, run_id: str, **fields: object) -> RunConfig:
 
 
 @pytest.mark.parametrize("mode", ["cumulative", "isolated"])
+@pytest.mark.slow
 async def test_the_oracle_keeps_one_under_adhoc_and_drift_in_the_isolated_setup(tmp_path: Path, mode: str) -> None:
     store, summary = await execute(_config(tmp_path, mode, agent="oracle", stressor_mode=mode))
     assert summary["failed_episodes"] == 0 and summary["episodes"] > CONVERSATIONS * (mode == "isolated")

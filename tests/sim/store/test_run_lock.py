@@ -80,6 +80,7 @@ def test_locked_is_an_error_type_of_its_own() -> None:
     assert issubclass(RunLocked, Exception) and not issubclass(RunLocked, StoreError)
 
 
+@pytest.mark.slow
 def test_two_resumes_at_once_the_second_refused_the_first_completes_once(tmp_path: Path) -> None:
     episodes = tmp_path / "twice" / "episodes.jsonl"
     with mock_llm_server(SLOW_MOCK) as srv:

@@ -16,6 +16,7 @@ from tests.support.cli import squall
 from tests.support.view_tour import fired_episode
 
 
+@pytest.mark.slow
 def test_every_view_in_headless_chromium(view_runs: Path, tmp_path: Path) -> None:
     binary = shutil.which("chromium")
     if binary is None:

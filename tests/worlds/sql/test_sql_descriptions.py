@@ -159,6 +159,7 @@ def spider_worlds() -> dict[str, ImportedWorld]:
 @pytest.mark.spider
 @spider
 @pytest.mark.parametrize("kind", ["per_question", "sel", "per_question+obfuscate", "sel+obfuscate"])
+@pytest.mark.slow
 def test_no_spider_description_contains_sql_or_hidden_names(spider_worlds: dict[str, ImportedWorld], kind: str) -> None:
     world = spider_worlds[kind]
     print(f"\n{kind}: {len(world.functions)} functions")

@@ -114,6 +114,7 @@ def test_hr_1_train_queries_all_verify(tmp_path: Path) -> None:
     assert report.split + sum(1 for r in report.rejections if NESTED.search(r.sql)) == nested
 
 
+@pytest.mark.slow
 def test_oracle_with_its_first_function_down_completes_every_question(tmp_path: Path) -> None:
     out = tmp_path / "spider"
     runner = CliRunner()

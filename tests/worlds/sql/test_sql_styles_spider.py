@@ -26,6 +26,7 @@ pytestmark = [
 
 # Shares of the questions the quality filters keep (447 of 493: 44 empty results and 2 over 100 rows dropped).
 @pytest.mark.parametrize(("style", "least_share"), [("sel", 0.5), ("slot", 0.6)])
+@pytest.mark.slow
 def test_spider_style_import_replay_and_oracle(tmp_path: Path, style: str, least_share: float) -> None:
     folder = tmp_path / style
     args = ["import", "spider", "--db-dir", str(SPIDER / "database"), "--questions", str(SPIDER / "dev.json")]

@@ -52,6 +52,7 @@ async def _run(tmp_path: Path, world: str, agent: str, tasks: list[str] | None =
 
 
 @pytest.mark.parametrize("world", ["smart_home", "multidomain"])
+@pytest.mark.slow
 async def test_the_oracle_takes_the_backup_path_and_declines_what_nothing_can_do(tmp_path: Path, world: str) -> None:
     tasks = None if world == "smart_home" else [t.id for t in load_world(world).tasks()[:40]]
     summary = await _run(tmp_path, world, "oracle", tasks)

@@ -56,6 +56,7 @@ async def run(
 
 
 @pytest.mark.parametrize("world", WORLDS)
+@pytest.mark.slow
 async def test_the_oracle_scores_one_on_every_drift_row(tmp_path_factory: pytest.TempPathFactory, world: str) -> None:
     _, summary = await run(tmp_path_factory, world, "oracle")
     assert summary["failed_episodes"] == 0 and summary["core_api_accuracy"] == 1.0
@@ -93,6 +94,7 @@ async def test_a_renamed_lookup_counts_as_the_lookup_it_reached(
 
 
 @pytest.mark.parametrize("world", WORLDS)
+@pytest.mark.slow
 async def test_the_naive_agent_loses_exactly_the_predicted_turns(
     tmp_path_factory: pytest.TempPathFactory, world: str
 ) -> None:

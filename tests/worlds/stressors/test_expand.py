@@ -108,6 +108,7 @@ def test_same_seed_same_toolkit_and_the_needed_tools_are_not_always_first(world:
 
 
 @pytest.mark.parametrize("world", WORLDS)
+@pytest.mark.slow
 async def test_the_oracle_keeps_full_marks_with_each_size(world: str, tmp_path: Path) -> None:
     # 64 multidomain tasks keep it quick; the structural test above covers every task with every size
     config = {"out": tmp_path, "run_id": "r", "agent": "oracle", "world": world, "stressors": ["expand"], "limit": 64}

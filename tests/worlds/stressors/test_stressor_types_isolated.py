@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from rich.console import Console
 
 from sim.config.run_config import RunConfig
@@ -36,6 +37,7 @@ def _config(tmp_path: Path, agent: str, stressors: list[str]) -> RunConfig:
     )
 
 
+@pytest.mark.slow
 async def test_a_naive_agent_loses_turns_to_exactly_the_types_that_need_reading(tmp_path: Path) -> None:
     _, summary = await execute(_config(tmp_path, "naive", ["all"]))
     rows = {row["name"]: row for row in summary["stressors"]["by_type"]}
@@ -52,6 +54,7 @@ async def test_a_naive_agent_loses_turns_to_exactly_the_types_that_need_reading(
     assert "stressors, isolated" in text and all(kind in text for kind in rows)
 
 
+@pytest.mark.slow
 async def test_the_oracle_keeps_every_specification_type_at_one(tmp_path: Path) -> None:
     _, summary = await execute(_config(tmp_path, "oracle", ["spec"]))
     rows = summary["stressors"]["by_type"]

@@ -110,6 +110,7 @@ def test_auto_means_hybrid_where_embeddings_run() -> None:
 
 @pytest.mark.embedding
 @pytest.mark.skipif(embedding_available() is not None, reason=str(embedding_available()))
+@pytest.mark.slow
 def test_the_recall_script_on_the_shipped_sample_shows_the_hybrid_beating_the_embedding() -> None:
     """The documented command, small: the shipped Spider-layout sample per question + SEL + templated neighbours
     (547 tools, 21 questions), plain and obfuscated. recall@3 plain, measured: hybrid 0.524 (11 of 21), the
