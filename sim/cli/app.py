@@ -81,7 +81,7 @@ def run(
     try:
         cfg, quickstart = resolve_config(config, settings)
         if cfg.run_id is None and not cfg.resume:  # named now, so the start line and an interrupt can say it
-            cfg = cfg.model_copy(update={"run_id": default_run_id()})
+            cfg = cfg.model_copy(update={"run_id": default_run_id(cfg.out)})
         resume_with = f"--resume --run-id {cfg.run_id}" + (f" --out {cfg.out}" if cfg.out != Path("runs") else "")
         if quickstart:
             console.print(

@@ -409,9 +409,15 @@ class RunConfig(BaseModel):
         return ConfigError(f"{self.where(field)}: {message}")
 
 
-def default_run_id() -> str:
-    """The run folder's name when none is given: the start time, UTC, to the second."""
-    return datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
+def default_run_id(out: Path) -> str:
+    """The run folder's name when none is given: the start time, UTC, to the second, then ``-2``, ``-3``... when
+    ``out`` already has that folder (two runs started in one second: the second was refused as a resume)."""
+    stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
+    name, n = stamp, 1
+    while (out / name).exists():
+        n += 1
+        name = f"{stamp}-{n}"
+    return name
 
 
 def option_of(field: str) -> Option:

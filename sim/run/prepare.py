@@ -139,7 +139,7 @@ async def prepare(config: RunConfig) -> PreparedRun:
         if reason := local_model_available():
             raise config.problem("agent", f"{config.agent} needs the embedded model: {reason}; run `make setup`")
     settings = judge_config(config)
-    run_id = config.run_id or default_run_id()
+    run_id = config.run_id or default_run_id(config.out)
     root = config.out / run_id
     resumed = RunStore.resume(root, config.config_hash(), same_run(config)) if config.resume else None
     if resumed is None:
