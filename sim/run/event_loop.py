@@ -22,10 +22,10 @@ living seconds to minutes) the middle generation's passes walked every episode i
 full passes walk the whole heap; a 10-minute run stalled 6-10 s four times (0.944 of the steady bound), and
 the collector took 22% of the run's CPU in a loaded side-by-side. So once a run is settled, every
 ``REFREEZE_EVERY_S`` the young generations are collected (a cycle that is already garbage is freed) and whatever
-survived is frozen: it is freed by reference counting when its episode ends, and no pass walks it again (8% of the
-CPU in the same side-by-side; 0.993 of the bound and no stall over 10 quiet minutes, docs/measurements.md). The
-cost: a cycle that becomes garbage after it was frozen stays until the process ends; episodes make none (tested
-above).
+survived is frozen: it is freed by reference counting when its episode ends, and no pass walks it again (0.993 of
+the bound and no stall over 10 quiet minutes; the collections took 91 of that run's 664 CPU s,
+docs/measurements.md). The cost: a cycle that becomes garbage after it was frozen stays until the process ends;
+episodes make none (tested above).
 """
 
 from __future__ import annotations
